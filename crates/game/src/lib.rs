@@ -1,0 +1,455 @@
+//! The `Game` trait that every board game of alphazero-rs implements.
+//!
+//! Everything above this crate (search, network, self-play, arena, protocols) is generic over
+//! [`Game`]; nothing above it names a specific game. The trait follows the shape of
+//! shakmaty's `Position`: a position type that is `Clone + Eq + Hash`, a `Move` type, legal
+//! moves, checked and unchecked play, an outcome from the side to move, a fixed action space
+//! with move ↔ action-index conversion, the board symmetries as permutations of action
+//! indices, and an incrementally updated 64-bit Zobrist hash.
+//!
+//! History (what repetition rules need) lives outside the position, in [`History`].
+#![deny(missing_docs)]
+
+use std::fmt::{Debug, Display};
+use std::hash::Hash;
+
+/// Which player is to move. `First` moves first: Black in Gomoku/Renju, Red in Xiangqi,
+/// the first player in Connect Four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    /// The player who moves first (Gomoku: black, Xiangqi: red).
+    First,
+    /// The player who moves second (Gomoku: white, Xiangqi: black).
+    Second,
+}
+
+impl Side {
+    /// The other side.
+    #[inline]
+    pub fn opponent(self) -> Side {
+        match self {
+            Side::First => Side::Second,
+            Side::Second => Side::First,
+        }
+    }
+
+    /// 0 for `First`, 1 for `Second`.
+    #[inline]
+    pub fn index(self) -> usize {
+        match self {
+            Side::First => 0,
+            Side::Second => 1,
+        }
+    }
+}
+
+/// The result of a finished game, **from the point of view of the side to move** in the
+/// final position. After a winning move the side to move is the loser, so a won game usually
+/// reads `Loss`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The side to move has won.
+    Win,
+    /// The side to move has lost.
+    Loss,
+    /// Draw.
+    Draw,
+}
+
+impl Outcome {
+    /// The game value z in {+1, 0, -1} from the side to move.
+    #[inline]
+    pub fn value(self) -> f32 {
+        match self {
+            Outcome::Win => 1.0,
+            Outcome::Loss => -1.0,
+            Outcome::Draw => 0.0,
+        }
+    }
+
+    /// The same result seen from the other side.
+    #[inline]
+    pub fn flip(self) -> Outcome {
+        match self {
+            Outcome::Win => Outcome::Loss,
+            Outcome::Loss => Outcome::Win,
+            Outcome::Draw => Outcome::Draw,
+        }
+    }
+
+    /// The winner, given the side to move of the position this outcome was read from.
+    pub fn winner(self, side_to_move: Side) -> Option<Side> {
+        match self {
+            Outcome::Win => Some(side_to_move),
+            Outcome::Loss => Some(side_to_move.opponent()),
+            Outcome::Draw => None,
+        }
+    }
+}
+
+/// A move that was refused by [`Game::play`]. Carries the rejected move as text and why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move {mv}: {reason}")]
+pub struct IllegalMove {
+    /// The rejected move, formatted in the game's notation.
+    pub mv: String,
+    /// Why it was rejected (e.g. "point is occupied", "game is over").
+    pub reason: String,
+}
+
+/// A string that could not be parsed (move, position, rule name, …). Carries the input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot parse {what} {input:?}: {reason}")]
+pub struct ParseError {
+    /// What was being parsed ("move", "FEN", "board size", …).
+    pub what: &'static str,
+    /// The rejected input.
+    pub input: String,
+    /// Why it was rejected.
+    pub reason: String,
+}
+
+impl ParseError {
+    /// Builds a parse error.
+    pub fn new(what: &'static str, input: impl Into<String>, reason: impl Into<String>) -> Self {
+        ParseError {
+            what,
+            input: input.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What the repetition rules need to know about one earlier position of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HistoryEntry {
+    /// Zobrist hash of that position (includes the side to move).
+    pub hash: u64,
+    /// Whether the side to move in that position was in check (so the previous move gave check).
+    pub in_check: bool,
+    /// Whether the move that led *to* this position was irreversible (a capture, a pawn
+    /// move, a stone drop): no earlier position can repeat across it.
+    pub irreversible: bool,
+}
+
+/// A two-player, zero-sum, perfect-information board game.
+///
+/// Implementations hold the position only; repetition rules read a [`History`].
+/// `Eq` and `Hash` compare the full position (board, side to move, counters that matter).
+pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
+    /// A move of this game.
+    type Move: Copy + Eq + Hash + Debug + Display + Send + Sync + 'static;
+    /// Rules and size options (e.g. Gomoku board size and rule). `Default` is the standard game.
+    type Config: Clone + Debug + Default + PartialEq + Send + Sync + 'static;
+
+    /// Short lower-case name used on the command line and in files (`gomoku`, `xiangqi`, `connect4`).
+    const NAME: &'static str;
+
+    /// The start position for a configuration.
+    fn new(config: &Self::Config) -> Self;
+
+    /// The configuration this position was created with.
+    fn config(&self) -> &Self::Config;
+
+    /// The side to move.
+    fn side_to_move(&self) -> Side;
+
+    /// Number of plies played since the start position (or since the position set-up).
+    fn ply(&self) -> u32;
+
+    /// Appends every legal move to `out` (which is cleared first). No allocation beyond `out`.
+    fn legal_moves(&self, out: &mut Vec<Self::Move>);
+
+    /// The moves the search should consider, appended to `out` (cleared first). Defaults to
+    /// all legal moves; a game may restrict it (Gomoku: empty points near stones; renju:
+    /// black's forbidden points are left out). Must be a non-empty subset of the legal moves
+    /// whenever a legal move exists.
+    fn candidate_moves(&self, out: &mut Vec<Self::Move>) {
+        self.legal_moves(out)
+    }
+
+    /// Whether `mv` is legal here. Must agree with [`Game::legal_moves`].
+    fn is_legal(&self, mv: Self::Move) -> bool {
+        let mut v = Vec::new();
+        self.legal_moves(&mut v);
+        v.contains(&mv)
+    }
+
+    /// Plays a move that the caller knows is legal. Behaviour for an illegal move is
+    /// unspecified (may corrupt the position, must not be memory-unsafe).
+    fn play_unchecked(&mut self, mv: Self::Move);
+
+    /// Plays a move after checking that it is legal.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] with the reason when the move is not legal or the game is over; the
+    /// position is left unchanged.
+    fn play(&mut self, mv: Self::Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove {
+                mv: mv.to_string(),
+                reason: "the game is over".into(),
+            });
+        }
+        if !self.is_legal(mv) {
+            return Err(IllegalMove {
+                mv: mv.to_string(),
+                reason: self.illegal_reason(mv),
+            });
+        }
+        self.play_unchecked(mv);
+        Ok(())
+    }
+
+    /// A human-readable reason why `mv` is illegal (only called for illegal moves).
+    fn illegal_reason(&self, _mv: Self::Move) -> String {
+        "not a legal move in this position".into()
+    }
+
+    /// The result if the game is over by the position alone (five in a row, no legal move,
+    /// move limit, full board), from the side to move; `None` while it goes on.
+    /// Repetition rules are in [`Game::adjudicate`].
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// The result including rules that need the game's history (repetition). `history` holds
+    /// the earlier positions of the game, oldest first, not including `self`.
+    /// Defaults to [`Game::outcome`].
+    fn adjudicate(&self, history: &[HistoryEntry]) -> Option<Outcome> {
+        let _ = history;
+        self.outcome()
+    }
+
+    /// Whether playing `mv` here makes every earlier position unreachable (a capture in
+    /// Xiangqi, any stone drop in Gomoku and Connect Four). Defaults to `true`.
+    fn is_irreversible(&self, mv: Self::Move) -> bool {
+        let _ = mv;
+        true
+    }
+
+    /// Whether the side to move is in check (only meaningful for games with checks).
+    fn in_check(&self) -> bool {
+        false
+    }
+
+    /// 64-bit Zobrist hash of the position, side to move included, updated incrementally.
+    fn zobrist(&self) -> u64;
+
+    /// Zobrist hash recomputed from scratch (reference for tests of the incremental hash).
+    fn zobrist_from_scratch(&self) -> u64;
+
+    /// The key under which an evaluation of this position in this history may be cached: the
+    /// hash plus whatever part of the history the network sees (Xiangqi: repetition count).
+    /// Defaults to [`Game::zobrist`].
+    fn eval_key(&self, history: &[HistoryEntry]) -> u64 {
+        let _ = history;
+        self.zobrist()
+    }
+
+    /// Size of the fixed action space (Gomoku N×N, Xiangqi 2086, Connect Four 7).
+    fn num_actions(&self) -> usize;
+
+    /// The action index of a move, in `0..num_actions()`. May depend on the side to move
+    /// (Xiangqi indexes moves as seen from the side to move).
+    fn move_to_action(&self, mv: Self::Move) -> usize;
+
+    /// The move of an action index, or `None` if the index names no move of this geometry.
+    /// Does not check legality.
+    fn action_to_move(&self, action: usize) -> Option<Self::Move>;
+
+    /// Number of board symmetries including the identity (index 0): 8 for square Gomoku,
+    /// 2 (left-right mirror) for Xiangqi and Connect Four.
+    fn num_symmetries(&self) -> usize;
+
+    /// The image of an action index under symmetry `sym` (a permutation of `0..num_actions()`).
+    fn transform_action(&self, sym: usize, action: usize) -> usize;
+
+    /// The position transformed by symmetry `sym`. Must commute with play:
+    /// `p.transform(s)` after the transformed move equals `(p after move).transform(s)`.
+    fn transform(&self, sym: usize) -> Self;
+
+    /// Parses a move in the game's standard notation(s).
+    ///
+    /// # Errors
+    /// [`ParseError`] naming the input and what was wrong. Does not check legality.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, ParseError>;
+
+    /// Formats a move in the game's primary notation (parsable by [`Game::parse_move`]).
+    fn format_move(&self, mv: Self::Move) -> String {
+        mv.to_string()
+    }
+
+    /// Board height and width of the network's input planes `[H, W]`.
+    fn board_shape(&self) -> (usize, usize);
+
+    /// Convenience: all legal moves in a new vector.
+    fn legal_moves_vec(&self) -> Vec<Self::Move> {
+        let mut v = Vec::new();
+        self.legal_moves(&mut v);
+        v
+    }
+}
+
+/// A game in progress: the start position, the moves played, and what the repetition rules
+/// need (the [`HistoryEntry`] of every earlier position).
+#[derive(Clone, Debug)]
+pub struct History<G: Game> {
+    start: G,
+    current: G,
+    moves: Vec<G::Move>,
+    /// Positions before each move, as history entries (len == moves.len()).
+    entries: Vec<HistoryEntry>,
+    /// The full positions before each move (for undo), len == moves.len().
+    positions: Vec<G>,
+    /// Whether the move that led to the current position was irreversible.
+    current_irreversible: bool,
+}
+
+impl<G: Game> History<G> {
+    /// A new game from `start`.
+    pub fn new(start: G) -> Self {
+        History {
+            current: start.clone(),
+            start,
+            moves: Vec::new(),
+            entries: Vec::new(),
+            positions: Vec::new(),
+            current_irreversible: true,
+        }
+    }
+
+    /// The position the game started from.
+    pub fn start(&self) -> &G {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn current(&self) -> &G {
+        &self.current
+    }
+
+    /// The moves played so far, oldest first.
+    pub fn moves(&self) -> &[G::Move] {
+        &self.moves
+    }
+
+    /// The history entries of the earlier positions, oldest first (not the current one).
+    pub fn entries(&self) -> &[HistoryEntry] {
+        &self.entries
+    }
+
+    /// The entry describing the current position.
+    pub fn current_entry(&self) -> HistoryEntry {
+        HistoryEntry {
+            hash: self.current.zobrist(),
+            in_check: self.current.in_check(),
+            irreversible: self.current_irreversible,
+        }
+    }
+
+    /// The result of the game including repetition rules, from the side to move.
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.current.adjudicate(&self.entries)
+    }
+
+    /// Plays a checked move.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] when the move is illegal or the game is already decided (also by
+    /// repetition); nothing changes then.
+    pub fn play(&mut self, mv: G::Move) -> Result<(), IllegalMove> {
+        if self.outcome().is_some() {
+            return Err(IllegalMove {
+                mv: mv.to_string(),
+                reason: "the game is over".into(),
+            });
+        }
+        let before = self.current.clone();
+        self.current.play(mv)?;
+        self.record(before, mv);
+        Ok(())
+    }
+
+    /// Plays a move known to be legal.
+    pub fn play_unchecked(&mut self, mv: G::Move) {
+        let before = self.current.clone();
+        self.current.play_unchecked(mv);
+        self.record(before, mv);
+    }
+
+    fn record(&mut self, before: G, mv: G::Move) {
+        self.entries.push(HistoryEntry {
+            hash: before.zobrist(),
+            in_check: before.in_check(),
+            irreversible: self.current_irreversible,
+        });
+        self.current_irreversible = before.is_irreversible(mv);
+        self.positions.push(before);
+        self.moves.push(mv);
+    }
+
+    /// Takes back the last move; returns it, or `None` at the start.
+    pub fn undo(&mut self) -> Option<G::Move> {
+        let mv = self.moves.pop()?;
+        let entry = self.entries.pop().expect("entries and moves have equal length");
+        self.current_irreversible = entry.irreversible;
+        self.current = self.positions.pop().expect("positions and moves have equal length");
+        Some(mv)
+    }
+
+    /// Number of moves played.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether no move has been played.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+}
+
+/// A deterministic stream of 64-bit keys for Zobrist tables (SplitMix64), usable in `const`
+/// contexts so that tables are fixed across builds and machines.
+pub const fn splitmix64(state: u64) -> (u64, u64) {
+    let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = s;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    (s, z ^ (z >> 31))
+}
+
+/// Fills a `const` Zobrist table of `N` keys from a seed.
+pub const fn zobrist_table<const N: usize>(seed: u64) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut state = seed;
+    let mut i = 0;
+    while i < N {
+        let (s, z) = splitmix64(state);
+        state = s;
+        out[i] = z;
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outcome_flip_and_value_are_consistent() {
+        for o in [Outcome::Win, Outcome::Loss, Outcome::Draw] {
+            assert_eq!(o.flip().flip(), o);
+            assert_eq!(o.flip().value(), -o.value());
+        }
+        assert_eq!(Outcome::Loss.winner(Side::First), Some(Side::Second));
+    }
+
+    #[test]
+    fn zobrist_table_keys_are_distinct() {
+        const T: [u64; 512] = zobrist_table::<512>(42);
+        let mut v = T.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        assert_eq!(v.len(), 512);
+    }
+}
