@@ -407,6 +407,22 @@ impl<G: Game> History<G> {
     }
 }
 
+/// How many earlier positions in `history` have the Zobrist hash `hash` (0 = the position has
+/// not occurred before). Only positions since the last irreversible move can repeat, so the
+/// scan stops there.
+pub fn count_repetitions(history: &[HistoryEntry], hash: u64) -> u32 {
+    let mut n = 0;
+    for e in history.iter().rev() {
+        if e.hash == hash {
+            n += 1;
+        }
+        if e.irreversible {
+            break;
+        }
+    }
+    n
+}
+
 /// A deterministic stream of 64-bit keys for Zobrist tables (SplitMix64), usable in `const`
 /// contexts so that tables are fixed across builds and machines.
 pub const fn splitmix64(state: u64) -> (u64, u64) {
