@@ -1,0 +1,220 @@
+//! Row bitboards, line scans, wins and renju forbidden-move detection.
+
+use crate::{Foul, Rule, MAX_SIZE};
+
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const BLACK: u8 = 1;
+pub(crate) const WHITE: u8 = 2;
+pub(crate) const WALL: u8 = 3;
+
+/// The four line directions: horizontal, vertical, diagonal, anti-diagonal.
+const DIRS: [(i32, i32); 4] = [(1, 0), (0, 1), (1, 1), (1, -1)];
+
+/// Stones as one `u32` bit row per colour: bit `x` of `stones[c][y]` is set when colour `c`
+/// (0 black, 1 white) has a stone at column `x`, row `y`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct Board {
+    pub(crate) n: i32,
+    pub(crate) stones: [[u32; MAX_SIZE as usize]; 2],
+}
+
+impl Board {
+    pub(crate) fn new(n: u8) -> Self {
+        Board {
+            n: i32::from(n),
+            stones: [[0; MAX_SIZE as usize]; 2],
+        }
+    }
+
+    /// The cell at `(x, y)`: `EMPTY`, `BLACK`, `WHITE` or `WALL` off the board.
+    #[inline]
+    pub(crate) fn get(&self, x: i32, y: i32) -> u8 {
+        if x < 0 || y < 0 || x >= self.n || y >= self.n {
+            return WALL;
+        }
+        let bit = 1u32 << x;
+        let y = y as usize;
+        if self.stones[0][y] & bit != 0 {
+            BLACK
+        } else if self.stones[1][y] & bit != 0 {
+            WHITE
+        } else {
+            EMPTY
+        }
+    }
+
+    /// Puts a stone of `color` (`BLACK`/`WHITE`) on an on-board point.
+    #[inline]
+    pub(crate) fn set(&mut self, x: i32, y: i32, color: u8) {
+        self.stones[usize::from(color - 1)][y as usize] |= 1 << x;
+    }
+
+    /// Empties an on-board point.
+    #[inline]
+    pub(crate) fn clear(&mut self, x: i32, y: i32) {
+        self.stones[0][y as usize] &= !(1 << x);
+        self.stones[1][y as usize] &= !(1 << x);
+    }
+
+    /// Number of consecutive `color` stones starting one step from `(x, y)` in `(dx, dy)`.
+    #[inline]
+    fn run(&self, x: i32, y: i32, dx: i32, dy: i32, color: u8) -> i32 {
+        let mut k = 0;
+        let (mut cx, mut cy) = (x + dx, y + dy);
+        while self.get(cx, cy) == color {
+            k += 1;
+            cx += dx;
+            cy += dy;
+        }
+        k
+    }
+
+    /// Whether a `color` stone at `(x, y)` (placed or not) completes a winning row under `rule`.
+    pub(crate) fn wins_at(&self, x: i32, y: i32, color: u8, rule: Rule) -> bool {
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        DIRS.iter().any(|&(dx, dy)| {
+            let len = 1 + self.run(x, y, dx, dy, color) + self.run(x, y, -dx, -dy, color);
+            if exact {
+                len == 5
+            } else {
+                len >= 5
+            }
+        })
+    }
+
+    /// Cheap necessary condition for a black foul at `(x, y)`: two directions with at least two
+    /// black stones within distance 4, or one direction with at least four.
+    #[inline]
+    fn may_be_foul(&self, x: i32, y: i32) -> bool {
+        let mut dirs_with_two = 0;
+        for &(dx, dy) in &DIRS {
+            let mut count = 0;
+            for sign in [1, -1] {
+                for k in 1..=4 {
+                    match self.get(x + sign * k * dx, y + sign * k * dy) {
+                        BLACK => count += 1,
+                        WALL => break,
+                        _ => {}
+                    }
+                }
+            }
+            if count >= 4 {
+                return true;
+            }
+            if count >= 2 {
+                dirs_with_two += 1;
+            }
+        }
+        dirs_with_two >= 2
+    }
+
+    /// The renju foul a black stone at the empty point `(x, y)` would commit, if any.
+    ///
+    /// Five takes precedence over every foul. Otherwise overline, then double four (two fours,
+    /// also on one line), then double three, where a three only counts if one more
+    /// non-forbidden black stone turns it into a straight four (checked recursively).
+    /// `self` is restored before returning.
+    pub(crate) fn foul(&mut self, x: i32, y: i32) -> Option<Foul> {
+        if self.get(x, y) != EMPTY || !self.may_be_foul(x, y) {
+            return None;
+        }
+        self.set(x, y, BLACK);
+        let foul = self.foul_placed(x, y);
+        self.clear(x, y);
+        foul
+    }
+
+    /// [`Board::foul`] with the black stone already on `(x, y)`.
+    fn foul_placed(&mut self, x: i32, y: i32) -> Option<Foul> {
+        let mut left = [0i32; 4];
+        let mut right = [0i32; 4];
+        let mut overline = false;
+        for (i, &(dx, dy)) in DIRS.iter().enumerate() {
+            left[i] = self.run(x, y, -dx, -dy, BLACK);
+            right[i] = self.run(x, y, dx, dy, BLACK);
+            let len = 1 + left[i] + right[i];
+            if len == 5 {
+                return None;
+            }
+            overline |= len >= 6;
+        }
+        if overline {
+            return Some(Foul::Overline);
+        }
+
+        let mut fours = 0;
+        let mut has_four = [false; 4];
+        for (i, &(dx, dy)) in DIRS.iter().enumerate() {
+            let len = 1 + left[i] + right[i];
+            let (ax, ay) = (x - (left[i] + 1) * dx, y - (left[i] + 1) * dy);
+            let (bx, by) = (x + (right[i] + 1) * dx, y + (right[i] + 1) * dy);
+            let fa = self.get(ax, ay) == EMPTY && len + 1 + self.run(ax, ay, -dx, -dy, BLACK) == 5;
+            let fb = self.get(bx, by) == EMPTY && len + 1 + self.run(bx, by, dx, dy, BLACK) == 5;
+            let n = match (fa, fb) {
+                // Both ends of a straight four complete the same four.
+                (true, true) if len == 4 => 1,
+                (true, true) => 2,
+                (true, false) | (false, true) => 1,
+                (false, false) => 0,
+            };
+            has_four[i] = n > 0;
+            fours += n;
+        }
+        if fours >= 2 {
+            return Some(Foul::DoubleFour);
+        }
+
+        let mut threes = 0;
+        for (i, &(dx, dy)) in DIRS.iter().enumerate() {
+            let len = 1 + left[i] + right[i];
+            if has_four[i] || len > 3 {
+                continue;
+            }
+            if self.is_three(x, y, dx, dy, left[i], right[i]) {
+                threes += 1;
+                if threes >= 2 {
+                    return Some(Foul::DoubleThree);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the black run through `(x, y)` (extending `left`/`right` stones each way along
+    /// `(dx, dy)`) is a real three: one more black stone next to it makes a straight four
+    /// (four in a row, both ends empty, each end completing exactly five), and that stone is
+    /// not itself forbidden.
+    fn is_three(&mut self, x: i32, y: i32, dx: i32, dy: i32, left: i32, right: i32) -> bool {
+        let len = 1 + left + right;
+        let (ax, ay) = (x - (left + 1) * dx, y - (left + 1) * dy);
+        let (bx, by) = (x + (right + 1) * dx, y + (right + 1) * dy);
+        for side in [-1, 1] {
+            let (qx, qy) = if side < 0 { (ax, ay) } else { (bx, by) };
+            if self.get(qx, qy) != EMPTY {
+                continue;
+            }
+            let beyond = self.run(qx, qy, side * dx, side * dy, BLACK);
+            if len + 1 + beyond != 4 {
+                continue;
+            }
+            // Ends of the four that q would make.
+            let (e1x, e1y, e2x, e2y) = if side < 0 {
+                (qx - (beyond + 1) * dx, qy - (beyond + 1) * dy, bx, by)
+            } else {
+                (ax, ay, qx + (beyond + 1) * dx, qy + (beyond + 1) * dy)
+            };
+            let straight = self.get(e1x, e1y) == EMPTY
+                && self.get(e2x, e2y) == EMPTY
+                && self.get(e1x - dx, e1y - dy) != BLACK
+                && self.get(e2x + dx, e2y + dy) != BLACK;
+            if straight && self.foul(qx, qy).is_none() {
+                return true;
+            }
+        }
+        false
+    }
+}

@@ -1,0 +1,540 @@
+//! The Gomoku position and its [`Game`] implementation.
+
+use std::fmt;
+
+use alphazero_game::{zobrist_table, Game, IllegalMove, Outcome, ParseError, Side};
+
+use crate::board::{Board, BLACK, EMPTY, WHITE};
+use crate::{Foul, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
+
+const CELLS: usize = MAX_SIZE as usize * MAX_SIZE as usize;
+/// Zobrist keys: `[colour * 400 + y * 20 + x]` for stones, `[800]` for "white to move".
+static ZOBRIST: [u64; 2 * CELLS + 1] = zobrist_table::<{ 2 * CELLS + 1 }>(0x60A0_C0DE_5EED_0001);
+const SIDE_KEY: usize = 2 * CELLS;
+
+#[inline]
+fn stone_key(color: u8, x: i32, y: i32) -> u64 {
+    ZOBRIST[usize::from(color - 1) * CELLS + y as usize * MAX_SIZE as usize + x as usize]
+}
+
+#[inline]
+fn color_of(side: Side) -> u8 {
+    match side {
+        Side::First => BLACK,
+        Side::Second => WHITE,
+    }
+}
+
+/// The inverse of symmetry `sym` (`0..8`): rotations by 90° and 270° swap, the rest (the
+/// identity, the half turn and the four reflections) are their own inverse.
+pub fn inverse_symmetry(sym: usize) -> usize {
+    match sym % 8 {
+        1 => 3,
+        3 => 1,
+        s => s,
+    }
+}
+
+/// The image of point `(x, y)` of an `n`×`n` board under symmetry `sym` (taken modulo 8):
+/// symmetries 4..8 first mirror left-right (x → n−1−x); then the board is turned a quarter
+/// turn `sym % 4` times, each turn mapping (x, y) → (n−1−y, x). Symmetry 0 is the identity.
+#[inline]
+pub fn transform_point(n: u8, sym: usize, x: u8, y: u8) -> (u8, u8) {
+    let m = n - 1;
+    let (mut x, mut y) = if sym % 8 >= 4 { (m - x, y) } else { (x, y) };
+    for _ in 0..sym % 4 {
+        (x, y) = (m - y, x);
+    }
+    (x, y)
+}
+
+/// A Gomoku / Renju position: stones as row bitboards, side to move, last move, cached
+/// outcome and an incrementally updated Zobrist hash.
+///
+/// `Eq`/`Hash` compare the board, side to move, ply, last move and outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Gomoku {
+    config: GomokuConfig,
+    board: Board,
+    /// Bit `x` of `near[y]`: `(x, y)` is within `candidate_radius` of some stone.
+    near: [u32; MAX_SIZE as usize],
+    side: Side,
+    ply: u32,
+    stones: u16,
+    last: Option<GomokuMove>,
+    outcome: Option<Outcome>,
+    hash: u64,
+}
+
+impl Gomoku {
+    /// Board side length (5..=20).
+    #[inline]
+    pub fn size(&self) -> usize {
+        self.config.size as usize
+    }
+
+    /// The rule set.
+    #[inline]
+    pub fn rule(&self) -> Rule {
+        self.config.rule
+    }
+
+    /// The stone at column `x`, row `y` (`Side::First` = black), `None` when empty or off
+    /// the board.
+    #[inline]
+    pub fn stone_at(&self, x: usize, y: usize) -> Option<Side> {
+        if x >= self.size() || y >= self.size() {
+            return None;
+        }
+        match self.board.get(x as i32, y as i32) {
+            BLACK => Some(Side::First),
+            WHITE => Some(Side::Second),
+            _ => None,
+        }
+    }
+
+    /// Row `y` of `side`'s stones as a bit mask (bit `x` set = stone at column `x`); 0 for
+    /// `y` off the board. Fast path for network encoders.
+    #[inline]
+    pub fn row_bits(&self, side: Side, y: usize) -> u32 {
+        if y >= self.size() {
+            return 0;
+        }
+        self.board.stones[side.index()][y]
+    }
+
+    /// The last move played, `None` at the start or after [`Gomoku::from_stones`].
+    #[inline]
+    pub fn last_move(&self) -> Option<GomokuMove> {
+        self.last
+    }
+
+    /// Number of stones on the board.
+    #[inline]
+    pub fn stone_count(&self) -> usize {
+        usize::from(self.stones)
+    }
+
+    /// Whether `mv` lies on this board.
+    #[inline]
+    pub fn on_board(&self, mv: GomokuMove) -> bool {
+        usize::from(mv.x) < self.size() && usize::from(mv.y) < self.size()
+    }
+
+    /// The renju foul that a **black** stone on `mv` would commit here, whoever is to move.
+    /// `None` under the other rules, for an occupied or off-board point, and when the move
+    /// makes exactly five (five takes precedence over every foul).
+    pub fn is_forbidden(&self, mv: GomokuMove) -> Option<Foul> {
+        if self.config.rule != Rule::Renju || !self.on_board(mv) {
+            return None;
+        }
+        let mut board = self.board;
+        board.foul(i32::from(mv.x), i32::from(mv.y))
+    }
+
+    /// Every empty point that is forbidden for black (renju only), row by row (y, then x).
+    pub fn forbidden_points(&self) -> Vec<(GomokuMove, Foul)> {
+        let mut out = Vec::new();
+        if self.config.rule != Rule::Renju {
+            return out;
+        }
+        let mut board = self.board;
+        for y in 0..self.config.size {
+            for x in 0..self.config.size {
+                if let Some(f) = board.foul(i32::from(x), i32::from(y)) {
+                    out.push((GomokuMove::new(x, y), f));
+                }
+            }
+        }
+        out
+    }
+
+    /// The move mapped by symmetry `sym` (see [`transform_point`]); off-board moves are
+    /// returned unchanged.
+    pub fn transform_move(&self, sym: usize, mv: GomokuMove) -> GomokuMove {
+        if !self.on_board(mv) {
+            return mv;
+        }
+        let (x, y) = transform_point(self.config.size, sym, mv.x, mv.y);
+        GomokuMove::new(x, y)
+    }
+
+    /// A position set up from lists of stones (for tests and the protocols' `BOARD`
+    /// command), with `side_to_move` to play, ply 0 and no last move. The outcome is derived
+    /// from the stones: a winning row of the side not to move reads `Loss`, one of the side
+    /// to move `Win`, a full board `Draw`.
+    ///
+    /// # Errors
+    /// [`ParseError`] when the config's size is outside 5..=20, a stone is off the board, or
+    /// a point is given twice.
+    pub fn from_stones(
+        config: &GomokuConfig,
+        black: &[GomokuMove],
+        white: &[GomokuMove],
+        side_to_move: Side,
+    ) -> Result<Self, ParseError> {
+        GomokuConfig::new(config.size, config.rule)?;
+        let mut pos = Gomoku::new(config);
+        for (list, color) in [(black, BLACK), (white, WHITE)] {
+            for &mv in list {
+                if !pos.on_board(mv) {
+                    return Err(ParseError::new(
+                        "stone",
+                        mv.to_string(),
+                        format!("off the {0}x{0} board", config.size),
+                    ));
+                }
+                let (x, y) = (i32::from(mv.x), i32::from(mv.y));
+                if pos.board.get(x, y) != EMPTY {
+                    return Err(ParseError::new(
+                        "stone",
+                        mv.to_string(),
+                        "point given twice",
+                    ));
+                }
+                pos.board.set(x, y, color);
+                pos.stones += 1;
+            }
+        }
+        pos.side = side_to_move;
+        pos.rebuild();
+        let rule = pos.config.rule;
+        let n = pos.config.size as i32;
+        let mut wins = [false; 2];
+        for y in 0..n {
+            for x in 0..n {
+                let c = pos.board.get(x, y);
+                if c != EMPTY && pos.board.wins_at(x, y, c, rule) {
+                    wins[usize::from(c - 1)] = true;
+                }
+            }
+        }
+        pos.outcome = if wins[side_to_move.opponent().index()] {
+            Some(Outcome::Loss)
+        } else if wins[side_to_move.index()] {
+            Some(Outcome::Win)
+        } else if pos.stone_count() == pos.size() * pos.size() {
+            Some(Outcome::Draw)
+        } else {
+            None
+        };
+        Ok(pos)
+    }
+
+    /// Recomputes the candidate mask and the hash from the stones.
+    fn rebuild(&mut self) {
+        self.near = [0; MAX_SIZE as usize];
+        self.hash = if self.side == Side::Second {
+            ZOBRIST[SIDE_KEY]
+        } else {
+            0
+        };
+        let n = self.config.size as i32;
+        for y in 0..n {
+            for x in 0..n {
+                let c = self.board.get(x, y);
+                if c != EMPTY {
+                    self.hash ^= stone_key(c, x, y);
+                    self.mark_near(x, y);
+                }
+            }
+        }
+    }
+
+    /// Marks the points within `candidate_radius` of `(x, y)` as near a stone.
+    #[inline]
+    fn mark_near(&mut self, x: i32, y: i32) {
+        let n = self.config.size as i32;
+        let r = i32::from(self.config.candidate_radius).min(n);
+        let lo = (x - r).max(0);
+        let hi = (x + r).min(n - 1);
+        let mask = ((1u64 << (hi + 1)) - (1u64 << lo)) as u32;
+        for row in (y - r).max(0)..=(y + r).min(n - 1) {
+            self.near[row as usize] |= mask;
+        }
+    }
+
+    /// Why `mv` cannot be played here, `None` when it is legal.
+    fn why_illegal(&self, mv: GomokuMove) -> Option<&'static str> {
+        if !self.on_board(mv) {
+            Some("off the board")
+        } else if self.outcome.is_some() {
+            Some("game over")
+        } else if self.board.get(i32::from(mv.x), i32::from(mv.y)) != EMPTY {
+            Some("occupied")
+        } else {
+            None
+        }
+    }
+}
+
+impl Game for Gomoku {
+    type Move = GomokuMove;
+    type Config = GomokuConfig;
+
+    const NAME: &'static str = "gomoku";
+
+    /// The empty board, black to move. A size outside 5..=20 is clamped into that range.
+    fn new(config: &GomokuConfig) -> Self {
+        let mut config = *config;
+        config.size = config.size.clamp(MIN_SIZE, MAX_SIZE);
+        Gomoku {
+            config,
+            board: Board::new(config.size),
+            near: [0; MAX_SIZE as usize],
+            side: Side::First,
+            ply: 0,
+            stones: 0,
+            last: None,
+            outcome: None,
+            hash: 0,
+        }
+    }
+
+    fn config(&self) -> &GomokuConfig {
+        &self.config
+    }
+
+    fn side_to_move(&self) -> Side {
+        self.side
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Every empty point, row by row (ascending action index); none once the game is over.
+    fn legal_moves(&self, out: &mut Vec<GomokuMove>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let n = self.config.size;
+        let full = ((1u64 << n) - 1) as u32;
+        for y in 0..n {
+            let yi = usize::from(y);
+            let mut free = full & !(self.board.stones[0][yi] | self.board.stones[1][yi]);
+            while free != 0 {
+                let x = free.trailing_zeros() as u8;
+                free &= free - 1;
+                out.push(GomokuMove::new(x, y));
+            }
+        }
+    }
+
+    /// Empty points within Chebyshev distance `candidate_radius` of a stone (the centre on
+    /// an empty board), in ascending action index; under renju with black to move, black's
+    /// forbidden points are left out. Falls back to all legal moves if that leaves nothing.
+    fn candidate_moves(&self, out: &mut Vec<GomokuMove>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        let n = self.config.size;
+        if self.stones == 0 {
+            out.push(GomokuMove::new(n / 2, n / 2));
+            return;
+        }
+        let renju_black = self.config.rule == Rule::Renju && self.side == Side::First;
+        let mut scratch = self.board;
+        for y in 0..n {
+            let yi = usize::from(y);
+            let mut free = self.near[yi] & !(self.board.stones[0][yi] | self.board.stones[1][yi]);
+            while free != 0 {
+                let x = free.trailing_zeros() as u8;
+                free &= free - 1;
+                if renju_black && scratch.foul(i32::from(x), i32::from(y)).is_some() {
+                    continue;
+                }
+                out.push(GomokuMove::new(x, y));
+            }
+        }
+        if out.is_empty() {
+            self.legal_moves(out);
+        }
+    }
+
+    fn is_legal(&self, mv: GomokuMove) -> bool {
+        self.why_illegal(mv).is_none()
+    }
+
+    /// Drops a stone of the side to move. An off-board or occupied point leaves the position
+    /// unchanged.
+    fn play_unchecked(&mut self, mv: GomokuMove) {
+        if !self.on_board(mv) {
+            return;
+        }
+        let (x, y) = (i32::from(mv.x), i32::from(mv.y));
+        if self.board.get(x, y) != EMPTY {
+            return;
+        }
+        let color = color_of(self.side);
+        let rule = self.config.rule;
+        let foul = if rule == Rule::Renju && color == BLACK {
+            self.board.foul(x, y)
+        } else {
+            None
+        };
+        self.board.set(x, y, color);
+        self.hash ^= stone_key(color, x, y) ^ ZOBRIST[SIDE_KEY];
+        self.mark_near(x, y);
+        self.stones += 1;
+        self.ply += 1;
+        self.last = Some(mv);
+        self.side = self.side.opponent();
+        self.outcome = if self.board.wins_at(x, y, color, rule) {
+            Some(Outcome::Loss)
+        } else if foul.is_some() {
+            Some(Outcome::Win)
+        } else if self.stone_count() == self.size() * self.size() {
+            Some(Outcome::Draw)
+        } else {
+            None
+        };
+    }
+
+    /// Like the provided method, with the reasons `off the board`, `game over` and `occupied`.
+    fn play(&mut self, mv: GomokuMove) -> Result<(), IllegalMove> {
+        if let Some(reason) = self.why_illegal(mv) {
+            return Err(IllegalMove {
+                mv: mv.to_string(),
+                reason: reason.into(),
+            });
+        }
+        self.play_unchecked(mv);
+        Ok(())
+    }
+
+    fn illegal_reason(&self, mv: GomokuMove) -> String {
+        self.why_illegal(mv)
+            .unwrap_or("not a legal move in this position")
+            .into()
+    }
+
+    /// Cached at play time (O(1)): after a winning move `Loss`; after a forbidden black move
+    /// under renju `Win` (white to move has won); full board `Draw`.
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn zobrist(&self) -> u64 {
+        self.hash
+    }
+
+    fn zobrist_from_scratch(&self) -> u64 {
+        let mut h = if self.side == Side::Second {
+            ZOBRIST[SIDE_KEY]
+        } else {
+            0
+        };
+        let n = self.config.size as i32;
+        for y in 0..n {
+            for x in 0..n {
+                let c = self.board.get(x, y);
+                if c != EMPTY {
+                    h ^= stone_key(c, x, y);
+                }
+            }
+        }
+        h
+    }
+
+    /// size², action = y · size + x.
+    fn num_actions(&self) -> usize {
+        self.size() * self.size()
+    }
+
+    fn move_to_action(&self, mv: GomokuMove) -> usize {
+        usize::from(mv.y) * self.size() + usize::from(mv.x)
+    }
+
+    fn action_to_move(&self, action: usize) -> Option<GomokuMove> {
+        let n = self.size();
+        (action < n * n).then(|| GomokuMove::new((action % n) as u8, (action / n) as u8))
+    }
+
+    /// 8: the dihedral group of the square (see [`transform_point`]).
+    fn num_symmetries(&self) -> usize {
+        8
+    }
+
+    /// See [`transform_point`]; an index outside the action space is returned unchanged.
+    fn transform_action(&self, sym: usize, action: usize) -> usize {
+        match self.action_to_move(action) {
+            Some(mv) => self.move_to_action(self.transform_move(sym, mv)),
+            None => action,
+        }
+    }
+
+    /// Stones and last move mapped by [`transform_point`]; hash recomputed.
+    fn transform(&self, sym: usize) -> Self {
+        let n = self.config.size;
+        let mut board = Board::new(n);
+        for y in 0..n {
+            for x in 0..n {
+                let c = self.board.get(i32::from(x), i32::from(y));
+                if c != EMPTY {
+                    let (tx, ty) = transform_point(n, sym, x, y);
+                    board.set(i32::from(tx), i32::from(ty), c);
+                }
+            }
+        }
+        let mut out = Gomoku {
+            board,
+            last: self.last.map(|m| self.transform_move(sym, m)),
+            ..self.clone()
+        };
+        out.rebuild();
+        out
+    }
+
+    /// `h8` (case-insensitive) or Gomocup `x,y`.
+    ///
+    /// # Errors
+    /// [`ParseError`] for malformed text or a point off this board.
+    fn parse_move(&self, text: &str) -> Result<GomokuMove, ParseError> {
+        let mv: GomokuMove = text.parse()?;
+        if !self.on_board(mv) {
+            return Err(ParseError::new(
+                "move",
+                text,
+                format!("off the {0}x{0} board", self.size()),
+            ));
+        }
+        Ok(mv)
+    }
+
+    /// (size, size).
+    fn board_shape(&self) -> (usize, usize) {
+        (self.size(), self.size())
+    }
+}
+
+impl fmt::Display for Gomoku {
+    /// ASCII board, highest row on top: column letters above and below, row numbers (y + 1)
+    /// left and right, `X` black, `O` white, `.` empty.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.config.size;
+        let letters = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            write!(f, "  ")?;
+            for x in 0..n {
+                write!(f, " {}", (b'a' + x) as char)?;
+            }
+            writeln!(f)
+        };
+        letters(f)?;
+        for y in (0..n).rev() {
+            write!(f, "{:>2}", u32::from(y) + 1)?;
+            for x in 0..n {
+                let c = match self.stone_at(usize::from(x), usize::from(y)) {
+                    Some(Side::First) => 'X',
+                    Some(Side::Second) => 'O',
+                    None => '.',
+                };
+                write!(f, " {c}")?;
+            }
+            writeln!(f, " {}", u32::from(y) + 1)?;
+        }
+        letters(f)
+    }
+}
