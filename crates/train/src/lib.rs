@@ -1,0 +1,14 @@
+//! Infrastructure of the AlphaZero training loop, generic over [`alphazero_game::Game`]:
+//!
+//! - [`storage`]: an object-store-like [`storage::Storage`] with an atomic local-disk implementation;
+//! - [`record`]: the compact versioned binary game-record format (`.azr`);
+//! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
+//! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
+//! - [`metrics`]: one JSON line per iteration (`metrics.jsonl`);
+//! - [`plots`]: PNG plots of the metrics;
+//! - [`state`]: the resumable run state;
+//! - [`rating`]: Elo estimates and the SPRT used by gating.
+#![deny(missing_docs)]
+
+pub mod record;
+pub mod storage;

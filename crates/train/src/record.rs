@@ -1,0 +1,675 @@
+//! The compact, versioned binary game-record format (`.azr` files).
+//!
+//! # Layout (version 1)
+//! All integers little-endian. The first six bytes are plain so that a wrong or newer file
+//! is recognised without decompressing; everything after them is one zstd frame.
+//!
+//! ```text
+//! magic            4 bytes  b"AZRC"
+//! version          u16      FORMAT_VERSION
+//! -- zstd frame --
+//! game name        u16 length + UTF-8        (Game::NAME, e.g. "connect4")
+//! config text      u32 length + UTF-8        (caller-defined description of the rules)
+//! action space     u32                       (Game::num_actions)
+//! first game id    u64                       (id of the first game; the others follow)
+//! game count       u32
+//! per game:
+//!   start          u32 length + UTF-8        (start position, e.g. FEN; "" = default start)
+//!   result         i8                        (+1 first player won, 0 draw, -1 second won)
+//!   flags          u8                        (bit 0 resigned, bit 1 no-resign game, bit 2 truncated)
+//!   ply count      u32
+//!   per ply:
+//!     action       u16                       (action index of the move played, from the
+//!                                             position before it, as Game::move_to_action)
+//!     flags        u8                        (bit 0 threat: the caller marked a hard position)
+//!     simulations  u16                       (0 = fast playout-cap move, not to train on)
+//!     root value   f32                       (search value from the side to move)
+//!     policy len   u16
+//!     policy       len × (action u16, probability u16 quantised: p = q / 65535)
+//! ```
+//!
+//! Action indices may depend on the side to move; replaying the moves from the start position
+//! reproduces the positions they were taken from.
+
+use std::io::Read;
+
+/// The file magic.
+pub const MAGIC: [u8; 4] = *b"AZRC";
+/// The format version this crate writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+/// The zstd compression level used for writing.
+pub const ZSTD_LEVEL: i32 = 9;
+/// Upper bound on the decompressed size of one file (guards against decompression bombs).
+pub const MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+
+const GAME_FLAG_RESIGNED: u8 = 1;
+const GAME_FLAG_NO_RESIGN: u8 = 2;
+const GAME_FLAG_TRUNCATED: u8 = 4;
+const PLY_FLAG_THREAT: u8 = 1;
+
+/// An error reading or writing a record file. Carries the offending values.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The file does not start with [`MAGIC`].
+    #[error("not a game-record file: magic is {found:?}, expected {MAGIC:?}")]
+    BadMagic {
+        /// The first (up to four) bytes found.
+        found: Vec<u8>,
+    },
+    /// The file has a format version this build cannot read.
+    #[error("unsupported record format version {found} (this build reads version {FORMAT_VERSION})")]
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u16,
+    },
+    /// The data ends in the middle of a field.
+    #[error("record data truncated: needed {needed} more bytes for {what} at offset {offset}, {available} available")]
+    Truncated {
+        /// What was being read.
+        what: &'static str,
+        /// Offset in the decompressed payload (or in the file for the plain prefix).
+        offset: usize,
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes left.
+        available: usize,
+    },
+    /// The file holds records of another game or action space than expected.
+    #[error("record file is for game {found_game:?} with {found_actions} actions, expected {expected_game:?} with {expected_actions}")]
+    GameMismatch {
+        /// Game name in the file.
+        found_game: String,
+        /// Action-space size in the file.
+        found_actions: u32,
+        /// The game name the caller expected.
+        expected_game: String,
+        /// The action-space size the caller expected.
+        expected_actions: u32,
+    },
+    /// The zstd frame could not be decompressed (corrupt or cut short).
+    #[error("cannot decompress record payload: {0}")]
+    Decompress(#[source] std::io::Error),
+    /// The zstd frame could not be produced.
+    #[error("cannot compress record payload: {0}")]
+    Compress(#[source] std::io::Error),
+    /// A field holds a value outside its range (or a record cannot be encoded).
+    #[error("invalid record data: {what} is {value}")]
+    Invalid {
+        /// Which field.
+        what: &'static str,
+        /// The offending value, formatted.
+        value: String,
+    },
+}
+
+/// How a game ended, from the first player's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// The first player won (z = +1 for the first player).
+    FirstWon,
+    /// Draw (z = 0).
+    Draw,
+    /// The second player won (z = -1 for the first player).
+    SecondWon,
+}
+
+impl GameResult {
+    /// z in {+1, 0, -1} from the first player's view.
+    pub fn z_first(self) -> i8 {
+        match self {
+            GameResult::FirstWon => 1,
+            GameResult::Draw => 0,
+            GameResult::SecondWon => -1,
+        }
+    }
+
+    /// The result for z from the first player's view (`None` unless z is -1, 0 or +1).
+    pub fn from_z_first(z: i8) -> Option<Self> {
+        match z {
+            1 => Some(GameResult::FirstWon),
+            0 => Some(GameResult::Draw),
+            -1 => Some(GameResult::SecondWon),
+            _ => None,
+        }
+    }
+
+    /// The result given the [`alphazero_game::Outcome`] read in the final position and the
+    /// side to move there.
+    pub fn from_outcome(outcome: alphazero_game::Outcome, side_to_move: alphazero_game::Side) -> Self {
+        match outcome.winner(side_to_move) {
+            Some(alphazero_game::Side::First) => GameResult::FirstWon,
+            Some(alphazero_game::Side::Second) => GameResult::SecondWon,
+            None => GameResult::Draw,
+        }
+    }
+}
+
+/// Per-game flags.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GameFlags {
+    /// The game ended by resignation.
+    pub resigned: bool,
+    /// Resignation was disabled for this game (to measure false resignations).
+    pub no_resign: bool,
+    /// The game was cut off at the ply limit and adjudicated.
+    pub truncated: bool,
+}
+
+impl GameFlags {
+    fn to_bits(self) -> u8 {
+        (self.resigned as u8 * GAME_FLAG_RESIGNED)
+            | (self.no_resign as u8 * GAME_FLAG_NO_RESIGN)
+            | (self.truncated as u8 * GAME_FLAG_TRUNCATED)
+    }
+
+    fn from_bits(bits: u8) -> Option<Self> {
+        if bits & !(GAME_FLAG_RESIGNED | GAME_FLAG_NO_RESIGN | GAME_FLAG_TRUNCATED) != 0 {
+            return None;
+        }
+        Some(GameFlags {
+            resigned: bits & GAME_FLAG_RESIGNED != 0,
+            no_resign: bits & GAME_FLAG_NO_RESIGN != 0,
+            truncated: bits & GAME_FLAG_TRUNCATED != 0,
+        })
+    }
+}
+
+/// Quantises a probability in `[0, 1]` to `u16` (`round(p · 65535)`, clamped; NaN → 0).
+pub fn quantise_prob(p: f32) -> u16 {
+    if p.is_nan() {
+        return 0;
+    }
+    (p.clamp(0.0, 1.0) * 65535.0).round() as u16
+}
+
+/// The probability of a quantised value: `q / 65535`.
+pub fn dequantise_prob(q: u16) -> f32 {
+    q as f32 / 65535.0
+}
+
+/// One move of a recorded game with the search result at the position before it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlyRecord {
+    /// Action index of the move played, in the position before it.
+    pub action: u16,
+    /// The search policy π as a sparse list of (action index, quantised probability
+    /// `q`, p = q / 65535), actions in the position before the move.
+    pub policy: Vec<(u16, u16)>,
+    /// The root value of the search, from the side to move, in `[-1, 1]`.
+    pub root_value: f32,
+    /// Number of simulations of the search; 0 marks a fast playout-cap move that is not
+    /// trained on.
+    pub simulations: u16,
+    /// The caller marked this position as a hard one (threat) for hard-position mining.
+    pub threat: bool,
+}
+
+impl PlyRecord {
+    /// A ply from a float policy (quantised with [`quantise_prob`]; zero entries dropped).
+    pub fn new(action: u16, policy: &[(u16, f32)], root_value: f32, simulations: u16) -> Self {
+        PlyRecord {
+            action,
+            policy: policy
+                .iter()
+                .map(|&(a, p)| (a, quantise_prob(p)))
+                .filter(|&(_, q)| q > 0)
+                .collect(),
+            root_value,
+            simulations,
+            threat: false,
+        }
+    }
+
+    /// The policy as (action, probability) with probabilities dequantised.
+    pub fn policy_f32(&self) -> impl Iterator<Item = (u16, f32)> + '_ {
+        self.policy.iter().map(|&(a, q)| (a, dequantise_prob(q)))
+    }
+}
+
+/// One recorded game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRecord {
+    /// The start position as text (e.g. FEN); empty for the default start of the config.
+    pub start: String,
+    /// The result from the first player's view.
+    pub result: GameResult,
+    /// Resignation / truncation flags.
+    pub flags: GameFlags,
+    /// The moves with their search data, in order.
+    pub plies: Vec<PlyRecord>,
+}
+
+/// The header of a record file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordHeader {
+    /// The game's name ([`alphazero_game::Game::NAME`]).
+    pub game: String,
+    /// The game configuration as text (caller-defined, e.g. `"15 freestyle"`).
+    pub config: String,
+    /// Size of the action space ([`alphazero_game::Game::num_actions`]).
+    pub num_actions: u32,
+    /// The id of the first game in the file; game `i` has id `first_game_id + i`.
+    pub first_game_id: u64,
+}
+
+/// A decoded record file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordFile {
+    /// The header.
+    pub header: RecordHeader,
+    /// The games, in file order.
+    pub games: Vec<GameRecord>,
+}
+
+fn put_str<const W: usize>(out: &mut Vec<u8>, s: &str, what: &'static str) -> Result<(), RecordError> {
+    let len = s.len();
+    let max = if W == 2 { u16::MAX as usize } else { u32::MAX as usize };
+    if len > max {
+        return Err(RecordError::Invalid {
+            what,
+            value: format!("a string of {len} bytes (at most {max})"),
+        });
+    }
+    out.extend_from_slice(&(len as u64).to_le_bytes()[..W]);
+    out.extend_from_slice(s.as_bytes());
+    Ok(())
+}
+
+/// Encodes a record file: the plain prefix and the zstd-compressed payload. The output is a
+/// pure function of the input (deterministic for a given zstd library version).
+///
+/// # Errors
+/// [`RecordError::Invalid`] when a record cannot be represented: an action (played or in π)
+/// `>= header.num_actions`, more than 65535 policy entries or a string too long;
+/// [`RecordError::Compress`] when zstd fails.
+pub fn write_records(header: &RecordHeader, games: &[GameRecord]) -> Result<Vec<u8>, RecordError> {
+    let payload = encode_payload(header, games)?;
+    let mut out = Vec::with_capacity(6 + payload.len() / 4);
+    out.extend_from_slice(&MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    let compressed = zstd::bulk::compress(&payload, ZSTD_LEVEL).map_err(RecordError::Compress)?;
+    out.extend_from_slice(&compressed);
+    Ok(out)
+}
+
+fn encode_payload(header: &RecordHeader, games: &[GameRecord]) -> Result<Vec<u8>, RecordError> {
+    let mut p = Vec::new();
+    put_str::<2>(&mut p, &header.game, "game name")?;
+    put_str::<4>(&mut p, &header.config, "config text")?;
+    p.extend_from_slice(&header.num_actions.to_le_bytes());
+    p.extend_from_slice(&header.first_game_id.to_le_bytes());
+    let count = u32::try_from(games.len()).map_err(|_| RecordError::Invalid {
+        what: "game count",
+        value: games.len().to_string(),
+    })?;
+    p.extend_from_slice(&count.to_le_bytes());
+    let check_action = |a: u16, what| {
+        if u32::from(a) >= header.num_actions {
+            Err(RecordError::Invalid {
+                what,
+                value: format!("{a} (action space {})", header.num_actions),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    for g in games {
+        put_str::<4>(&mut p, &g.start, "start position")?;
+        p.push(g.result.z_first() as u8);
+        p.push(g.flags.to_bits());
+        let n = u32::try_from(g.plies.len()).map_err(|_| RecordError::Invalid {
+            what: "ply count",
+            value: g.plies.len().to_string(),
+        })?;
+        p.extend_from_slice(&n.to_le_bytes());
+        for ply in &g.plies {
+            check_action(ply.action, "played action")?;
+            p.extend_from_slice(&ply.action.to_le_bytes());
+            p.push(if ply.threat { PLY_FLAG_THREAT } else { 0 });
+            p.extend_from_slice(&ply.simulations.to_le_bytes());
+            p.extend_from_slice(&ply.root_value.to_le_bytes());
+            let len = u16::try_from(ply.policy.len()).map_err(|_| RecordError::Invalid {
+                what: "policy length",
+                value: ply.policy.len().to_string(),
+            })?;
+            p.extend_from_slice(&len.to_le_bytes());
+            for &(a, q) in &ply.policy {
+                check_action(a, "policy action")?;
+                p.extend_from_slice(&a.to_le_bytes());
+                p.extend_from_slice(&q.to_le_bytes());
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// Decodes a record file and checks that it belongs to `game` with `num_actions` actions.
+///
+/// # Errors
+/// [`RecordError::BadMagic`], [`RecordError::UnsupportedVersion`], [`RecordError::Truncated`],
+/// [`RecordError::Decompress`], [`RecordError::Invalid`] (out-of-range field or trailing bytes),
+/// [`RecordError::GameMismatch`] when the header names another game or action-space size.
+pub fn read_records(bytes: &[u8], game: &str, num_actions: u32) -> Result<RecordFile, RecordError> {
+    let file = read_records_any(bytes)?;
+    if file.header.game != game || file.header.num_actions != num_actions {
+        return Err(RecordError::GameMismatch {
+            found_game: file.header.game,
+            found_actions: file.header.num_actions,
+            expected_game: game.to_string(),
+            expected_actions: num_actions,
+        });
+    }
+    Ok(file)
+}
+
+/// Decodes a record file of any game (for inspection tools); see [`read_records`].
+///
+/// # Errors
+/// As [`read_records`] except [`RecordError::GameMismatch`].
+pub fn read_records_any(bytes: &[u8]) -> Result<RecordFile, RecordError> {
+    if bytes.len() < 4 || bytes[..4] != MAGIC {
+        return Err(RecordError::BadMagic {
+            found: bytes[..bytes.len().min(4)].to_vec(),
+        });
+    }
+    if bytes.len() < 6 {
+        return Err(RecordError::Truncated {
+            what: "format version",
+            offset: 4,
+            needed: 2,
+            available: bytes.len() - 4,
+        });
+    }
+    let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+    if version != FORMAT_VERSION {
+        return Err(RecordError::UnsupportedVersion { found: version });
+    }
+    let mut payload = Vec::new();
+    zstd::stream::read::Decoder::new(&bytes[6..])
+        .map_err(RecordError::Decompress)?
+        .take(MAX_DECOMPRESSED_BYTES + 1)
+        .read_to_end(&mut payload)
+        .map_err(RecordError::Decompress)?;
+    if payload.len() as u64 > MAX_DECOMPRESSED_BYTES {
+        return Err(RecordError::Invalid {
+            what: "decompressed size",
+            value: format!("over {MAX_DECOMPRESSED_BYTES} bytes"),
+        });
+    }
+    decode_payload(&payload)
+}
+
+struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], RecordError> {
+        let available = self.buf.len() - self.pos;
+        if n > available {
+            return Err(RecordError::Truncated {
+                what,
+                offset: self.pos,
+                needed: n,
+                available,
+            });
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self, what: &'static str) -> Result<u8, RecordError> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u16(&mut self, what: &'static str) -> Result<u16, RecordError> {
+        let b = self.take(2, what)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self, what: &'static str) -> Result<u32, RecordError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64(&mut self, what: &'static str) -> Result<u64, RecordError> {
+        let mut a = [0u8; 8];
+        a.copy_from_slice(self.take(8, what)?);
+        Ok(u64::from_le_bytes(a))
+    }
+    fn f32(&mut self, what: &'static str) -> Result<f32, RecordError> {
+        Ok(f32::from_bits(self.u32(what)?))
+    }
+    fn string(&mut self, len: usize, what: &'static str) -> Result<String, RecordError> {
+        let b = self.take(len, what)?;
+        String::from_utf8(b.to_vec()).map_err(|e| RecordError::Invalid {
+            what,
+            value: format!("not UTF-8 ({e})"),
+        })
+    }
+    fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+}
+
+fn decode_payload(payload: &[u8]) -> Result<RecordFile, RecordError> {
+    let mut c = Cursor { buf: payload, pos: 0 };
+    let len = c.u16("game name length")? as usize;
+    let game = c.string(len, "game name")?;
+    let len = c.u32("config text length")? as usize;
+    let config = c.string(len, "config text")?;
+    let num_actions = c.u32("action space size")?;
+    let first_game_id = c.u64("first game id")?;
+    let count = c.u32("game count")? as usize;
+    let header = RecordHeader {
+        game,
+        config,
+        num_actions,
+        first_game_id,
+    };
+    let check_action = |a: u16, what| {
+        if u32::from(a) >= num_actions {
+            Err(RecordError::Invalid {
+                what,
+                value: format!("{a} (action space {num_actions})"),
+            })
+        } else {
+            Ok(())
+        }
+    };
+    // Never trust counts for allocation beyond what the remaining bytes can hold.
+    let mut games = Vec::with_capacity(count.min(c.remaining() / 10));
+    for _ in 0..count {
+        let len = c.u32("start position length")? as usize;
+        let start = c.string(len, "start position")?;
+        let z = c.u8("game result")? as i8;
+        let result = GameResult::from_z_first(z).ok_or(RecordError::Invalid {
+            what: "game result",
+            value: z.to_string(),
+        })?;
+        let bits = c.u8("game flags")?;
+        let flags = GameFlags::from_bits(bits).ok_or(RecordError::Invalid {
+            what: "game flags",
+            value: format!("{bits:#04x}"),
+        })?;
+        let n = c.u32("ply count")? as usize;
+        let mut plies = Vec::with_capacity(n.min(c.remaining() / 11));
+        for _ in 0..n {
+            let action = c.u16("played action")?;
+            check_action(action, "played action")?;
+            let pbits = c.u8("ply flags")?;
+            if pbits & !PLY_FLAG_THREAT != 0 {
+                return Err(RecordError::Invalid {
+                    what: "ply flags",
+                    value: format!("{pbits:#04x}"),
+                });
+            }
+            let simulations = c.u16("simulations")?;
+            let root_value = c.f32("root value")?;
+            let len = c.u16("policy length")? as usize;
+            let mut policy = Vec::with_capacity(len.min(c.remaining() / 4));
+            for _ in 0..len {
+                let a = c.u16("policy action")?;
+                check_action(a, "policy action")?;
+                let q = c.u16("policy probability")?;
+                policy.push((a, q));
+            }
+            plies.push(PlyRecord {
+                action,
+                policy,
+                root_value,
+                simulations,
+                threat: pbits & PLY_FLAG_THREAT != 0,
+            });
+        }
+        games.push(GameRecord {
+            start,
+            result,
+            flags,
+            plies,
+        });
+    }
+    if c.remaining() != 0 {
+        return Err(RecordError::Invalid {
+            what: "trailing bytes after the last game",
+            value: c.remaining().to_string(),
+        });
+    }
+    Ok(RecordFile { header, games })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample_file() -> RecordFile {
+        RecordFile {
+            header: RecordHeader {
+                game: "connect4".into(),
+                config: String::new(),
+                num_actions: 7,
+                first_game_id: 40,
+            },
+            games: vec![
+                GameRecord {
+                    start: String::new(),
+                    result: GameResult::FirstWon,
+                    flags: GameFlags::default(),
+                    plies: vec![
+                        PlyRecord::new(3, &[(2, 0.25), (3, 0.5), (4, 0.25)], 0.125, 100),
+                        PlyRecord {
+                            threat: true,
+                            ..PlyRecord::new(3, &[(3, 1.0)], -0.5, 0)
+                        },
+                    ],
+                },
+                GameRecord {
+                    start: "4".into(),
+                    result: GameResult::SecondWon,
+                    flags: GameFlags {
+                        resigned: true,
+                        no_resign: false,
+                        truncated: true,
+                    },
+                    plies: vec![],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn records_roundtrip_exactly() {
+        let f = sample_file();
+        let bytes = write_records(&f.header, &f.games).unwrap();
+        assert_eq!(&bytes[..4], b"AZRC");
+        assert_eq!(read_records(&bytes, "connect4", 7).unwrap(), f);
+    }
+
+    #[test]
+    fn quantisation_roundtrips_within_half_a_step() {
+        for p in [0.0f32, 1.0, 0.5, 1.0 / 3.0, 1e-6] {
+            assert!((dequantise_prob(quantise_prob(p)) - p).abs() <= 0.5 / 65535.0 + 1e-7);
+        }
+        assert_eq!(quantise_prob(f32::NAN), 0);
+        assert_eq!(quantise_prob(2.0), u16::MAX);
+    }
+
+    #[test]
+    fn bad_magic_is_rejected_with_the_bytes_found() {
+        match read_records_any(b"PK\x03\x04rest") {
+            Err(RecordError::BadMagic { found }) => assert_eq!(found, b"PK\x03\x04"),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(read_records_any(b"AZ"), Err(RecordError::BadMagic { .. })));
+    }
+
+    #[test]
+    fn newer_version_is_unsupported() {
+        let f = sample_file();
+        let mut bytes = write_records(&f.header, &f.games).unwrap();
+        bytes[4..6].copy_from_slice(&2u16.to_le_bytes());
+        assert!(matches!(
+            read_records_any(&bytes),
+            Err(RecordError::UnsupportedVersion { found: 2 })
+        ));
+    }
+
+    #[test]
+    fn truncated_payload_names_the_field() {
+        let f = sample_file();
+        let payload = encode_payload(&f.header, &f.games).unwrap();
+        for cut in [1, 10, payload.len() / 2, payload.len() - 1] {
+            let mut bytes = b"AZRC".to_vec();
+            bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+            bytes.extend_from_slice(&zstd::bulk::compress(&payload[..cut], 3).unwrap());
+            match read_records_any(&bytes) {
+                Err(RecordError::Truncated { offset, .. }) => assert!(offset <= cut),
+                other => panic!("cut {cut}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_file_is_an_error_not_a_panic() {
+        let f = sample_file();
+        let bytes = write_records(&f.header, &f.games).unwrap();
+        for cut in 0..bytes.len() {
+            assert!(read_records_any(&bytes[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn game_or_action_space_mismatch_is_rejected() {
+        let f = sample_file();
+        let bytes = write_records(&f.header, &f.games).unwrap();
+        match read_records(&bytes, "gomoku", 225) {
+            Err(RecordError::GameMismatch {
+                found_game,
+                found_actions,
+                ..
+            }) => assert_eq!((found_game.as_str(), found_actions), ("connect4", 7)),
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            read_records(&bytes, "connect4", 8),
+            Err(RecordError::GameMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn out_of_range_action_is_rejected_when_writing() {
+        let mut f = sample_file();
+        f.games[0].plies[0].policy.push((7, 10));
+        assert!(matches!(
+            write_records(&f.header, &f.games),
+            Err(RecordError::Invalid { what: "policy action", .. })
+        ));
+    }
+
+    #[test]
+    fn writing_is_deterministic() {
+        let f = sample_file();
+        assert_eq!(
+            write_records(&f.header, &f.games).unwrap(),
+            write_records(&f.header, &f.games).unwrap()
+        );
+    }
+}

@@ -1,0 +1,561 @@
+//! A small object-store-like interface ([`Storage`]) and its local-disk implementation
+//! ([`LocalStorage`]), plus an in-memory one for tests ([`MemoryStorage`]).
+//!
+//! Keys are `/`-separated relative paths such as `records/000123.azr` or
+//! `networks/champion-0005.azc` (see [`record_key`] and [`champion_key`]). A key is valid when
+//! it is non-empty and every `/`-separated component is non-empty, does not start with `.`,
+//! and consists only of ASCII letters, digits, `.`, `_` and `-`. That keeps keys portable to
+//! object stores and lets [`LocalStorage`] use names starting with `.` for its temporary files.
+//!
+//! A later distributed mode is one more implementation of [`Storage`], not a rewrite.
+
+use std::collections::BTreeMap;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// An error of a [`Storage`] operation. Carries the key (or root) and the underlying cause.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The key is not a valid storage key (see the module documentation).
+    #[error("invalid storage key {key:?}: {reason}")]
+    InvalidKey {
+        /// The rejected key.
+        key: String,
+        /// Why it was rejected.
+        reason: &'static str,
+    },
+    /// No object is stored under the key.
+    #[error("no object stored under key {key:?}")]
+    NotFound {
+        /// The missing key.
+        key: String,
+    },
+    /// An I/O error while operating on a key (full disk, permission denied, a path
+    /// component that is a file, …).
+    #[error("storage {op} of key {key:?} failed: {source}")]
+    Io {
+        /// The operation: "put", "get", "list", "delete" or "exists".
+        op: &'static str,
+        /// The key (or list prefix) operated on.
+        key: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The storage root could not be opened or created.
+    #[error("cannot open storage root {root}: {source}")]
+    Open {
+        /// The root directory.
+        root: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+}
+
+/// An object store: whole objects written and read by key.
+///
+/// Implementations must be safe to share between threads. A `put` is atomic: a concurrent or
+/// later `get` sees either the previous object or the complete new one, never a partial one.
+pub trait Storage: Send + Sync {
+    /// Stores `bytes` under `key`, replacing any previous object.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidKey`] for a bad key, [`StorageError::Io`] when writing fails
+    /// (nothing is left under `key` then, or the previous object stays).
+    fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError>;
+
+    /// Reads the object stored under `key`.
+    ///
+    /// # Errors
+    /// [`StorageError::NotFound`] when nothing is stored under `key`,
+    /// [`StorageError::InvalidKey`], [`StorageError::Io`].
+    fn get(&self, key: &str) -> Result<Vec<u8>, StorageError>;
+
+    /// All keys that start with `prefix` (a plain string prefix, e.g. `"records/"` or
+    /// `"networks/champion-"`; `""` lists everything), sorted ascending.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidKey`] when the prefix contains characters no key can contain,
+    /// [`StorageError::Io`].
+    fn list(&self, prefix: &str) -> Result<Vec<String>, StorageError>;
+
+    /// Removes the object under `key`. Removing a missing key is not an error.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidKey`], [`StorageError::Io`].
+    fn delete(&self, key: &str) -> Result<(), StorageError>;
+
+    /// Whether an object is stored under `key`.
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidKey`], [`StorageError::Io`].
+    fn exists(&self, key: &str) -> Result<bool, StorageError>;
+}
+
+/// The key of game-record file number `id`: `records/000123.azr` (at least six digits).
+pub fn record_key(id: u64) -> String {
+    format!("records/{id:06}.azr")
+}
+
+/// The key of champion network number `id`: `networks/champion-0005.azc` (at least four digits).
+pub fn champion_key(id: u32) -> String {
+    format!("networks/champion-{id:04}.azc")
+}
+
+fn valid_component_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
+}
+
+/// Checks that `key` is a valid storage key (see the module documentation).
+///
+/// # Errors
+/// [`StorageError::InvalidKey`] naming the key and the reason.
+pub fn validate_key(key: &str) -> Result<(), StorageError> {
+    let bad = |reason| {
+        Err(StorageError::InvalidKey {
+            key: key.to_string(),
+            reason,
+        })
+    };
+    if key.is_empty() {
+        return bad("key is empty");
+    }
+    for comp in key.split('/') {
+        if comp.is_empty() {
+            return bad("key has an empty path component (leading, trailing or double '/')");
+        }
+        if comp.starts_with('.') {
+            return bad("a key component must not start with '.'");
+        }
+        if !comp.chars().all(valid_component_char) {
+            return bad("a key may only contain ASCII letters, digits, '.', '_', '-' and '/'");
+        }
+    }
+    Ok(())
+}
+
+fn validate_prefix(prefix: &str) -> Result<(), StorageError> {
+    if prefix.chars().all(|c| valid_component_char(c) || c == '/') {
+        Ok(())
+    } else {
+        Err(StorageError::InvalidKey {
+            key: prefix.to_string(),
+            reason: "a list prefix may only contain ASCII letters, digits, '.', '_', '-' and '/'",
+        })
+    }
+}
+
+/// Marker in the names of [`LocalStorage`]'s temporary files: `.<name>.tmp-<pid>-<n>`.
+const TMP_MARKER: &str = ".tmp-";
+
+/// A [`Storage`] on the local file system under a root directory; key `a/b.c` is the file
+/// `root/a/b.c`.
+///
+/// `put` writes atomically: a temporary file `.<name>.tmp-<pid>-<n>` in the target directory
+/// is written, `sync_all`ed, renamed over the final name, and the directory is fsynced. A
+/// crash therefore never leaves a half-written file under a key's name. Leftover temporary
+/// files (names starting with `.`) are never listed and are deleted by [`LocalStorage::open`].
+#[derive(Debug)]
+pub struct LocalStorage {
+    root: PathBuf,
+    counter: AtomicU64,
+}
+
+impl LocalStorage {
+    /// Opens (creating it if needed) the storage rooted at `root` and deletes temporary files
+    /// left behind by interrupted writes.
+    ///
+    /// # Errors
+    /// [`StorageError::Open`] when the root cannot be created or read (e.g. a path below a
+    /// regular file, or no permission).
+    pub fn open(root: impl Into<PathBuf>) -> Result<Self, StorageError> {
+        let root = root.into();
+        let open_err = |source| StorageError::Open {
+            root: root.clone(),
+            source,
+        };
+        fs::create_dir_all(&root).map_err(open_err)?;
+        if !root.is_dir() {
+            return Err(open_err(io::Error::other("not a directory")));
+        }
+        clean_temp_files(&root).map_err(open_err)?;
+        Ok(LocalStorage {
+            root,
+            counter: AtomicU64::new(0),
+        })
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file path of `key` (the key must be valid).
+    ///
+    /// # Errors
+    /// [`StorageError::InvalidKey`].
+    pub fn path_of(&self, key: &str) -> Result<PathBuf, StorageError> {
+        validate_key(key)?;
+        Ok(self.root.join(key))
+    }
+
+    fn put_inner(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+        let dir = path.parent().unwrap_or(&self.root);
+        fs::create_dir_all(dir)?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("object");
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let tmp = dir.join(format!(".{name}{TMP_MARKER}{}-{n}", std::process::id()));
+        let result = (|| {
+            let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            drop(f);
+            fs::rename(&tmp, path)?;
+            // Make the rename itself durable.
+            File::open(dir)?.sync_all()
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result
+    }
+}
+
+/// Deletes every file below `dir` whose name starts with `.` and contains [`TMP_MARKER`].
+fn clean_temp_files(dir: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let ty = entry.file_type()?;
+        if ty.is_dir() {
+            clean_temp_files(&entry.path())?;
+        } else if name.starts_with('.') && name.contains(TMP_MARKER) {
+            fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
+}
+
+/// Appends to `out` the keys of all files below `dir` (whose key prefix is `key_prefix`),
+/// skipping names that start with `.` and names that are not valid key components.
+fn collect_keys(dir: &Path, key_prefix: &str, out: &mut Vec<String>) -> io::Result<()> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with('.') || !name.chars().all(valid_component_char) {
+            continue;
+        }
+        let key = format!("{key_prefix}{name}");
+        if entry.file_type()?.is_dir() {
+            collect_keys(&entry.path(), &format!("{key}/"), out)?;
+        } else {
+            out.push(key);
+        }
+    }
+    Ok(())
+}
+
+impl Storage for LocalStorage {
+    fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        let path = self.path_of(key)?;
+        self.put_inner(&path, bytes).map_err(|source| StorageError::Io {
+            op: "put",
+            key: key.to_string(),
+            source,
+        })
+    }
+
+    fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {
+        let path = self.path_of(key)?;
+        match fs::read(&path) {
+            Ok(b) => Ok(b),
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+                ) =>
+            {
+                Err(StorageError::NotFound {
+                    key: key.to_string(),
+                })
+            }
+            Err(source) => Err(StorageError::Io {
+                op: "get",
+                key: key.to_string(),
+                source,
+            }),
+        }
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<String>, StorageError> {
+        validate_prefix(prefix)?;
+        // Only walk the directory named by the prefix's complete components.
+        let (dir_part, key_prefix) = match prefix.rfind('/') {
+            Some(i) => (&prefix[..i], &prefix[..=i]),
+            None => ("", ""),
+        };
+        if dir_part.split('/').any(|c| c.starts_with('.') || c == "..") {
+            return Ok(Vec::new());
+        }
+        let dir = if dir_part.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(dir_part)
+        };
+        let mut out = Vec::new();
+        collect_keys(&dir, key_prefix, &mut out).map_err(|source| StorageError::Io {
+            op: "list",
+            key: prefix.to_string(),
+            source,
+        })?;
+        out.retain(|k| k.starts_with(prefix));
+        out.sort();
+        Ok(out)
+    }
+
+    fn delete(&self, key: &str) -> Result<(), StorageError> {
+        let path = self.path_of(key)?;
+        match fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(StorageError::Io {
+                op: "delete",
+                key: key.to_string(),
+                source,
+            }),
+        }
+    }
+
+    fn exists(&self, key: &str) -> Result<bool, StorageError> {
+        let path = self.path_of(key)?;
+        match fs::metadata(&path) {
+            Ok(m) => Ok(m.is_file()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            // A path component that is a file: nothing can be stored there.
+            Err(e) if e.kind() == io::ErrorKind::NotADirectory => Ok(false),
+            Err(source) => Err(StorageError::Io {
+                op: "exists",
+                key: key.to_string(),
+                source,
+            }),
+        }
+    }
+}
+
+/// A [`Storage`] held in memory (for tests and tools); same key rules as [`LocalStorage`].
+#[derive(Debug, Default)]
+pub struct MemoryStorage {
+    objects: Mutex<BTreeMap<String, Vec<u8>>>,
+}
+
+impl MemoryStorage {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<String, Vec<u8>>> {
+        // A panic while holding the lock cannot leave the map half-updated.
+        self.objects.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Storage for MemoryStorage {
+    fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError> {
+        validate_key(key)?;
+        self.lock().insert(key.to_string(), bytes.to_vec());
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {
+        validate_key(key)?;
+        self.lock()
+            .get(key)
+            .cloned()
+            .ok_or_else(|| StorageError::NotFound {
+                key: key.to_string(),
+            })
+    }
+
+    fn list(&self, prefix: &str) -> Result<Vec<String>, StorageError> {
+        validate_prefix(prefix)?;
+        Ok(self
+            .lock()
+            .range(prefix.to_string()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, _)| k.clone())
+            .collect())
+    }
+
+    fn delete(&self, key: &str) -> Result<(), StorageError> {
+        validate_key(key)?;
+        self.lock().remove(key);
+        Ok(())
+    }
+
+    fn exists(&self, key: &str) -> Result<bool, StorageError> {
+        validate_key(key)?;
+        Ok(self.lock().contains_key(key))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn roundtrip_and_list(s: &dyn Storage) {
+        s.put("records/000001.azr", b"one").unwrap();
+        s.put("records/000002.azr", b"two").unwrap();
+        s.put("networks/champion-0001.azc", b"net").unwrap();
+        s.put("state.json", b"{}").unwrap();
+        assert_eq!(s.get("records/000002.azr").unwrap(), b"two");
+        s.put("records/000002.azr", b"TWO!").unwrap();
+        assert_eq!(s.get("records/000002.azr").unwrap(), b"TWO!");
+        assert_eq!(
+            s.list("records/").unwrap(),
+            vec!["records/000001.azr", "records/000002.azr"]
+        );
+        assert_eq!(
+            s.list("networks/champion-").unwrap(),
+            vec!["networks/champion-0001.azc"]
+        );
+        assert_eq!(s.list("").unwrap().len(), 4);
+        assert_eq!(s.list("rec").unwrap().len(), 2);
+        assert!(s.list("nothing/").unwrap().is_empty());
+        assert!(s.exists("state.json").unwrap());
+        s.delete("state.json").unwrap();
+        assert!(!s.exists("state.json").unwrap());
+        s.delete("state.json").unwrap();
+        assert!(matches!(
+            s.get("state.json"),
+            Err(StorageError::NotFound { key }) if key == "state.json"
+        ));
+    }
+
+    #[test]
+    fn local_storage_roundtrips_lists_sorted_and_deletes() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path().join("run")).unwrap();
+        roundtrip_and_list(&s);
+    }
+
+    #[test]
+    fn memory_storage_roundtrips_lists_sorted_and_deletes() {
+        roundtrip_and_list(&MemoryStorage::new());
+    }
+
+    #[test]
+    fn invalid_keys_are_rejected_with_the_key() {
+        let s = MemoryStorage::new();
+        for key in ["", "/abs", "a//b", "a/", "../x", "a/.hidden", "a b", "a\\b"] {
+            match s.put(key, b"x") {
+                Err(StorageError::InvalidKey { key: k, .. }) => assert_eq!(k, key),
+                other => panic!("key {key:?} gave {other:?}"),
+            }
+        }
+        assert!(matches!(
+            s.list("../"),
+            Ok(v) if v.is_empty()
+        ));
+    }
+
+    #[test]
+    fn leftover_temp_files_are_not_listed_and_are_cleaned_at_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path()).unwrap();
+        s.put("records/000001.azr", b"ok").unwrap();
+        let tmp = dir.path().join("records/.000002.azr.tmp-1-0");
+        fs::write(&tmp, b"half").unwrap();
+        assert_eq!(s.list("records/").unwrap(), vec!["records/000001.azr"]);
+        drop(s);
+        let s = LocalStorage::open(dir.path()).unwrap();
+        assert!(!tmp.exists());
+        assert_eq!(s.get("records/000001.azr").unwrap(), b"ok");
+    }
+
+    #[test]
+    fn put_leaves_no_temp_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path()).unwrap();
+        s.put("a/b.bin", &[7u8; 10_000]).unwrap();
+        let names: Vec<_> = fs::read_dir(dir.path().join("a"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["b.bin"]);
+    }
+
+    #[test]
+    fn root_below_a_regular_file_is_a_clear_open_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        fs::write(&file, b"x").unwrap();
+        let root = file.join("run");
+        match LocalStorage::open(&root) {
+            Err(e @ StorageError::Open { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("plain-file/run"), "{msg}");
+            }
+            other => panic!("expected an open error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn put_below_an_existing_object_fails_with_the_key_and_keeps_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path()).unwrap();
+        s.put("a", b"file").unwrap();
+        // "a" is a regular file, so directory "a" for "a/b" cannot be created, even as root.
+        match s.put("a/b", b"x") {
+            Err(e @ StorageError::Io { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains("put of key \"a/b\""), "{msg}");
+            }
+            other => panic!("expected an io error, got {other:?}"),
+        }
+        assert_eq!(s.get("a").unwrap(), b"file");
+        assert!(!s.exists("a/b").unwrap());
+        assert!(matches!(s.get("a/b"), Err(StorageError::NotFound { .. })));
+    }
+
+    #[test]
+    fn concurrent_puts_of_one_key_leave_one_complete_object() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path()).unwrap();
+        std::thread::scope(|scope| {
+            for t in 0..4u8 {
+                let s = &s;
+                scope.spawn(move || {
+                    for _ in 0..20 {
+                        s.put("k", &vec![t; 4096]).unwrap();
+                    }
+                });
+            }
+        });
+        let v = s.get("k").unwrap();
+        assert_eq!(v.len(), 4096);
+        assert!(v.iter().all(|&b| b == v[0]));
+        assert_eq!(s.list("").unwrap(), vec!["k"]);
+    }
+
+    #[test]
+    fn key_helpers_format_fixed_width_ids() {
+        assert_eq!(record_key(123), "records/000123.azr");
+        assert_eq!(champion_key(5), "networks/champion-0005.azc");
+        validate_key(&record_key(1_234_567)).unwrap();
+    }
+}
