@@ -1,0 +1,106 @@
+//! `alphazero perft`: counts the leaf nodes of the legal-move tree to a fixed depth.
+use crate::games::{check_depth, GameArgs, PositionText};
+use crate::with_game;
+use alphazero_game::Game;
+use anyhow::Result;
+use std::time::Instant;
+
+/// Arguments of `alphazero perft`.
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Start position: a FEN (Xiangqi, optionally followed by `moves …`) or a move list.
+    #[arg(long, alias = "position")]
+    fen: Option<String>,
+    /// Depth in plies (1–12).
+    #[arg(long)]
+    depth: u32,
+    /// Print the node count below each legal move first.
+    #[arg(long)]
+    divide: bool,
+}
+
+/// Generic perft over the `Game` trait (the reference for games without a dedicated one).
+pub fn perft_generic<G: Game>(pos: &G, depth: u32, buf: &mut Vec<Vec<G::Move>>) -> u64 {
+    if pos.outcome().is_some() {
+        return 0;
+    }
+    if depth == 0 {
+        return 1;
+    }
+    let level = depth as usize;
+    if buf.len() <= level {
+        buf.resize_with(level + 1, Vec::new);
+    }
+    let mut moves = std::mem::take(&mut buf[level]);
+    pos.legal_moves(&mut moves);
+    let n = if depth == 1 {
+        moves.len() as u64
+    } else {
+        let mut total = 0;
+        for &m in &moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            total += perft_generic(&child, depth - 1, buf);
+        }
+        total
+    };
+    buf[level] = moves;
+    n
+}
+
+trait FastPerft: Game {
+    fn fast_perft(&self, depth: u32) -> u64 {
+        perft_generic(self, depth, &mut Vec::new())
+    }
+}
+impl FastPerft for alphazero_gomoku::Gomoku {}
+impl FastPerft for alphazero_connect4::Connect4 {}
+impl FastPerft for alphazero_xiangqi::Xiangqi {
+    fn fast_perft(&self, depth: u32) -> u64 {
+        alphazero_xiangqi::perft(self, depth)
+    }
+}
+
+fn run_for<G: PositionText + FastPerft>(cfg: &G::Config, args: &PerftArgs) -> Result<()> {
+    let pos = match &args.fen {
+        Some(text) => G::parse_position(cfg, text)?.current().clone(),
+        None => G::new(cfg),
+    };
+    let start = Instant::now();
+    let mut total = 0;
+    if args.divide {
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        for m in moves {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let n = if args.depth == 1 {
+                1
+            } else {
+                child.fast_perft(args.depth - 1)
+            };
+            println!("{}: {n}", pos.format_move(m));
+            total += n;
+        }
+    } else {
+        total = pos.fast_perft(args.depth);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "perft {} depth {}: {total} nodes in {secs:.3} s ({:.2} M nodes/s)",
+        G::NAME,
+        args.depth,
+        total as f64 / secs.max(1e-9) / 1e6
+    );
+    println!("{total}");
+    Ok(())
+}
+
+/// Runs `alphazero perft`.
+pub fn run(args: &PerftArgs) -> Result<()> {
+    check_depth(args.depth)?;
+    let spec = args.game.spec()?;
+    with_game!(&spec, G, cfg => run_for::<G>(cfg, args))
+}

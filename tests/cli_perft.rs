@@ -1,0 +1,81 @@
+//! The `alphazero perft` command: last line is the node count; bad input is one error line and a
+//! non-zero exit, never a panic.
+use std::process::Command;
+
+fn alphazero(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(args)
+        .output()
+        .expect("run alphazero");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn perft_cli_matches_every_shared_row_at_depth_3() {
+    let data = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/testdata/xiangqi/perft.tsv"
+    ))
+    .expect("shared perft.tsv");
+    let mut rows = 0;
+    for line in data
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (code, stdout, stderr) = alphazero(&[
+            "perft", "--game", "xiangqi", "--fen", cols[0], "--depth", "3",
+        ]);
+        assert_eq!(code, 0, "{stderr}");
+        assert_eq!(stdout.lines().last(), Some(cols[3]), "FEN {}", cols[0]);
+        rows += 1;
+    }
+    assert_eq!(rows, 14);
+}
+
+#[test]
+fn perft_divide_sums_to_total() {
+    let (code, stdout, _) = alphazero(&["perft", "--game", "xiangqi", "--depth", "2", "--divide"]);
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = stdout.lines().collect();
+    let total: u64 = lines.last().unwrap().parse().unwrap();
+    let sum: u64 = lines[..lines.len() - 1]
+        .iter()
+        .map(|l| l.rsplit(": ").next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(lines.len() - 1, 44);
+    assert_eq!((total, sum), (1920, 1920));
+}
+
+#[test]
+fn perft_bad_input_is_one_clear_error_line() {
+    for args in [
+        vec![
+            "perft",
+            "--game",
+            "xiangqi",
+            "--fen",
+            "rnbakabnr/9/9 w",
+            "--depth",
+            "2",
+        ],
+        vec!["perft", "--game", "xiangqi", "--depth", "0"],
+        vec!["perft", "--game", "gomoku", "--size", "30", "--depth", "1"],
+        vec![
+            "perft", "--game", "gomoku", "--rule", "caro", "--depth", "1",
+        ],
+        vec![
+            "perft", "--game", "connect4", "--fen", "4448", "--depth", "1",
+        ],
+    ] {
+        let (code, stdout, stderr) = alphazero(&args);
+        assert_ne!(code, 0, "{args:?} should fail");
+        assert!(stdout.is_empty(), "{args:?}: {stdout}");
+        assert!(stderr.starts_with("error:"), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
