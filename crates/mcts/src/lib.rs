@@ -1,5 +1,33 @@
-//! PUCT Monte-Carlo tree search, generic over [`alphazero_game::Game`] and a batched [`Evaluator`].
+//! PUCT Monte-Carlo tree search, generic over [`alphazero_game::Game`] and a batched
+//! [`Evaluator`].
+//!
+//! * [`SearchConfig`]: every knob, with the AlphaZero paper's defaults, validated into a
+//!   [`ConfigError`] naming the bad field.
+//! * [`Search`]: one tree (arena of `u32`-indexed nodes, compact edges `(move, action, P, N,
+//!   W)` allocated on expansion), PUCT with FPU reduction, virtual loss and `K` leaves per
+//!   evaluator call, Dirichlet root noise over the candidate moves, MCTS-solver, tree reuse
+//!   ([`Search::advance`]), optional Gumbel root with sequential halving.
+//! * [`run_many`]: many trees, one evaluator call per round. [`select_move`]: temperature.
+//! * Evaluators: [`UniformEvaluator`], [`RolloutEvaluator`], [`CachedEvaluator`].
+//!
+//! Values are always from the side to move of the position they belong to; backed-up values
+//! change sign at every ply where the side to move changes.
+//!
+//! Gumbel: the root uses Gumbel-top-k + sequential halving (mctx
+//! `gumbel_muzero_root_action_selection`), completed Q by the mixed value, `q` mapped from
+//! [-1, 1] to [0, 1] before `σ`; **non-root nodes use plain PUCT**.
 #![deny(missing_docs)]
 
+mod config;
+mod driver;
 mod evaluator;
+mod evaluators;
+mod gumbel;
+mod search;
+
+pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
+pub use driver::{bench_simulations, run_many, select_move, BenchReport};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
+pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};
+pub use gumbel::considered_visit_sequence;
+pub use search::{dirichlet_noise, ChildStats, Search, SearchResult};

@@ -1,0 +1,307 @@
+//! Search behaviour on tic-tac-toe (defined in `common`): signs, solver, batching, reuse,
+//! noise, Gumbel, determinism, evaluators.
+
+mod common;
+
+use alphazero_game::{Game, History, Outcome};
+use alphazero_mcts::{
+    run_many, select_move, CachedEvaluator, EvalError, EvalRequest, Evaluator, GumbelConfig, RolloutEvaluator, Search, SearchConfig,
+    SearchResult, UniformEvaluator,
+};
+use common::{CountingEvaluator, HashEvaluator, Ttt};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+fn cfg(sims: u32, k: u32) -> SearchConfig {
+    SearchConfig {
+        simulations: sims,
+        leaves_per_batch: k,
+        ..Default::default()
+    }
+}
+
+fn search<E: Evaluator<Ttt>>(board: &str, config: SearchConfig, e: &E) -> SearchResult<Ttt> {
+    let mut s = Search::new(Ttt::from_str(board), Vec::new(), config).unwrap();
+    s.run(e).unwrap()
+}
+
+#[test]
+fn win_in_one_is_taken_by_both_sides() {
+    // X to move wins at 2; O to move wins at 5.
+    for (board, win) in [("xx.oo....", 2u8), ("xx.oo.x..", 5u8)] {
+        for solver in [true, false] {
+            let c = SearchConfig { solver, ..cfg(200, 1) };
+            let r = search(board, c.clone(), &UniformEvaluator);
+            assert_eq!(r.best_move, Some(win), "{board} solver={solver}");
+            let r = search(board, c, &HashEvaluator);
+            assert_eq!(r.best_move, Some(win), "{board} solver={solver}");
+        }
+    }
+}
+
+#[test]
+fn loss_in_one_is_avoided_by_both_sides() {
+    // X to move must block at 1; O to move must block at 1.
+    for board in ["o.o.x....", "x.x.o...."] {
+        for solver in [true, false] {
+            let c = SearchConfig { solver, ..cfg(400, 1) };
+            assert_eq!(search(board, c.clone(), &UniformEvaluator).best_move, Some(1), "{board}");
+            assert_eq!(search(board, c, &HashEvaluator).best_move, Some(1), "{board}");
+        }
+    }
+}
+
+#[test]
+fn values_have_the_side_to_move_sign() {
+    // X to move and winning: positive root value, and the winning child's Q is +1.
+    let r = search("xx.oo....", SearchConfig { solver: false, ..cfg(200, 1) }, &UniformEvaluator);
+    assert!(r.root_value > 0.5, "{}", r.root_value);
+    let win = r.children.iter().find(|c| c.mv == 2).unwrap();
+    assert!((win.q - 1.0).abs() < 1e-6);
+    assert_eq!(win.proven, Some(Outcome::Win));
+    // O to move facing a double threat: negative.
+    let r = search("x.x.o...x", SearchConfig { solver: false, ..cfg(400, 1) }, &UniformEvaluator);
+    assert!(r.root_value < -0.3, "{}", r.root_value);
+}
+
+#[test]
+fn proven_win_stops_early_and_is_chosen() {
+    let r = search("xx.oo....", cfg(800, 8), &UniformEvaluator);
+    assert_eq!(r.proven, Some(Outcome::Win));
+    assert_eq!(r.best_move, Some(2));
+    assert_eq!(r.root_value, 1.0);
+    assert!(r.simulations < 800, "{}", r.simulations);
+    assert_eq!(r.policy[2], 1.0);
+    let mut rng = StdRng::seed_from_u64(1);
+    for _ in 0..20 {
+        assert_eq!(select_move(&r, 1.0, &mut rng), Some(2));
+    }
+}
+
+#[test]
+fn proven_loss_propagates_from_every_reply() {
+    // O to move; X threatens 1 and 5; O has no win: every move loses.
+    let r = search("x.x.o...x", cfg(800, 1), &UniformEvaluator);
+    assert_eq!(r.proven, Some(Outcome::Loss));
+    assert_eq!(r.root_value, -1.0);
+    assert!(r.children.iter().all(|c| c.proven == Some(Outcome::Loss)));
+    assert!(r.simulations < 800);
+}
+
+#[test]
+fn proven_draw_near_the_end() {
+    // x o x / x o o / . x .  -> O to move (x=4, o=3); best play draws.
+    let r = search("xoxxoo.x.", cfg(800, 1), &UniformEvaluator);
+    assert_eq!(r.proven, Some(Outcome::Draw));
+    assert_eq!(r.root_value, 0.0);
+}
+
+#[test]
+fn batched_and_multi_tree_search_pick_the_serial_move() {
+    let boards = ["xx.oo....", "xx.oo.x..", "o.o.x....", "x.x.o....", "x...o...."];
+    for board in boards {
+        let serial = search(board, cfg(400, 1), &HashEvaluator).best_move;
+        let batched = search(board, cfg(400, 8), &HashEvaluator).best_move;
+        let mut many: Vec<_> = (0..3)
+            .map(|i| Search::new(Ttt::from_str(board), Vec::new(), SearchConfig { seed: i, ..cfg(400, 8) }).unwrap())
+            .collect();
+        let rs = run_many(&mut many, &HashEvaluator).unwrap();
+        if board != "x...o...." {
+            assert_eq!(serial, batched, "{board}");
+            for r in &rs {
+                assert_eq!(r.best_move, serial, "{board}");
+            }
+        }
+        assert!(rs.iter().all(|r| r.simulations == 400 || r.proven.is_some()));
+    }
+}
+
+#[test]
+fn multi_tree_driver_matches_single_runs_and_batches_all_trees() {
+    let boards = ["x...o....", ".........", "x.x.o...."];
+    let mut many: Vec<_> = boards
+        .iter()
+        .map(|b| Search::new(Ttt::from_str(b), Vec::new(), cfg(200, 4)).unwrap())
+        .collect();
+    let counting = CountingEvaluator::default();
+    let rs = run_many(&mut many, &counting).unwrap();
+    for (b, r) in boards.iter().zip(&rs) {
+        let single = search(b, cfg(200, 4), &HashEvaluator);
+        assert_eq!(single.children, r.children, "{b}");
+        assert_eq!(single.pv, r.pv);
+    }
+    let calls = counting.calls.load(std::sync::atomic::Ordering::Relaxed);
+    let positions = counting.positions.load(std::sync::atomic::Ordering::Relaxed);
+    // One call per round for all trees: far fewer calls than single-tree batches.
+    assert!(calls * 4 < positions, "calls {calls} positions {positions}");
+}
+
+#[test]
+fn search_is_deterministic_for_a_seed() {
+    let c = SearchConfig {
+        root_noise: true,
+        seed: 42,
+        ..cfg(300, 8)
+    };
+    let a = search(".........", c.clone(), &HashEvaluator);
+    let b = search(".........", c.clone(), &HashEvaluator);
+    assert_eq!(a.children, b.children);
+    assert_eq!(a.pv, b.pv);
+    let d = search(".........", SearchConfig { seed: 43, ..c }, &HashEvaluator);
+    assert_ne!(a.children, d.children);
+}
+
+#[test]
+fn tree_reuse_keeps_the_child_statistics() {
+    let mut s = Search::new(Ttt::from_str("x...o...."), Vec::new(), cfg(400, 4)).unwrap();
+    let r = s.run(&HashEvaluator).unwrap();
+    let mv = r.best_move.unwrap();
+    let child = r.children.iter().find(|c| c.mv == mv).unwrap().clone();
+    s.advance(mv).unwrap();
+    assert_eq!(s.root_visits(), child.visits);
+    assert_eq!(s.history().len(), 1);
+    let r2 = s.result();
+    assert_eq!(r2.children.iter().map(|c| c.visits).sum::<u32>() + 1, child.visits);
+    assert!((r2.root_value + child.q).abs() < 1e-5, "value flips sign");
+    let r3 = s.run(&HashEvaluator).unwrap();
+    assert_eq!(r3.simulations, 400);
+    assert_eq!(r3.root_visits, child.visits + 400);
+    // A move that was never expanded still works; an illegal one is refused.
+    assert!(s.advance(4).is_err());
+    let before = s.root_position().clone();
+    let legal = before.legal_moves_vec()[0];
+    s.advance(legal).unwrap();
+    assert_eq!(s.history().len(), 2);
+}
+
+#[test]
+fn repetition_history_reaches_the_tree() {
+    let mut h = History::new(Ttt::from_str("........."));
+    h.play(4).unwrap();
+    let s = Search::from_history(&h, cfg(10, 1)).unwrap();
+    assert_eq!(s.history(), h.entries());
+}
+
+#[test]
+fn dirichlet_noise_covers_only_legal_moves_and_sums_to_one() {
+    let board = "x...o..x.";
+    let clean = search(board, cfg(50, 1), &HashEvaluator);
+    let noisy = search(board, SearchConfig { root_noise: true, seed: 3, ..cfg(50, 1) }, &HashEvaluator);
+    let legal = Ttt::from_str(board).legal_moves_vec();
+    assert_eq!(noisy.children.len(), legal.len());
+    assert!(noisy.children.iter().all(|c| legal.contains(&c.mv)));
+    let sum: f32 = noisy.children.iter().map(|c| c.prior).sum();
+    assert!((sum - 1.0).abs() < 1e-5, "{sum}");
+    assert!(noisy.children.iter().zip(&clean.children).any(|(a, b)| (a.prior - b.prior).abs() > 1e-3));
+    // The free function too.
+    let mut p = vec![0.5, 0.25, 0.25];
+    alphazero_mcts::dirichlet_noise(&mut p, 0.3, 0.25, &mut StdRng::seed_from_u64(0));
+    assert!((p.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    assert!(p.iter().all(|&x| x > 0.0));
+}
+
+#[test]
+fn gumbel_root_takes_the_win_and_gives_an_improved_policy() {
+    let g = SearchConfig {
+        gumbel: Some(GumbelConfig::default()),
+        solver: false,
+        ..cfg(64, 4)
+    };
+    let r = search("xx.oo.x..", g.clone(), &HashEvaluator);
+    assert_eq!(r.best_move, Some(5));
+    let sum: f32 = r.policy.iter().sum();
+    assert!((sum - 1.0).abs() < 1e-5);
+    assert_eq!(r.policy.iter().cloned().fold(0.0, f32::max), r.policy[5]);
+    let r = search("o.o.x....", g, &UniformEvaluator);
+    assert_eq!(r.best_move, Some(1));
+}
+
+#[test]
+fn gumbel_visits_follow_sequential_halving() {
+    let g = SearchConfig {
+        gumbel: Some(GumbelConfig {
+            num_sampled_actions: 4,
+            ..Default::default()
+        }),
+        solver: false,
+        ..cfg(8, 1)
+    };
+    let r = search(".........", g, &HashEvaluator);
+    let mut visits: Vec<u32> = r.children.iter().map(|c| c.visits).filter(|&v| v > 0).collect();
+    visits.sort_unstable();
+    assert_eq!(visits, vec![1, 1, 3, 3]);
+}
+
+#[test]
+fn select_move_respects_temperature() {
+    let r = search("x...o....", cfg(300, 1), &HashEvaluator);
+    let mut rng = StdRng::seed_from_u64(9);
+    assert_eq!(select_move(&r, 0.0, &mut rng), r.best_move);
+    let visited: Vec<u8> = r.children.iter().filter(|c| c.visits > 0).map(|c| c.mv).collect();
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..200 {
+        let m = select_move(&r, 1.0, &mut rng).unwrap();
+        assert!(visited.contains(&m));
+        seen.insert(m);
+    }
+    assert!(seen.len() > 1);
+}
+
+#[test]
+fn terminal_root_gives_no_move() {
+    let mut s = Search::new(Ttt::from_str("xxxoo...."), Vec::new(), cfg(10, 1)).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!(r.best_move, None);
+    assert_eq!(r.proven, Some(Outcome::Loss));
+}
+
+struct Broken;
+impl Evaluator<Ttt> for Broken {
+    fn evaluate(&self, _: &[EvalRequest<'_, Ttt>], _: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+        values.fill(f32::NAN);
+        Ok(())
+    }
+}
+
+#[test]
+fn non_finite_values_are_an_error_not_a_panic() {
+    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(10, 1)).unwrap();
+    assert!(s.run(&Broken).is_err());
+    assert!(s.apply_evaluations(&[0.0; 3], &[0.0]).is_err());
+}
+
+#[test]
+fn invalid_config_is_refused() {
+    let e = Search::new(Ttt::from_str("........."), Vec::new(), cfg(0, 1)).err().unwrap();
+    assert_eq!(e.field, "simulations");
+}
+
+#[test]
+fn cached_evaluator_gives_the_same_search_and_counts_hits() {
+    let cached = CachedEvaluator::new(HashEvaluator, 10_000);
+    let a = search("x...o....", cfg(300, 4), &cached);
+    let b = search("x...o....", cfg(300, 4), &HashEvaluator);
+    assert_eq!(a.children, b.children);
+    let misses = cached.misses();
+    let _ = search("x...o....", cfg(300, 4), &cached);
+    assert_eq!(cached.misses(), misses, "second search is served from the cache");
+    assert!(cached.hits() >= misses);
+    let small = CachedEvaluator::new(HashEvaluator, 16);
+    let _ = search("x...o....", cfg(300, 4), &small);
+    assert!(small.len() <= 16);
+}
+
+#[test]
+fn rollout_evaluator_is_deterministic_and_finds_the_block() {
+    let r = RolloutEvaluator::new(1, 5);
+    let a = search("o.o.x....", cfg(300, 8), &r);
+    let b = search("o.o.x....", cfg(300, 8), &r);
+    assert_eq!(a.children, b.children);
+    assert_eq!(a.best_move, Some(1));
+    let mut values = [0.0];
+    let mut logits = [0.0; 9];
+    let p = Ttt::from_str("xx.oo....");
+    let req = [EvalRequest { position: &p, history: &[] }];
+    RolloutEvaluator::new(50, 1).evaluate(&req, &mut logits, &mut values).unwrap();
+    assert!(values[0] > 0.0, "X to move can win: {}", values[0]);
+}
