@@ -10,5 +10,7 @@
 //! - [`rating`]: Elo estimates and the SPRT used by gating.
 #![deny(missing_docs)]
 
+pub mod rating;
 pub mod record;
+pub mod replay;
 pub mod storage;

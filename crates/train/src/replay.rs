@@ -1,0 +1,696 @@
+//! The replay buffer: a ring of the most recent training positions, filled from finished
+//! games and sampled with recency mixing, random board symmetries and optional hard-position
+//! mining.
+//!
+//! # Symmetries
+//! A sampled position is returned already transformed by its symmetry `s`
+//! ([`Game::transform`]) and its policy target by [`Game::transform_action`] (applied with the
+//! *original* position as receiver). The network must encode the returned, transformed
+//! position; then the input planes and the policy target always move together.
+
+use alphazero_game::{count_repetitions, Game, History, ParseError, Side};
+use rand::Rng;
+
+use crate::record::{GameRecord, RecordFile, RecordHeader};
+
+/// Default number of positions a buffer holds.
+pub const DEFAULT_CAPACITY: usize = 200_000;
+
+/// One training position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Sample<G: Game> {
+    /// The position (side to move included).
+    pub position: G,
+    /// How many times this position occurred earlier in its game (0 = first occurrence),
+    /// saturated at 255; what repetition-aware input planes encode.
+    pub repetitions: u8,
+    /// The policy target π: sparse (action index, probability) in this position's action
+    /// indexing; probabilities sum to ≈ 1.
+    pub policy: Vec<(u16, f32)>,
+    /// The game result z in {−1, 0, +1} **from the side to move of this position**.
+    pub z: f32,
+    /// The search's root value at this position, from the side to move.
+    pub root_value: f32,
+    /// Ply of this position in its game (0 = the start position).
+    pub ply: u32,
+    /// The id of the game it comes from.
+    pub game_id: u64,
+    /// The caller marked this position as hard (threat) for hard-position mining.
+    pub threat: bool,
+}
+
+/// How [`ReplayBuffer::sample_batch`] draws.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampleOptions {
+    /// Fraction of the batch (in `[0, 1]`) drawn uniformly from the `recent_window` newest
+    /// positions; the rest is drawn from the whole buffer.
+    pub recent_fraction: f32,
+    /// Number of newest positions the recent part draws from (0 disables the recent part).
+    pub recent_window: usize,
+    /// Apply a uniformly random board symmetry to every sample.
+    pub symmetries: bool,
+    /// Oversample positions marked `threat` in the whole-buffer part: a threat position is
+    /// `threat_weight` times as likely as another one.
+    pub hard_mining: bool,
+    /// The relative weight of threat positions under `hard_mining` (≥ 1).
+    pub threat_weight: f32,
+}
+
+impl Default for SampleOptions {
+    fn default() -> Self {
+        SampleOptions {
+            recent_fraction: 0.0,
+            recent_window: 0,
+            symmetries: true,
+            hard_mining: false,
+            threat_weight: 4.0,
+        }
+    }
+}
+
+/// A sample drawn for a batch, already transformed by `symmetry`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BatchSample<G: Game> {
+    /// The transformed sample (position and policy moved by `symmetry`).
+    pub sample: Sample<G>,
+    /// The symmetry index applied (0 = identity).
+    pub symmetry: usize,
+    /// Age of the drawn sample in the buffer (0 = newest).
+    pub age: usize,
+}
+
+/// An error replaying a recorded game into the buffer. Carries the game id and ply.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The recorded action names no move, or the move is illegal in the replayed position.
+    #[error("game {game_id}, ply {ply}: recorded action {action} cannot be played: {reason}")]
+    IllegalAction {
+        /// The game.
+        game_id: u64,
+        /// The ply of the position the action was played from.
+        ply: usize,
+        /// The recorded action index.
+        action: u16,
+        /// Why it cannot be played.
+        reason: String,
+    },
+    /// A policy entry names an action outside the game's action space.
+    #[error("game {game_id}, ply {ply}: policy action {action} is outside the action space of {num_actions}")]
+    PolicyAction {
+        /// The game.
+        game_id: u64,
+        /// The ply.
+        ply: usize,
+        /// The rejected action index.
+        action: u16,
+        /// The action-space size.
+        num_actions: usize,
+    },
+    /// The start position of a recorded game could not be built.
+    #[error("game {game_id}: bad start position: {source}")]
+    Start {
+        /// The game.
+        game_id: u64,
+        /// Why.
+        #[source]
+        source: ParseError,
+    },
+}
+
+/// A ring buffer of the `capacity` most recent [`Sample`]s.
+#[derive(Clone, Debug)]
+pub struct ReplayBuffer<G: Game> {
+    slots: Vec<Sample<G>>,
+    capacity: usize,
+    /// The slot the next sample goes to.
+    next: usize,
+    total_added: u64,
+}
+
+impl<G: Game> ReplayBuffer<G> {
+    /// An empty buffer holding at most `capacity` positions (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        let capacity = capacity.max(1);
+        ReplayBuffer {
+            slots: Vec::with_capacity(capacity.min(1 << 20)),
+            capacity,
+            next: 0,
+            total_added: 0,
+        }
+    }
+
+    /// Maximum number of positions.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Number of positions held.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Whether the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Number of positions ever added (including those since overwritten).
+    pub fn total_added(&self) -> u64 {
+        self.total_added
+    }
+
+    /// Adds one sample, overwriting the oldest when full.
+    pub fn push(&mut self, sample: Sample<G>) {
+        if self.slots.len() < self.capacity {
+            self.slots.push(sample);
+        } else {
+            self.slots[self.next] = sample;
+        }
+        self.next = (self.next + 1) % self.capacity;
+        self.total_added += 1;
+    }
+
+    fn slot_of_age(&self, age: usize) -> usize {
+        (self.next + self.capacity - 1 - age) % self.capacity
+    }
+
+    /// The sample of the given age (0 = newest), or `None` when `age >= len()`.
+    pub fn get(&self, age: usize) -> Option<&Sample<G>> {
+        (age < self.len()).then(|| &self.slots[self.slot_of_age(age)])
+    }
+
+    /// The samples from oldest to newest.
+    pub fn iter(&self) -> impl Iterator<Item = &Sample<G>> + '_ {
+        (0..self.len()).rev().map(move |age| &self.slots[self.slot_of_age(age)])
+    }
+
+    /// Replays a finished game from `start` (with a [`History`], so repetitions are counted)
+    /// and adds one sample per ply searched with `simulations > 0` (fast playout-cap moves
+    /// are skipped). z of each sample is the game result seen from that position's side to
+    /// move. The game is added whole or not at all. Returns the number of samples added.
+    ///
+    /// # Errors
+    /// [`ReplayError::IllegalAction`] when a recorded move cannot be played,
+    /// [`ReplayError::PolicyAction`] when π names an action outside the action space.
+    pub fn add_game(
+        &mut self,
+        start: G,
+        game: &GameRecord,
+        game_id: u64,
+    ) -> Result<usize, ReplayError> {
+        let z_first = f32::from(game.result.z_first());
+        let mut history = History::new(start);
+        let mut pending = Vec::with_capacity(game.plies.len());
+        for (ply_index, ply) in game.plies.iter().enumerate() {
+            let pos = history.current();
+            if ply.simulations > 0 {
+                let num_actions = pos.num_actions();
+                if let Some(&(action, _)) =
+                    ply.policy.iter().find(|&&(a, _)| usize::from(a) >= num_actions)
+                {
+                    return Err(ReplayError::PolicyAction {
+                        game_id,
+                        ply: ply_index,
+                        action,
+                        num_actions,
+                    });
+                }
+                let reps = count_repetitions(history.entries(), pos.zobrist());
+                pending.push(Sample {
+                    position: pos.clone(),
+                    repetitions: reps.min(255) as u8,
+                    policy: ply.policy_f32().collect(),
+                    z: match pos.side_to_move() {
+                        Side::First => z_first,
+                        Side::Second => -z_first,
+                    },
+                    root_value: ply.root_value,
+                    ply: pos.ply(),
+                    game_id,
+                    threat: ply.threat,
+                });
+            }
+            let illegal = |reason: String| ReplayError::IllegalAction {
+                game_id,
+                ply: ply_index,
+                action: ply.action,
+                reason,
+            };
+            let mv = pos
+                .action_to_move(usize::from(ply.action))
+                .ok_or_else(|| illegal("no move has this action index".into()))?;
+            history.play(mv).map_err(|e| illegal(e.to_string()))?;
+        }
+        let n = pending.len();
+        for s in pending {
+            self.push(s);
+        }
+        Ok(n)
+    }
+
+    /// Rebuilds a buffer (for resume) from record files, oldest file first: every game is
+    /// replayed with [`ReplayBuffer::add_game`] under id `header.first_game_id + index`, and
+    /// the buffer keeps the newest `capacity` positions. `start_of` builds each game's start
+    /// position from its header and record (e.g. `G::new(&config)` when `start` is empty).
+    ///
+    /// # Errors
+    /// [`ReplayError::Start`] when `start_of` fails, and the errors of
+    /// [`ReplayBuffer::add_game`].
+    pub fn rebuild_from<F>(
+        files: &[RecordFile],
+        capacity: usize,
+        mut start_of: F,
+    ) -> Result<Self, ReplayError>
+    where
+        F: FnMut(&RecordHeader, &GameRecord) -> Result<G, ParseError>,
+    {
+        let mut buf = ReplayBuffer::new(capacity);
+        for file in files {
+            for (i, game) in file.games.iter().enumerate() {
+                let game_id = file.header.first_game_id + i as u64;
+                let start = start_of(&file.header, game)
+                    .map_err(|source| ReplayError::Start { game_id, source })?;
+                buf.add_game(start, game, game_id)?;
+            }
+        }
+        Ok(buf)
+    }
+
+    /// Draws a uniform age in `0..len()`, with threat positions `weight` times as likely
+    /// (rejection sampling; gives up after 64 rejections and takes the last draw).
+    fn draw_uniform<R: Rng + ?Sized>(&self, rng: &mut R, opts: &SampleOptions) -> usize {
+        let len = self.len();
+        let mut age = rng.random_range(0..len);
+        if opts.hard_mining && opts.threat_weight > 1.0 {
+            let accept_plain = 1.0 / f64::from(opts.threat_weight);
+            for _ in 0..64 {
+                if self.slots[self.slot_of_age(age)].threat || rng.random_bool(accept_plain) {
+                    break;
+                }
+                age = rng.random_range(0..len);
+            }
+        }
+        age
+    }
+
+    /// Draws `n` samples (none when the buffer is empty): the first
+    /// `round(n · recent_fraction)` uniformly from the `recent_window` newest positions, the
+    /// rest uniformly from the whole buffer (threat positions oversampled under
+    /// `hard_mining`); each with a uniformly random symmetry when `symmetries` is set, which
+    /// is applied to the position and the policy (see the module documentation).
+    /// Deterministic for a given buffer, `rng` state and options.
+    pub fn sample_batch<R: Rng + ?Sized>(
+        &self,
+        n: usize,
+        rng: &mut R,
+        opts: &SampleOptions,
+    ) -> Vec<BatchSample<G>> {
+        if self.is_empty() {
+            return Vec::new();
+        }
+        let window = opts.recent_window.min(self.len());
+        let n_recent = if window == 0 {
+            0
+        } else {
+            ((n as f64) * f64::from(opts.recent_fraction.clamp(0.0, 1.0))).round() as usize
+        };
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let age = if i < n_recent {
+                rng.random_range(0..window)
+            } else {
+                self.draw_uniform(rng, opts)
+            };
+            let s = &self.slots[self.slot_of_age(age)];
+            let nsym = s.position.num_symmetries().max(1);
+            let symmetry = if opts.symmetries {
+                rng.random_range(0..nsym)
+            } else {
+                0
+            };
+            let sample = if symmetry == 0 {
+                s.clone()
+            } else {
+                Sample {
+                    position: s.position.transform(symmetry),
+                    policy: s
+                        .policy
+                        .iter()
+                        .map(|&(a, p)| {
+                            let t = s.position.transform_action(symmetry, usize::from(a));
+                            (t as u16, p)
+                        })
+                        .collect(),
+                    ..s.clone()
+                }
+            };
+            out.push(BatchSample {
+                sample,
+                symmetry,
+                age,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{GameFlags, GameResult, PlyRecord};
+    use alphazero_connect4::{Connect4, Connect4Config};
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    /// A Connect Four game record from 0-based columns; π puts 0.75 on the played column and
+    /// 0.25 on column 0 (or all on it when it is column 0); `fast` plies get 0 simulations.
+    fn c4_game(cols: &[u16], result: GameResult, fast: &[usize]) -> GameRecord {
+        GameRecord {
+            start: String::new(),
+            result,
+            flags: GameFlags::default(),
+            plies: cols
+                .iter()
+                .enumerate()
+                .map(|(i, &c)| {
+                    let policy: Vec<(u16, f32)> = if c == 0 {
+                        vec![(0, 1.0)]
+                    } else {
+                        vec![(c, 0.75), (0, 0.25)]
+                    };
+                    let sims = if fast.contains(&i) { 0 } else { 100 };
+                    PlyRecord::new(c, &policy, 0.0, sims)
+                })
+                .collect(),
+        }
+    }
+
+    fn start() -> Connect4 {
+        Connect4::new(&Connect4Config)
+    }
+
+    #[test]
+    fn ring_keeps_the_newest_capacity_positions() {
+        let mut buf = ReplayBuffer::new(5);
+        let n = buf
+            .add_game(start(), &c4_game(&[0, 1, 2, 3, 4, 5, 6, 0], GameResult::Draw, &[]), 7)
+            .unwrap();
+        assert_eq!((n, buf.len(), buf.total_added()), (8, 5, 8));
+        let plies: Vec<u32> = buf.iter().map(|s| s.ply).collect();
+        assert_eq!(plies, vec![3, 4, 5, 6, 7]);
+        assert_eq!(buf.get(0).unwrap().ply, 7);
+        assert_eq!(buf.get(4).unwrap().ply, 3);
+        assert!(buf.get(5).is_none());
+        assert!(buf.iter().all(|s| s.game_id == 7));
+    }
+
+    #[test]
+    fn z_is_from_the_side_to_move_and_fast_plies_are_skipped() {
+        let mut buf = ReplayBuffer::new(100);
+        // First player plays column 0 four times and wins.
+        let g = c4_game(&[0, 1, 0, 1, 0, 1, 0], GameResult::FirstWon, &[2]);
+        assert_eq!(buf.add_game(start(), &g, 1).unwrap(), 6);
+        for s in buf.iter() {
+            assert_ne!(s.ply, 2);
+            let expected = if s.ply % 2 == 0 { 1.0 } else { -1.0 };
+            assert_eq!(s.z, expected, "ply {}", s.ply);
+        }
+        let mut buf = ReplayBuffer::new(100);
+        buf.add_game(start(), &c4_game(&[3, 3], GameResult::SecondWon, &[]), 2)
+            .unwrap();
+        let z: Vec<f32> = buf.iter().map(|s| s.z).collect();
+        assert_eq!(z, vec![-1.0, 1.0]);
+    }
+
+    #[test]
+    fn illegal_recorded_move_rejects_the_whole_game() {
+        let mut buf = ReplayBuffer::new(100);
+        // Column 0 holds six stones; the seventh drop is illegal.
+        let g = c4_game(&[0, 0, 0, 0, 0, 0, 0], GameResult::Draw, &[]);
+        match buf.add_game(start(), &g, 9) {
+            Err(ReplayError::IllegalAction {
+                game_id: 9,
+                ply,
+                action: 0,
+                ..
+            }) => assert_eq!(ply, 6),
+            other => panic!("{other:?}"),
+        }
+        assert!(buf.is_empty());
+        let mut bad = c4_game(&[3], GameResult::Draw, &[]);
+        bad.plies[0].policy.push((7, 1));
+        assert!(matches!(
+            buf.add_game(start(), &bad, 3),
+            Err(ReplayError::PolicyAction { action: 7, .. })
+        ));
+    }
+
+    #[test]
+    fn symmetry_moves_position_and_policy_together() {
+        let mut buf = ReplayBuffer::new(100);
+        buf.add_game(start(), &c4_game(&[1, 2, 5], GameResult::Draw, &[]), 1)
+            .unwrap();
+        let mut rng = StdRng::seed_from_u64(7);
+        let opts = SampleOptions::default();
+        let batch = buf.sample_batch(200, &mut rng, &opts);
+        let mut seen = [false; 2];
+        for b in &batch {
+            seen[b.symmetry] = true;
+            let original = buf.get(b.age).unwrap();
+            assert_eq!(b.sample.position, original.position.transform(b.symmetry));
+            let legal: Vec<usize> = b
+                .sample
+                .position
+                .legal_moves_vec()
+                .into_iter()
+                .map(|m| b.sample.position.move_to_action(m))
+                .collect();
+            for (&(a, p), &(oa, op)) in b.sample.policy.iter().zip(&original.policy) {
+                assert_eq!(p, op);
+                let expected = if b.symmetry == 1 { 6 - oa } else { oa };
+                assert_eq!(a, expected);
+                assert!(legal.contains(&usize::from(a)));
+            }
+            // The played move's column carries 0.75 and is mirrored with the board.
+            let played = original.policy[0].0;
+            if b.symmetry == 1 {
+                assert_eq!(b.sample.policy[0], (6 - played, original.policy[0].1));
+            }
+        }
+        assert!(seen[0] && seen[1]);
+    }
+
+    #[test]
+    fn sampling_is_deterministic_for_a_seed() {
+        let mut buf = ReplayBuffer::new(50);
+        for id in 0..5 {
+            buf.add_game(start(), &c4_game(&[3, 2, 4, 1, 5], GameResult::Draw, &[]), id)
+                .unwrap();
+        }
+        let opts = SampleOptions {
+            recent_fraction: 0.25,
+            recent_window: 5,
+            ..SampleOptions::default()
+        };
+        let a = buf.sample_batch(64, &mut StdRng::seed_from_u64(42), &opts);
+        let b = buf.sample_batch(64, &mut StdRng::seed_from_u64(42), &opts);
+        let c = buf.sample_batch(64, &mut StdRng::seed_from_u64(43), &opts);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+        assert!(ReplayBuffer::<Connect4>::new(3)
+            .sample_batch(4, &mut StdRng::seed_from_u64(1), &opts)
+            .is_empty());
+    }
+
+    #[test]
+    fn recent_part_draws_only_from_the_window() {
+        let mut buf = ReplayBuffer::new(100);
+        for id in 0..10 {
+            buf.add_game(start(), &c4_game(&[3, 3, 3], GameResult::Draw, &[]), id)
+                .unwrap();
+        }
+        let opts = SampleOptions {
+            recent_fraction: 0.5,
+            recent_window: 3,
+            symmetries: false,
+            ..SampleOptions::default()
+        };
+        let batch = buf.sample_batch(100, &mut StdRng::seed_from_u64(5), &opts);
+        assert!(batch[..50].iter().all(|b| b.age < 3 && b.sample.game_id == 9));
+        assert!(batch[50..].iter().any(|b| b.age >= 3));
+        assert!(batch.iter().all(|b| b.symmetry == 0));
+    }
+
+    #[test]
+    fn hard_mining_oversamples_threat_positions() {
+        let mut buf = ReplayBuffer::new(100);
+        let mut g = c4_game(&[0, 1, 2, 3, 4, 5, 6, 0, 1, 2], GameResult::Draw, &[]);
+        g.plies[4].threat = true;
+        buf.add_game(start(), &g, 0).unwrap();
+        let count = |hard| {
+            let opts = SampleOptions {
+                hard_mining: hard,
+                threat_weight: 4.0,
+                ..SampleOptions::default()
+            };
+            buf.sample_batch(4000, &mut StdRng::seed_from_u64(11), &opts)
+                .iter()
+                .filter(|b| b.sample.threat)
+                .count() as f64
+                / 4000.0
+        };
+        let (plain, hard) = (count(false), count(true));
+        // Expected 1/10 without and 4/13 ≈ 0.31 with mining.
+        assert!((plain - 0.1).abs() < 0.03, "{plain}");
+        assert!((hard - 4.0 / 13.0).abs() < 0.04, "{hard}");
+    }
+
+    #[test]
+    fn rebuild_from_records_matches_incremental_adds() {
+        let games = vec![
+            c4_game(&[3, 3, 2], GameResult::Draw, &[]),
+            c4_game(&[0, 1, 2, 3], GameResult::FirstWon, &[1]),
+        ];
+        let file = RecordFile {
+            header: RecordHeader {
+                game: "connect4".into(),
+                config: String::new(),
+                num_actions: 7,
+                first_game_id: 10,
+            },
+            games: games.clone(),
+        };
+        let rebuilt = ReplayBuffer::rebuild_from(&[file], 4, |_, g| {
+            Connect4::from_moves(&g.start)
+        })
+        .unwrap();
+        let mut inc = ReplayBuffer::new(4);
+        inc.add_game(start(), &games[0], 10).unwrap();
+        inc.add_game(start(), &games[1], 11).unwrap();
+        let a: Vec<_> = rebuilt.iter().cloned().collect();
+        let b: Vec<_> = inc.iter().cloned().collect();
+        assert_eq!(a, b);
+        assert_eq!(a.len(), 4);
+        assert_eq!(a[0].game_id, 10);
+    }
+
+    mod walk {
+        //! A tiny test game with reversible moves (so positions repeat): a token on cells
+        //! 0..=6 moves one step left or right; no one wins, the game is drawn at ply 12.
+        use alphazero_game::{Game, Outcome, ParseError, Side};
+        use std::fmt;
+
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub struct Walk {
+            pub x: u8,
+            pub ply: u32,
+        }
+
+        impl fmt::Display for Walk {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "x={} ply={}", self.x, self.ply)
+            }
+        }
+
+        impl Game for Walk {
+            type Move = u8;
+            type Config = ();
+            const NAME: &'static str = "walk";
+            fn new(_: &()) -> Self {
+                Walk { x: 3, ply: 0 }
+            }
+            fn config(&self) -> &() {
+                &()
+            }
+            fn side_to_move(&self) -> Side {
+                if self.ply % 2 == 0 {
+                    Side::First
+                } else {
+                    Side::Second
+                }
+            }
+            fn ply(&self) -> u32 {
+                self.ply
+            }
+            fn legal_moves(&self, out: &mut Vec<u8>) {
+                out.clear();
+                if self.ply >= 12 {
+                    return;
+                }
+                if self.x > 0 {
+                    out.push(self.x - 1);
+                }
+                if self.x < 6 {
+                    out.push(self.x + 1);
+                }
+            }
+            fn play_unchecked(&mut self, mv: u8) {
+                self.x = mv;
+                self.ply += 1;
+            }
+            fn outcome(&self) -> Option<Outcome> {
+                (self.ply >= 12).then_some(Outcome::Draw)
+            }
+            fn is_irreversible(&self, _: u8) -> bool {
+                false
+            }
+            fn zobrist(&self) -> u64 {
+                u64::from(self.x) * 2 + self.ply as u64 % 2 + 1
+            }
+            fn zobrist_from_scratch(&self) -> u64 {
+                self.zobrist()
+            }
+            fn num_actions(&self) -> usize {
+                7
+            }
+            fn move_to_action(&self, mv: u8) -> usize {
+                mv as usize
+            }
+            fn action_to_move(&self, a: usize) -> Option<u8> {
+                (a < 7).then_some(a as u8)
+            }
+            fn num_symmetries(&self) -> usize {
+                2
+            }
+            fn transform_action(&self, sym: usize, a: usize) -> usize {
+                if sym == 1 {
+                    6 - a
+                } else {
+                    a
+                }
+            }
+            fn transform(&self, sym: usize) -> Self {
+                Walk {
+                    x: if sym == 1 { 6 - self.x } else { self.x },
+                    ply: self.ply,
+                }
+            }
+            fn parse_move(&self, text: &str) -> Result<u8, ParseError> {
+                text.parse()
+                    .map_err(|_| ParseError::new("move", text, "not a cell"))
+            }
+            fn board_shape(&self) -> (usize, usize) {
+                (1, 7)
+            }
+        }
+    }
+
+    #[test]
+    fn repetitions_are_counted_from_the_game_history() {
+        use walk::Walk;
+        // 3 → 4 → 3 → 4 → 3: positions (x, side) repeat every two plies.
+        let g = GameRecord {
+            start: String::new(),
+            result: GameResult::Draw,
+            flags: GameFlags::default(),
+            plies: [4u16, 3, 4, 3, 2]
+                .iter()
+                .map(|&a| PlyRecord::new(a, &[(a, 1.0)], 0.0, 10))
+                .collect(),
+        };
+        let mut buf = ReplayBuffer::new(10);
+        buf.add_game(Walk::new(&()), &g, 0).unwrap();
+        let reps: Vec<u8> = buf.iter().map(|s| s.repetitions).collect();
+        assert_eq!(reps, vec![0, 0, 1, 1, 2]);
+    }
+}
