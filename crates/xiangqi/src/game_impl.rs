@@ -1,0 +1,204 @@
+//! `alphazero_game::Game` for [`Xiangqi`], with the repetition rules.
+
+use crate::actions::{self, NUM_ACTIONS};
+use crate::position::{MoveList, XiangqiConfig, Xiangqi};
+use crate::types::Move;
+use alphazero_game::{count_repetitions, Game, HistoryEntry, Outcome, ParseError, Side};
+
+impl Xiangqi {
+    /// The move as seen from the side to move (rotated by 180° when Black is to move).
+    #[inline]
+    fn oriented(&self, mv: Move) -> Move {
+        match self.side {
+            Side::First => mv,
+            Side::Second => mv.rotate(),
+        }
+    }
+
+    /// The action index of `mv` seen from the side to move, or `None` when the from→to shape
+    /// is not in the action space (never the case for a legal move).
+    pub fn try_move_to_action(&self, mv: Move) -> Option<usize> {
+        actions::index_of(self.oriented(mv))
+    }
+
+    /// Whether the side to move has at least one legal move.
+    pub fn has_legal_move(&self) -> bool {
+        self.legal_list().len() > 0
+    }
+
+    /// The repetition verdict alone (no checkmate / move-limit test): `Some` when the current
+    /// position has occurred `repetition_count` times since the last capture.
+    fn repetition_outcome(&self, history: &[HistoryEntry]) -> Option<Outcome> {
+        let need = u32::from(self.config.repetition_count.max(2));
+        let hash = self.hash;
+        if count_repetitions(history, hash) + 1 < need {
+            return None;
+        }
+        // The earliest occurrence since the last irreversible move.
+        let mut first = history.len();
+        for (i, e) in history.iter().enumerate().rev() {
+            if e.hash == hash {
+                first = i;
+            }
+            if e.irreversible {
+                break;
+            }
+        }
+        // Moves first..n; move k (from position k) gave check iff position k+1 is in check.
+        // The side to move in position k is ours when (n - k) is even.
+        let n = history.len();
+        let mut all_checks = [true, true]; // [side to move now, opponent]
+        for k in first..n {
+            let gave_check = if k + 1 == n {
+                self.is_check()
+            } else {
+                history[k + 1].in_check
+            };
+            let who = (n - k) % 2; // 0 = side to move now, 1 = opponent
+            all_checks[who] &= gave_check;
+        }
+        Some(match (all_checks[0], all_checks[1]) {
+            (true, false) => Outcome::Loss,
+            (false, true) => Outcome::Win,
+            _ => Outcome::Draw,
+        })
+    }
+}
+
+impl Game for Xiangqi {
+    type Move = Move;
+    type Config = XiangqiConfig;
+    const NAME: &'static str = "xiangqi";
+
+    fn new(config: &XiangqiConfig) -> Self {
+        Xiangqi::start(*config)
+    }
+
+    fn config(&self) -> &XiangqiConfig {
+        &self.config
+    }
+
+    fn side_to_move(&self) -> Side {
+        self.side
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    fn legal_moves(&self, out: &mut Vec<Move>) {
+        out.clear();
+        self.generate(out);
+    }
+
+    fn is_legal(&self, mv: Move) -> bool {
+        match self.piece_at(mv.from) {
+            Some(p) if p.side == self.side => {}
+            _ => return false,
+        }
+        self.legal_list().as_slice().contains(&mv)
+    }
+
+    fn play_unchecked(&mut self, mv: Move) {
+        self.make(mv);
+    }
+
+    fn illegal_reason(&self, mv: Move) -> String {
+        self.illegal_reason_text(mv)
+    }
+
+    /// No legal move (checkmate or stalemate): `Loss`. Otherwise the no-capture counter at
+    /// `no_capture_draw_plies` (when non-zero): `Draw`.
+    fn outcome(&self) -> Option<Outcome> {
+        if !self.has_legal_move() {
+            return Some(Outcome::Loss);
+        }
+        let limit = self.config.no_capture_draw_plies;
+        if limit > 0 && self.halfmove >= limit {
+            return Some(Outcome::Draw);
+        }
+        None
+    }
+
+    /// [`Game::outcome`], then repetition: when the current position has occurred
+    /// `repetition_count` times (this one included) since the last capture, the cycle from its
+    /// first occurrence to now is examined; a side all of whose moves in it gave check loses
+    /// (perpetual check); if both or neither did, draw. Perpetual chase is not judged.
+    fn adjudicate(&self, history: &[HistoryEntry]) -> Option<Outcome> {
+        self.outcome().or_else(|| self.repetition_outcome(history))
+    }
+
+    fn is_irreversible(&self, mv: Move) -> bool {
+        self.is_capture(mv)
+    }
+
+    fn in_check(&self) -> bool {
+        self.is_check()
+    }
+
+    fn zobrist(&self) -> u64 {
+        self.hash
+    }
+
+    fn zobrist_from_scratch(&self) -> u64 {
+        self.compute_hash()
+    }
+
+    /// The Zobrist hash mixed with how often the position occurred before (since the last
+    /// capture); equals [`Game::zobrist`] for a first occurrence.
+    fn eval_key(&self, history: &[HistoryEntry]) -> u64 {
+        let n = u64::from(count_repetitions(history, self.hash));
+        self.hash ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn num_actions(&self) -> usize {
+        NUM_ACTIONS
+    }
+
+    /// Index of the move seen from the side to move (Black's moves are rotated by 180°
+    /// first). A move outside the action space (never a legal one) maps to `NUM_ACTIONS`,
+    /// which is out of range; use [`Xiangqi::try_move_to_action`] to detect it.
+    fn move_to_action(&self, mv: Move) -> usize {
+        self.try_move_to_action(mv).unwrap_or(NUM_ACTIONS)
+    }
+
+    fn action_to_move(&self, action: usize) -> Option<Move> {
+        actions::move_of(action).map(|m| self.oriented(m))
+    }
+
+    fn num_symmetries(&self) -> usize {
+        2
+    }
+
+    /// Symmetry 1 is the left-right mirror; 0 the identity (indices are taken modulo 2).
+    fn transform_action(&self, sym: usize, action: usize) -> usize {
+        if sym % 2 == 1 {
+            actions::mirror_action(action)
+        } else {
+            action
+        }
+    }
+
+    /// Symmetry 1 mirrors files a↔i; 0 is the identity (indices are taken modulo 2).
+    fn transform(&self, sym: usize) -> Self {
+        if sym % 2 == 1 {
+            self.mirrored()
+        } else {
+            self.clone()
+        }
+    }
+
+    fn parse_move(&self, text: &str) -> Result<Move, ParseError> {
+        Move::parse_iccs(text)
+    }
+
+    fn board_shape(&self) -> (usize, usize) {
+        (10, 9)
+    }
+}
+
+/// A stack list of legal moves for the perft driver.
+#[inline]
+pub(crate) fn legal_list(pos: &Xiangqi) -> MoveList {
+    pos.legal_list()
+}

@@ -1,0 +1,38 @@
+//! Xiangqi (Chinese chess) for alphazero-rs: complete rules behind [`alphazero_game::Game`].
+//!
+//! * Board: 9 files a–i (left to right from Red's view) × 10 ranks 0–9 (from Red's side), as in
+//!   ICCS/UCCI. Red is [`Side::First`](alphazero_game::Side::First) and moves first.
+//! * Moves: [`Move`] `{ from, to }`, written in ICCS (`h2e2`).
+//! * Positions: [`Xiangqi`], read and written as FEN ([`Xiangqi::from_fen`], [`Xiangqi::to_fen`]).
+//! * Legal moves: palace for generals and advisors, elephant eye and river, horse leg, cannon
+//!   screen, soldiers sideways after the river, flying general, no move may leave the own
+//!   general attacked. The fast generator uses precomputed tables and an attack test from the
+//!   general's square; [`reference`] is a slow, obviously-correct generator it is tested against.
+//! * End of game ([`Game::outcome`](alphazero_game::Game::outcome)): a side with no legal move
+//!   (checkmate or stalemate) loses; `no_capture_draw_plies` plies without capture draw.
+//! * Repetition ([`Game::adjudicate`](alphazero_game::Game::adjudicate)): when the position has
+//!   occurred `repetition_count` times since the last capture, a side that gave check with every
+//!   one of its moves in the cycle loses (perpetual check); both or neither: draw.
+//!
+//! **Known simplification:** perpetual *chase* (AXF/WXF rules against chasing an unprotected
+//! piece) is not judged; such repetitions are draws.
+//!
+//! * Action space ([`NUM_ACTIONS`] = 2086): all geometrically possible from→to moves (line
+//!   moves, horse, elephant and advisor moves), **seen from the side to move**: Black's moves are
+//!   rotated by 180° before indexing. Symmetry 1 mirrors the files.
+//! * [`perft`], [`perft_divide`], [`reference::perft`].
+#![deny(missing_docs)]
+
+mod actions;
+mod fen;
+mod game_impl;
+mod perft;
+mod position;
+pub mod reference;
+mod tables;
+mod types;
+
+pub use actions::NUM_ACTIONS;
+pub use perft::{perft, perft_divide};
+pub use position::{Xiangqi, XiangqiConfig};
+pub use types::{Move, Piece, PieceKind, Square, FILES, NUM_SQUARES, RANKS};
