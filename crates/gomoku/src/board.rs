@@ -88,28 +88,25 @@ impl Board {
 
     /// Cheap necessary condition for a black foul at `(x, y)`: two directions with at least two
     /// black stones within distance 4, or one direction with at least four.
+    /// Counts on the row bitboards, `(x, y)` on the board; white stones are not looked at.
     #[inline]
     fn may_be_foul(&self, x: i32, y: i32) -> bool {
-        let mut dirs_with_two = 0;
-        for &(dx, dy) in &DIRS {
-            let mut count = 0;
-            for sign in [1, -1] {
-                for k in 1..=4 {
-                    match self.get(x + sign * k * dx, y + sign * k * dy) {
-                        BLACK => count += 1,
-                        WALL => break,
-                        _ => {}
-                    }
-                }
+        let black = &self.stones[0];
+        // Horizontal: bits x-4..=x+4 of the row (the point itself is empty).
+        let row = u64::from(black[y as usize]) << 4;
+        let mut count = [(row >> x & 0x1FF).count_ones(), 0, 0, 0];
+        // Other directions: one bit per row y+k; columns shifted by 4 so x-4 >= 0.
+        for k in (-4..=4).filter(|&k| k != 0) {
+            let r = y + k;
+            if r < 0 || r >= self.n {
+                continue;
             }
-            if count >= 4 {
-                return true;
-            }
-            if count >= 2 {
-                dirs_with_two += 1;
-            }
+            let bits = u64::from(black[r as usize]) << 4;
+            count[1] += (bits >> (x + 4) & 1) as u32;
+            count[2] += (bits >> (x + k + 4) & 1) as u32;
+            count[3] += (bits >> (x - k + 4) & 1) as u32;
         }
-        dirs_with_two >= 2
+        count.iter().any(|&c| c >= 4) || count.iter().filter(|&&c| c >= 2).count() >= 2
     }
 
     /// The renju foul a black stone at the empty point `(x, y)` would commit, if any.
@@ -216,5 +213,54 @@ impl Board {
             }
         }
         false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// [`Board::foul`] without the cheap pre-filter (reference for the fast path).
+    fn foul_reference(b: &mut Board, x: i32, y: i32) -> Option<Foul> {
+        if b.get(x, y) != EMPTY {
+            return None;
+        }
+        b.set(x, y, BLACK);
+        let f = b.foul_placed(x, y);
+        b.clear(x, y);
+        f
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn foul_prefilter_never_hides_a_foul(
+            n in 5u8..=20,
+            black_pct in 10u8..60,
+            cells in prop::collection::vec(0u8..100, 400),
+        ) {
+            // Random boards from sparse to dense: `black_pct`% black, 15% white.
+            let mut b = Board::new(n);
+            for y in 0..i32::from(n) {
+                for x in 0..i32::from(n) {
+                    let c = cells[(y * 20 + x) as usize];
+                    if c < black_pct {
+                        b.set(x, y, BLACK);
+                    } else if c < black_pct + 15 {
+                        b.set(x, y, WHITE);
+                    }
+                }
+            }
+            let before = b;
+            for y in 0..i32::from(n) {
+                for x in 0..i32::from(n) {
+                    let fast = b.foul(x, y);
+                    prop_assert_eq!(fast, foul_reference(&mut b, x, y), "at ({}, {})", x, y);
+                }
+            }
+            prop_assert_eq!(b, before);
+        }
     }
 }
