@@ -38,8 +38,12 @@ pub fn inverse_symmetry(sym: usize) -> usize {
 /// The image of point `(x, y)` of an `n`×`n` board under symmetry `sym` (taken modulo 8):
 /// symmetries 4..8 first mirror left-right (x → n−1−x); then the board is turned a quarter
 /// turn `sym % 4` times, each turn mapping (x, y) → (n−1−y, x). Symmetry 0 is the identity.
+/// A point off the board is returned unchanged.
 #[inline]
 pub fn transform_point(n: u8, sym: usize, x: u8, y: u8) -> (u8, u8) {
+    if x >= n || y >= n {
+        return (x, y);
+    }
     let m = n - 1;
     let (mut x, mut y) = if sym % 8 >= 4 { (m - x, y) } else { (x, y) };
     for _ in 0..sym % 4 {
