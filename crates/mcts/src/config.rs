@@ -96,6 +96,12 @@ pub struct SearchConfig {
     /// MCTS-solver: propagate proven wins/losses/draws and stop searching decided subtrees
     /// (true).
     pub solver: bool,
+    /// Decisive-move check (true): when a node is expanded, play each of its moves once and
+    /// record the ones that end the game as terminal children, so that a win in one is seen
+    /// (and, with the solver, proven) on the first visit instead of after visiting every
+    /// sibling. Costs one `play` per candidate per expansion; makes a search without a
+    /// network tactically sound one ply deep.
+    pub terminal_check: bool,
     /// Gumbel root with sequential halving instead of PUCT at the root (`None`).
     pub gumbel: Option<GumbelConfig>,
     /// Seed of the search's RNG (Dirichlet noise, Gumbel samples).
@@ -116,6 +122,7 @@ impl Default for SearchConfig {
             leaves_per_batch: 8,
             use_candidate_moves: true,
             solver: true,
+            terminal_check: true,
             gumbel: None,
             seed: 0,
         }
@@ -134,7 +141,12 @@ pub struct ConfigError {
     pub reason: &'static str,
 }
 
-fn check(ok: bool, field: &'static str, value: impl ToString, reason: &'static str) -> Result<(), ConfigError> {
+fn check(
+    ok: bool,
+    field: &'static str,
+    value: impl ToString,
+    reason: &'static str,
+) -> Result<(), ConfigError> {
     if ok {
         Ok(())
     } else {
@@ -156,29 +168,94 @@ impl SearchConfig {
     /// `virtual_loss` ≥ 0), `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1,
     /// `c_visit` ≥ 0, `c_scale` > 0.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(self.simulations >= 1, "simulations", self.simulations, "must be at least 1")?;
+        check(
+            self.simulations >= 1,
+            "simulations",
+            self.simulations,
+            "must be at least 1",
+        )?;
         match self.c_puct {
-            CPuct::Constant(c) => check(c.is_finite() && c > 0.0, "c_puct", c, "must be finite and > 0")?,
+            CPuct::Constant(c) => check(
+                c.is_finite() && c > 0.0,
+                "c_puct",
+                c,
+                "must be finite and > 0",
+            )?,
             CPuct::AlphaZero { c_base, c_init } => {
-                check(c_base.is_finite() && c_base > 0.0, "c_puct.c_base", c_base, "must be finite and > 0")?;
-                check(c_init.is_finite() && c_init > 0.0, "c_puct.c_init", c_init, "must be finite and > 0")?;
+                check(
+                    c_base.is_finite() && c_base > 0.0,
+                    "c_puct.c_base",
+                    c_base,
+                    "must be finite and > 0",
+                )?;
+                check(
+                    c_init.is_finite() && c_init > 0.0,
+                    "c_puct.c_init",
+                    c_init,
+                    "must be finite and > 0",
+                )?;
             }
         }
         let f = self.fpu_reduction;
-        check(f.is_finite() && f >= 0.0, "fpu_reduction", f, "must be finite and >= 0")?;
+        check(
+            f.is_finite() && f >= 0.0,
+            "fpu_reduction",
+            f,
+            "must be finite and >= 0",
+        )?;
         let a = self.dirichlet_alpha;
-        check(a.is_finite() && a > 0.0, "dirichlet_alpha", a, "must be finite and > 0")?;
+        check(
+            a.is_finite() && a > 0.0,
+            "dirichlet_alpha",
+            a,
+            "must be finite and > 0",
+        )?;
         let e = self.dirichlet_epsilon;
-        check((0.0..=1.0).contains(&e), "dirichlet_epsilon", e, "must be in [0, 1]")?;
+        check(
+            (0.0..=1.0).contains(&e),
+            "dirichlet_epsilon",
+            e,
+            "must be in [0, 1]",
+        )?;
         let t = self.temperature;
-        check(t.is_finite() && t >= 0.0, "temperature", t, "must be finite and >= 0")?;
+        check(
+            t.is_finite() && t >= 0.0,
+            "temperature",
+            t,
+            "must be finite and >= 0",
+        )?;
         let v = self.virtual_loss;
-        check(v.is_finite() && v >= 0.0, "virtual_loss", v, "must be finite and >= 0")?;
-        check(self.leaves_per_batch >= 1, "leaves_per_batch", self.leaves_per_batch, "must be at least 1")?;
+        check(
+            v.is_finite() && v >= 0.0,
+            "virtual_loss",
+            v,
+            "must be finite and >= 0",
+        )?;
+        check(
+            self.leaves_per_batch >= 1,
+            "leaves_per_batch",
+            self.leaves_per_batch,
+            "must be at least 1",
+        )?;
         if let Some(g) = &self.gumbel {
-            check(g.num_sampled_actions >= 1, "gumbel.num_sampled_actions", g.num_sampled_actions, "must be at least 1")?;
-            check(g.c_visit.is_finite() && g.c_visit >= 0.0, "gumbel.c_visit", g.c_visit, "must be finite and >= 0")?;
-            check(g.c_scale.is_finite() && g.c_scale > 0.0, "gumbel.c_scale", g.c_scale, "must be finite and > 0")?;
+            check(
+                g.num_sampled_actions >= 1,
+                "gumbel.num_sampled_actions",
+                g.num_sampled_actions,
+                "must be at least 1",
+            )?;
+            check(
+                g.c_visit.is_finite() && g.c_visit >= 0.0,
+                "gumbel.c_visit",
+                g.c_visit,
+                "must be finite and >= 0",
+            )?;
+            check(
+                g.c_scale.is_finite() && g.c_scale > 0.0,
+                "gumbel.c_scale",
+                g.c_scale,
+                "must be finite and > 0",
+            )?;
         }
         Ok(())
     }
@@ -196,25 +273,88 @@ mod tests {
     #[test]
     fn validation_names_the_bad_field() {
         let cases: Vec<(SearchConfig, &str)> = vec![
-            (SearchConfig { simulations: 0, ..Default::default() }, "simulations"),
-            (SearchConfig { c_puct: CPuct::Constant(-1.0), ..Default::default() }, "c_puct"),
-            (SearchConfig { c_puct: CPuct::AlphaZero { c_base: 0.0, c_init: 1.0 }, ..Default::default() }, "c_puct.c_base"),
-            (SearchConfig { fpu_reduction: f32::NAN, ..Default::default() }, "fpu_reduction"),
-            (SearchConfig { dirichlet_alpha: 0.0, ..Default::default() }, "dirichlet_alpha"),
-            (SearchConfig { dirichlet_epsilon: 1.5, ..Default::default() }, "dirichlet_epsilon"),
-            (SearchConfig { temperature: -1.0, ..Default::default() }, "temperature"),
-            (SearchConfig { virtual_loss: -0.5, ..Default::default() }, "virtual_loss"),
-            (SearchConfig { leaves_per_batch: 0, ..Default::default() }, "leaves_per_batch"),
             (
                 SearchConfig {
-                    gumbel: Some(GumbelConfig { num_sampled_actions: 0, ..Default::default() }),
+                    simulations: 0,
+                    ..Default::default()
+                },
+                "simulations",
+            ),
+            (
+                SearchConfig {
+                    c_puct: CPuct::Constant(-1.0),
+                    ..Default::default()
+                },
+                "c_puct",
+            ),
+            (
+                SearchConfig {
+                    c_puct: CPuct::AlphaZero {
+                        c_base: 0.0,
+                        c_init: 1.0,
+                    },
+                    ..Default::default()
+                },
+                "c_puct.c_base",
+            ),
+            (
+                SearchConfig {
+                    fpu_reduction: f32::NAN,
+                    ..Default::default()
+                },
+                "fpu_reduction",
+            ),
+            (
+                SearchConfig {
+                    dirichlet_alpha: 0.0,
+                    ..Default::default()
+                },
+                "dirichlet_alpha",
+            ),
+            (
+                SearchConfig {
+                    dirichlet_epsilon: 1.5,
+                    ..Default::default()
+                },
+                "dirichlet_epsilon",
+            ),
+            (
+                SearchConfig {
+                    temperature: -1.0,
+                    ..Default::default()
+                },
+                "temperature",
+            ),
+            (
+                SearchConfig {
+                    virtual_loss: -0.5,
+                    ..Default::default()
+                },
+                "virtual_loss",
+            ),
+            (
+                SearchConfig {
+                    leaves_per_batch: 0,
+                    ..Default::default()
+                },
+                "leaves_per_batch",
+            ),
+            (
+                SearchConfig {
+                    gumbel: Some(GumbelConfig {
+                        num_sampled_actions: 0,
+                        ..Default::default()
+                    }),
                     ..Default::default()
                 },
                 "gumbel.num_sampled_actions",
             ),
             (
                 SearchConfig {
-                    gumbel: Some(GumbelConfig { c_scale: 0.0, ..Default::default() }),
+                    gumbel: Some(GumbelConfig {
+                        c_scale: 0.0,
+                        ..Default::default()
+                    }),
                     ..Default::default()
                 },
                 "gumbel.c_scale",

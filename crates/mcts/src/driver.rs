@@ -17,11 +17,18 @@ use crate::search::{Search, SearchResult};
 ///
 /// A proven-won root always gives `best_move`; proven-losing moves are never sampled while
 /// another move exists. `None` only when the result has no moves (terminal root).
-pub fn select_move<G: Game, R: Rng + ?Sized>(result: &SearchResult<G>, tau: f32, rng: &mut R) -> Option<G::Move> {
+pub fn select_move<G: Game, R: Rng + ?Sized>(
+    result: &SearchResult<G>,
+    tau: f32,
+    rng: &mut R,
+) -> Option<G::Move> {
     if result.proven == Some(Outcome::Win) || tau.is_nan() || tau <= 1e-3 {
         return result.best_move;
     }
-    let all_lose = result.children.iter().all(|c| c.proven == Some(Outcome::Loss));
+    let all_lose = result
+        .children
+        .iter()
+        .all(|c| c.proven == Some(Outcome::Loss));
     let weight = |c: &crate::ChildStats<G::Move>| {
         if !all_lose && c.proven == Some(Outcome::Loss) {
             return 0.0;
@@ -69,12 +76,20 @@ pub fn select_move<G: Game, R: Rng + ?Sized>(result: &SearchResult<G>, tau: f32,
 /// # Errors
 /// [`EvalError`] from the evaluator or on mismatched action spaces; the trees then keep no
 /// pending leaves.
-pub fn run_many<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [Search<G>], evaluator: &E) -> Result<Vec<SearchResult<G>>, EvalError> {
+pub fn run_many<G: Game, E: Evaluator<G> + ?Sized>(
+    searches: &mut [Search<G>],
+    evaluator: &E,
+) -> Result<Vec<SearchResult<G>>, EvalError> {
     for s in searches.iter_mut() {
         s.begin_run();
     }
-    let a = searches.first().map_or(0, |s| s.root_position().num_actions());
-    if let Some(s) = searches.iter().find(|s| s.root_position().num_actions() != a) {
+    let a = searches
+        .first()
+        .map_or(0, |s| s.root_position().num_actions());
+    if let Some(s) = searches
+        .iter()
+        .find(|s| s.root_position().num_actions() != a)
+    {
         return Err(EvalError(format!(
             "run_many: mixed action spaces {a} and {}",
             s.root_position().num_actions()
@@ -95,7 +110,8 @@ pub fn run_many<G: Game, E: Evaluator<G> + ?Sized>(searches: &mut [Search<G>], e
         logits.resize(total * a, 0.0);
         values.resize(total, 0.0);
         let r = {
-            let batch: Vec<EvalRequest<'_, G>> = searches.iter().flat_map(|s| s.pending_requests()).collect();
+            let batch: Vec<EvalRequest<'_, G>> =
+                searches.iter().flat_map(|s| s.pending_requests()).collect();
             evaluator.evaluate(&batch, &mut logits, &mut values)
         };
         let mut off = 0;
@@ -134,7 +150,12 @@ pub struct BenchReport {
 ///
 /// # Errors
 /// [`EvalError`] as from [`Search::run`]; a bad config is reported as an `EvalError` naming it.
-pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(position: &G, config: &SearchConfig, evaluator: &E, runs: u32) -> Result<BenchReport, EvalError> {
+pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(
+    position: &G,
+    config: &SearchConfig,
+    evaluator: &E,
+    runs: u32,
+) -> Result<BenchReport, EvalError> {
     let start = Instant::now();
     let mut sims = 0u64;
     let mut tree_size = 0;
@@ -143,7 +164,8 @@ pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(position: &G, config
             seed: config.seed.wrapping_add(i as u64),
             ..config.clone()
         };
-        let mut s = Search::new(position.clone(), Vec::new(), cfg).map_err(|e| EvalError(e.to_string()))?;
+        let mut s =
+            Search::new(position.clone(), Vec::new(), cfg).map_err(|e| EvalError(e.to_string()))?;
         let r = s.run(evaluator)?;
         sims += r.simulations as u64;
         tree_size = s.tree_size();

@@ -16,7 +16,12 @@ use crate::evaluator::{EvalError, EvalRequest, Evaluator};
 pub struct UniformEvaluator;
 
 impl<G: Game> Evaluator<G> for UniformEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], policy_logits: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         check_shapes(batch, policy_logits, values)?;
         policy_logits.fill(0.0);
         values.fill(0.0);
@@ -24,7 +29,11 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     }
 }
 
-fn check_shapes<G: Game>(batch: &[EvalRequest<'_, G>], policy_logits: &[f32], values: &[f32]) -> Result<usize, EvalError> {
+fn check_shapes<G: Game>(
+    batch: &[EvalRequest<'_, G>],
+    policy_logits: &[f32],
+    values: &[f32],
+) -> Result<usize, EvalError> {
     let a = batch.first().map_or(0, |r| r.position.num_actions());
     if values.len() != batch.len() || policy_logits.len() != batch.len() * a {
         return Err(EvalError(format!(
@@ -69,7 +78,13 @@ impl RolloutEvaluator {
         }
     }
 
-    fn rollout<G: Game, R: Rng>(&self, req: &EvalRequest<'_, G>, rng: &mut R, moves: &mut Vec<G::Move>, hist: &mut Vec<HistoryEntry>) -> f32 {
+    fn rollout<G: Game, R: Rng>(
+        &self,
+        req: &EvalRequest<'_, G>,
+        rng: &mut R,
+        moves: &mut Vec<G::Move>,
+        hist: &mut Vec<HistoryEntry>,
+    ) -> f32 {
         let me = req.position.side_to_move();
         let mut pos = req.position.clone();
         hist.clear();
@@ -77,7 +92,11 @@ impl RolloutEvaluator {
         let mut irreversible = false;
         for _ in 0..self.max_plies {
             if let Some(o) = pos.adjudicate(hist) {
-                return if pos.side_to_move() == me { o.value() } else { -o.value() };
+                return if pos.side_to_move() == me {
+                    o.value()
+                } else {
+                    -o.value()
+                };
             }
             pos.legal_moves(moves);
             if moves.is_empty() {
@@ -97,7 +116,12 @@ impl RolloutEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for RolloutEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], policy_logits: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         check_shapes(batch, policy_logits, values)?;
         policy_logits.fill(0.0);
         let mut moves = Vec::new();
@@ -105,8 +129,11 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         let k = self.playouts.max(1);
         for (req, v) in batch.iter().zip(values.iter_mut()) {
             let key = req.position.eval_key(req.history);
-            let mut rng = StdRng::seed_from_u64(self.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let total: f32 = (0..k).map(|_| self.rollout(req, &mut rng, &mut moves, &mut hist)).sum();
+            let mut rng =
+                StdRng::seed_from_u64(self.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let total: f32 = (0..k)
+                .map(|_| self.rollout(req, &mut rng, &mut moves, &mut hist))
+                .sum();
             *v = total / k as f32;
         }
         Ok(())
@@ -170,7 +197,10 @@ impl<E> CachedEvaluator<E> {
 
     /// Entries stored now.
     pub fn len(&self) -> usize {
-        self.shards.iter().map(|s| s.lock().map_or(0, |s| s.map.len())).sum()
+        self.shards
+            .iter()
+            .map(|s| s.lock().map_or(0, |s| s.map.len()))
+            .sum()
     }
 
     /// Whether the cache is empty.
@@ -203,7 +233,12 @@ fn poisoned() -> EvalError {
 }
 
 impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], policy_logits: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         let a = check_shapes(batch, policy_logits, values)?;
         let mut miss_idx = Vec::new();
         let mut keys = Vec::with_capacity(batch.len());
@@ -219,15 +254,24 @@ impl<G: Game, E: Evaluator<G>> Evaluator<G> for CachedEvaluator<E> {
                 _ => miss_idx.push(i),
             }
         }
-        self.hits.fetch_add((batch.len() - miss_idx.len()) as u64, Ordering::Relaxed);
-        self.misses.fetch_add(miss_idx.len() as u64, Ordering::Relaxed);
+        self.hits
+            .fetch_add((batch.len() - miss_idx.len()) as u64, Ordering::Relaxed);
+        self.misses
+            .fetch_add(miss_idx.len() as u64, Ordering::Relaxed);
         if miss_idx.is_empty() {
             return Ok(());
         }
-        let sub: Vec<EvalRequest<'_, G>> = miss_idx.iter().map(|&i| EvalRequest { position: batch[i].position, history: batch[i].history }).collect();
+        let sub: Vec<EvalRequest<'_, G>> = miss_idx
+            .iter()
+            .map(|&i| EvalRequest {
+                position: batch[i].position,
+                history: batch[i].history,
+            })
+            .collect();
         let mut sub_logits = vec![0.0; sub.len() * a];
         let mut sub_values = vec![0.0; sub.len()];
-        self.inner.evaluate(&sub, &mut sub_logits, &mut sub_values)?;
+        self.inner
+            .evaluate(&sub, &mut sub_logits, &mut sub_values)?;
         for (j, &i) in miss_idx.iter().enumerate() {
             let row = &sub_logits[j * a..(j + 1) * a];
             policy_logits[i * a..(i + 1) * a].copy_from_slice(row);

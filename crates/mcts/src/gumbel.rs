@@ -35,7 +35,10 @@ mod tests {
     #[test]
     fn sequence_matches_mctx_for_small_budget() {
         // mctx: get_sequence_of_considered_visits(4, 8) == (0,0,0,0,1,1,2,2)
-        assert_eq!(considered_visit_sequence(4, 8), vec![0, 0, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(
+            considered_visit_sequence(4, 8),
+            vec![0, 0, 0, 0, 1, 1, 2, 2]
+        );
         assert_eq!(considered_visit_sequence(1, 3), vec![0, 1, 2]);
         assert_eq!(considered_visit_sequence(16, 100).len(), 100);
     }

@@ -1,6 +1,6 @@
 //! The search tree and the PUCT / Gumbel / solver search over it.
 
-use alphazero_game::{Game, HistoryEntry, History, IllegalMove, Outcome, Side};
+use alphazero_game::{Game, History, HistoryEntry, IllegalMove, Outcome, Side};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma, Gumbel};
@@ -157,7 +157,9 @@ pub struct Search<G: Game> {
 /// empty vector).
 fn recycle<'a, 'b, G: Game>(mut v: Vec<EvalRequest<'a, G>>) -> Vec<EvalRequest<'b, G>> {
     v.clear();
-    v.into_iter().map(|_| unreachable!("vector is empty")).collect()
+    v.into_iter()
+        .map(|_| unreachable!("vector is empty"))
+        .collect()
 }
 
 #[inline]
@@ -176,7 +178,11 @@ impl<G: Game> Search<G> {
     ///
     /// # Errors
     /// [`ConfigError`] when `config` does not validate.
-    pub fn new(position: G, history: Vec<HistoryEntry>, config: SearchConfig) -> Result<Self, ConfigError> {
+    pub fn new(
+        position: G,
+        history: Vec<HistoryEntry>,
+        config: SearchConfig,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
         let entry = HistoryEntry {
             hash: position.zobrist(),
@@ -202,7 +208,12 @@ impl<G: Game> Search<G> {
         ))
     }
 
-    fn with_root(position: G, entry: HistoryEntry, history: Vec<HistoryEntry>, config: SearchConfig) -> Self {
+    fn with_root(
+        position: G,
+        entry: HistoryEntry,
+        history: Vec<HistoryEntry>,
+        config: SearchConfig,
+    ) -> Self {
         let rng = StdRng::seed_from_u64(config.seed);
         let mut s = Search {
             config,
@@ -294,7 +305,10 @@ impl<G: Game> Search<G> {
     /// # Errors
     /// [`EvalError`] from the evaluator, or when it returns a non-finite value. The tree is left
     /// without pending leaves (their virtual loss undone).
-    pub fn run<E: Evaluator<G> + ?Sized>(&mut self, evaluator: &E) -> Result<SearchResult<G>, EvalError> {
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<SearchResult<G>, EvalError> {
         self.begin_run();
         let mut reqs: Vec<EvalRequest<'static, G>> = Vec::new();
         while !self.is_done() {
@@ -402,10 +416,13 @@ impl<G: Game> Search<G> {
     /// The pending leaves as evaluator requests, in the order [`Search::apply_evaluations`]
     /// expects their outputs.
     pub fn pending_requests(&self) -> impl Iterator<Item = EvalRequest<'_, G>> + '_ {
-        self.pending.iter().enumerate().map(move |(i, &id)| EvalRequest {
-            position: &self.states[id as usize],
-            history: &self.leaf_hist[i],
-        })
+        self.pending
+            .iter()
+            .enumerate()
+            .map(move |(i, &id)| EvalRequest {
+                position: &self.states[id as usize],
+                history: &self.leaf_hist[i],
+            })
     }
 
     /// Expands the pending leaves with the evaluator's outputs and backs their values up.
@@ -416,7 +433,11 @@ impl<G: Game> Search<G> {
     /// # Errors
     /// [`EvalError`] when the buffer lengths do not match or a value is not finite; nothing
     /// is applied then (the leaves stay pending).
-    pub fn apply_evaluations(&mut self, policy_logits: &[f32], values: &[f32]) -> Result<(), EvalError> {
+    pub fn apply_evaluations(
+        &mut self,
+        policy_logits: &[f32],
+        values: &[f32],
+    ) -> Result<(), EvalError> {
         let p = self.pending.len();
         let a = self.states[0].num_actions();
         if values.len() != p || policy_logits.len() != p * a {
@@ -427,18 +448,27 @@ impl<G: Game> Search<G> {
             )));
         }
         if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-            return Err(EvalError(format!("evaluator returned a non-finite value {v}")));
+            return Err(EvalError(format!(
+                "evaluator returned a non-finite value {v}"
+            )));
         }
         for i in 0..p {
             let id = self.pending[i];
             let v = values[i].clamp(-1.0, 1.0);
             let terminal = self.expand(id, &policy_logits[i * a..(i + 1) * a], v);
+            if self.config.terminal_check && !terminal {
+                self.check_terminal_children(id, i);
+            }
+            let node = &self.nodes[id as usize];
+            let val = match node.proven {
+                Some(o) if self.config.solver || terminal => o.value(),
+                _ => node.raw_value,
+            };
             if id == 0 {
                 // The root's own evaluation is not a simulation.
                 self.nodes[0].n += 1;
-                self.nodes[0].w += self.nodes[0].raw_value;
+                self.nodes[0].w += val;
             } else {
-                let val = self.nodes[id as usize].raw_value;
                 self.backup(id, val);
                 if terminal && self.config.solver {
                     self.propagate_proof(id);
@@ -488,7 +518,11 @@ impl<G: Game> Search<G> {
         let mut id = leaf;
         loop {
             let node = &mut self.nodes[id as usize];
-            let v = if node.side == leaf_side { value } else { -value };
+            let v = if node.side == leaf_side {
+                value
+            } else {
+                -value
+            };
             node.n += 1;
             node.w += v;
             if id != leaf {
@@ -590,7 +624,11 @@ impl<G: Game> Search<G> {
         let mut max = f32::NEG_INFINITY;
         for &mv in &self.moves {
             let a = pos.move_to_action(mv);
-            let l = logits.get(a).copied().filter(|l| l.is_finite()).unwrap_or(f32::NEG_INFINITY);
+            let l = logits
+                .get(a)
+                .copied()
+                .filter(|l| l.is_finite())
+                .unwrap_or(f32::NEG_INFINITY);
             max = max.max(l);
             self.edges.push(Edge {
                 mv,
@@ -617,6 +655,55 @@ impl<G: Game> Search<G> {
         false
     }
 
+    /// Plays every edge of the freshly expanded node `id` once and creates a terminal child
+    /// for each move that ends the game ("decisive move" check); with the solver the node's
+    /// proof is then derived at once. `slot` holds the node's history.
+    fn check_terminal_children(&mut self, id: u32, slot: usize) {
+        let node = &self.nodes[id as usize];
+        let (f, n) = (node.first_edge as usize, node.num_edges as usize);
+        let entry = node.entry;
+        let mut hist = std::mem::take(&mut self.leaf_hist[slot]);
+        hist.push(entry);
+        let mut last_terminal = NONE;
+        for e in f..f + n {
+            let mv = self.edges[e].mv;
+            let parent = &self.states[id as usize];
+            let irreversible = parent.is_irreversible(mv);
+            let mut pos = parent.clone();
+            pos.play_unchecked(mv);
+            let Some(o) = pos.adjudicate(&hist) else {
+                continue;
+            };
+            let cid = self.nodes.len() as u32;
+            self.nodes.push(Node {
+                parent: id,
+                parent_edge: e as u32,
+                first_edge: 0,
+                num_edges: 0,
+                n: 0,
+                w: 0.0,
+                in_flight: 0,
+                raw_value: o.value(),
+                side: pos.side_to_move(),
+                state: NodeState::Terminal,
+                proven: Some(o),
+                entry: HistoryEntry {
+                    hash: pos.zobrist(),
+                    in_check: pos.in_check(),
+                    irreversible,
+                },
+            });
+            self.states.push(pos);
+            self.edges[e].child = cid;
+            last_terminal = cid;
+        }
+        hist.pop();
+        self.leaf_hist[slot] = hist;
+        if last_terminal != NONE && self.config.solver {
+            self.propagate_proof(last_terminal);
+        }
+    }
+
     fn prepare_root(&mut self) {
         self.root_prepared = true;
         let root = &self.nodes[0];
@@ -625,12 +712,20 @@ impl<G: Game> Search<G> {
             let dist = Gumbel::new(0.0f32, 1.0).expect("Gumbel(0, 1) is valid");
             let edges = &self.edges[f..f + n];
             let g: Vec<f32> = edges.iter().map(|_| dist.sample(&mut self.rng)).collect();
-            let logits = edges.iter().map(|e| e.prior.max(f32::MIN_POSITIVE).ln()).collect();
+            let logits = edges
+                .iter()
+                .map(|e| e.prior.max(f32::MIN_POSITIVE).ln())
+                .collect();
             let base = edges.iter().map(|e| e.n).collect();
             let m = (gc.num_sampled_actions as usize).min(n);
             let budget = self.sims_target.saturating_sub(self.sims_done) as usize;
             let table = gumbel::considered_visit_sequence(m, budget);
-            self.gumbel = Some(GumbelRoot { g, logits, base, table });
+            self.gumbel = Some(GumbelRoot {
+                g,
+                logits,
+                base,
+                table,
+            });
         } else if self.config.root_noise && !self.noise_applied {
             self.noise_applied = true;
             let mut priors: Vec<f32> = self.edges[f..f + n].iter().map(|e| e.prior).collect();
@@ -755,19 +850,31 @@ impl<G: Game> Search<G> {
         let edges = &self.edges[f..f + n];
         let parent_n = (node.n + node.in_flight) as f32;
         let c = self.config.c_puct.value(parent_n) * parent_n.max(1.0).sqrt();
-        let parent_q = if node.n > 0 { node.w / node.n as f32 } else { 0.0 };
-        let visited: f32 = edges.iter().filter(|e| e.n + e.vl > 0).map(|e| e.prior).sum();
+        let parent_q = if node.n > 0 {
+            node.w / node.n as f32
+        } else {
+            0.0
+        };
+        let visited: f32 = edges
+            .iter()
+            .filter(|e| e.n + e.vl > 0)
+            .map(|e| e.prior)
+            .sum();
         let fpu = parent_q - self.config.fpu_reduction * visited.sqrt();
         let vl = self.config.virtual_loss;
         let solver = self.config.solver;
         let mut best = usize::MAX;
         let mut best_score = f32::NEG_INFINITY;
-        let mut fallback = f + 0;
+        let mut fallback = f;
         let mut fallback_score = f32::NEG_INFINITY;
         for (i, e) in edges.iter().enumerate() {
             let ne = e.n + e.vl;
             let q = if ne == 0 {
-                fpu
+                // A child already known to end the game has an exact value, not FPU.
+                match self.edge_proven(e, node.side) {
+                    Some(o) => o.value(),
+                    None => fpu,
+                }
             } else {
                 (e.w - vl * e.vl as f32) / ne as f32
             };
@@ -831,14 +938,20 @@ impl<G: Game> Search<G> {
         let edges = &self.edges[f..f + n];
         let rel = |i: usize| edges[i].n + edges[i].vl - gr.base[i];
         let sim: u32 = (0..n).map(rel).sum();
-        let considered = gr.table.get(sim as usize).or(gr.table.last()).copied().unwrap_or(0);
+        let considered = gr
+            .table
+            .get(sim as usize)
+            .or(gr.table.last())
+            .copied()
+            .unwrap_or(0);
+        let score = |i: usize| gr.g[i] + gr.logits[i] + sigma[i];
         let mut best = usize::MAX;
         let mut best_score = f32::NEG_INFINITY;
         for i in 0..n {
             if rel(i) != considered {
                 continue;
             }
-            let s = gr.g[i] + gr.logits[i] + sigma[i];
+            let s = score(i);
             if best == usize::MAX || s > best_score {
                 best = i;
                 best_score = s;
@@ -848,7 +961,7 @@ impl<G: Game> Search<G> {
             // Fall back to the least visited of the highest-scoring actions.
             let mut key = (u32::MAX, f32::NEG_INFINITY);
             for i in 0..n {
-                let s = gr.g[i] + gr.logits[i] + sigma[i];
+                let s = score(i);
                 let r = rel(i);
                 if r < key.0 || (r == key.0 && s > key.1) {
                     key = (r, s);
@@ -935,10 +1048,12 @@ impl<G: Game> Search<G> {
             // Completed-Q improved policy and the sequential-halving winner.
             let mut sigma = vec![0.0; n];
             self.root_sigma_q(&mut sigma);
-            let mut max = f32::NEG_INFINITY;
-            for i in 0..n {
-                max = max.max(gr.logits[i] + sigma[i]);
-            }
+            let max = gr
+                .logits
+                .iter()
+                .zip(&sigma)
+                .map(|(l, s)| l + s)
+                .fold(f32::NEG_INFINITY, f32::max);
             let mut sum = 0.0;
             for (i, e) in edges.iter().enumerate() {
                 let p = (gr.logits[i] + sigma[i] - max).exp();
@@ -950,7 +1065,8 @@ impl<G: Game> Search<G> {
             let max_rel = (0..n).map(rel).max().unwrap_or(0);
             let mut bs = f32::NEG_INFINITY;
             for i in 0..n {
-                let lost = self.config.solver && self.edge_proven(&edges[i], root.side) == Some(Outcome::Loss);
+                let lost = self.config.solver
+                    && self.edge_proven(&edges[i], root.side) == Some(Outcome::Loss);
                 let s = gr.g[i] + gr.logits[i] + sigma[i];
                 if rel(i) == max_rel && !lost && s > bs {
                     bs = s;
@@ -1003,7 +1119,10 @@ impl<G: Game> Search<G> {
         let root = &self.nodes[0];
         let (f, n) = (root.first_edge as usize, root.num_edges as usize);
         let child = if root.state == NodeState::Expanded {
-            self.edges[f..f + n].iter().find(|e| e.mv == mv).map(|e| e.child)
+            self.edges[f..f + n]
+                .iter()
+                .find(|e| e.mv == mv)
+                .map(|e| e.child)
         } else {
             None
         };
@@ -1032,7 +1151,10 @@ impl<G: Game> Search<G> {
     fn compact(&mut self, new_root: u32) {
         let old_nodes = std::mem::take(&mut self.nodes);
         let old_edges = std::mem::take(&mut self.edges);
-        let mut old_states: Vec<Option<G>> = std::mem::take(&mut self.states).into_iter().map(Some).collect();
+        let mut old_states: Vec<Option<G>> = std::mem::take(&mut self.states)
+            .into_iter()
+            .map(Some)
+            .collect();
         let mut nodes = Vec::with_capacity(old_nodes.len());
         let mut edges = Vec::with_capacity(old_edges.len());
         let mut states = Vec::with_capacity(old_nodes.len());
@@ -1041,7 +1163,11 @@ impl<G: Game> Search<G> {
         r.parent = NONE;
         r.parent_edge = NONE;
         nodes.push(r);
-        states.push(old_states[new_root as usize].take().expect("each node is visited once"));
+        states.push(
+            old_states[new_root as usize]
+                .take()
+                .expect("each node is visited once"),
+        );
         let mut i = 0;
         while i < old_of_new.len() {
             let old = &old_nodes[old_of_new[i] as usize];
@@ -1056,7 +1182,11 @@ impl<G: Game> Search<G> {
                         c.parent = i as u32;
                         c.parent_edge = edges.len() as u32;
                         nodes.push(c);
-                        states.push(old_states[e.child as usize].take().expect("each node is visited once"));
+                        states.push(
+                            old_states[e.child as usize]
+                                .take()
+                                .expect("each node is visited once"),
+                        );
                         old_of_new.push(e.child);
                         e.child = nid;
                     }
@@ -1083,7 +1213,9 @@ pub fn dirichlet_noise<R: Rng + ?Sized>(priors: &mut [f32], alpha: f32, epsilon:
     if priors.is_empty() || epsilon <= 0.0 {
         return;
     }
-    let Ok(gamma) = Gamma::new(alpha, 1.0) else { return };
+    let Ok(gamma) = Gamma::new(alpha, 1.0) else {
+        return;
+    };
     let samples: Vec<f32> = priors.iter().map(|_| gamma.sample(rng)).collect();
     let total: f32 = samples.iter().sum();
     let n = priors.len() as f32;

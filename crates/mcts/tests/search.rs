@@ -5,8 +5,8 @@ mod common;
 
 use alphazero_game::{Game, History, Outcome};
 use alphazero_mcts::{
-    run_many, select_move, CachedEvaluator, EvalError, EvalRequest, Evaluator, GumbelConfig, RolloutEvaluator, Search, SearchConfig,
-    SearchResult, UniformEvaluator,
+    run_many, select_move, CachedEvaluator, EvalError, EvalRequest, Evaluator, GumbelConfig,
+    RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator,
 };
 use common::{CountingEvaluator, HashEvaluator, Ttt};
 use rand::rngs::StdRng;
@@ -30,7 +30,10 @@ fn win_in_one_is_taken_by_both_sides() {
     // X to move wins at 2; O to move wins at 5.
     for (board, win) in [("xx.oo....", 2u8), ("xx.oo.x..", 5u8)] {
         for solver in [true, false] {
-            let c = SearchConfig { solver, ..cfg(200, 1) };
+            let c = SearchConfig {
+                solver,
+                ..cfg(200, 1)
+            };
             let r = search(board, c.clone(), &UniformEvaluator);
             assert_eq!(r.best_move, Some(win), "{board} solver={solver}");
             let r = search(board, c, &HashEvaluator);
@@ -44,9 +47,20 @@ fn loss_in_one_is_avoided_by_both_sides() {
     // X to move must block at 1; O to move must block at 1.
     for board in ["o.o.x....", "x.x.o...."] {
         for solver in [true, false] {
-            let c = SearchConfig { solver, ..cfg(400, 1) };
-            assert_eq!(search(board, c.clone(), &UniformEvaluator).best_move, Some(1), "{board}");
-            assert_eq!(search(board, c, &HashEvaluator).best_move, Some(1), "{board}");
+            let c = SearchConfig {
+                solver,
+                ..cfg(400, 1)
+            };
+            assert_eq!(
+                search(board, c.clone(), &UniformEvaluator).best_move,
+                Some(1),
+                "{board}"
+            );
+            assert_eq!(
+                search(board, c, &HashEvaluator).best_move,
+                Some(1),
+                "{board}"
+            );
         }
     }
 }
@@ -54,13 +68,27 @@ fn loss_in_one_is_avoided_by_both_sides() {
 #[test]
 fn values_have_the_side_to_move_sign() {
     // X to move and winning: positive root value, and the winning child's Q is +1.
-    let r = search("xx.oo....", SearchConfig { solver: false, ..cfg(200, 1) }, &UniformEvaluator);
+    let r = search(
+        "xx.oo....",
+        SearchConfig {
+            solver: false,
+            ..cfg(200, 1)
+        },
+        &UniformEvaluator,
+    );
     assert!(r.root_value > 0.5, "{}", r.root_value);
     let win = r.children.iter().find(|c| c.mv == 2).unwrap();
     assert!((win.q - 1.0).abs() < 1e-6);
     assert_eq!(win.proven, Some(Outcome::Win));
     // O to move facing a double threat: negative.
-    let r = search("x.x.o...x", SearchConfig { solver: false, ..cfg(400, 1) }, &UniformEvaluator);
+    let r = search(
+        "x.x.o...x",
+        SearchConfig {
+            solver: false,
+            ..cfg(400, 1)
+        },
+        &UniformEvaluator,
+    );
     assert!(r.root_value < -0.3, "{}", r.root_value);
 }
 
@@ -98,12 +126,28 @@ fn proven_draw_near_the_end() {
 
 #[test]
 fn batched_and_multi_tree_search_pick_the_serial_move() {
-    let boards = ["xx.oo....", "xx.oo.x..", "o.o.x....", "x.x.o....", "x...o...."];
+    let boards = [
+        "xx.oo....",
+        "xx.oo.x..",
+        "o.o.x....",
+        "x.x.o....",
+        "x...o....",
+    ];
     for board in boards {
         let serial = search(board, cfg(400, 1), &HashEvaluator).best_move;
         let batched = search(board, cfg(400, 8), &HashEvaluator).best_move;
         let mut many: Vec<_> = (0..3)
-            .map(|i| Search::new(Ttt::from_str(board), Vec::new(), SearchConfig { seed: i, ..cfg(400, 8) }).unwrap())
+            .map(|i| {
+                Search::new(
+                    Ttt::from_str(board),
+                    Vec::new(),
+                    SearchConfig {
+                        seed: i,
+                        ..cfg(400, 8)
+                    },
+                )
+                .unwrap()
+            })
             .collect();
         let rs = run_many(&mut many, &HashEvaluator).unwrap();
         if board != "x...o...." {
@@ -112,7 +156,9 @@ fn batched_and_multi_tree_search_pick_the_serial_move() {
                 assert_eq!(r.best_move, serial, "{board}");
             }
         }
-        assert!(rs.iter().all(|r| r.simulations == 400 || r.proven.is_some()));
+        assert!(rs
+            .iter()
+            .all(|r| r.simulations == 400 || r.proven.is_some()));
     }
 }
 
@@ -131,7 +177,9 @@ fn multi_tree_driver_matches_single_runs_and_batches_all_trees() {
         assert_eq!(single.pv, r.pv);
     }
     let calls = counting.calls.load(std::sync::atomic::Ordering::Relaxed);
-    let positions = counting.positions.load(std::sync::atomic::Ordering::Relaxed);
+    let positions = counting
+        .positions
+        .load(std::sync::atomic::Ordering::Relaxed);
     // One call per round for all trees: far fewer calls than single-tree batches.
     assert!(calls * 4 < positions, "calls {calls} positions {positions}");
 }
@@ -153,7 +201,7 @@ fn search_is_deterministic_for_a_seed() {
 
 #[test]
 fn tree_reuse_keeps_the_child_statistics() {
-    let mut s = Search::new(Ttt::from_str("x...o...."), Vec::new(), cfg(400, 4)).unwrap();
+    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(400, 4)).unwrap();
     let r = s.run(&HashEvaluator).unwrap();
     let mv = r.best_move.unwrap();
     let child = r.children.iter().find(|c| c.mv == mv).unwrap().clone();
@@ -161,13 +209,16 @@ fn tree_reuse_keeps_the_child_statistics() {
     assert_eq!(s.root_visits(), child.visits);
     assert_eq!(s.history().len(), 1);
     let r2 = s.result();
-    assert_eq!(r2.children.iter().map(|c| c.visits).sum::<u32>() + 1, child.visits);
+    assert_eq!(
+        r2.children.iter().map(|c| c.visits).sum::<u32>() + 1,
+        child.visits
+    );
     assert!((r2.root_value + child.q).abs() < 1e-5, "value flips sign");
     let r3 = s.run(&HashEvaluator).unwrap();
     assert_eq!(r3.simulations, 400);
     assert_eq!(r3.root_visits, child.visits + 400);
     // A move that was never expanded still works; an illegal one is refused.
-    assert!(s.advance(4).is_err());
+    assert!(s.advance(mv).is_err(), "occupied point");
     let before = s.root_position().clone();
     let legal = before.legal_moves_vec()[0];
     s.advance(legal).unwrap();
@@ -186,13 +237,25 @@ fn repetition_history_reaches_the_tree() {
 fn dirichlet_noise_covers_only_legal_moves_and_sums_to_one() {
     let board = "x...o..x.";
     let clean = search(board, cfg(50, 1), &HashEvaluator);
-    let noisy = search(board, SearchConfig { root_noise: true, seed: 3, ..cfg(50, 1) }, &HashEvaluator);
+    let noisy = search(
+        board,
+        SearchConfig {
+            root_noise: true,
+            seed: 3,
+            ..cfg(50, 1)
+        },
+        &HashEvaluator,
+    );
     let legal = Ttt::from_str(board).legal_moves_vec();
     assert_eq!(noisy.children.len(), legal.len());
     assert!(noisy.children.iter().all(|c| legal.contains(&c.mv)));
     let sum: f32 = noisy.children.iter().map(|c| c.prior).sum();
     assert!((sum - 1.0).abs() < 1e-5, "{sum}");
-    assert!(noisy.children.iter().zip(&clean.children).any(|(a, b)| (a.prior - b.prior).abs() > 1e-3));
+    assert!(noisy
+        .children
+        .iter()
+        .zip(&clean.children)
+        .any(|(a, b)| (a.prior - b.prior).abs() > 1e-3));
     // The free function too.
     let mut p = vec![0.5, 0.25, 0.25];
     alphazero_mcts::dirichlet_noise(&mut p, 0.3, 0.25, &mut StdRng::seed_from_u64(0));
@@ -227,7 +290,12 @@ fn gumbel_visits_follow_sequential_halving() {
         ..cfg(8, 1)
     };
     let r = search(".........", g, &HashEvaluator);
-    let mut visits: Vec<u32> = r.children.iter().map(|c| c.visits).filter(|&v| v > 0).collect();
+    let mut visits: Vec<u32> = r
+        .children
+        .iter()
+        .map(|c| c.visits)
+        .filter(|&v| v > 0)
+        .collect();
     visits.sort_unstable();
     assert_eq!(visits, vec![1, 1, 3, 3]);
 }
@@ -237,7 +305,12 @@ fn select_move_respects_temperature() {
     let r = search("x...o....", cfg(300, 1), &HashEvaluator);
     let mut rng = StdRng::seed_from_u64(9);
     assert_eq!(select_move(&r, 0.0, &mut rng), r.best_move);
-    let visited: Vec<u8> = r.children.iter().filter(|c| c.visits > 0).map(|c| c.mv).collect();
+    let visited: Vec<u8> = r
+        .children
+        .iter()
+        .filter(|c| c.visits > 0)
+        .map(|c| c.mv)
+        .collect();
     let mut seen = std::collections::HashSet::new();
     for _ in 0..200 {
         let m = select_move(&r, 1.0, &mut rng).unwrap();
@@ -257,7 +330,12 @@ fn terminal_root_gives_no_move() {
 
 struct Broken;
 impl Evaluator<Ttt> for Broken {
-    fn evaluate(&self, _: &[EvalRequest<'_, Ttt>], _: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        _: &[EvalRequest<'_, Ttt>],
+        _: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         values.fill(f32::NAN);
         Ok(())
     }
@@ -272,7 +350,9 @@ fn non_finite_values_are_an_error_not_a_panic() {
 
 #[test]
 fn invalid_config_is_refused() {
-    let e = Search::new(Ttt::from_str("........."), Vec::new(), cfg(0, 1)).err().unwrap();
+    let e = Search::new(Ttt::from_str("........."), Vec::new(), cfg(0, 1))
+        .err()
+        .unwrap();
     assert_eq!(e.field, "simulations");
 }
 
@@ -284,7 +364,11 @@ fn cached_evaluator_gives_the_same_search_and_counts_hits() {
     assert_eq!(a.children, b.children);
     let misses = cached.misses();
     let _ = search("x...o....", cfg(300, 4), &cached);
-    assert_eq!(cached.misses(), misses, "second search is served from the cache");
+    assert_eq!(
+        cached.misses(),
+        misses,
+        "second search is served from the cache"
+    );
     assert!(cached.hits() >= misses);
     let small = CachedEvaluator::new(HashEvaluator, 16);
     let _ = search("x...o....", cfg(300, 4), &small);
@@ -301,7 +385,12 @@ fn rollout_evaluator_is_deterministic_and_finds_the_block() {
     let mut values = [0.0];
     let mut logits = [0.0; 9];
     let p = Ttt::from_str("xx.oo....");
-    let req = [EvalRequest { position: &p, history: &[] }];
-    RolloutEvaluator::new(50, 1).evaluate(&req, &mut logits, &mut values).unwrap();
+    let req = [EvalRequest {
+        position: &p,
+        history: &[],
+    }];
+    RolloutEvaluator::new(50, 1)
+        .evaluate(&req, &mut logits, &mut values)
+        .unwrap();
     assert!(values[0] > 0.0, "X to move can win: {}", values[0]);
 }

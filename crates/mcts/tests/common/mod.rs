@@ -170,12 +170,19 @@ fn mix(mut z: u64) -> u64 {
 pub struct HashEvaluator;
 
 impl<G: Game> Evaluator<G> for HashEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], logits: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         let a = batch.first().map_or(0, |r| r.position.num_actions());
         for (i, r) in batch.iter().enumerate() {
             let h = r.position.zobrist();
             for (j, l) in logits[i * a..(i + 1) * a].iter_mut().enumerate() {
-                *l = (mix(h ^ (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 1000) as f32 / 500.0 - 1.0;
+                *l = (mix(h ^ (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)) % 1000) as f32
+                    / 500.0
+                    - 1.0;
             }
             values[i] = (mix(h) % 2001) as f32 / 1000.0 - 1.0;
             values[i] *= 0.5;
@@ -192,7 +199,12 @@ pub struct CountingEvaluator {
 }
 
 impl<G: Game> Evaluator<G> for CountingEvaluator {
-    fn evaluate(&self, batch: &[EvalRequest<'_, G>], logits: &mut [f32], values: &mut [f32]) -> Result<(), EvalError> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
         use std::sync::atomic::Ordering;
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.positions.fetch_add(batch.len(), Ordering::Relaxed);
