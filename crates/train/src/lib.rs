@@ -10,6 +10,7 @@
 //! - [`rating`]: Elo estimates and the SPRT used by gating.
 #![deny(missing_docs)]
 
+pub mod config;
 pub mod rating;
 pub mod record;
 pub mod replay;

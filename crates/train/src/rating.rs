@@ -221,7 +221,11 @@ mod tests {
         // 60 wins 40 losses: score 0.6, σ² = 0.24, half width 1.96·√(0.0024) = 0.0960.
         let e = elo_estimate(60, 0, 40).unwrap();
         assert!(close(e.score, 0.6, 1e-12));
-        assert!(close(e.lower, elo_from_score(0.6 - Z_975 * 0.0024f64.sqrt()), 1e-9));
+        assert!(close(
+            e.lower,
+            elo_from_score(0.6 - Z_975 * 0.0024f64.sqrt()),
+            1e-9
+        ));
         assert!(close(e.lower, 2.8, 0.5), "{}", e.lower);
         assert!(elo_estimate(0, 0, 0).is_none());
     }
@@ -255,7 +259,11 @@ mod tests {
         // W=D=L=100: mean 0.5, σ² = 1/6; s0 = 0.5, s1 = L(10).
         let s1 = score_from_elo(10.0);
         let expected = 300.0 * (s1 - 0.5) * (1.0 - 0.5 - s1) / (1.0 / 6.0) / 2.0;
-        assert!(close(sprt_llr_normal(100, 100, 100, 0.0, 10.0), expected, 1e-9));
+        assert!(close(
+            sprt_llr_normal(100, 100, 100, 0.0, 10.0),
+            expected,
+            1e-9
+        ));
     }
 
     #[test]
@@ -263,7 +271,10 @@ mod tests {
         for (w, d, l) in [(120, 300, 100), (100, 300, 130), (1000, 1500, 900)] {
             let exact = sprt_llr(w, d, l, 0.0, 10.0);
             let approx = sprt_llr_normal(w, d, l, 0.0, 10.0);
-            assert!(close(exact, approx, 0.02 * approx.abs().max(1.0)), "{exact} vs {approx}");
+            assert!(
+                close(exact, approx, 0.02 * approx.abs().max(1.0)),
+                "{exact} vs {approx}"
+            );
         }
     }
 

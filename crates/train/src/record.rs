@@ -57,7 +57,9 @@ pub enum RecordError {
         found: Vec<u8>,
     },
     /// The file has a format version this build cannot read.
-    #[error("unsupported record format version {found} (this build reads version {FORMAT_VERSION})")]
+    #[error(
+        "unsupported record format version {found} (this build reads version {FORMAT_VERSION})"
+    )]
     UnsupportedVersion {
         /// The version in the file.
         found: u16,
@@ -135,7 +137,10 @@ impl GameResult {
 
     /// The result given the [`alphazero_game::Outcome`] read in the final position and the
     /// side to move there.
-    pub fn from_outcome(outcome: alphazero_game::Outcome, side_to_move: alphazero_game::Side) -> Self {
+    pub fn from_outcome(
+        outcome: alphazero_game::Outcome,
+        side_to_move: alphazero_game::Side,
+    ) -> Self {
         match outcome.winner(side_to_move) {
             Some(alphazero_game::Side::First) => GameResult::FirstWon,
             Some(alphazero_game::Side::Second) => GameResult::SecondWon,
@@ -261,9 +266,17 @@ pub struct RecordFile {
     pub games: Vec<GameRecord>,
 }
 
-fn put_str<const W: usize>(out: &mut Vec<u8>, s: &str, what: &'static str) -> Result<(), RecordError> {
+fn put_str<const W: usize>(
+    out: &mut Vec<u8>,
+    s: &str,
+    what: &'static str,
+) -> Result<(), RecordError> {
     let len = s.len();
-    let max = if W == 2 { u16::MAX as usize } else { u32::MAX as usize };
+    let max = if W == 2 {
+        u16::MAX as usize
+    } else {
+        u32::MAX as usize
+    };
     if len > max {
         return Err(RecordError::Invalid {
             what,
@@ -451,7 +464,10 @@ impl<'a> Cursor<'a> {
 }
 
 fn decode_payload(payload: &[u8]) -> Result<RecordFile, RecordError> {
-    let mut c = Cursor { buf: payload, pos: 0 };
+    let mut c = Cursor {
+        buf: payload,
+        pos: 0,
+    };
     let len = c.u16("game name length")? as usize;
     let game = c.string(len, "game name")?;
     let len = c.u32("config text length")? as usize;
@@ -598,7 +614,10 @@ mod tests {
             Err(RecordError::BadMagic { found }) => assert_eq!(found, b"PK\x03\x04"),
             other => panic!("{other:?}"),
         }
-        assert!(matches!(read_records_any(b"AZ"), Err(RecordError::BadMagic { .. })));
+        assert!(matches!(
+            read_records_any(b"AZ"),
+            Err(RecordError::BadMagic { .. })
+        ));
     }
 
     #[test]
@@ -660,7 +679,10 @@ mod tests {
         f.games[0].plies[0].policy.push((7, 10));
         assert!(matches!(
             write_records(&f.header, &f.games),
-            Err(RecordError::Invalid { what: "policy action", .. })
+            Err(RecordError::Invalid {
+                what: "policy action",
+                ..
+            })
         ));
     }
 

@@ -181,7 +181,9 @@ impl<G: Game> ReplayBuffer<G> {
 
     /// The samples from oldest to newest.
     pub fn iter(&self) -> impl Iterator<Item = &Sample<G>> + '_ {
-        (0..self.len()).rev().map(move |age| &self.slots[self.slot_of_age(age)])
+        (0..self.len())
+            .rev()
+            .map(move |age| &self.slots[self.slot_of_age(age)])
     }
 
     /// Replays a finished game from `start` (with a [`History`], so repetitions are counted)
@@ -205,8 +207,10 @@ impl<G: Game> ReplayBuffer<G> {
             let pos = history.current();
             if ply.simulations > 0 {
                 let num_actions = pos.num_actions();
-                if let Some(&(action, _)) =
-                    ply.policy.iter().find(|&&(a, _)| usize::from(a) >= num_actions)
+                if let Some(&(action, _)) = ply
+                    .policy
+                    .iter()
+                    .find(|&&(a, _)| usize::from(a) >= num_actions)
                 {
                     return Err(ReplayError::PolicyAction {
                         game_id,
@@ -393,7 +397,11 @@ mod tests {
     fn ring_keeps_the_newest_capacity_positions() {
         let mut buf = ReplayBuffer::new(5);
         let n = buf
-            .add_game(start(), &c4_game(&[0, 1, 2, 3, 4, 5, 6, 0], GameResult::Draw, &[]), 7)
+            .add_game(
+                start(),
+                &c4_game(&[0, 1, 2, 3, 4, 5, 6, 0], GameResult::Draw, &[]),
+                7,
+            )
             .unwrap();
         assert_eq!((n, buf.len(), buf.total_added()), (8, 5, 8));
         let plies: Vec<u32> = buf.iter().map(|s| s.ply).collect();
@@ -484,8 +492,12 @@ mod tests {
     fn sampling_is_deterministic_for_a_seed() {
         let mut buf = ReplayBuffer::new(50);
         for id in 0..5 {
-            buf.add_game(start(), &c4_game(&[3, 2, 4, 1, 5], GameResult::Draw, &[]), id)
-                .unwrap();
+            buf.add_game(
+                start(),
+                &c4_game(&[3, 2, 4, 1, 5], GameResult::Draw, &[]),
+                id,
+            )
+            .unwrap();
         }
         let opts = SampleOptions {
             recent_fraction: 0.25,
@@ -516,7 +528,9 @@ mod tests {
             ..SampleOptions::default()
         };
         let batch = buf.sample_batch(100, &mut StdRng::seed_from_u64(5), &opts);
-        assert!(batch[..50].iter().all(|b| b.age < 3 && b.sample.game_id == 9));
+        assert!(batch[..50]
+            .iter()
+            .all(|b| b.age < 3 && b.sample.game_id == 9));
         assert!(batch[50..].iter().any(|b| b.age >= 3));
         assert!(batch.iter().all(|b| b.symmetry == 0));
     }
@@ -560,10 +574,8 @@ mod tests {
             },
             games: games.clone(),
         };
-        let rebuilt = ReplayBuffer::rebuild_from(&[file], 4, |_, g| {
-            Connect4::from_moves(&g.start)
-        })
-        .unwrap();
+        let rebuilt =
+            ReplayBuffer::rebuild_from(&[file], 4, |_, g| Connect4::from_moves(&g.start)).unwrap();
         let mut inc = ReplayBuffer::new(4);
         inc.add_game(start(), &games[0], 10).unwrap();
         inc.add_game(start(), &games[1], 11).unwrap();
@@ -603,7 +615,7 @@ mod tests {
                 &()
             }
             fn side_to_move(&self) -> Side {
-                if self.ply % 2 == 0 {
+                if self.ply.is_multiple_of(2) {
                     Side::First
                 } else {
                     Side::Second

@@ -272,11 +272,12 @@ fn collect_keys(dir: &Path, key_prefix: &str, out: &mut Vec<String>) -> io::Resu
 impl Storage for LocalStorage {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let path = self.path_of(key)?;
-        self.put_inner(&path, bytes).map_err(|source| StorageError::Io {
-            op: "put",
-            key: key.to_string(),
-            source,
-        })
+        self.put_inner(&path, bytes)
+            .map_err(|source| StorageError::Io {
+                op: "put",
+                key: key.to_string(),
+                source,
+            })
     }
 
     fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {

@@ -1,0 +1,1075 @@
+//! The training configuration: TOML with per-game defaults, `--set key=value` overrides and
+//! validation that names the offending key.
+//!
+//! A config file only needs the keys it changes; everything else comes from
+//! [`TrainConfig::default_for`] of its `game.name`. Unknown keys and values of the wrong type
+//! are errors naming the full key (`selfplay.simulatons`), and [`TrainConfig::validate`]
+//! rejects out-of-range values the same way (`selfplay.simulations must be >= 1`). Every
+//! struct also carries `#[serde(deny_unknown_fields)]`.
+//!
+//! ```
+//! use alphazero_train::config::TrainConfig;
+//! let cfg = TrainConfig::parse(
+//!     "[game]\nname = \"connect4\"\n[selfplay]\nsimulations = 64\n",
+//!     &["train.lr=0.002"],
+//! ).unwrap();
+//! assert_eq!(cfg.selfplay.simulations, 64);
+//! assert_eq!(cfg.train.lr, 0.002);
+//! assert_eq!(cfg.model.blocks, 5); // connect4 default
+//! ```
+
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+/// The games a config may name.
+pub const GAMES: [&str; 3] = ["connect4", "gomoku", "xiangqi"];
+
+/// An error loading, overriding or validating a config. Names the key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// The TOML text does not parse.
+    #[error("config is not valid TOML: {0}")]
+    Syntax(String),
+    /// A key that the config does not have.
+    #[error("unknown config key {key}")]
+    UnknownKey {
+        /// The full dotted key.
+        key: String,
+    },
+    /// A required key is missing.
+    #[error("missing config key {key}")]
+    MissingKey {
+        /// The full dotted key.
+        key: String,
+    },
+    /// A value of the wrong type.
+    #[error("config key {key} must be {expected}, got {found}")]
+    Type {
+        /// The full dotted key.
+        key: String,
+        /// The expected type.
+        expected: &'static str,
+        /// The value given, as TOML.
+        found: String,
+    },
+    /// A value out of range.
+    #[error("{key} {message} (got {value})")]
+    Invalid {
+        /// The full dotted key.
+        key: String,
+        /// What is required, e.g. "must be >= 1".
+        message: String,
+        /// The rejected value.
+        value: String,
+    },
+    /// A `--set` override that is not `key=value`.
+    #[error("override {0:?} is not of the form key=value")]
+    BadOverride(String),
+    /// A value that the typed config rejects (e.g. an unknown optimizer name).
+    #[error("config value rejected: {0}")]
+    Value(String),
+}
+
+/// `[game]`: which game and its rule options.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GameSection {
+    /// `connect4`, `gomoku` or `xiangqi`.
+    pub name: String,
+    /// Gomoku board side as text (`"15"`, 5..=20); empty for the other games.
+    pub size: String,
+    /// Gomoku rule (`freestyle`, `standard`, `renju`); empty for the other games.
+    pub rule: String,
+}
+
+/// `[selfplay.playout_cap]`: KataGo's playout-cap randomisation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayoutCapConfig {
+    /// Whether some moves are searched with only `fast_simulations`.
+    pub enabled: bool,
+    /// Simulations of a fast move (not trained on).
+    pub fast_simulations: u32,
+    /// Probability in (0, 1] that a move gets the full search.
+    pub full_probability: f64,
+}
+
+/// `[selfplay.resign]`: resignation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResignConfig {
+    /// Whether self-play games may resign.
+    pub enabled: bool,
+    /// Resign when the root value from the side to move is below this (in [-1, 1]).
+    pub threshold: f64,
+    /// No resignation before this ply.
+    pub min_ply: u32,
+    /// Fraction of games in [0, 1] played out without resigning (to check false resigns).
+    pub no_resign_fraction: f64,
+}
+
+/// `[selfplay]`: self-play game generation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Games generated per iteration.
+    pub games_per_iteration: u32,
+    /// Games played concurrently (their leaves are batched together).
+    pub parallel_games: u32,
+    /// MCTS simulations per full search.
+    pub simulations: u32,
+    /// Number of opening plies sampled with `temperature`; later plies use `final_temperature`.
+    pub temperature_moves: u32,
+    /// Visit-count temperature of the opening plies.
+    pub temperature: f64,
+    /// Temperature after `temperature_moves` (0 = pick the most visited move).
+    pub final_temperature: f64,
+    /// Dirichlet noise concentration α at the root.
+    pub dirichlet_alpha: f64,
+    /// Weight ε of the Dirichlet noise in the root prior, in [0, 1].
+    pub dirichlet_epsilon: f64,
+    /// PUCT exploration constant.
+    pub c_puct: f64,
+    /// First-play-urgency reduction for unvisited children (value units).
+    pub fpu_reduction: f64,
+    /// Playout-cap randomisation.
+    pub playout_cap: PlayoutCapConfig,
+    /// Resignation.
+    pub resign: ResignConfig,
+    /// Games longer than this are stopped and adjudicated a draw (flagged truncated).
+    pub max_plies: u32,
+    /// Use Gumbel root search instead of PUCT with Dirichlet noise.
+    pub gumbel: bool,
+}
+
+/// `[replay]`: the replay buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayConfig {
+    /// Positions held.
+    pub capacity: u32,
+    /// Fraction of each batch drawn from the newest `recent_window` positions, in [0, 1].
+    pub recent_fraction: f64,
+    /// Size of the recent window in positions.
+    pub recent_window: u32,
+    /// Random board symmetry per sample.
+    pub symmetries: bool,
+    /// Oversample positions marked as threats.
+    pub hard_mining: bool,
+    /// Relative weight (>= 1) of threat positions under hard mining.
+    pub threat_weight: f64,
+}
+
+/// `[model]`: the residual policy-value network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelConfig {
+    /// Residual blocks.
+    pub blocks: u32,
+    /// Channels of the trunk.
+    pub channels: u32,
+    /// Width of the value head's hidden layer.
+    pub value_hidden: u32,
+}
+
+/// The optimizer of `[train]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    /// AdamW (decoupled weight decay).
+    Adamw,
+    /// SGD with momentum.
+    Sgd,
+}
+
+/// The learning-rate schedule of `[train]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LrSchedule {
+    /// `lr` throughout.
+    Constant,
+    /// `lr · lr_step_factor^(iteration / lr_step_every)`.
+    Step,
+    /// Cosine decay from `lr` to `lr_min` over the run's iterations.
+    Cosine,
+}
+
+/// `[train]`: the optimisation of the network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LearnerConfig {
+    /// Positions per training batch.
+    pub batch_size: u32,
+    /// Training steps per iteration; 0 derives them from `samples_per_position`.
+    pub steps_per_iteration: u32,
+    /// When `steps_per_iteration` is 0: how many times each new position is sampled on
+    /// average, i.e. steps = ceil(new positions · samples_per_position / batch_size).
+    pub samples_per_position: f64,
+    /// `adamw` or `sgd`.
+    pub optimizer: Optimizer,
+    /// Peak learning rate.
+    pub lr: f64,
+    /// `constant`, `step` or `cosine`.
+    pub lr_schedule: LrSchedule,
+    /// Iterations between decays of the `step` schedule.
+    pub lr_step_every: u32,
+    /// Decay factor in (0, 1] of the `step` schedule.
+    pub lr_step_factor: f64,
+    /// Final learning rate of the `cosine` schedule.
+    pub lr_min: f64,
+    /// Weight decay (L2 for SGD, decoupled for AdamW).
+    pub weight_decay: f64,
+    /// SGD momentum in [0, 1) (β1 is fixed for AdamW).
+    pub momentum: f64,
+    /// Gradient-norm clip; 0 disables clipping.
+    pub grad_clip: f64,
+}
+
+impl LearnerConfig {
+    /// Training steps for an iteration that added `new_positions` positions (at least 1).
+    pub fn steps_for(&self, new_positions: u64) -> u64 {
+        if self.steps_per_iteration > 0 {
+            return u64::from(self.steps_per_iteration);
+        }
+        let samples = new_positions as f64 * self.samples_per_position;
+        ((samples / f64::from(self.batch_size.max(1))).ceil() as u64).max(1)
+    }
+
+    /// The learning rate of `iteration` (0-based) of a run of `total_iterations` (used by
+    /// the cosine schedule; 0 = unknown, treated as constant).
+    pub fn lr_at(&self, iteration: u32, total_iterations: u32) -> f64 {
+        match self.lr_schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Step => {
+                let k = iteration / self.lr_step_every.max(1);
+                self.lr * self.lr_step_factor.powi(k as i32)
+            }
+            LrSchedule::Cosine => {
+                if total_iterations == 0 {
+                    return self.lr;
+                }
+                let t = (f64::from(iteration) / f64::from(total_iterations)).min(1.0);
+                self.lr_min
+                    + 0.5 * (self.lr - self.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
+            }
+        }
+    }
+}
+
+/// `[gating.sprt]`: stop gating matches early with an SPRT.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtConfig {
+    /// Whether gating stops early on an SPRT decision.
+    pub enabled: bool,
+    /// Elo difference under H0.
+    pub elo0: f64,
+    /// Elo difference under H1 (> elo0).
+    pub elo1: f64,
+    /// False-positive rate in (0, 0.5).
+    pub alpha: f64,
+    /// False-negative rate in (0, 0.5).
+    pub beta: f64,
+}
+
+/// `[gating]`: candidate against champion.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatingConfig {
+    /// Whether candidates must beat the champion to be promoted (false: always promote).
+    pub enabled: bool,
+    /// Games of a gating match (at most, when the SPRT is enabled).
+    pub games: u32,
+    /// Simulations per move in gating games.
+    pub simulations: u32,
+    /// Score (wins + draws/2 over games) in (0, 1] needed for promotion.
+    pub win_rate: f64,
+    /// Early stopping.
+    pub sprt: SprtConfig,
+    /// Plies played uniformly at random at the start of each gating game (for variety).
+    pub opening_random_plies: u32,
+}
+
+/// `[run]`: the run as a whole.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Iterations to run; 0 = no limit (then `time_budget_minutes` must be set).
+    pub iterations: u32,
+    /// Wall-clock budget in minutes; 0 = no limit.
+    pub time_budget_minutes: f64,
+    /// Save a snapshot of the network every this many iterations.
+    pub snapshot_every: u32,
+    /// Seed of the run's random number generators (at most 2^63 − 1).
+    pub seed: u64,
+    /// Worker threads; 0 = all cores.
+    pub threads: u32,
+}
+
+/// The whole training configuration.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainConfig {
+    /// `[game]`.
+    pub game: GameSection,
+    /// `[selfplay]`.
+    pub selfplay: SelfPlayConfig,
+    /// `[replay]`.
+    pub replay: ReplayConfig,
+    /// `[model]`.
+    pub model: ModelConfig,
+    /// `[train]`.
+    pub train: LearnerConfig,
+    /// `[gating]`.
+    pub gating: GatingConfig,
+    /// `[run]`.
+    pub run: RunConfig,
+}
+
+impl TrainConfig {
+    /// The defaults for a game: `connect4` (5×64 network, 160 simulations), `gomoku`
+    /// (15×15 freestyle, 10×128, 400 simulations) or `xiangqi` (10×128, 400 simulations).
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] for `game.name` when the game is unknown.
+    pub fn default_for(game: &str) -> Result<Self, ConfigError> {
+        let base = TrainConfig {
+            game: GameSection {
+                name: game.to_string(),
+                size: String::new(),
+                rule: String::new(),
+            },
+            selfplay: SelfPlayConfig {
+                games_per_iteration: 200,
+                parallel_games: 64,
+                simulations: 400,
+                temperature_moves: 30,
+                temperature: 1.0,
+                final_temperature: 0.0,
+                dirichlet_alpha: 0.3,
+                dirichlet_epsilon: 0.25,
+                c_puct: 1.5,
+                fpu_reduction: 0.2,
+                playout_cap: PlayoutCapConfig {
+                    enabled: false,
+                    fast_simulations: 64,
+                    full_probability: 0.25,
+                },
+                resign: ResignConfig {
+                    enabled: false,
+                    threshold: -0.9,
+                    min_ply: 20,
+                    no_resign_fraction: 0.1,
+                },
+                max_plies: 400,
+                gumbel: false,
+            },
+            replay: ReplayConfig {
+                capacity: 200_000,
+                recent_fraction: 0.25,
+                recent_window: 20_000,
+                symmetries: true,
+                hard_mining: false,
+                threat_weight: 4.0,
+            },
+            model: ModelConfig {
+                blocks: 10,
+                channels: 128,
+                value_hidden: 128,
+            },
+            train: LearnerConfig {
+                batch_size: 256,
+                steps_per_iteration: 0,
+                samples_per_position: 4.0,
+                optimizer: Optimizer::Adamw,
+                lr: 1e-3,
+                lr_schedule: LrSchedule::Constant,
+                lr_step_every: 50,
+                lr_step_factor: 0.5,
+                lr_min: 1e-5,
+                weight_decay: 1e-4,
+                momentum: 0.9,
+                grad_clip: 5.0,
+            },
+            gating: GatingConfig {
+                enabled: true,
+                games: 100,
+                simulations: 400,
+                win_rate: 0.55,
+                sprt: SprtConfig {
+                    enabled: true,
+                    elo0: 0.0,
+                    elo1: 35.0,
+                    alpha: 0.05,
+                    beta: 0.05,
+                },
+                opening_random_plies: 4,
+            },
+            run: RunConfig {
+                iterations: 100,
+                time_budget_minutes: 0.0,
+                snapshot_every: 10,
+                seed: 0,
+                threads: 0,
+            },
+        };
+        match game {
+            "connect4" => {
+                let mut c = base;
+                c.selfplay.simulations = 160;
+                c.selfplay.temperature_moves = 8;
+                c.selfplay.dirichlet_alpha = 1.0;
+                c.selfplay.playout_cap.fast_simulations = 32;
+                c.selfplay.max_plies = 42;
+                c.selfplay.resign.min_ply = 10;
+                c.replay.recent_window = 10_000;
+                c.model = ModelConfig {
+                    blocks: 5,
+                    channels: 64,
+                    value_hidden: 64,
+                };
+                c.gating.simulations = 160;
+                c.gating.opening_random_plies = 2;
+                Ok(c)
+            }
+            "gomoku" => {
+                let mut c = base;
+                c.game.size = "15".into();
+                c.game.rule = "freestyle".into();
+                c.selfplay.temperature_moves = 12;
+                c.selfplay.dirichlet_alpha = 0.05;
+                c.selfplay.max_plies = 225;
+                Ok(c)
+            }
+            "xiangqi" => {
+                let mut c = base;
+                c.selfplay.temperature_moves = 20;
+                c.selfplay.dirichlet_alpha = 0.3;
+                c.selfplay.max_plies = 300;
+                c.selfplay.resign.enabled = true;
+                c.selfplay.resign.min_ply = 40;
+                Ok(c)
+            }
+            other => Err(ConfigError::Invalid {
+                key: "game.name".into(),
+                message: format!("must be one of {}", GAMES.join(", ")),
+                value: format!("{other:?}"),
+            }),
+        }
+    }
+
+    /// Parses a config file's text (may be empty), applies `overrides` (`"key=value"`, the
+    /// value in TOML syntax or a bare string), fills every missing key from
+    /// [`TrainConfig::default_for`] of the resulting `game.name`, and validates.
+    ///
+    /// # Errors
+    /// [`ConfigError::Syntax`], [`ConfigError::BadOverride`],
+    /// [`ConfigError::MissingKey`] (`game.name`), [`ConfigError::UnknownKey`],
+    /// [`ConfigError::Type`], [`ConfigError::Value`] and the errors of
+    /// [`TrainConfig::validate`], each naming the key.
+    pub fn parse<S: AsRef<str>>(text: &str, overrides: &[S]) -> Result<Self, ConfigError> {
+        let mut user: Table =
+            toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+        for o in overrides {
+            let (path, value) = parse_override(o.as_ref())?;
+            set_path(&mut user, &path, value)?;
+        }
+        let name = match user.get("game").and_then(|g| g.get("name")) {
+            Some(Value::String(s)) => s.clone(),
+            Some(v) => {
+                return Err(ConfigError::Type {
+                    key: "game.name".into(),
+                    expected: "a string",
+                    found: v.to_string(),
+                })
+            }
+            None => {
+                return Err(ConfigError::MissingKey {
+                    key: "game.name".into(),
+                })
+            }
+        };
+        let base = TrainConfig::default_for(&name)?;
+        let mut table = base.to_table()?;
+        merge_checked(&mut table, &user, "")?;
+        let cfg: TrainConfig = Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Value(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Parses and validates a config file's text (see [`TrainConfig::parse`]).
+    ///
+    /// # Errors
+    /// As [`TrainConfig::parse`].
+    pub fn from_toml_str(text: &str) -> Result<Self, ConfigError> {
+        Self::parse::<&str>(text, &[])
+    }
+
+    /// This config with `overrides` (`"selfplay.simulations=50"`) applied and validated.
+    /// Changing `game.name` here does not switch to the other game's defaults; use
+    /// [`TrainConfig::parse`] for that.
+    ///
+    /// # Errors
+    /// As [`TrainConfig::parse`].
+    pub fn with_overrides<S: AsRef<str>>(&self, overrides: &[S]) -> Result<Self, ConfigError> {
+        let mut table = self.to_table()?;
+        for o in overrides {
+            let (path, value) = parse_override(o.as_ref())?;
+            let mut single = Table::new();
+            set_path(&mut single, &path, value)?;
+            merge_checked(&mut table, &single, "")?;
+        }
+        let cfg: TrainConfig = Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Value(e.to_string()))?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    fn to_table(&self) -> Result<Table, ConfigError> {
+        match Value::try_from(self) {
+            Ok(Value::Table(t)) => Ok(t),
+            Ok(_) => Err(ConfigError::Value(
+                "config did not serialise to a table".into(),
+            )),
+            Err(e) => Err(ConfigError::Value(e.to_string())),
+        }
+    }
+
+    /// The effective config as TOML text (every key; parses back to an equal config).
+    ///
+    /// # Errors
+    /// [`ConfigError::Value`] when a value has no TOML form (`run.seed` above 2^63 − 1).
+    pub fn to_toml_string(&self) -> Result<String, ConfigError> {
+        toml::to_string(self).map_err(|e| ConfigError::Value(e.to_string()))
+    }
+
+    /// Checks every value's range.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] for the first bad value, naming its key and the rule, e.g.
+    /// `selfplay.simulations must be >= 1 (got 0)`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let g = &self.game;
+        if !GAMES.contains(&g.name.as_str()) {
+            return invalid(
+                "game.name",
+                format!("must be one of {}", GAMES.join(", ")),
+                &g.name,
+            );
+        }
+        if g.name == "gomoku" {
+            match g.size.trim().parse::<u32>() {
+                Ok(5..=20) => {}
+                _ => {
+                    return invalid(
+                        "game.size",
+                        "must be a board side from 5 to 20".into(),
+                        &g.size,
+                    )
+                }
+            }
+            let rule = g.rule.trim().to_ascii_lowercase();
+            if !["freestyle", "standard", "renju"].contains(&rule.as_str()) {
+                return invalid(
+                    "game.rule",
+                    "must be freestyle, standard or renju".into(),
+                    &g.rule,
+                );
+            }
+        }
+        let s = &self.selfplay;
+        at_least("selfplay.games_per_iteration", s.games_per_iteration, 1)?;
+        at_least("selfplay.parallel_games", s.parallel_games, 1)?;
+        at_least("selfplay.simulations", s.simulations, 1)?;
+        non_negative("selfplay.temperature", s.temperature)?;
+        non_negative("selfplay.final_temperature", s.final_temperature)?;
+        positive("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
+        in_range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
+        positive("selfplay.c_puct", s.c_puct)?;
+        non_negative("selfplay.fpu_reduction", s.fpu_reduction)?;
+        if s.playout_cap.enabled {
+            at_least(
+                "selfplay.playout_cap.fast_simulations",
+                s.playout_cap.fast_simulations,
+                1,
+            )?;
+            if s.playout_cap.fast_simulations > s.simulations {
+                return invalid(
+                    "selfplay.playout_cap.fast_simulations",
+                    format!("must be <= selfplay.simulations ({})", s.simulations),
+                    s.playout_cap.fast_simulations,
+                );
+            }
+        }
+        in_range(
+            "selfplay.playout_cap.full_probability",
+            s.playout_cap.full_probability,
+            0.0,
+            1.0,
+        )?;
+        if s.playout_cap.full_probability == 0.0 {
+            return invalid(
+                "selfplay.playout_cap.full_probability",
+                "must be > 0".into(),
+                0.0,
+            );
+        }
+        in_range("selfplay.resign.threshold", s.resign.threshold, -1.0, 1.0)?;
+        in_range(
+            "selfplay.resign.no_resign_fraction",
+            s.resign.no_resign_fraction,
+            0.0,
+            1.0,
+        )?;
+        at_least("selfplay.max_plies", s.max_plies, 1)?;
+
+        let r = &self.replay;
+        at_least("replay.capacity", r.capacity, 1)?;
+        in_range("replay.recent_fraction", r.recent_fraction, 0.0, 1.0)?;
+        if r.recent_fraction > 0.0 {
+            at_least("replay.recent_window", r.recent_window, 1)?;
+        }
+        if !(r.threat_weight.is_finite() && r.threat_weight >= 1.0) {
+            return invalid(
+                "replay.threat_weight",
+                "must be >= 1".into(),
+                r.threat_weight,
+            );
+        }
+
+        let m = &self.model;
+        at_least("model.blocks", m.blocks, 1)?;
+        at_least("model.channels", m.channels, 1)?;
+        at_least("model.value_hidden", m.value_hidden, 1)?;
+
+        let t = &self.train;
+        at_least("train.batch_size", t.batch_size, 1)?;
+        if t.steps_per_iteration == 0 {
+            positive("train.samples_per_position", t.samples_per_position)?;
+        }
+        positive("train.lr", t.lr)?;
+        if t.lr_schedule == LrSchedule::Step {
+            at_least("train.lr_step_every", t.lr_step_every, 1)?;
+            in_range("train.lr_step_factor", t.lr_step_factor, 0.0, 1.0)?;
+        }
+        if t.lr_schedule == LrSchedule::Cosine {
+            in_range("train.lr_min", t.lr_min, 0.0, t.lr)?;
+        }
+        non_negative("train.weight_decay", t.weight_decay)?;
+        in_range("train.momentum", t.momentum, 0.0, 1.0)?;
+        if t.momentum >= 1.0 {
+            return invalid("train.momentum", "must be < 1".into(), t.momentum);
+        }
+        non_negative("train.grad_clip", t.grad_clip)?;
+
+        let gt = &self.gating;
+        if gt.enabled {
+            at_least("gating.games", gt.games, 1)?;
+            at_least("gating.simulations", gt.simulations, 1)?;
+        }
+        in_range("gating.win_rate", gt.win_rate, 0.0, 1.0)?;
+        if gt.sprt.enabled {
+            finite("gating.sprt.elo0", gt.sprt.elo0)?;
+            finite("gating.sprt.elo1", gt.sprt.elo1)?;
+            if gt.sprt.elo1 <= gt.sprt.elo0 {
+                return invalid(
+                    "gating.sprt.elo1",
+                    format!("must be > gating.sprt.elo0 ({})", gt.sprt.elo0),
+                    gt.sprt.elo1,
+                );
+            }
+            for (key, v) in [
+                ("gating.sprt.alpha", gt.sprt.alpha),
+                ("gating.sprt.beta", gt.sprt.beta),
+            ] {
+                if !(v > 0.0 && v < 0.5) {
+                    return invalid(key, "must be in (0, 0.5)".into(), v);
+                }
+            }
+        }
+
+        let run = &self.run;
+        non_negative("run.time_budget_minutes", run.time_budget_minutes)?;
+        if run.iterations == 0 && run.time_budget_minutes == 0.0 {
+            return invalid(
+                "run.iterations",
+                "must be >= 1 when run.time_budget_minutes is 0".into(),
+                0,
+            );
+        }
+        at_least("run.snapshot_every", run.snapshot_every, 1)?;
+        if run.seed > i64::MAX as u64 {
+            return invalid("run.seed", "must be <= 2^63 - 1".into(), run.seed);
+        }
+        Ok(())
+    }
+}
+
+fn invalid<T: ToString>(key: &str, message: String, value: T) -> Result<(), ConfigError> {
+    Err(ConfigError::Invalid {
+        key: key.to_string(),
+        message,
+        value: value.to_string(),
+    })
+}
+
+fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
+    if v < min {
+        return invalid(key, format!("must be >= {min}"), v);
+    }
+    Ok(())
+}
+
+fn finite(key: &str, v: f64) -> Result<(), ConfigError> {
+    if !v.is_finite() {
+        return invalid(key, "must be a finite number".into(), v);
+    }
+    Ok(())
+}
+
+fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
+    if !(v.is_finite() && v > 0.0) {
+        return invalid(key, "must be > 0".into(), v);
+    }
+    Ok(())
+}
+
+fn non_negative(key: &str, v: f64) -> Result<(), ConfigError> {
+    if !(v.is_finite() && v >= 0.0) {
+        return invalid(key, "must be >= 0".into(), v);
+    }
+    Ok(())
+}
+
+fn in_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    if !(v >= lo && v <= hi) {
+        return invalid(key, format!("must be in [{lo}, {hi}]"), v);
+    }
+    Ok(())
+}
+
+/// Splits `key=value`; the value is TOML (`50`, `0.5`, `true`, `"x"`) or else a bare string.
+fn parse_override(text: &str) -> Result<(Vec<String>, Value), ConfigError> {
+    let (key, raw) = text
+        .split_once('=')
+        .ok_or_else(|| ConfigError::BadOverride(text.to_string()))?;
+    let key = key.trim();
+    let path: Vec<String> = key.split('.').map(str::to_string).collect();
+    if key.is_empty() || path.iter().any(|p| p.is_empty()) {
+        return Err(ConfigError::BadOverride(text.to_string()));
+    }
+    let raw = raw.trim();
+    let value = match toml::from_str::<Table>(&format!("v = {raw}")) {
+        Ok(mut t) => t
+            .remove("v")
+            .unwrap_or_else(|| Value::String(raw.to_string())),
+        Err(_) => Value::String(raw.to_string()),
+    };
+    Ok((path, value))
+}
+
+/// Sets `path` in `table`, creating intermediate tables.
+fn set_path(table: &mut Table, path: &[String], value: Value) -> Result<(), ConfigError> {
+    let (last, parents) = path.split_last().expect("override paths are non-empty");
+    let mut cur = table;
+    for (i, p) in parents.iter().enumerate() {
+        let entry = cur
+            .entry(p.clone())
+            .or_insert_with(|| Value::Table(Table::new()));
+        cur = match entry {
+            Value::Table(t) => t,
+            other => {
+                return Err(ConfigError::Type {
+                    key: path[..=i].join("."),
+                    expected: "a table",
+                    found: other.to_string(),
+                })
+            }
+        };
+    }
+    cur.insert(last.clone(), value);
+    Ok(())
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::String(_) => "a string",
+        Value::Integer(_) => "an integer",
+        Value::Float(_) => "a number",
+        Value::Boolean(_) => "a boolean",
+        Value::Datetime(_) => "a datetime",
+        Value::Array(_) => "an array",
+        Value::Table(_) => "a table",
+    }
+}
+
+/// Merges `user` into `base` (the full default config as a table), checking that every key
+/// exists in `base` and has the same type (an integer is accepted for a float). `prefix` is
+/// the dotted path of `base` ("" at the top).
+fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), ConfigError> {
+    for (k, uv) in user {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        let Some(bv) = base.get_mut(k) else {
+            return Err(ConfigError::UnknownKey { key });
+        };
+        match (bv, uv) {
+            (Value::Table(bt), Value::Table(ut)) => merge_checked(bt, ut, &key)?,
+            (bv @ Value::Float(_), Value::Integer(i)) => *bv = Value::Float(*i as f64),
+            (bv @ Value::Integer(_), Value::Integer(i)) => {
+                if *i < 0 {
+                    return Err(ConfigError::Invalid {
+                        key,
+                        message: "must be >= 0".into(),
+                        value: i.to_string(),
+                    });
+                }
+                *bv = Value::Integer(*i);
+            }
+            (bv, uv) if std::mem::discriminant(bv) == std::mem::discriminant(uv) => {
+                *bv = uv.clone();
+            }
+            (bv, uv) => {
+                return Err(ConfigError::Type {
+                    key,
+                    expected: type_name(bv),
+                    found: uv.to_string(),
+                })
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_of_every_game_are_valid_and_roundtrip_through_toml() {
+        for game in GAMES {
+            let c = TrainConfig::default_for(game).unwrap();
+            c.validate().unwrap();
+            let text = c.to_toml_string().unwrap();
+            assert_eq!(TrainConfig::from_toml_str(&text).unwrap(), c, "{game}");
+        }
+        let c4 = TrainConfig::default_for("connect4").unwrap();
+        assert_eq!((c4.model.blocks, c4.model.channels), (5, 64));
+        assert!((100..=200).contains(&c4.selfplay.simulations));
+        let g = TrainConfig::default_for("gomoku").unwrap();
+        assert_eq!(
+            (g.game.size.as_str(), g.game.rule.as_str()),
+            ("15", "freestyle")
+        );
+        assert_eq!(g.replay.capacity, 200_000);
+        assert!(matches!(
+            TrainConfig::default_for("chess"),
+            Err(ConfigError::Invalid { key, .. }) if key == "game.name"
+        ));
+    }
+
+    #[test]
+    fn partial_file_takes_the_rest_from_the_game_defaults() {
+        let c = TrainConfig::from_toml_str(
+            r#"
+            [game]
+            name = "gomoku"
+            size = "9"
+            [selfplay]
+            simulations = 50
+            dirichlet_alpha = 1
+            [selfplay.resign]
+            enabled = true
+            [train]
+            optimizer = "sgd"
+            lr_schedule = "cosine"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.game.size, "9");
+        assert_eq!(c.game.rule, "freestyle");
+        assert_eq!(c.selfplay.simulations, 50);
+        assert_eq!(c.selfplay.dirichlet_alpha, 1.0);
+        assert!(c.selfplay.resign.enabled);
+        assert_eq!(c.selfplay.resign.threshold, -0.9);
+        assert_eq!(c.train.optimizer, Optimizer::Sgd);
+        assert_eq!(c.train.lr_schedule, LrSchedule::Cosine);
+        assert_eq!(c.model.blocks, 10);
+    }
+
+    #[test]
+    fn unknown_keys_are_errors_naming_the_full_key() {
+        let err =
+            TrainConfig::from_toml_str("[game]\nname='connect4'\n[selfplay]\nsimulatons = 5\n")
+                .unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::UnknownKey {
+                key: "selfplay.simulatons".into()
+            }
+        );
+        let err =
+            TrainConfig::from_toml_str("[game]\nname='connect4'\n[selfplay.resign]\nfoo = 1\n")
+                .unwrap_err();
+        assert_eq!(err.to_string(), "unknown config key selfplay.resign.foo");
+        let err = TrainConfig::from_toml_str("[game]\nname='connect4'\n[bogus]\n").unwrap_err();
+        assert_eq!(
+            err,
+            ConfigError::UnknownKey {
+                key: "bogus".into()
+            }
+        );
+    }
+
+    #[test]
+    fn wrong_types_and_negative_integers_name_the_key() {
+        let err = TrainConfig::from_toml_str(
+            "[game]\nname='connect4'\n[selfplay]\nsimulations = 'many'\n",
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Type { key, .. } if key == "selfplay.simulations"),
+            "{err}"
+        );
+        let err = TrainConfig::from_toml_str("[game]\nname='connect4'\n[model]\nblocks = -3\n")
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("model.blocks must be >= 0"),
+            "{err}"
+        );
+        let err =
+            TrainConfig::from_toml_str("selfplay = 3\n[game]\nname='connect4'\n").unwrap_err();
+        assert!(
+            matches!(&err, ConfigError::Type { key, expected: "a table", .. } if key == "selfplay")
+        );
+        let err =
+            TrainConfig::from_toml_str("[game]\nname='connect4'\n[train]\noptimizer = 'adam'\n")
+                .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("adam") && msg.contains("train.optimizer"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn missing_game_name_is_an_error() {
+        assert_eq!(
+            TrainConfig::from_toml_str("[selfplay]\nsimulations = 5\n").unwrap_err(),
+            ConfigError::MissingKey {
+                key: "game.name".into()
+            }
+        );
+        assert!(matches!(
+            TrainConfig::from_toml_str("[game\n"),
+            Err(ConfigError::Syntax(_))
+        ));
+    }
+
+    #[test]
+    fn validate_names_the_bad_key() {
+        let cases: &[(&str, &str)] = &[
+            (
+                "selfplay.simulations=0",
+                "selfplay.simulations must be >= 1",
+            ),
+            (
+                "selfplay.dirichlet_epsilon=1.5",
+                "selfplay.dirichlet_epsilon must be in [0, 1]",
+            ),
+            ("train.lr=0", "train.lr must be > 0"),
+            (
+                "gating.sprt.elo1=-5",
+                "gating.sprt.elo1 must be > gating.sprt.elo0",
+            ),
+            (
+                "replay.recent_fraction=2",
+                "replay.recent_fraction must be in [0, 1]",
+            ),
+            (
+                "run.iterations=0",
+                "run.iterations must be >= 1 when run.time_budget_minutes is 0",
+            ),
+            ("game.name=chess", "game.name must be one of"),
+            ("train.momentum=1", "train.momentum must be < 1"),
+        ];
+        let base = TrainConfig::default_for("connect4").unwrap();
+        for (o, msg) in cases {
+            let err = base.with_overrides(&[o]).unwrap_err();
+            assert!(err.to_string().starts_with(msg), "{o}: {err}");
+        }
+        let mut g = TrainConfig::default_for("gomoku").unwrap();
+        g.game.size = "30".into();
+        assert!(
+            matches!(g.validate(), Err(ConfigError::Invalid { key, .. }) if key == "game.size")
+        );
+    }
+
+    #[test]
+    fn overrides_apply_typed_values_and_reject_unknown_keys() {
+        let c = TrainConfig::default_for("connect4")
+            .unwrap()
+            .with_overrides(&[
+                "selfplay.simulations=50",
+                "selfplay.playout_cap.enabled = true",
+                "train.optimizer=sgd",
+                "train.lr=1e-2",
+                "run.time_budget_minutes=30",
+            ])
+            .unwrap();
+        assert_eq!(c.selfplay.simulations, 50);
+        assert!(c.selfplay.playout_cap.enabled);
+        assert_eq!(c.train.optimizer, Optimizer::Sgd);
+        assert_eq!(c.train.lr, 0.01);
+        assert_eq!(c.run.time_budget_minutes, 30.0);
+        let base = TrainConfig::default_for("connect4").unwrap();
+        assert_eq!(
+            base.with_overrides(&["selfplay.sims=5"]).unwrap_err(),
+            ConfigError::UnknownKey {
+                key: "selfplay.sims".into()
+            }
+        );
+        assert_eq!(
+            base.with_overrides(&["selfplay"]).unwrap_err(),
+            ConfigError::BadOverride("selfplay".into())
+        );
+        assert!(matches!(
+            base.with_overrides(&["selfplay.simulations.x=1"]),
+            Err(ConfigError::Type { key, .. }) if key == "selfplay.simulations"
+        ));
+    }
+
+    #[test]
+    fn game_name_override_switches_defaults_in_parse() {
+        let c = TrainConfig::parse("", &["game.name=xiangqi", "run.seed=7"]).unwrap();
+        assert_eq!(c.game.name, "xiangqi");
+        assert_eq!(c.selfplay.max_plies, 300);
+        assert_eq!(c.run.seed, 7);
+    }
+
+    #[test]
+    fn learner_steps_and_schedules() {
+        let mut t = TrainConfig::default_for("connect4").unwrap().train;
+        t.batch_size = 100;
+        t.samples_per_position = 2.0;
+        assert_eq!(t.steps_for(1001), 21);
+        assert_eq!(t.steps_for(0), 1);
+        t.steps_per_iteration = 7;
+        assert_eq!(t.steps_for(1001), 7);
+        t.lr = 0.1;
+        t.lr_schedule = LrSchedule::Step;
+        t.lr_step_every = 10;
+        t.lr_step_factor = 0.5;
+        assert_eq!(t.lr_at(25, 100), 0.025);
+        t.lr_schedule = LrSchedule::Cosine;
+        t.lr_min = 0.0;
+        assert!((t.lr_at(50, 100) - 0.05).abs() < 1e-12);
+        assert!(t.lr_at(100, 100).abs() < 1e-12);
+    }
+}
