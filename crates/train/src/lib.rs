@@ -11,7 +11,9 @@
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod metrics;
 pub mod rating;
 pub mod record;
 pub mod replay;
+pub mod state;
 pub mod storage;

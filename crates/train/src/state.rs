@@ -1,0 +1,205 @@
+//! The resumable state of a training run, saved as JSON through [`Storage`] under
+//! [`RunState::KEY`]. [`Storage::put`] is atomic, so a crash leaves the previous state.
+
+use serde::{Deserialize, Serialize};
+
+use crate::storage::{Storage, StorageError};
+
+/// An error saving or loading the run state.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    /// The storage failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The stored state is not valid JSON of a [`RunState`].
+    #[error("run state {key:?} is corrupt: {source}")]
+    Corrupt {
+        /// The key read.
+        key: String,
+        /// The cause.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The state was written by a newer format.
+    #[error(
+        "run state {key:?} has format version {found}, this build reads {}",
+        RunState::FORMAT_VERSION
+    )]
+    UnsupportedVersion {
+        /// The key read.
+        key: String,
+        /// The version found.
+        found: u32,
+    },
+}
+
+/// A promoted network.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ChampionInfo {
+    /// Champion id (0 = the initial network).
+    pub id: u32,
+    /// The iteration that produced it.
+    pub iteration: u32,
+    /// Its storage key (e.g. `networks/champion-0005.azc`).
+    pub key: String,
+    /// Estimated Elo relative to champion 0.
+    pub elo: f64,
+}
+
+/// Everything needed to resume a run (besides the stored records and networks).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunState {
+    /// Format version of this JSON ([`RunState::FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// The next iteration to run (0-based).
+    pub iteration: u32,
+    /// Self-play games played so far.
+    pub total_games: u64,
+    /// Training positions produced so far.
+    pub total_positions: u64,
+    /// Id of the current champion.
+    pub champion_id: u32,
+    /// Id of the next record file (`records/<id>.azr`).
+    pub next_record_id: u64,
+    /// Id of the next self-play game.
+    pub next_game_id: u64,
+    /// The run's RNG seed.
+    pub rng_seed: u64,
+    /// How many RNG streams have been derived from the seed so far (the next stream's index).
+    pub rng_counter: u64,
+    /// Seconds of training so far (for time budgets across resumes).
+    pub elapsed_s: f64,
+    /// Every promoted network, oldest first.
+    pub champions: Vec<ChampionInfo>,
+}
+
+impl RunState {
+    /// The storage key of the run state.
+    pub const KEY: &'static str = "state/run.json";
+    /// The JSON format version written.
+    pub const FORMAT_VERSION: u32 = 1;
+
+    /// The state of a new run with `seed`: iteration 0, champion 0 (not yet in `champions`).
+    pub fn new(seed: u64) -> Self {
+        RunState {
+            format_version: Self::FORMAT_VERSION,
+            iteration: 0,
+            total_games: 0,
+            total_positions: 0,
+            champion_id: 0,
+            next_record_id: 0,
+            next_game_id: 0,
+            rng_seed: seed,
+            rng_counter: 0,
+            elapsed_s: 0.0,
+            champions: Vec::new(),
+        }
+    }
+
+    /// Saves the state atomically under [`RunState::KEY`] (pretty JSON).
+    ///
+    /// # Errors
+    /// [`StateError::Storage`].
+    pub fn save(&self, storage: &dyn Storage) -> Result<(), StateError> {
+        let json = serde_json::to_vec_pretty(self).map_err(|source| StateError::Corrupt {
+            key: Self::KEY.into(),
+            source,
+        })?;
+        storage.put(Self::KEY, &json)?;
+        Ok(())
+    }
+
+    /// Loads the state, or `None` when the storage holds none (a new run).
+    ///
+    /// # Errors
+    /// [`StateError::Storage`], [`StateError::Corrupt`], [`StateError::UnsupportedVersion`].
+    pub fn load(storage: &dyn Storage) -> Result<Option<Self>, StateError> {
+        let bytes = match storage.get(Self::KEY) {
+            Ok(b) => b,
+            Err(StorageError::NotFound { .. }) => return Ok(None),
+            Err(e) => return Err(e.into()),
+        };
+        let state: RunState =
+            serde_json::from_slice(&bytes).map_err(|source| StateError::Corrupt {
+                key: Self::KEY.into(),
+                source,
+            })?;
+        if state.format_version > Self::FORMAT_VERSION {
+            return Err(StateError::UnsupportedVersion {
+                key: Self::KEY.into(),
+                found: state.format_version,
+            });
+        }
+        Ok(Some(state))
+    }
+
+    /// Takes the next RNG stream index (returns the current `rng_counter` and increments it).
+    pub fn next_rng_stream(&mut self) -> u64 {
+        let c = self.rng_counter;
+        self.rng_counter += 1;
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{champion_key, LocalStorage, MemoryStorage};
+
+    fn example() -> RunState {
+        let mut s = RunState::new(42);
+        s.iteration = 7;
+        s.total_games = 1400;
+        s.total_positions = 30_000;
+        s.champion_id = 2;
+        s.next_record_id = 7;
+        s.next_game_id = 1400;
+        s.next_rng_stream();
+        s.elapsed_s = 1234.5;
+        s.champions = (0..3)
+            .map(|id| ChampionInfo {
+                id,
+                iteration: id * 3,
+                key: champion_key(id),
+                elo: f64::from(id) * 50.0,
+            })
+            .collect();
+        s
+    }
+
+    #[test]
+    fn state_saves_and_loads_equal() {
+        let dir = tempfile::tempdir().unwrap();
+        let storage = LocalStorage::open(dir.path()).unwrap();
+        assert_eq!(RunState::load(&storage).unwrap(), None);
+        let s = example();
+        s.save(&storage).unwrap();
+        let storage = LocalStorage::open(dir.path()).unwrap();
+        assert_eq!(RunState::load(&storage).unwrap(), Some(s));
+        assert_eq!(storage.list("state/").unwrap(), vec![RunState::KEY]);
+    }
+
+    #[test]
+    fn corrupt_or_newer_state_is_an_error() {
+        let storage = MemoryStorage::new();
+        storage.put(RunState::KEY, b"{not json").unwrap();
+        assert!(matches!(
+            RunState::load(&storage),
+            Err(StateError::Corrupt { .. })
+        ));
+        let mut s = example();
+        s.format_version = 99;
+        s.save(&storage).unwrap();
+        assert!(matches!(
+            RunState::load(&storage),
+            Err(StateError::UnsupportedVersion { found: 99, .. })
+        ));
+    }
+
+    #[test]
+    fn rng_streams_are_consecutive() {
+        let mut s = RunState::new(1);
+        assert_eq!((s.next_rng_stream(), s.next_rng_stream()), (0, 1));
+        assert_eq!(s.rng_counter, 2);
+    }
+}
