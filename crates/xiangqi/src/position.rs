@@ -116,8 +116,9 @@ impl MoveSink for Vec<Move> {
 /// number and an incrementally updated Zobrist hash. History (for repetitions) is kept outside,
 /// in [`alphazero_game::History`].
 ///
-/// `Eq`/`Hash` compare everything: board, side to move, counters, configuration.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// `Eq`/`Hash` compare what the rules depend on: board, side to move, halfmove clock
+/// (no-capture counter) and configuration; not the move number or the ply count.
+#[derive(Clone, Debug)]
 pub struct Xiangqi {
     pub(crate) board: [u8; NUM_SQUARES],
     pub(crate) occ: [u128; 2],
@@ -128,6 +129,25 @@ pub struct Xiangqi {
     pub(crate) ply: u32,
     pub(crate) hash: u64,
     pub(crate) config: XiangqiConfig,
+}
+
+impl PartialEq for Xiangqi {
+    fn eq(&self, other: &Self) -> bool {
+        self.board == other.board
+            && self.side == other.side
+            && self.halfmove == other.halfmove
+            && self.config == other.config
+    }
+}
+
+impl Eq for Xiangqi {}
+
+impl std::hash::Hash for Xiangqi {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.hash.hash(state);
+        self.halfmove.hash(state);
+        self.config.hash(state);
+    }
 }
 
 /// Whether the general of side `us` standing on `k` is attacked on `board`: by a chariot, a
