@@ -83,6 +83,7 @@ fn golden_connect4_puct_serial() {
     let c = SearchConfig {
         simulations: 400,
         leaves_per_batch: 1,
+        terminal_check: true,
         ..Default::default()
     };
     check(
