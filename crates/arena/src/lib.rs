@@ -1,6 +1,26 @@
-//! Players behind one interface, matches between them, and ratings (Elo / Bradley–Terry with
-//! confidence intervals, SPRT).
+//! Players behind one interface, matches between them, ratings (Elo / Bradley–Terry with
+//! confidence intervals, SPRT), and learning-quality measures (Connect Four against the exact
+//! solver, value calibration).
+//!
+//! * [`Player`]: the interface; [`RandomPlayer`], [`MctsPlayer`] (any evaluator: uniform,
+//!   rollouts, a network), [`GomokuHeuristic`] (levels 0–2), [`XiangqiAlphaBeta`].
+//! * [`play_game`], [`run_match`] with [`MatchConfig`]: round robin or gauntlet, balanced
+//!   random openings, threads, JSON and PGN-like records.
+//! * [`rating`]: Elo ↔ score, W/D/L → Elo ± CI, Bradley–Terry fit, SPRT.
+//! * [`c4_eval`]: agreement with the Connect Four solver, value calibration.
 #![deny(missing_docs)]
 
+pub mod c4_eval;
+pub mod matches;
 pub mod player;
+pub mod players;
+pub mod rating;
+
+pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
+pub use matches::{
+    play_game, random_opening, run_match, Entrant, GameRecord, GameResult, MatchConfig, MatchError, MatchResult,
+    PairStats, Pairing, PlayerFactory, Termination,
+};
 pub use player::{Limits, MoveChoice, Player, PlayerError};
+pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
+pub use rating::{elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, EloEstimate, Ratings, Sprt, SprtDecision};

@@ -80,4 +80,10 @@ pub trait Player<G: Game>: Send {
 
     /// Called when a game ends (an external engine may be told; a search may free memory).
     fn game_over(&mut self, _game: &History<G>, _outcome: Outcome) {}
+
+    /// Re-seeds the player's randomness (tie-breaks, random moves, search seed) so that a game
+    /// played in a match is reproducible whatever thread plays it. Called by
+    /// [`crate::run_match`] before each game (before [`Player::new_game`]). Deterministic
+    /// players ignore it (the default).
+    fn set_seed(&mut self, _seed: u64) {}
 }

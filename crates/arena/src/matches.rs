@@ -1,0 +1,605 @@
+//! Games and matches between players: one game with failure handling, round-robin and
+//! gauntlet matches on threads with balanced random openings, JSON and text records.
+
+use std::fmt::Write as _;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use alphazero_game::{Game, History, Outcome, Side};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+
+use crate::player::{Limits, Player, PlayerError};
+use crate::rating::{fit_ratings, PairResult, RatingError, Ratings};
+
+/// Why a game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Termination {
+    /// By the rules of the game (win, loss or draw, repetition included).
+    Rules,
+    /// The ply cap was reached: scored as a draw.
+    PlyCap,
+    /// A player failed (error, panic, illegal move): it loses the game.
+    Failure {
+        /// The side that failed.
+        side: SideName,
+        /// What went wrong (the [`PlayerError`] text or the panic message).
+        message: String,
+    },
+}
+
+/// [`Side`] in serialisable form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SideName {
+    /// `Side::First` (black in Gomoku, red in Xiangqi).
+    First,
+    /// `Side::Second`.
+    Second,
+}
+
+impl From<Side> for SideName {
+    fn from(s: Side) -> Self {
+        match s {
+            Side::First => SideName::First,
+            Side::Second => SideName::Second,
+        }
+    }
+}
+
+impl From<SideName> for Side {
+    fn from(s: SideName) -> Self {
+        match s {
+            SideName::First => Side::First,
+            SideName::Second => Side::Second,
+        }
+    }
+}
+
+/// The result of one game from [`play_game`].
+#[derive(Clone, Debug)]
+pub struct GameResult<G: Game> {
+    /// The winner, `None` for a draw (including the ply cap).
+    pub winner: Option<Side>,
+    /// The whole game: start position, every move (the opening plies included).
+    pub history: History<G>,
+    /// Why it ended.
+    pub termination: Termination,
+}
+
+impl<G: Game> GameResult<G> {
+    /// The moves played, oldest first (the opening plies included).
+    pub fn moves(&self) -> &[G::Move] {
+        self.history.moves()
+    }
+
+    /// The score of `side`: 1 win, 0.5 draw, 0 loss.
+    pub fn score(&self, side: Side) -> f64 {
+        match self.winner {
+            Some(w) if w == side => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+
+    /// `1-0` (first side won), `0-1` or `1/2-1/2`.
+    pub fn result_text(&self) -> &'static str {
+        result_text(self.winner)
+    }
+}
+
+fn result_text(winner: Option<Side>) -> &'static str {
+    match winner {
+        Some(Side::First) => "1-0",
+        Some(Side::Second) => "0-1",
+        None => "1/2-1/2",
+    }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "panicked".into()
+    }
+}
+
+/// Plays one game from `start` (which may already hold opening moves): `first` plays
+/// `Side::First`, `second` plays `Side::Second`, whoever is to move in `start`.
+///
+/// Both players get [`Player::new_game`] first and [`Player::game_over`] at the end. A player
+/// that returns an error, panics, or answers an illegal move loses the game
+/// ([`Termination::Failure`] says which side and why); nothing here waits on a player beyond
+/// its own call (timeouts of external engines are theirs to enforce). When the history reaches
+/// `max_plies` moves in total (opening included) without a result, the game is a draw
+/// ([`Termination::PlyCap`]). A `start` that is already over returns its result at once.
+pub fn play_game<G: Game>(first: &mut dyn Player<G>, second: &mut dyn Player<G>, start: History<G>, limits: &Limits, max_plies: u32) -> GameResult<G> {
+    let mut history = start;
+    let fail = |history: History<G>, side: Side, message: String| GameResult {
+        winner: Some(side.opponent()),
+        history,
+        termination: Termination::Failure {
+            side: side.into(),
+            message,
+        },
+    };
+    for side in [Side::First, Side::Second] {
+        let p: &mut dyn Player<G> = if side == Side::First { &mut *first } else { &mut *second };
+        let r = catch_unwind(AssertUnwindSafe(|| p.new_game()));
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return fail(history, side, e.to_string()),
+            Err(panic) => return fail(history, side, format!("{}: panicked: {}", p.name(), panic_message(&*panic))),
+        }
+    }
+    let result = loop {
+        if let Some(o) = history.outcome() {
+            let stm = history.current().side_to_move();
+            break GameResult {
+                winner: o.winner(stm),
+                history,
+                termination: Termination::Rules,
+            };
+        }
+        if history.len() as u64 >= u64::from(max_plies) {
+            break GameResult {
+                winner: None,
+                history,
+                termination: Termination::PlyCap,
+            };
+        }
+        let side = history.current().side_to_move();
+        let player: &mut dyn Player<G> = if side == Side::First { &mut *first } else { &mut *second };
+        let choice = catch_unwind(AssertUnwindSafe(|| player.choose_move(&history, limits)));
+        let mv = match choice {
+            Ok(Ok(c)) => c.mv,
+            Ok(Err(e)) => break fail(history, side, e.to_string()),
+            Err(panic) => {
+                let msg = format!("{}: panicked: {}", player.name(), panic_message(&*panic));
+                break fail(history, side, msg);
+            }
+        };
+        if let Err(e) = history.play(mv) {
+            let err = PlayerError::IllegalMove {
+                player: player.name(),
+                text: history.current().format_move(mv),
+                reason: e.reason,
+            };
+            break fail(history, side, err.to_string());
+        }
+    };
+    let final_outcome = match result.winner {
+        Some(w) if w == result.history.current().side_to_move() => Outcome::Win,
+        Some(_) => Outcome::Loss,
+        None => Outcome::Draw,
+    };
+    let _ = catch_unwind(AssertUnwindSafe(|| first.game_over(&result.history, final_outcome)));
+    let _ = catch_unwind(AssertUnwindSafe(|| second.game_over(&result.history, final_outcome)));
+    result
+}
+
+/// Creates a fresh player; called once per worker thread and entrant.
+pub type PlayerFactory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
+
+/// One participant of a match.
+#[derive(Clone)]
+pub struct Entrant<G: Game> {
+    /// Name used in tables and records.
+    pub name: String,
+    /// Makes the player (one instance per thread).
+    pub factory: PlayerFactory<G>,
+}
+
+impl<G: Game> Entrant<G> {
+    /// An entrant from a name and a factory closure.
+    pub fn new(name: impl Into<String>, factory: impl Fn() -> Box<dyn Player<G>> + Send + Sync + 'static) -> Self {
+        Entrant {
+            name: name.into(),
+            factory: Arc::new(factory),
+        }
+    }
+}
+
+/// Who plays whom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Pairing {
+    /// Every entrant against every other.
+    RoundRobin,
+    /// The entrant at this index against every other one (and no other games).
+    Gauntlet {
+        /// Index of the challenger in [`MatchConfig::entrants`].
+        challenger: usize,
+    },
+}
+
+/// Called with each finished game (from the worker thread that played it).
+pub type GameCallback = Arc<dyn Fn(&GameRecord) + Send + Sync>;
+
+/// Everything a match needs.
+#[derive(Clone)]
+pub struct MatchConfig<G: Game> {
+    /// The participants (at least two).
+    pub entrants: Vec<Entrant<G>>,
+    /// Round robin or gauntlet.
+    pub pairing: Pairing,
+    /// Openings per pair; each is played twice with colours swapped, so a pair plays
+    /// `2 × openings_per_pair` games.
+    pub openings_per_pair: u32,
+    /// Random plies of each opening (uniform over [`Game::candidate_moves`], drawn with
+    /// `seed`; openings that end the game are redrawn). 0 = every game from `start`.
+    pub opening_plies: u32,
+    /// The start position.
+    pub start: G,
+    /// Per-move limits given to every player.
+    pub limits: Limits,
+    /// Ply cap per game (opening included); reaching it is a draw.
+    pub max_plies: u32,
+    /// Worker threads (at least 1).
+    pub threads: usize,
+    /// Seed of the openings and of the players' per-game seeds ([`Player::set_seed`]).
+    pub seed: u64,
+    /// Optional progress callback, called once per finished game.
+    pub on_game: Option<GameCallback>,
+}
+
+impl<G: Game> MatchConfig<G> {
+    /// A round robin between `entrants` from `start`: 1 opening per pair of 4 random plies,
+    /// default limits, a 1000-ply cap, one thread, seed 0, no callback.
+    pub fn new(entrants: Vec<Entrant<G>>, start: G) -> Self {
+        MatchConfig {
+            entrants,
+            pairing: Pairing::RoundRobin,
+            openings_per_pair: 1,
+            opening_plies: 4,
+            start,
+            limits: Limits::default(),
+            max_plies: 1000,
+            threads: 1,
+            seed: 0,
+            on_game: None,
+        }
+    }
+}
+
+/// A match configuration that cannot be run. Carries the rejected value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MatchError {
+    /// Fewer than two entrants.
+    #[error("a match needs at least 2 entrants, got {0}")]
+    TooFewEntrants(usize),
+    /// The gauntlet challenger index is out of range.
+    #[error("gauntlet challenger index {index} is out of range for {entrants} entrants")]
+    BadChallenger {
+        /// The rejected index.
+        index: usize,
+        /// Number of entrants.
+        entrants: usize,
+    },
+    /// No opening of the requested length could be drawn (every try ended the game).
+    #[error("could not draw a {plies}-ply opening that leaves the game open")]
+    NoOpening {
+        /// The requested opening length.
+        plies: u32,
+    },
+}
+
+/// One finished game of a match, in serialisable form.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Index of the game in the match schedule.
+    pub index: usize,
+    /// Entrant index playing `Side::First`.
+    pub first: usize,
+    /// Entrant index playing `Side::Second`.
+    pub second: usize,
+    /// Name of the first-side player.
+    pub first_name: String,
+    /// Name of the second-side player.
+    pub second_name: String,
+    /// Index of the opening used.
+    pub opening: usize,
+    /// How many of `moves` belong to the opening.
+    pub opening_plies: usize,
+    /// `1-0`, `0-1` or `1/2-1/2` (first side's result first).
+    pub result: String,
+    /// Winning entrant index, `None` for a draw.
+    pub winner: Option<usize>,
+    /// Why the game ended.
+    pub termination: Termination,
+    /// Every move in the game's notation ([`Game::format_move`]), opening included.
+    pub moves: Vec<String>,
+}
+
+impl GameRecord {
+    /// The game as a PGN-like text block: tag lines, then the numbered move list, the
+    /// opening moves in braces, then the result, then a blank line.
+    pub fn to_text(&self, game_name: &str) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "[Game \"{game_name}\"]");
+        let _ = writeln!(s, "[Round \"{}\"]", self.index + 1);
+        let _ = writeln!(s, "[First \"{}\"]", self.first_name);
+        let _ = writeln!(s, "[Second \"{}\"]", self.second_name);
+        let _ = writeln!(s, "[Result \"{}\"]", self.result);
+        let term = match &self.termination {
+            Termination::Rules => "rules".to_string(),
+            Termination::PlyCap => "ply cap".to_string(),
+            Termination::Failure { side, message } => format!("{side:?} failed: {message}"),
+        };
+        let _ = writeln!(s, "[Termination \"{}\"]", term.replace('"', "'"));
+        let _ = writeln!(s, "[OpeningPlies \"{}\"]", self.opening_plies);
+        let mut line = String::new();
+        for (i, mv) in self.moves.iter().enumerate() {
+            if i % 2 == 0 {
+                let _ = write!(line, "{}. ", i / 2 + 1);
+            }
+            if i < self.opening_plies {
+                let _ = write!(line, "{{{mv}}} ");
+            } else {
+                let _ = write!(line, "{mv} ");
+            }
+        }
+        let _ = writeln!(s, "{line}{}", self.result);
+        s.push('\n');
+        s
+    }
+}
+
+/// Wins, draws and losses of entrant `a` against entrant `b`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairStats {
+    /// First entrant index.
+    pub a: usize,
+    /// Second entrant index.
+    pub b: usize,
+    /// Games `a` won.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Games `a` lost.
+    pub losses: u32,
+}
+
+/// The outcome of [`run_match`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchResult {
+    /// The game's name ([`Game::NAME`]).
+    pub game: String,
+    /// Entrant names, by index.
+    pub players: Vec<String>,
+    /// Every game, in schedule order (independent of thread timing).
+    pub games: Vec<GameRecord>,
+}
+
+impl MatchResult {
+    /// W/D/L per pair that met, `a < b`, from `a`'s point of view, ordered by `(a, b)`.
+    pub fn pair_stats(&self) -> Vec<PairStats> {
+        let mut out: Vec<PairStats> = Vec::new();
+        for g in &self.games {
+            let (a, b) = (g.first.min(g.second), g.first.max(g.second));
+            let idx = match out.iter().position(|p| p.a == a && p.b == b) {
+                Some(i) => i,
+                None => {
+                    out.push(PairStats { a, b, ..Default::default() });
+                    out.len() - 1
+                }
+            };
+            let p = &mut out[idx];
+            match g.winner {
+                Some(w) if w == a => p.wins += 1,
+                Some(_) => p.losses += 1,
+                None => p.draws += 1,
+            }
+        }
+        out.sort_by_key(|p| (p.a, p.b));
+        out
+    }
+
+    /// Total score of each entrant (1 per win, 0.5 per draw) and games played, by index.
+    pub fn scores(&self) -> Vec<(f64, u32)> {
+        let mut s = vec![(0.0, 0u32); self.players.len()];
+        for g in &self.games {
+            for i in [g.first, g.second] {
+                s[i].1 += 1;
+                s[i].0 += match g.winner {
+                    Some(w) if w == i => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                };
+            }
+        }
+        s
+    }
+
+    /// Bradley–Terry / Elo ratings of the entrants with entrant `anchor` fixed at 0
+    /// (see [`fit_ratings`]).
+    ///
+    /// # Errors
+    /// [`RatingError`] when `anchor` is out of range or no games were played.
+    pub fn ratings(&self, anchor: usize) -> Result<Ratings, RatingError> {
+        let pairs: Vec<PairResult> = self
+            .pair_stats()
+            .iter()
+            .map(|p| PairResult {
+                a: p.a,
+                b: p.b,
+                wins: f64::from(p.wins),
+                draws: f64::from(p.draws),
+                losses: f64::from(p.losses),
+            })
+            .collect();
+        fit_ratings(&self.players, &pairs, anchor)
+    }
+
+    /// The results as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// Every game as PGN-like text blocks ([`GameRecord::to_text`]).
+    pub fn to_text(&self) -> String {
+        self.games.iter().map(|g| g.to_text(&self.game)).collect()
+    }
+}
+
+/// Mixes two numbers into a seed (SplitMix64 finaliser).
+fn mix(a: u64, b: u64) -> u64 {
+    alphazero_game::splitmix64(a ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03)).1
+}
+
+/// A random opening of `plies` moves over the candidate moves from `start`, seeded; redrawn
+/// (up to 100 tries) while it ends the game.
+///
+/// # Errors
+/// [`MatchError::NoOpening`] when every try ended the game or ran out of moves.
+pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Result<History<G>, MatchError> {
+    let mut moves = Vec::new();
+    for attempt in 0..100u64 {
+        let mut rng = StdRng::seed_from_u64(mix(seed, attempt));
+        let mut h = History::new(start.clone());
+        let mut ok = true;
+        for _ in 0..plies {
+            if h.outcome().is_some() {
+                ok = false;
+                break;
+            }
+            h.current().candidate_moves(&mut moves);
+            if moves.is_empty() {
+                ok = false;
+                break;
+            }
+            h.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if ok && h.outcome().is_none() {
+            return Ok(h);
+        }
+    }
+    Err(MatchError::NoOpening { plies })
+}
+
+struct Scheduled {
+    first: usize,
+    second: usize,
+    opening: usize,
+}
+
+/// Plays a match: every pair of [`MatchConfig::pairing`] plays
+/// [`MatchConfig::openings_per_pair`] openings, each with both colours, on
+/// [`MatchConfig::threads`] threads. Each thread makes its own players from the factories and
+/// re-seeds them per game ([`Player::set_seed`] with a seed derived from the match seed and
+/// the game index), so the records do not depend on the thread count or timing for players
+/// that are deterministic given their seed.
+///
+/// # Errors
+/// [`MatchError`] for fewer than two entrants, a bad gauntlet index, or when no opening can be
+/// drawn. Player failures do not stop the match; they lose their game.
+pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchError> {
+    let n = config.entrants.len();
+    if n < 2 {
+        return Err(MatchError::TooFewEntrants(n));
+    }
+    let pairs: Vec<(usize, usize)> = match config.pairing {
+        Pairing::RoundRobin => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
+        Pairing::Gauntlet { challenger } => {
+            if challenger >= n {
+                return Err(MatchError::BadChallenger { index: challenger, entrants: n });
+            }
+            (0..n).filter(|&b| b != challenger).map(|b| (challenger, b)).collect()
+        }
+    };
+    let openings: Vec<History<G>> = (0..config.openings_per_pair as u64)
+        .map(|i| random_opening(&config.start, config.opening_plies, mix(config.seed, i)))
+        .collect::<Result<_, _>>()?;
+    let mut schedule = Vec::new();
+    for o in 0..openings.len() {
+        for &(a, b) in &pairs {
+            schedule.push(Scheduled { first: a, second: b, opening: o });
+            schedule.push(Scheduled { first: b, second: a, opening: o });
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<GameRecord>>> = Mutex::new(vec![None; schedule.len()]);
+    let threads = config.threads.clamp(1, schedule.len().max(1));
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let mut players: Vec<Option<Box<dyn Player<G>>>> = (0..n).map(|_| None).collect();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(s) = schedule.get(i) else { break };
+                    let record = play_scheduled(config, &openings, &mut players, s, i);
+                    if let Some(cb) = &config.on_game {
+                        cb(&record);
+                    }
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(record);
+                }
+            });
+        }
+    });
+    let games = results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect();
+    Ok(MatchResult {
+        game: G::NAME.to_string(),
+        players: config.entrants.iter().map(|e| e.name.clone()).collect(),
+        games,
+    })
+}
+
+fn make_player<G: Game>(config: &MatchConfig<G>, players: &mut [Option<Box<dyn Player<G>>>], i: usize) -> Result<Box<dyn Player<G>>, String> {
+    match players[i].take() {
+        Some(p) => Ok(p),
+        None => catch_unwind(AssertUnwindSafe(|| (config.entrants[i].factory)())).map_err(|p| panic_message(&*p)),
+    }
+}
+
+fn play_scheduled<G: Game>(config: &MatchConfig<G>, openings: &[History<G>], players: &mut [Option<Box<dyn Player<G>>>], s: &Scheduled, index: usize) -> GameRecord {
+    let opening = openings[s.opening].clone();
+    let opening_plies = opening.len();
+    let record = |winner: Option<Side>, termination: Termination, moves: Vec<String>| GameRecord {
+        index,
+        first: s.first,
+        second: s.second,
+        first_name: config.entrants[s.first].name.clone(),
+        second_name: config.entrants[s.second].name.clone(),
+        opening: s.opening,
+        opening_plies,
+        result: result_text(winner).to_string(),
+        winner: winner.map(|w| if w == Side::First { s.first } else { s.second }),
+        termination,
+        moves,
+    };
+    let format_moves = |h: &History<G>| {
+        let mut pos = h.start().clone();
+        h.moves()
+            .iter()
+            .map(|&m| {
+                let t = pos.format_move(m);
+                pos.play_unchecked(m);
+                t
+            })
+            .collect::<Vec<String>>()
+    };
+    let mut a = match make_player(config, players, s.first) {
+        Ok(p) => p,
+        Err(m) => {
+            let t = Termination::Failure { side: SideName::First, message: format!("factory panicked: {m}") };
+            return record(Some(Side::Second), t, format_moves(&opening));
+        }
+    };
+    let mut b = match make_player(config, players, s.second) {
+        Ok(p) => p,
+        Err(m) => {
+            players[s.first] = Some(a);
+            let t = Termination::Failure { side: SideName::Second, message: format!("factory panicked: {m}") };
+            return record(Some(Side::First), t, format_moves(&opening));
+        }
+    };
+    a.set_seed(mix(config.seed, 2 * index as u64 + 1));
+    b.set_seed(mix(config.seed, 2 * index as u64 + 2));
+    let r = play_game(a.as_mut(), b.as_mut(), opening, &config.limits, config.max_plies);
+    players[s.first] = Some(a);
+    players[s.second] = Some(b);
+    let moves = format_moves(&r.history);
+    record(r.winner, r.termination, moves)
+}

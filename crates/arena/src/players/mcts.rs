@@ -1,0 +1,188 @@
+//! The search as a player, with any evaluator (uniform, rollouts, a network).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use alphazero_game::{Game, History};
+use alphazero_mcts::{EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
+
+use crate::player::{Limits, MoveChoice, Player, PlayerError};
+
+/// PUCT search behind [`Player`]: plays the search's best move (τ → 0, no root noise).
+///
+/// The tree is reused across the moves of one game: when the game handed to
+/// [`Player::choose_move`] extends the one searched last time (same start position, the old
+/// moves as a prefix), the tree is advanced through the new moves with [`Search::advance`];
+/// otherwise it is rebuilt from the game's history. [`Player::new_game`] drops it.
+///
+/// Limits: [`Limits::simulations`] replaces the default simulation count for that move;
+/// [`Limits::movetime`] stops the search when the time is up (after at least one
+/// simulation), driving the step API so that it can stop between evaluator calls. With
+/// both, whichever comes first. [`Limits::depth`] is ignored.
+pub struct MctsPlayer<G: Game> {
+    name: String,
+    evaluator: Arc<dyn Evaluator<G>>,
+    config: SearchConfig,
+    search: Option<Search<G>>,
+    /// Start position and moves of the game at the tree's root.
+    searched: Option<(G, Vec<G::Move>)>,
+}
+
+impl<G: Game> MctsPlayer<G> {
+    /// A search player named `name` with `evaluator` and `config`. `config.simulations` is the
+    /// default per move; root noise is switched off.
+    pub fn new(name: impl Into<String>, evaluator: Arc<dyn Evaluator<G>>, config: SearchConfig) -> Self {
+        MctsPlayer {
+            name: name.into(),
+            evaluator,
+            config: SearchConfig {
+                root_noise: false,
+                ..config
+            },
+            search: None,
+            searched: None,
+        }
+    }
+
+    /// The "pure MCTS" baseline `rollout-N`: `playouts` simulations per move, each leaf valued
+    /// by one random playout ([`RolloutEvaluator`] with 1 playout, seeded with `seed`),
+    /// uniform priors, paper defaults otherwise.
+    pub fn rollout(playouts: u32, seed: u64) -> Self {
+        Self::new(
+            format!("rollout-{playouts}"),
+            Arc::new(RolloutEvaluator::new(1, seed)),
+            SearchConfig {
+                simulations: playouts.max(1),
+                seed,
+                ..SearchConfig::default()
+            },
+        )
+    }
+
+    /// `uniform-N`: search with the [`UniformEvaluator`] (uniform priors, value 0), `simulations`
+    /// per move. With the solver on, it finds forced wins and avoids forced losses it can see.
+    pub fn uniform(simulations: u32) -> Self {
+        Self::new(
+            format!("uniform-{simulations}"),
+            Arc::new(UniformEvaluator),
+            SearchConfig {
+                simulations: simulations.max(1),
+                ..SearchConfig::default()
+            },
+        )
+    }
+
+    /// The search configuration (its `simulations` is the default per move).
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Nodes in the tree kept for the next move (0 when there is none).
+    pub fn tree_size(&self) -> usize {
+        self.search.as_ref().map_or(0, Search::tree_size)
+    }
+
+    fn failed(&self, message: impl std::fmt::Display) -> PlayerError {
+        PlayerError::Failed {
+            player: self.name.clone(),
+            message: message.to_string(),
+        }
+    }
+
+    /// Takes the kept tree if the game extends what it searched, advanced to the current
+    /// position; `None` when it must be rebuilt.
+    fn reuse(&mut self, game: &History<G>) -> Option<Search<G>> {
+        let mut search = self.search.take()?;
+        let (start, moves) = self.searched.take()?;
+        if &start != game.start() || !game.moves().starts_with(&moves) {
+            return None;
+        }
+        for &mv in &game.moves()[moves.len()..] {
+            search.advance(mv).ok()?;
+        }
+        (search.root_position() == game.current()).then_some(search)
+    }
+
+    fn run_timed(&self, search: &mut Search<G>, deadline: Instant) -> Result<SearchResult<G>, PlayerError> {
+        search.begin_run();
+        let mut logits = Vec::new();
+        let mut values = Vec::new();
+        let a = search.root_position().num_actions();
+        while !search.is_done() {
+            if search.simulations_done() >= 1 && search.num_pending() == 0 && Instant::now() >= deadline {
+                break;
+            }
+            let n = search.collect_leaves();
+            if n == 0 {
+                continue;
+            }
+            logits.resize(n * a, 0.0);
+            values.resize(n, 0.0);
+            let batch: Vec<EvalRequest<'_, G>> = search.pending_requests().collect();
+            let r = self.evaluator.evaluate(&batch, &mut logits, &mut values);
+            drop(batch);
+            r.and_then(|()| search.apply_evaluations(&logits, &values))
+                .map_err(|e| {
+                    search.begin_run();
+                    self.failed(e)
+                })?;
+        }
+        Ok(search.result())
+    }
+}
+
+impl<G: Game> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        self.search = None;
+        self.searched = None;
+        Ok(())
+    }
+
+    fn choose_move(&mut self, game: &History<G>, limits: &Limits) -> Result<MoveChoice<G>, PlayerError> {
+        let mut config = self.config.clone();
+        match (limits.simulations, limits.movetime) {
+            (Some(s), _) => config.simulations = s.max(1),
+            (None, Some(_)) => config.simulations = u32::MAX / 2,
+            (None, None) => {}
+        }
+        let mut search = match self.reuse(game) {
+            Some(mut s) => {
+                s.set_config(config).map_err(|e| self.failed(e))?;
+                s
+            }
+            None => Search::from_history(game, config).map_err(|e| self.failed(e))?,
+        };
+        let result = match limits.movetime {
+            Some(t) => self.run_timed(&mut search, Instant::now() + t)?,
+            None => search.run(&*self.evaluator).map_err(|e| self.failed(e))?,
+        };
+        let mv = result
+            .best_move
+            .ok_or_else(|| self.failed("the search found no move (position is over)"))?;
+        let info = match result.proven {
+            Some(o) => format!("sims {} visits {} proven {o:?}", result.simulations, result.root_visits),
+            None => format!("sims {} visits {}", result.simulations, result.root_visits),
+        };
+        self.search = Some(search);
+        self.searched = Some((game.start().clone(), game.moves().to_vec()));
+        Ok(MoveChoice {
+            mv,
+            value: Some(result.root_value),
+            pv: result.pv,
+            info,
+        })
+    }
+
+    fn game_over(&mut self, _game: &History<G>, _outcome: alphazero_game::Outcome) {
+        self.search = None;
+        self.searched = None;
+    }
+
+    fn set_seed(&mut self, seed: u64) {
+        self.config.seed = seed;
+    }
+}

@@ -1,0 +1,410 @@
+//! Ratings: Elo ↔ expected score, Elo ± confidence interval from W/D/L, Bradley–Terry
+//! (logistic Elo) maximum-likelihood fit over all pairwise results, and the SPRT of fishtest.
+//!
+//! All Elo here is logistic Elo: the expected score of A against B is
+//! `1 / (1 + 10^(-(R_A - R_B) / 400))`. A draw counts as half a win.
+
+use serde::{Deserialize, Serialize};
+
+/// z for a two-sided 95% interval.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Expected score (in [0, 1]) of a player `elo` points stronger than its opponent.
+pub fn score_from_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The Elo difference giving expected score `score`: `-400 log10(1/score - 1)`.
+/// `score` 0 gives `-inf`, 1 gives `+inf`, outside [0, 1] NaN.
+pub fn elo_from_score(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// An Elo difference estimated from one player's wins, draws and losses against another.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EloEstimate {
+    /// Games played.
+    pub games: u64,
+    /// Score per game in [0, 1] (draw = 1/2).
+    pub score: f64,
+    /// Elo difference of the player over its opponent (±inf for a score of 1 or 0).
+    pub elo: f64,
+    /// Lower end of the 95% interval (normal approximation on the per-game score, mapped
+    /// through [`elo_from_score`]).
+    pub lo: f64,
+    /// Upper end of the 95% interval.
+    pub hi: f64,
+    /// Likelihood of superiority `Φ((W − L) / sqrt(W + L))` in [0, 1] (0.5 when W + L = 0).
+    pub los: f64,
+}
+
+/// The standard normal CDF (Abramowitz–Stegun 7.1.26 erf, |error| < 1.5e-7).
+pub fn normal_cdf(x: f64) -> f64 {
+    let z = x.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * z);
+    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erf = 1.0 - poly * (-z * z).exp();
+    if x >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
+}
+
+/// Elo ± 95% interval from wins, draws and losses (of the player whose Elo is estimated);
+/// `None` when no game was played. The interval uses the per-game score variance of the
+/// trinomial (draws shrink it).
+pub fn elo_from_wdl(wins: u64, draws: u64, losses: u64) -> Option<EloEstimate> {
+    let n = wins + draws + losses;
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let (w, d, l) = (wins as f64 / nf, draws as f64 / nf, losses as f64 / nf);
+    let s = w + d / 2.0;
+    let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s * s;
+    let se = (var / nf).sqrt();
+    let lo = elo_from_score((s - Z95 * se).clamp(0.0, 1.0));
+    let hi = elo_from_score((s + Z95 * se).clamp(0.0, 1.0));
+    let decisive = (wins + losses) as f64;
+    let los = if decisive > 0.0 {
+        normal_cdf((wins as f64 - losses as f64) / decisive.sqrt())
+    } else {
+        0.5
+    };
+    Some(EloEstimate {
+        games: n,
+        score: s,
+        elo: elo_from_score(s),
+        lo,
+        hi,
+        los,
+    })
+}
+
+/// The results between two players `a` and `b` (indices into the name list), from `a`'s
+/// point of view. Counts are `f64` so that weighted or fractional results are allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    /// First player index.
+    pub a: usize,
+    /// Second player index.
+    pub b: usize,
+    /// Games `a` won.
+    pub wins: f64,
+    /// Draws.
+    pub draws: f64,
+    /// Games `a` lost.
+    pub losses: f64,
+}
+
+/// One player's fitted rating.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PlayerRating {
+    /// Name.
+    pub name: String,
+    /// Elo relative to the anchor (the anchor is exactly 0).
+    pub elo: f64,
+    /// Standard error of `elo` (from the inverse Fisher information, relative to the anchor;
+    /// 0 for the anchor).
+    pub se: f64,
+    /// `elo − 1.96 se`.
+    pub lo: f64,
+    /// `elo + 1.96 se`.
+    pub hi: f64,
+    /// Games played.
+    pub games: f64,
+    /// Points scored (win 1, draw 1/2).
+    pub score: f64,
+}
+
+/// The result of [`fit_ratings`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ratings {
+    /// Index of the anchor (rating fixed at 0).
+    pub anchor: usize,
+    /// Every player, in input order.
+    pub players: Vec<PlayerRating>,
+    /// Newton iterations used.
+    pub iterations: u32,
+}
+
+impl Ratings {
+    /// A text table sorted by Elo, best first: rank, name, Elo, ±95%, games, score %.
+    pub fn to_table(&self) -> String {
+        let mut idx: Vec<usize> = (0..self.players.len()).collect();
+        idx.sort_by(|&a, &b| self.players[b].elo.total_cmp(&self.players[a].elo));
+        let width = self.players.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
+        let mut s = format!("{:>3} {:<width$} {:>8} {:>7} {:>7} {:>7}\n", "#", "name", "elo", "±95%", "games", "score");
+        for (rank, &i) in idx.iter().enumerate() {
+            let p = &self.players[i];
+            let pct = if p.games > 0.0 { 100.0 * p.score / p.games } else { 0.0 };
+            s.push_str(&format!(
+                "{:>3} {:<width$} {:>8.1} {:>7.1} {:>7} {:>6.1}%\n",
+                rank + 1,
+                p.name,
+                p.elo,
+                Z95 * p.se,
+                p.games,
+                pct
+            ));
+        }
+        s
+    }
+}
+
+/// Rating input that cannot be fitted. Carries the rejected value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RatingError {
+    /// The anchor index is out of range.
+    #[error("anchor index {anchor} out of range for {players} players")]
+    BadAnchor {
+        /// The rejected index.
+        anchor: usize,
+        /// Number of players.
+        players: usize,
+    },
+    /// A result names a player index out of range, the same player twice, or a negative or
+    /// non-finite count.
+    #[error("bad pair result {0:?}")]
+    BadPair(PairResult),
+}
+
+/// Standard deviation (Elo) of the weak Gaussian prior that keeps ratings finite when a
+/// player won or lost every game or is not connected to the anchor.
+pub const PRIOR_SD: f64 = 2000.0;
+const K: f64 = std::f64::consts::LN_10 / 400.0;
+
+fn log_likelihood(r: &[f64], pairs: &[PairResult]) -> f64 {
+    let mut ll = 0.0;
+    for p in pairs {
+        let x = K * (r[p.a] - r[p.b]);
+        let s = p.wins + p.draws / 2.0;
+        let n = p.wins + p.draws + p.losses;
+        // ln σ(x) = -ln(1 + e^-x), stable for both signs.
+        let ln_p = -softplus(-x);
+        let ln_q = -softplus(x);
+        ll += s * ln_p + (n - s) * ln_q;
+    }
+    ll - r.iter().map(|v| v * v).sum::<f64>() / (2.0 * PRIOR_SD * PRIOR_SD)
+}
+
+fn softplus(x: f64) -> f64 {
+    if x > 30.0 {
+        x
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+/// Solves `a x = b` for a small dense symmetric positive definite `a` (Gaussian elimination
+/// with partial pivoting); `None` when singular.
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
+    let n = b.len();
+    for c in 0..n {
+        let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        if a[piv][c].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(c, piv);
+        b.swap(c, piv);
+        for r in c + 1..n {
+            let f = a[r][c] / a[c][c];
+            if f != 0.0 {
+                for k in c..n {
+                    a[r][k] -= f * a[c][k];
+                }
+                b[r] -= f * b[c];
+            }
+        }
+    }
+    let mut x = vec![0.0; n];
+    for r in (0..n).rev() {
+        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
+        x[r] = (b[r] - s) / a[r][r];
+    }
+    Some(x)
+}
+
+/// Fits Bradley–Terry (logistic Elo) ratings by maximum likelihood over all pairwise results
+/// (draw = half a win) with Newton iterations and a line search, player `anchor` fixed at 0.
+/// A weak Gaussian prior (sd [`PRIOR_SD`] Elo) keeps every rating finite (a player with only
+/// wins gets a large finite rating). 95% intervals come from the inverse of the observed
+/// Fisher information (the negative Hessian) of the free ratings.
+///
+/// # Errors
+/// [`RatingError`] for an anchor out of range or a malformed [`PairResult`].
+pub fn fit_ratings(names: &[String], pairs: &[PairResult], anchor: usize) -> Result<Ratings, RatingError> {
+    let n = names.len();
+    if anchor >= n {
+        return Err(RatingError::BadAnchor { anchor, players: n });
+    }
+    for p in pairs {
+        let counts_ok = [p.wins, p.draws, p.losses].iter().all(|c| c.is_finite() && *c >= 0.0);
+        if p.a >= n || p.b >= n || p.a == p.b || !counts_ok {
+            return Err(RatingError::BadPair(*p));
+        }
+    }
+    // Free parameters: every player but the anchor.
+    let free: Vec<usize> = (0..n).filter(|&i| i != anchor).collect();
+    let pos_of = |i: usize| free.iter().position(|&f| f == i);
+    let mut r = vec![0.0; n];
+    let mut iterations = 0;
+    let hessian = |r: &[f64]| {
+        let m = free.len();
+        let mut h = vec![vec![0.0; m]; m];
+        let mut g = vec![0.0; m];
+        for (k, row) in h.iter_mut().enumerate() {
+            row[k] = 1.0 / (PRIOR_SD * PRIOR_SD);
+            g[k] = -r[free[k]] / (PRIOR_SD * PRIOR_SD);
+        }
+        for p in pairs {
+            let x = K * (r[p.a] - r[p.b]);
+            let prob = 1.0 / (1.0 + (-x).exp());
+            let games = p.wins + p.draws + p.losses;
+            let s = p.wins + p.draws / 2.0;
+            let grad = K * (s - games * prob);
+            let info = K * K * games * prob * (1.0 - prob);
+            let (ia, ib) = (pos_of(p.a), pos_of(p.b));
+            if let Some(i) = ia {
+                g[i] += grad;
+                h[i][i] += info;
+            }
+            if let Some(j) = ib {
+                g[j] -= grad;
+                h[j][j] += info;
+            }
+            if let (Some(i), Some(j)) = (ia, ib) {
+                h[i][j] -= info;
+                h[j][i] -= info;
+            }
+        }
+        (h, g)
+    };
+    for it in 0..200 {
+        iterations = it + 1;
+        let (h, g) = hessian(&r);
+        let Some(step) = solve(h, g) else { break };
+        let ll0 = log_likelihood(&r, pairs);
+        let mut t = 1.0;
+        let mut improved = false;
+        for _ in 0..40 {
+            let mut cand = r.clone();
+            for (k, &i) in free.iter().enumerate() {
+                cand[i] += t * step[k];
+            }
+            if log_likelihood(&cand, pairs) >= ll0 - 1e-12 {
+                r = cand;
+                improved = true;
+                break;
+            }
+            t /= 2.0;
+        }
+        let max_step = step.iter().fold(0.0f64, |m, s| m.max((t * s).abs()));
+        if !improved || max_step < 1e-7 {
+            break;
+        }
+    }
+    let (h, _) = hessian(&r);
+    let m = free.len();
+    let mut se = vec![0.0; n];
+    for k in 0..m {
+        let mut e = vec![0.0; m];
+        e[k] = 1.0;
+        if let Some(col) = solve(h.clone(), e) {
+            se[free[k]] = col[k].max(0.0).sqrt();
+        }
+    }
+    let mut games = vec![0.0; n];
+    let mut score = vec![0.0; n];
+    for p in pairs {
+        let g = p.wins + p.draws + p.losses;
+        games[p.a] += g;
+        games[p.b] += g;
+        score[p.a] += p.wins + p.draws / 2.0;
+        score[p.b] += p.losses + p.draws / 2.0;
+    }
+    let players = (0..n)
+        .map(|i| PlayerRating {
+            name: names[i].clone(),
+            elo: r[i],
+            se: se[i],
+            lo: r[i] - Z95 * se[i],
+            hi: r[i] + Z95 * se[i],
+            games: games[i],
+            score: score[i],
+        })
+        .collect();
+    Ok(Ratings {
+        anchor,
+        players,
+        iterations,
+    })
+}
+
+/// What an SPRT says after some games.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SprtDecision {
+    /// The LLR fell below the lower bound: the Elo difference is `elo0` or less.
+    AcceptH0,
+    /// The LLR rose above the upper bound: the Elo difference is `elo1` or more.
+    AcceptH1,
+    /// Keep playing.
+    Continue,
+}
+
+/// Sequential probability ratio test of H0: Elo = `elo0` against H1: Elo = `elo1` (logistic
+/// Elo of the tested player over its opponent), with error rates `alpha` (false H1) and
+/// `beta` (false H0), as on fishtest.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sprt {
+    /// Elo under H0 (e.g. 0).
+    pub elo0: f64,
+    /// Elo under H1 (e.g. 10).
+    pub elo1: f64,
+    /// Probability of accepting H1 when H0 holds (e.g. 0.05).
+    pub alpha: f64,
+    /// Probability of accepting H0 when H1 holds (e.g. 0.05).
+    pub beta: f64,
+}
+
+impl Sprt {
+    /// The log-likelihood ratio of H1 over H0 after `w` wins, `d` draws and `l` losses of the
+    /// tested player: fishtest's generalised SPRT normal approximation on the trinomial
+    /// (`LLR_logistic`): `N (s1 − s0) (2 s̄ − s0 − s1) / (2 σ²)` with `s0`, `s1` the expected
+    /// scores of `elo0`, `elo1`, `s̄` the mean score per game and `σ²` its variance; zero
+    /// counts are replaced by 1e-3 as fishtest does. 0 when no game was played.
+    pub fn llr(&self, w: u64, d: u64, l: u64) -> f64 {
+        if w + d + l == 0 {
+            return 0.0;
+        }
+        let c = [w, d, l].map(|x| if x == 0 { 1e-3 } else { x as f64 });
+        let n = c[0] + c[1] + c[2];
+        let (pw, pd, pl) = (c[0] / n, c[1] / n, c[2] / n);
+        let mu = pw + pd / 2.0;
+        let var = pw * (1.0 - mu).powi(2) + pd * (0.5 - mu).powi(2) + pl * mu * mu;
+        if var <= 0.0 {
+            return 0.0;
+        }
+        let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
+        n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
+    }
+
+    /// The stopping bounds `(ln(β / (1 − α)), ln((1 − β) / α))`.
+    pub fn bounds(&self) -> (f64, f64) {
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+    }
+
+    /// The decision after `w` wins, `d` draws and `l` losses.
+    pub fn decision(&self, w: u64, d: u64, l: u64) -> SprtDecision {
+        let llr = self.llr(w, d, l);
+        let (lo, hi) = self.bounds();
+        if llr >= hi {
+            SprtDecision::AcceptH1
+        } else if llr <= lo {
+            SprtDecision::AcceptH0
+        } else {
+            SprtDecision::Continue
+        }
+    }
+}
