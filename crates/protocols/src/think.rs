@@ -1,0 +1,299 @@
+//! The search driver both engines share: the MCTS step API with a clock, a node cap, a PV
+//! depth goal, root move bans, and a callback between evaluator batches.
+
+use std::time::{Duration, Instant};
+
+use alphazero_game::{Game, History, Outcome};
+use alphazero_mcts::{
+    ChildStats, EvalError, EvalRequest, Evaluator, Search, SearchConfig, SearchResult,
+};
+
+/// When a search stops (whichever comes first; the root being proven also stops it).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ThinkLimits {
+    /// Simulation cap (≥ 1).
+    pub max_simulations: u32,
+    /// Wall-clock deadline, checked after every evaluator batch.
+    pub deadline: Option<Instant>,
+    /// Stop once the principal variation has this many plies.
+    pub depth: Option<u32>,
+}
+
+/// What the callback of [`think`] is told.
+pub(crate) enum Event<'a, G: Game> {
+    /// Between two evaluator batches: look at the input, the clock, …
+    Poll,
+    /// The principal variation got longer (reported after some batches, deterministic).
+    Depth(&'a Thought<G>),
+}
+
+/// What the callback of [`think`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Control {
+    Continue,
+    Stop,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub(crate) struct Thought<G: Game> {
+    /// The move to play; `None` when there is no (unbanned) legal move.
+    pub mv: Option<G::Move>,
+    /// Value in [-1, 1] from the side to move.
+    pub value: f32,
+    /// Principal variation, starting with `mv`.
+    pub pv: Vec<G::Move>,
+    /// Proven result of the root from the side to move (of playing `mv`).
+    pub proven: Option<Outcome>,
+    /// Simulations done.
+    pub simulations: u32,
+    /// Root visits (simulations plus the root evaluation and reused visits).
+    pub visits: u32,
+    /// Wall-clock time since `start`.
+    pub elapsed: Duration,
+    /// Why this move: "search", "proven win", "single candidate", "no legal move", ….
+    pub reason: &'static str,
+}
+
+impl<G: Game> Thought<G> {
+    fn quick(
+        mv: Option<G::Move>,
+        value: f32,
+        proven: Option<Outcome>,
+        start: Instant,
+        reason: &'static str,
+    ) -> Self {
+        Thought {
+            mv,
+            value,
+            pv: mv.into_iter().collect(),
+            proven,
+            simulations: 0,
+            visits: 0,
+            elapsed: start.elapsed(),
+            reason,
+        }
+    }
+
+    /// Depth reported to GUIs: the PV length, at least 1 when a move exists.
+    pub fn depth(&self) -> usize {
+        self.pv.len().max(usize::from(self.mv.is_some()))
+    }
+}
+
+/// Sets the logits of banned root actions to a huge negative number (prior 0): the root
+/// request is recognised by its hash and history length.
+struct Masked<'a, G: Game> {
+    inner: &'a dyn Evaluator<G>,
+    root_hash: u64,
+    root_history: usize,
+    actions: Vec<usize>,
+}
+
+impl<G: Game> Evaluator<G> for Masked<'_, G> {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, G>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
+        self.inner.evaluate(batch, policy_logits, values)?;
+        let a = batch.first().map_or(0, |r| r.position.num_actions());
+        for (i, r) in batch.iter().enumerate() {
+            if r.history.len() == self.root_history && r.position.zobrist() == self.root_hash {
+                for &act in &self.actions {
+                    if let Some(l) = policy_logits.get_mut(i * a + act) {
+                        *l = -1.0e9;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Rank of a root child for the final choice: proven wins first, proven losses last, then
+/// visits, then prior.
+fn rank<M>(c: &ChildStats<M>) -> (u8, u32, f32) {
+    let class = match c.proven {
+        Some(Outcome::Win) => 3,
+        Some(Outcome::Loss) => 0,
+        _ => 1,
+    };
+    (class, c.visits, c.prior)
+}
+
+fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) -> Thought<G> {
+    let mut t = Thought {
+        mv: r.best_move,
+        value: r.root_value,
+        pv: r.pv.clone(),
+        proven: r.proven,
+        simulations: r.simulations,
+        visits: r.root_visits,
+        elapsed: start.elapsed(),
+        reason: if r.proven == Some(Outcome::Win) {
+            "proven win"
+        } else {
+            "search"
+        },
+    };
+    if r.best_move.is_some_and(|m| banned.contains(&m)) {
+        let best = r
+            .children
+            .iter()
+            .filter(|c| !banned.contains(&c.mv))
+            .max_by(|a, b| {
+                rank(a)
+                    .partial_cmp(&rank(b))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
+        match best {
+            Some(c) => {
+                t.mv = Some(c.mv);
+                t.pv = vec![c.mv];
+                t.value = c.q;
+                t.proven = c.proven;
+                t.reason = "search (best move banned)";
+            }
+            None => {
+                t.mv = None;
+                t.pv.clear();
+                t.reason = "every move is banned";
+            }
+        }
+    }
+    t
+}
+
+/// Searches `game.current()` and returns the move to play.
+///
+/// Order of business: no legal move → `mv: None`; an immediately winning candidate or a single
+/// candidate → answered without search; otherwise MCTS (with `search`, its simulation count
+/// replaced by `limits.max_simulations`) until the cap, the deadline, the depth goal, a proven
+/// root, or the callback says stop. Moves in `banned` are never chosen (prior 0 at the root and
+/// filtered from the final choice). A root decided by repetition while moves remain is
+/// searched without its history.
+///
+/// # Errors
+/// [`EvalError`] from the evaluator or an invalid search config.
+pub(crate) fn think<G: Game>(
+    game: &History<G>,
+    banned: &[G::Move],
+    evaluator: &dyn Evaluator<G>,
+    search: &SearchConfig,
+    limits: &mut ThinkLimits,
+    start: Instant,
+    mut callback: impl FnMut(Event<'_, G>, &mut ThinkLimits) -> Control,
+) -> Result<Thought<G>, EvalError> {
+    let pos = game.current();
+    let mut cands = Vec::new();
+    if search.use_candidate_moves {
+        pos.candidate_moves(&mut cands);
+    } else {
+        pos.legal_moves(&mut cands);
+    }
+    if cands.is_empty() {
+        pos.legal_moves(&mut cands);
+    }
+    let any_legal = !cands.is_empty();
+    cands.retain(|m| !banned.contains(m));
+    if cands.is_empty() {
+        let why = if any_legal {
+            "every move is banned"
+        } else {
+            "no legal move"
+        };
+        return Ok(Thought::quick(None, 0.0, pos.outcome(), start, why));
+    }
+    // An immediate win needs no search.
+    for &mv in &cands {
+        let mut g = pos.clone();
+        g.play_unchecked(mv);
+        if g.outcome() == Some(Outcome::Loss) {
+            return Ok(Thought::quick(
+                Some(mv),
+                1.0,
+                Some(Outcome::Win),
+                start,
+                "proven win",
+            ));
+        }
+    }
+    if cands.len() == 1 {
+        return Ok(Thought::quick(
+            Some(cands[0]),
+            0.0,
+            None,
+            start,
+            "single candidate",
+        ));
+    }
+    let cfg = SearchConfig {
+        simulations: limits.max_simulations.max(1),
+        ..search.clone()
+    };
+    let cfg_err = |e: alphazero_mcts::ConfigError| EvalError(e.to_string());
+    let mut s = if game.outcome().is_some() {
+        // Over by repetition but moves remain (the GUI decides): search the bare position.
+        Search::new(pos.clone(), Vec::new(), cfg).map_err(cfg_err)?
+    } else {
+        Search::from_history(game, cfg).map_err(cfg_err)?
+    };
+    let banned_actions: Vec<usize> = banned
+        .iter()
+        .filter(|m| pos.is_legal(**m))
+        .map(|&m| pos.move_to_action(m))
+        .collect();
+    let masked = Masked {
+        inner: evaluator,
+        root_hash: pos.zobrist(),
+        root_history: s.history().len(),
+        actions: banned_actions,
+    };
+    let eval: &dyn Evaluator<G> = if masked.actions.is_empty() {
+        evaluator
+    } else {
+        &masked
+    };
+    let a = pos.num_actions();
+    let mut logits = Vec::new();
+    let mut values = Vec::new();
+    let mut batches = 0u64;
+    let mut last_depth = 0;
+    s.begin_run();
+    while !s.is_done() {
+        let n = s.collect_leaves();
+        if n == 0 {
+            continue;
+        }
+        logits.resize(n * a, 0.0);
+        values.resize(n, 0.0);
+        {
+            let batch: Vec<EvalRequest<'_, G>> = s.pending_requests().collect();
+            eval.evaluate(&batch, &mut logits, &mut values)?;
+        }
+        s.apply_evaluations(&logits, &values)?;
+        batches += 1;
+        if limits.depth.is_some() || batches % 32 == 0 {
+            let t = thought_of(&s.result(), banned, start);
+            let d = t.depth();
+            if d > last_depth {
+                last_depth = d;
+                if callback(Event::Depth(&t), limits) == Control::Stop {
+                    break;
+                }
+            }
+            if limits.depth.is_some_and(|want| d >= want as usize) {
+                break;
+            }
+        }
+        if callback(Event::Poll, limits) == Control::Stop {
+            break;
+        }
+        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
+    }
+    Ok(thought_of(&s.result(), banned, start))
+}
