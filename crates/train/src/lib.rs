@@ -12,6 +12,7 @@
 
 pub mod config;
 pub mod metrics;
+pub mod plots;
 pub mod rating;
 pub mod record;
 pub mod replay;
