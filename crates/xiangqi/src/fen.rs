@@ -1,6 +1,6 @@
 //! FEN parsing and formatting.
 
-use crate::position::{kind_code, XiangqiConfig, Xiangqi};
+use crate::position::{kind_code, Xiangqi, XiangqiConfig};
 use crate::types::{Piece, PieceKind, Square};
 use alphazero_game::{ParseError, Side};
 
@@ -71,7 +71,10 @@ impl Xiangqi {
                     }
                     file += d as u8;
                     if file > 9 {
-                        return Err(err(fen, format!("rank {rank} ({row:?}) is longer than 9 files")));
+                        return Err(err(
+                            fen,
+                            format!("rank {rank} ({row:?}) is longer than 9 files"),
+                        ));
                     }
                     continue;
                 }
@@ -79,7 +82,10 @@ impl Xiangqi {
                     return Err(err(fen, format!("rank {rank}: unknown piece letter {c:?}")));
                 };
                 let Some(sq) = Square::new(file, rank) else {
-                    return Err(err(fen, format!("rank {rank} ({row:?}) is longer than 9 files")));
+                    return Err(err(
+                        fen,
+                        format!("rank {rank} ({row:?}) is longer than 9 files"),
+                    ));
                 };
                 if !placement_ok(p, sq) {
                     return Err(err(
@@ -134,7 +140,10 @@ impl Xiangqi {
             }
         }
         if rest.len() > 2 {
-            return Err(err(fen, format!("unexpected extra fields {:?}", &rest[2..])));
+            return Err(err(
+                fen,
+                format!("unexpected extra fields {:?}", &rest[2..]),
+            ));
         }
         if let Some(h) = rest.first() {
             pos.halfmove = h

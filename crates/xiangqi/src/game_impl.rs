@@ -1,7 +1,7 @@
 //! `alphazero_game::Game` for [`Xiangqi`], with the repetition rules.
 
 use crate::actions::{self, NUM_ACTIONS};
-use crate::position::{MoveList, XiangqiConfig, Xiangqi};
+use crate::position::{MoveList, Xiangqi, XiangqiConfig};
 use crate::types::Move;
 use alphazero_game::{count_repetitions, Game, HistoryEntry, Outcome, ParseError, Side};
 

@@ -63,7 +63,6 @@ pub(crate) fn zkey(code: u8, sq: usize) -> u64 {
     ZOBRIST[code as usize * 90 + sq]
 }
 
-
 /// A fixed-capacity move list on the stack (no allocation).
 pub(crate) struct MoveList {
     len: usize,

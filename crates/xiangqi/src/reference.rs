@@ -162,21 +162,16 @@ pub(crate) fn pseudo_moves(g: &Grid, side: Side) -> Vec<Move> {
 }
 
 fn find_general(g: &Grid, side: Side) -> Option<(i32, i32)> {
-    for r in 0..10 {
-        for f in 0..9 {
-            if g[r][f] == Some(Piece::new(PieceKind::General, side)) {
-                return Some((f as i32, r as i32));
-            }
-        }
-    }
-    None
+    let target = Some(Piece::new(PieceKind::General, side));
+    g.iter().enumerate().find_map(|(r, row)| {
+        row.iter()
+            .position(|&c| c == target)
+            .map(|f| (f as i32, r as i32))
+    })
 }
 
 fn generals_facing(g: &Grid) -> bool {
-    let (Some(a), Some(b)) = (
-        find_general(g, Side::First),
-        find_general(g, Side::Second),
-    ) else {
+    let (Some(a), Some(b)) = (find_general(g, Side::First), find_general(g, Side::Second)) else {
         return false;
     };
     if a.0 != b.0 {

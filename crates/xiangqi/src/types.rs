@@ -297,7 +297,11 @@ impl Move {
             ParseError::new("move", text, "origin must be a file a-i and a rank 0-9")
         })?;
         let to = parse_square_bytes(s.0, s.1).ok_or_else(|| {
-            ParseError::new("move", text, "destination must be a file a-i and a rank 0-9")
+            ParseError::new(
+                "move",
+                text,
+                "destination must be a file a-i and a rank 0-9",
+            )
         })?;
         if from == to {
             return Err(ParseError::new(

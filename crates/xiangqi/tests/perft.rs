@@ -50,8 +50,16 @@ fn perft_matches_published_counts_depth_5() {
 fn reference_perft_matches_published_counts_depth_2() {
     for (fen, counts) in rows() {
         let pos = Xiangqi::from_fen(&fen, XiangqiConfig::default()).expect("FEN parses");
-        assert_eq!(reference::perft(&pos, 1), counts[0], "reference perft 1 of {fen}");
-        assert_eq!(reference::perft(&pos, 2), counts[1], "reference perft 2 of {fen}");
+        assert_eq!(
+            reference::perft(&pos, 1),
+            counts[0],
+            "reference perft 1 of {fen}"
+        );
+        assert_eq!(
+            reference::perft(&pos, 2),
+            counts[1],
+            "reference perft 2 of {fen}"
+        );
     }
 }
 

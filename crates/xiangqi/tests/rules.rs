@@ -1,9 +1,7 @@
 //! Rule unit tests on small hand-made positions.
 
 use alphazero_game::{Game, History, Outcome, Side};
-use alphazero_xiangqi::{
-    Move, Piece, PieceKind, Square, Xiangqi, XiangqiConfig, NUM_ACTIONS,
-};
+use alphazero_xiangqi::{Move, Piece, PieceKind, Square, Xiangqi, XiangqiConfig, NUM_ACTIONS};
 
 fn pos(fen: &str) -> Xiangqi {
     Xiangqi::from_fen(fen, XiangqiConfig::default()).unwrap_or_else(|e| panic!("{e}"))
@@ -68,7 +66,11 @@ fn flying_general_general_cannot_step_onto_open_file() {
 
 #[test]
 fn facing_generals_in_fen_is_rejected() {
-    assert!(Xiangqi::from_fen("4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1", XiangqiConfig::default()).is_err());
+    assert!(Xiangqi::from_fen(
+        "4k4/9/9/9/9/9/9/9/9/4K4 w - - 0 1",
+        XiangqiConfig::default()
+    )
+    .is_err());
 }
 
 #[test]
@@ -103,7 +105,10 @@ fn cannon_captures_over_exactly_one_screen() {
     assert!(!m.contains(&"a0a9".to_string()), "two screens");
     assert!(!m.contains(&"a0a3".to_string()), "own piece");
     assert!(m.contains(&"a0a2".to_string()));
-    assert!(!m.contains(&"a0a4".to_string()), "cannot move past a screen without capturing");
+    assert!(
+        !m.contains(&"a0a4".to_string()),
+        "cannot move past a screen without capturing"
+    );
     // No screen: no capture.
     let q = pos("r2k5/9/9/9/9/9/9/9/9/C3K4 w - - 0 1");
     assert!(!moves_from(&q, "a0").contains(&"a0a9".to_string()));
@@ -169,7 +174,12 @@ fn perpetual_check_win_for_the_side_to_move_when_the_opponent_checked() {
     // Same cycle, judged one ply later (the checked side to move wins).
     let start = pos("4k4/9/R8/9/9/9/9/9/9/5K3 w - - 0 1");
     let mut h = History::new(start);
-    play_all(&mut h, &["a7a9", "e9e8", "a9a8", "e8e9", "a8a9", "e9e8", "a9a8", "e8e9", "a8a9"]);
+    play_all(
+        &mut h,
+        &[
+            "a7a9", "e9e8", "a9a8", "e8e9", "a8a9", "e9e8", "a9a8", "e8e9", "a8a9",
+        ],
+    );
     // Position (R a9, k e9, Black to move) occurs for the third time.
     assert_eq!(h.outcome(), Some(Outcome::Win));
 }
@@ -235,30 +245,70 @@ fn checkmate_takes_precedence_over_the_move_limit() {
 fn bad_fens_are_rejected_with_the_input() {
     let cases = [
         ("", "empty"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w", "10 ranks"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRR w", "longer"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w", "8 files"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w", "unknown"),
-        ("rnbaqabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "unknown"),
-        ("rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "no general"),
-        ("rnbakabnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w", "at most"),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/RNBAKABNR w",
+            "10 ranks",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNRR w",
+            "longer",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABN w",
+            "8 files",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNX w",
+            "unknown",
+        ),
+        (
+            "rnbaqabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "unknown",
+        ),
+        (
+            "rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "no general",
+        ),
+        (
+            "rnbakabnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
+            "at most",
+        ),
         ("4k4/9/9/9/9/9/9/9/9/K8 w", "cannot stand"),
         ("4k4/9/9/9/9/9/9/9/A8/4K4 w", "cannot stand"),
         ("4k4/9/9/9/9/B8/9/9/9/4K4 w", "cannot stand"),
         ("4k4/9/9/9/9/9/9/9/P8/4K4 w", "cannot stand"),
         ("4k4/9/9/9/9/9/1P7/9/9/4K4 w", "cannot stand"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR x", "side"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - z 1", "halfmove"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - -1 1", "halfmove"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 x", "fullmove"),
-        ("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 9", "extra"),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR x",
+            "side",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - z 1",
+            "halfmove",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - -1 1",
+            "halfmove",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 x",
+            "fullmove",
+        ),
+        (
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 9",
+            "extra",
+        ),
         ("3k5/9/9/9/9/9/9/9/9/3K5 w", "not to move is in check"),
     ];
     for (fen, why) in cases {
         let e = Xiangqi::from_fen(fen, XiangqiConfig::default())
             .expect_err(&format!("{fen:?} must be rejected ({why})"));
         assert_eq!(e.input, fen);
-        assert!(e.reason.contains(why), "{fen:?}: {} (wanted {why:?})", e.reason);
+        assert!(
+            e.reason.contains(why),
+            "{fen:?}: {} (wanted {why:?})",
+            e.reason
+        );
     }
 }
 
@@ -289,13 +339,19 @@ fn piece_accessors_report_the_start_position() {
             side: Side::First
         })
     );
-    assert_eq!(p.piece_at(Square::new(1, 7).expect("b7")).map(|x| x.kind), Some(PieceKind::Cannon));
+    assert_eq!(
+        p.piece_at(Square::new(1, 7).expect("b7")).map(|x| x.kind),
+        Some(PieceKind::Cannon)
+    );
     assert_eq!(p.piece_at(Square::new(4, 4).expect("e4")), None);
     assert_eq!(Square::new(9, 0), None);
     assert_eq!(Square::new(0, 10), None);
     assert_eq!(e0.file(), 4);
     assert_eq!(e0.rank(), 0);
-    assert_eq!(p.general_square(Side::Second), Square::new(4, 9).expect("e9"));
+    assert_eq!(
+        p.general_square(Side::Second),
+        Square::new(4, 9).expect("e9")
+    );
 }
 
 #[test]
@@ -340,7 +396,10 @@ fn action_space_has_2086_actions_seen_from_the_side_to_move() {
     let mut q = p.clone();
     q.play(mv("h2e2")).expect("legal");
     assert_eq!(q.move_to_action(mv("b7e7")), p.move_to_action(mv("h2e2")));
-    assert_eq!(p.try_move_to_action(mv("a0b2")), Some(p.move_to_action(mv("a0b2"))));
+    assert_eq!(
+        p.try_move_to_action(mv("a0b2")),
+        Some(p.move_to_action(mv("a0b2")))
+    );
     assert_eq!(p.try_move_to_action(mv("a0b3")), None);
     assert_eq!(p.move_to_action(mv("a0b3")), NUM_ACTIONS);
     assert_eq!(p.board_shape(), (10, 9));
@@ -355,7 +414,10 @@ fn mirror_symmetry_maps_actions_and_positions() {
     assert_eq!(p.transform_action(0, a), a);
     assert_eq!(p.transform(1), p, "the start position is symmetric");
     let q = pos("4k4/9/9/9/9/9/9/9/9/R4K3 w - - 0 1");
-    assert_eq!(q.transform(1).to_fen(), "4k4/9/9/9/9/9/9/9/9/3K4R w - - 0 1");
+    assert_eq!(
+        q.transform(1).to_fen(),
+        "4k4/9/9/9/9/9/9/9/9/3K4R w - - 0 1"
+    );
 }
 
 #[test]
@@ -363,6 +425,9 @@ fn display_shows_the_board_with_coordinates() {
     let p = Xiangqi::new(&XiangqiConfig::default());
     let s = p.to_string();
     assert!(s.starts_with("9 r n b a k a b n r\n"), "{s}");
-    assert!(s.contains("0 R N B A K A B N R\n  a b c d e f g h i"), "{s}");
+    assert!(
+        s.contains("0 R N B A K A B N R\n  a b c d e f g h i"),
+        "{s}"
+    );
     assert!(s.ends_with("Red to move"));
 }
