@@ -1,0 +1,122 @@
+//! Golden test of the record format: a committed record file decodes to known records, and
+//! writing those records reproduces the file byte for byte.
+//!
+//! Regenerate (after a deliberate format change or a zstd upgrade that changes the
+//! compressed bytes) with `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
+
+use alphazero_connect4::Connect4;
+use alphazero_game::Game;
+use alphazero_train::record::{
+    read_records, write_records, GameFlags, GameRecord, GameResult, PlyRecord, RecordFile,
+    RecordHeader,
+};
+use alphazero_train::replay::ReplayBuffer;
+
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v1.azr");
+
+fn expected() -> RecordFile {
+    // Game 0: the first player stacks column 4 (0-based 3) and wins vertically at ply 7.
+    let cols = [3u16, 2, 3, 2, 3, 2, 3];
+    let game0 = GameRecord {
+        start: String::new(),
+        result: GameResult::FirstWon,
+        flags: GameFlags::default(),
+        plies: cols
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| {
+                let other = if c == 3 { 2 } else { 3 };
+                PlyRecord::new(
+                    c,
+                    &[(c, 0.7), (other, 0.2), (0, 0.1)],
+                    0.1 * i as f32 - 0.3,
+                    if i == 1 { 0 } else { 200 },
+                )
+            })
+            .collect(),
+    };
+    // Game 1: from a set-up position "44", second player resigns after two moves.
+    let mut game1 = GameRecord {
+        start: "44".into(),
+        result: GameResult::FirstWon,
+        flags: GameFlags {
+            resigned: true,
+            no_resign: false,
+            truncated: false,
+        },
+        plies: vec![
+            PlyRecord::new(4, &[(4, 0.5), (2, 0.5)], 0.95, 64),
+            PlyRecord::new(
+                0,
+                &[(0, 1.0 / 3.0), (1, 1.0 / 3.0), (6, 1.0 / 3.0)],
+                -0.99,
+                64,
+            ),
+        ],
+    };
+    game1.plies[1].threat = true;
+    // Game 2: an empty, truncated no-resign draw.
+    let game2 = GameRecord {
+        start: String::new(),
+        result: GameResult::Draw,
+        flags: GameFlags {
+            resigned: false,
+            no_resign: true,
+            truncated: true,
+        },
+        plies: vec![],
+    };
+    RecordFile {
+        header: RecordHeader {
+            game: "connect4".into(),
+            config: "7x6".into(),
+            num_actions: 7,
+            first_game_id: 1000,
+        },
+        games: vec![game0, game1, game2],
+    }
+}
+
+#[test]
+fn writing_the_expected_records_reproduces_the_golden_bytes() {
+    let f = expected();
+    let bytes = write_records(&f.header, &f.games).unwrap();
+    if std::env::var_os("AZ_REGENERATE_GOLDEN").is_some() {
+        std::fs::write(GOLDEN, &bytes).unwrap();
+    }
+    let golden =
+        std::fs::read(GOLDEN).expect("golden file (regenerate with AZ_REGENERATE_GOLDEN=1)");
+    assert_eq!(bytes, golden);
+    assert_eq!(bytes, write_records(&f.header, &f.games).unwrap());
+}
+
+#[test]
+fn golden_file_decodes_to_the_expected_records() {
+    let golden = std::fs::read(GOLDEN).unwrap();
+    assert_eq!(&golden[..6], b"AZRC\x01\x00");
+    let f = read_records(&golden, "connect4", 7).unwrap();
+    assert_eq!(f, expected());
+    assert_eq!(
+        f.games[0].plies[0].policy,
+        vec![(3, 45875), (2, 13107), (0, 6554)]
+    );
+}
+
+#[test]
+fn golden_games_replay_into_the_buffer() {
+    let f = read_records(&std::fs::read(GOLDEN).unwrap(), "connect4", 7).unwrap();
+    let buf = ReplayBuffer::rebuild_from(&[f], 100, |_, g| Connect4::from_moves(&g.start)).unwrap();
+    // 7 plies minus one fast ply, plus 2 plies of game 1.
+    assert_eq!(buf.len(), 8);
+    let newest = buf.get(0).unwrap();
+    assert_eq!((newest.game_id, newest.ply, newest.threat), (1001, 3, true));
+    // Game 1 starts after "44": ply 2, first player to move, first player won.
+    assert_eq!(buf.get(1).unwrap().z, 1.0);
+    assert_eq!(newest.z, -1.0);
+    let last_of_game0 = buf.get(2).unwrap();
+    assert_eq!(
+        last_of_game0.position,
+        Connect4::from_moves("434343").unwrap()
+    );
+    assert!(last_of_game0.position.outcome().is_none());
+}
