@@ -269,3 +269,103 @@ pub fn expected_calibration_error(bins: &[Bin]) -> f32 {
     }
     bins.iter().map(|b| b.count as f32 * (b.mean_pred - b.mean_z).abs()).sum::<f32>() / total as f32
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn perfect_policy(solver: &mut Solver) -> impl FnMut(&Connect4) -> (Vec<f32>, f32) + '_ {
+        move |pos| {
+            let best = solver.best_moves(pos);
+            let mut p = vec![0.0; WIDTH];
+            p[best[0].col()] = 1.0;
+            (p, solver.solve_weak(pos) as f32)
+        }
+    }
+
+    #[test]
+    fn perfect_policy_and_search_score_one_hundred_percent() {
+        let cfg = C4EvalConfig { max_lines: 15, draw_margin: 0.2 };
+        let mut oracle = Solver::with_table_log2(20);
+        let mut oracle2 = Solver::with_table_log2(20);
+        let mut policy = perfect_policy(&mut oracle);
+        let mut chooser = |pos: &Connect4| oracle2.best_moves(pos)[0];
+        let reports = evaluate_sets(
+            &default_testdata_dir(),
+            &["Test_L3_R1", "Test_L2_R1"],
+            &mut policy,
+            Some(&mut chooser),
+            &cfg,
+        )
+        .expect("test data");
+        assert_eq!(reports.len(), 2);
+        for r in &reports {
+            assert_eq!(r.positions, 15, "{r:?}");
+            assert_eq!(r.policy_accuracy(), 1.0, "{r:?}");
+            assert_eq!(r.value_accuracy(), 1.0, "{r:?}");
+            assert_eq!(r.search_accuracy(), Some(1.0), "{r:?}");
+        }
+    }
+
+    #[test]
+    fn uniform_policy_and_constant_value_score_well_below_perfect() {
+        let cfg = C4EvalConfig { max_lines: 30, draw_margin: 0.2 };
+        let mut uniform = |_: &Connect4| (vec![1.0 / 7.0; WIDTH], 0.0);
+        let mut solver = Solver::with_table_log2(20);
+        let path = default_testdata_dir().join("Test_L2_R1");
+        let r = evaluate_file(&path, &mut solver, &mut uniform, None, &cfg).expect("test data");
+        assert_eq!(r.positions, 30);
+        assert!(r.policy_accuracy() < 0.7, "{r:?}");
+        assert!(r.value_accuracy() < 0.7, "{r:?}");
+        assert_eq!(r.search_best, None);
+    }
+
+    #[test]
+    fn missing_file_and_bad_line_are_errors_naming_the_input() {
+        let mut solver = Solver::with_table_log2(18);
+        let mut f = |_: &Connect4| (vec![0.0; WIDTH], 0.0);
+        let cfg = C4EvalConfig::default();
+        let err = evaluate_file(Path::new("/nonexistent/Test_X"), &mut solver, &mut f, None, &cfg).expect_err("missing");
+        assert!(err.to_string().contains("/nonexistent/Test_X"));
+        let dir = std::env::temp_dir().join(format!("c4eval-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("Test_bad");
+        std::fs::write(&path, "4455 0\n44x 3\n").expect("write");
+        let err = evaluate_file(&path, &mut solver, &mut f, None, &cfg).expect_err("bad line");
+        assert!(err.to_string().contains("44x"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn value_sign_uses_the_draw_margin() {
+        assert!(value_agrees(0.5, 3, 0.2));
+        assert!(!value_agrees(0.1, 3, 0.2));
+        assert!(value_agrees(-0.3, -1, 0.2));
+        assert!(value_agrees(0.1, 0, 0.2));
+        assert!(!value_agrees(-0.25, 0, 0.2));
+    }
+
+    #[test]
+    fn policy_argmax_skips_full_columns() {
+        let pos = Connect4::from_moves("444444").expect("moves");
+        let mut p = vec![0.0; WIDTH];
+        p[3] = 1.0;
+        p[5] = 0.5;
+        assert_eq!(policy_argmax(&pos, &p), Some(C4Move(5)));
+    }
+
+    #[test]
+    fn calibration_bins_average_predictions_and_results() {
+        let samples = [(-0.9, -1.0), (-0.7, -1.0), (0.1, 1.0), (0.2, -1.0), (0.95, 1.0), (1.5, 1.0), (f32::NAN, 1.0)];
+        let bins = calibration(&samples, 4);
+        assert_eq!(bins.len(), 4);
+        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![2, 0, 2, 2]);
+        assert!((bins[0].mean_pred + 0.8).abs() < 1e-6 && bins[0].mean_z == -1.0);
+        assert!((bins[2].mean_pred - 0.15).abs() < 1e-6 && bins[2].mean_z == 0.0);
+        assert!((bins[3].mean_pred - 0.975).abs() < 1e-6 && bins[3].mean_z == 1.0);
+        assert_eq!((bins[1].lo, bins[1].hi), (-0.5, 0.0));
+        let ece = expected_calibration_error(&bins);
+        assert!((ece - (2.0 * 0.2 + 2.0 * 0.15 + 2.0 * 0.025) / 6.0).abs() < 1e-6, "{ece}");
+        assert!(calibration(&samples, 0).is_empty());
+    }
+}

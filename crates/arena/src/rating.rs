@@ -408,3 +408,137 @@ impl Sprt {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    #[test]
+    fn score_of_three_quarters_is_plus_190_85_elo() {
+        assert!((elo_from_score(0.75) - 190.848_501_887_865).abs() < 1e-6);
+        assert!((score_from_elo(190.848_501_887_865) - 0.75).abs() < 1e-9);
+        assert_eq!(elo_from_score(0.5), 0.0);
+    }
+
+    #[test]
+    fn symmetric_results_give_zero_elo() {
+        let e = elo_from_wdl(30, 40, 30).expect("games");
+        assert!(e.elo.abs() < 1e-9);
+        assert!(e.lo < 0.0 && e.hi > 0.0);
+        assert!((e.lo + e.hi).abs() < 1e-6);
+        assert!((e.los - 0.5).abs() < 1e-9);
+        assert!(elo_from_wdl(0, 0, 0).is_none());
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let pairs = [PairResult { a: 0, b: 1, wins: 12.0, draws: 6.0, losses: 12.0 }];
+        let r = fit_ratings(&names, &pairs, 0).expect("fit");
+        assert!(r.players[1].elo.abs() < 1e-6);
+    }
+
+    #[test]
+    fn draws_narrow_the_interval() {
+        let decisive = elo_from_wdl(60, 0, 40).expect("games");
+        let drawish = elo_from_wdl(30, 60, 10).expect("games");
+        assert!((decisive.score - drawish.score).abs() < 1e-12);
+        assert!(drawish.hi - drawish.lo < decisive.hi - decisive.lo);
+    }
+
+    #[test]
+    fn two_player_fit_matches_the_score_formula() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let pairs = [PairResult { a: 0, b: 1, wins: 50.0, draws: 20.0, losses: 30.0 }];
+        let r = fit_ratings(&names, &pairs, 1).expect("fit");
+        // The prior pulls the estimate by a negligible amount.
+        assert!((r.players[0].elo - elo_from_score(0.6)).abs() < 0.5, "{:?}", r.players[0]);
+        assert_eq!(r.players[1].elo, 0.0);
+        assert_eq!(r.players[1].se, 0.0);
+    }
+
+    #[test]
+    fn bradley_terry_fit_recovers_synthetic_ratings_within_ci() {
+        let truth = [0.0, 120.0, 300.0, -150.0];
+        let names: Vec<String> = (0..truth.len()).map(|i| format!("p{i}")).collect();
+        let mut rng = StdRng::seed_from_u64(2024);
+        let mut pairs = Vec::new();
+        for a in 0..truth.len() {
+            for b in a + 1..truth.len() {
+                let p = score_from_elo(truth[a] - truth[b]);
+                let draw = 0.2f64.min(2.0 * p.min(1.0 - p));
+                let mut r = PairResult { a, b, wins: 0.0, draws: 0.0, losses: 0.0 };
+                for _ in 0..400 {
+                    let x: f64 = rng.random();
+                    if x < p - draw / 2.0 {
+                        r.wins += 1.0;
+                    } else if x < p + draw / 2.0 {
+                        r.draws += 1.0;
+                    } else {
+                        r.losses += 1.0;
+                    }
+                }
+                pairs.push(r);
+            }
+        }
+        let fit = fit_ratings(&names, &pairs, 0).expect("fit");
+        for (p, t) in fit.players.iter().zip(truth) {
+            assert!(p.lo <= t && t <= p.hi, "{} fitted {:.1} [{:.1}, {:.1}], true {t}", p.name, p.elo, p.lo, p.hi);
+            if p.name != "p0" {
+                assert!(p.se > 5.0 && p.se < 60.0, "{p:?}");
+            }
+        }
+        let order: Vec<usize> = {
+            let mut v: Vec<usize> = (0..4).collect();
+            v.sort_by(|&a, &b| fit.players[b].elo.total_cmp(&fit.players[a].elo));
+            v
+        };
+        assert_eq!(order, vec![2, 1, 0, 3]);
+        assert!(fit.to_table().contains("p2"));
+    }
+
+    #[test]
+    fn all_wins_give_a_large_finite_rating() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        let pairs = [PairResult { a: 0, b: 1, wins: 20.0, draws: 0.0, losses: 0.0 }];
+        let r = fit_ratings(&names, &pairs, 1).expect("fit");
+        assert!(r.players[0].elo.is_finite() && r.players[0].elo > 500.0, "{:?}", r.players[0]);
+    }
+
+    #[test]
+    fn fit_rejects_bad_input() {
+        let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
+        assert_eq!(fit_ratings(&names, &[], 2), Err(RatingError::BadAnchor { anchor: 2, players: 2 }));
+        let bad = PairResult { a: 0, b: 0, wins: 1.0, draws: 0.0, losses: 0.0 };
+        assert_eq!(fit_ratings(&names, &[bad], 0), Err(RatingError::BadPair(bad)));
+        let neg = PairResult { a: 0, b: 1, wins: -1.0, draws: 0.0, losses: 0.0 };
+        assert_eq!(fit_ratings(&names, &[neg], 0), Err(RatingError::BadPair(neg)));
+    }
+
+    #[test]
+    fn sprt_decides_clear_cases_and_continues_otherwise() {
+        let sprt = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        let (lo, hi) = sprt.bounds();
+        assert!((hi - (0.95f64 / 0.05).ln()).abs() < 1e-12);
+        assert!((lo + hi).abs() < 1e-12);
+        assert_eq!(sprt.decision(2000, 500, 1000), SprtDecision::AcceptH1);
+        assert_eq!(sprt.decision(1000, 500, 2000), SprtDecision::AcceptH0);
+        assert_eq!(sprt.decision(10, 5, 9), SprtDecision::Continue);
+        assert_eq!(sprt.llr(0, 0, 0), 0.0);
+        assert!(sprt.llr(100, 0, 100) < 0.0);
+    }
+
+    #[test]
+    fn sprt_llr_matches_hand_computation() {
+        // w=60 d=20 l=20: mu = 0.7, var = 0.6*0.09 + 0.2*0.04 + 0.2*0.49 = 0.16.
+        let sprt = Sprt { elo0: 0.0, elo1: 100.0, alpha: 0.05, beta: 0.05 };
+        let s1 = score_from_elo(100.0);
+        let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / (2.0 * 0.16);
+        assert!((sprt.llr(60, 20, 20) - expected).abs() < 1e-9);
+    }
+
+    #[test]
+    fn normal_cdf_known_values() {
+        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_cdf(Z95) - 0.975).abs() < 1e-6);
+        assert!((normal_cdf(-1.0) - 0.158_655_25).abs() < 1e-6);
+    }
+}
