@@ -18,3 +18,13 @@ pub mod record;
 pub mod replay;
 pub mod state;
 pub mod storage;
+
+pub use config::{ConfigError, TrainConfig};
+pub use metrics::{IterationMetrics, MetricsLog};
+pub use record::{
+    read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,
+    RecordHeader,
+};
+pub use replay::{BatchSample, ReplayBuffer, Sample, SampleOptions};
+pub use state::RunState;
+pub use storage::{LocalStorage, MemoryStorage, Storage, StorageError};
