@@ -44,6 +44,9 @@ pub(crate) fn read_line_any<R: BufRead + ?Sized>(r: &mut R, buf: &mut String) ->
     }
 }
 
+/// The stones (`X,Y,F` with F 1 or 2) of a `BOARD` block read so far, and its first error.
+type BoardBlock = (Vec<(GomokuMove, u8)>, Option<String>);
+
 /// Whether the engine goes on after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -76,7 +79,7 @@ pub struct GomocupEngine {
     max_memory: Option<u64>,
     folder: Option<String>,
     /// Lines of a `BOARD` block being read, and the first error in it.
-    board: Option<(Vec<(GomokuMove, u8)>, Option<String>)>,
+    board: Option<BoardBlock>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -366,7 +369,8 @@ impl GomocupEngine {
             } else {
                 Side::Second
             }
-        }) && (self.to_move == Side::First) == (self.stones.len() % 2 == 0);
+        }) && (self.to_move == Side::First)
+            == self.stones.len().is_multiple_of(2);
         if alternating {
             let mut h = History::new(Gomoku::new(&config));
             if self.stones.iter().all(|&(m, _)| h.play(m).is_ok()) {

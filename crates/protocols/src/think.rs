@@ -275,7 +275,7 @@ pub(crate) fn think<G: Game>(
         }
         s.apply_evaluations(&logits, &values)?;
         batches += 1;
-        if limits.depth.is_some() || batches % 32 == 0 {
+        if limits.depth.is_some() || batches.is_multiple_of(32) {
             let t = thought_of(&s.result(), banned, start);
             let d = t.depth();
             if d > last_depth {

@@ -426,10 +426,8 @@ impl UcciEngine {
         let v = value.trim().to_ascii_lowercase();
         match lname.as_str() {
             "usemillisec" => self.millisec = v != "false",
-            "uci_variant" => {
-                if v != "xiangqi" {
-                    self.error(out, format!("unsupported variant {value:?} (only xiangqi)"))?;
-                }
+            "uci_variant" if v != "xiangqi" => {
+                self.error(out, format!("unsupported variant {value:?} (only xiangqi)"))?;
             }
             "uci_rankbase" | "rankbase" => match v.as_str() {
                 "0" => self.notation = Notation::Iccs,
@@ -518,6 +516,7 @@ impl UcciEngine {
                                 args.get(i).unwrap_or(&"")
                             ),
                         )?;
+                        i += 1;
                         continue;
                     };
                     i += 1;

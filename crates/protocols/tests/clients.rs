@@ -1,0 +1,252 @@
+//! The protocol clients against tiny fake engines (`sh` scripts) that answer well, crash,
+//! hang or answer garbage, and against our own engines through the fixture binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use alphazero_game::{Game, History};
+use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule};
+use alphazero_protocols::{
+    Dialect, GomocupClient, GomocupClientConfig, Limits, Player, PlayerError, UcciClient,
+    UcciClientConfig,
+};
+use alphazero_xiangqi::{Move, Xiangqi, XiangqiConfig};
+
+const FIXTURE: &str = env!("CARGO_BIN_EXE_alphazero-protocols-fixture");
+
+fn sh(script: &str) -> Vec<String> {
+    vec!["sh".into(), "-c".into(), script.into()]
+}
+
+fn quick() -> Limits {
+    Limits {
+        movetime: Some(Duration::from_millis(100)),
+        ..Limits::default()
+    }
+}
+
+fn ucci_client(script: &str) -> UcciClient {
+    let mut c = UcciClientConfig::new(sh(script), Dialect::Ucci);
+    c.name = "fake".into();
+    c.timeout_margin = Duration::from_millis(400);
+    c.handshake_timeout = Duration::from_secs(5);
+    UcciClient::new(c)
+}
+
+fn xiangqi_start() -> History<Xiangqi> {
+    History::new(Xiangqi::start(XiangqiConfig::default()))
+}
+
+/// A UCCI engine script whose answer to `go` is `$1`-like text given here.
+fn fake_ucci(on_go: &str) -> String {
+    format!(
+        r#"while read -r l; do case "$l" in ucci) echo "id name fake"; echo ucciok;; isready) echo readyok;; go*) {on_go};; quit) exit 0;; esac; done"#
+    )
+}
+
+#[test]
+fn ucci_client_plays_the_fake_engines_bestmove_and_reads_its_info() {
+    let mut c = ucci_client(&fake_ucci(
+        r#"echo "info depth 3 score 120 pv h2e2 h9g7"; echo "bestmove h2e2 ponder h9g7""#,
+    ));
+    c.new_game().expect("handshake");
+    let choice = c.choose_move(&xiangqi_start(), &quick()).expect("a move");
+    assert_eq!(choice.mv, Move::parse_iccs("h2e2").unwrap());
+    assert_eq!(choice.pv.len(), 2);
+    let v = choice.value.expect("score parsed");
+    assert!(v > 0.2 && v < 0.4, "{v}");
+}
+
+#[test]
+fn ucci_client_reports_a_crash_as_failed() {
+    let mut c = ucci_client(&fake_ucci("exit 3"));
+    let err = c
+        .choose_move(&xiangqi_start(), &quick())
+        .expect_err("engine crashed");
+    assert!(matches!(err, PlayerError::Failed { .. }), "{err}");
+}
+
+#[test]
+fn ucci_client_reports_a_hang_as_timeout() {
+    let mut c = ucci_client(&fake_ucci("exec sleep 30"));
+    let err = c
+        .choose_move(&xiangqi_start(), &quick())
+        .expect_err("engine hangs");
+    assert!(matches!(err, PlayerError::Timeout { .. }), "{err}");
+}
+
+#[test]
+fn ucci_client_reports_garbage_and_illegal_moves() {
+    for answer in [
+        "echo bestmove zz99",
+        "echo bestmove e0e5",
+        "echo nobestmove",
+    ] {
+        let mut c = ucci_client(&fake_ucci(answer));
+        let err = c.choose_move(&xiangqi_start(), &quick()).expect_err(answer);
+        assert!(
+            matches!(err, PlayerError::IllegalMove { .. }),
+            "{answer}: {err}"
+        );
+    }
+}
+
+#[test]
+fn ucci_client_reports_a_missing_program_as_failed() {
+    let mut c = UcciClient::new(UcciClientConfig::new(
+        vec!["/nonexistent/engine".into()],
+        Dialect::Uci,
+    ));
+    assert!(matches!(c.new_game(), Err(PlayerError::Failed { .. })));
+}
+
+fn gomocup_client(script: &str) -> GomocupClient {
+    let mut c = GomocupClientConfig::new(sh(script));
+    c.timeout_margin = Duration::from_millis(400);
+    c.start_timeout = Duration::from_secs(5);
+    GomocupClient::new(c)
+}
+
+fn fake_brain(on_move: &str) -> String {
+    format!(
+        r#"while read -r l; do case "$l" in START*) echo OK;; BEGIN|TURN*|DONE) {on_move};; END) exit 0;; esac; done"#
+    )
+}
+
+fn gomoku_15() -> History<Gomoku> {
+    History::new(Gomoku::new(
+        &GomokuConfig::new(15, Rule::Freestyle).unwrap(),
+    ))
+}
+
+#[test]
+fn gomocup_client_skips_messages_and_plays_the_move() {
+    let mut c = gomocup_client(&fake_brain(
+        r#"echo "MESSAGE thinking"; echo "DEBUG x"; echo "UNKNOWN what"; echo "7,7""#,
+    ));
+    c.new_game().unwrap();
+    let choice = c.choose_move(&gomoku_15(), &quick()).expect("a move");
+    assert_eq!(choice.mv, GomokuMove::new(7, 7));
+    assert_eq!(choice.info, "thinking");
+}
+
+#[test]
+fn gomocup_client_rejects_an_occupied_point_and_garbage() {
+    let mut game = gomoku_15();
+    game.play(GomokuMove::new(7, 7)).unwrap();
+    for answer in ["echo 7,7", "echo 99,1", "echo hello"] {
+        let mut c = gomocup_client(&fake_brain(answer));
+        let err = c.choose_move(&game, &quick()).expect_err(answer);
+        assert!(
+            matches!(err, PlayerError::IllegalMove { .. }),
+            "{answer}: {err}"
+        );
+    }
+}
+
+#[test]
+fn gomocup_client_reports_crash_and_hang() {
+    let mut c = gomocup_client(&fake_brain("exit 1"));
+    assert!(matches!(
+        c.choose_move(&gomoku_15(), &quick()),
+        Err(PlayerError::Failed { .. })
+    ));
+    let mut c = gomocup_client(&fake_brain("exec sleep 30"));
+    assert!(matches!(
+        c.choose_move(&gomoku_15(), &quick()),
+        Err(PlayerError::Timeout { .. })
+    ));
+}
+
+#[test]
+fn gomocup_client_against_our_brain_plays_legal_moves_for_both_sides() {
+    let cfg = |n: &str| {
+        let mut c = GomocupClientConfig::new(vec![FIXTURE.into(), "gomocup".into(), "32".into()]);
+        c.name = n.into();
+        c.timeout_margin = Duration::from_secs(20);
+        GomocupClient::new(c)
+    };
+    let mut players = [cfg("a"), cfg("b")];
+    let mut game = gomoku_15();
+    for p in players.iter_mut() {
+        p.new_game().unwrap();
+    }
+    for ply in 0..12 {
+        let choice = players[ply % 2]
+            .choose_move(&game, &quick())
+            .expect("our brain answers");
+        game.play(choice.mv).expect("the move is legal");
+    }
+    assert_eq!(game.len(), 12);
+}
+
+#[test]
+fn ucci_and_uci_clients_against_our_engine_play_legal_moves() {
+    let client = |d: Dialect| {
+        let mut c = UcciClientConfig::new(vec![FIXTURE.into(), "ucci".into(), "32".into()], d);
+        c.timeout_margin = Duration::from_secs(20);
+        UcciClient::new(c)
+    };
+    let mut players = [client(Dialect::Ucci), client(Dialect::Uci)];
+    let mut game = xiangqi_start();
+    for p in players.iter_mut() {
+        p.new_game().unwrap();
+    }
+    for ply in 0..8 {
+        let limits = if ply % 3 == 0 {
+            Limits {
+                simulations: Some(16),
+                ..Limits::default()
+            }
+        } else {
+            quick()
+        };
+        let choice = players[ply % 2]
+            .choose_move(&game, &limits)
+            .expect("our engine answers");
+        game.play(choice.mv).expect("the move is legal");
+    }
+    assert_eq!(game.len(), 8);
+}
+
+#[test]
+fn ucci_engine_answers_isready_while_thinking_and_stops_an_infinite_search() {
+    let mut child = Command::new(FIXTURE)
+        .args(["ucci", "100000000"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("fixture starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    writeln!(stdin, "ucci\nposition startpos\ngo infinite").unwrap();
+    stdin.flush().unwrap();
+    while lines.next().unwrap().unwrap() != "ucciok" {}
+    writeln!(stdin, "isready").unwrap();
+    stdin.flush().unwrap();
+    // The search never ends on its own (10^8 simulations): readyok must come first.
+    let mut seen = Vec::new();
+    loop {
+        let l = lines.next().unwrap().unwrap();
+        assert!(!l.starts_with("bestmove"), "bestmove before stop: {seen:?}");
+        if l == "readyok" {
+            break;
+        }
+        seen.push(l);
+    }
+    writeln!(stdin, "stop").unwrap();
+    stdin.flush().unwrap();
+    let best = loop {
+        let l = lines.next().unwrap().unwrap();
+        if let Some(m) = l.strip_prefix("bestmove ") {
+            break m.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    let mv = Move::parse_iccs(&best).unwrap();
+    assert!(Xiangqi::start(XiangqiConfig::default()).is_legal(mv));
+    writeln!(stdin, "quit").unwrap();
+    stdin.flush().unwrap();
+    assert_eq!(lines.next().unwrap().unwrap(), "bye");
+    assert!(child.wait().unwrap().success());
+}

@@ -1,0 +1,117 @@
+//! Golden transcript tests: every `tests/transcripts/*.in` is fed to the engine its name
+//! starts with (`gomocup_…` → the Gomocup brain, `ucci_…`/`uci_…` → the UCCI/UCI engine) with
+//! the uniform evaluator, 64 fixed simulations per move and seed 7, and the normalised output
+//! is compared with the `.out` file beside it.
+//!
+//! Normalisation removes what depends on the clock: `DEBUG` lines are dropped and the values
+//! of `time` and `nps` in `info` lines become `*`.
+//!
+//! Regenerate after an intended change with
+//! `UPDATE_GOLDEN=1 cargo test -p alphazero-protocols --test transcripts` and review the diff.
+
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use alphazero_mcts::UniformEvaluator;
+use alphazero_protocols::{run_gomocup, run_ucci, EngineConfig};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts")
+}
+
+fn normalise(raw: &str) -> String {
+    let mut out = String::new();
+    for line in raw.lines() {
+        if line.starts_with("DEBUG") {
+            continue;
+        }
+        if line.starts_with("info ") {
+            let mut words: Vec<String> = line.split(' ').map(str::to_string).collect();
+            for i in 1..words.len() {
+                if words[i - 1] == "time" || words[i - 1] == "nps" {
+                    words[i] = "*".into();
+                }
+            }
+            out.push_str(&words.join(" "));
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn run_transcript(name: &str) -> String {
+    let input = std::fs::read(dir().join(format!("{name}.in"))).expect("transcript input");
+    let mut output = Vec::new();
+    let config = EngineConfig::fixed(64, 7);
+    if name.starts_with("gomocup") {
+        run_gomocup(
+            Cursor::new(input),
+            &mut output,
+            Arc::new(UniformEvaluator),
+            config,
+        )
+        .expect("in-memory I/O");
+    } else {
+        run_ucci(
+            Cursor::new(input),
+            &mut output,
+            Arc::new(UniformEvaluator),
+            config,
+        )
+        .expect("in-memory I/O");
+    }
+    normalise(&String::from_utf8(output).expect("engine output is UTF-8"))
+}
+
+fn check(name: &str) {
+    let got = run_transcript(name);
+    let path = dir().join(format!("{name}.out"));
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, &got).expect("write golden file");
+        return;
+    }
+    let want = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_GOLDEN=1)", path.display()));
+    if got != want {
+        for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
+            if g != w {
+                panic!("{name}: first difference at output line {}:\n got: {g}\nwant: {w}\n\nfull output:\n{got}", i + 1);
+            }
+        }
+        panic!(
+            "{name}: output has {} lines, golden {}:\n{got}",
+            got.lines().count(),
+            want.lines().count()
+        );
+    }
+}
+
+#[test]
+fn gomocup_session_matches_golden() {
+    check("gomocup_session");
+}
+
+#[test]
+fn gomocup_commands_before_start_and_mixed_line_endings_match_golden() {
+    check("gomocup_before_start");
+}
+
+#[test]
+fn ucci_session_matches_golden() {
+    check("ucci_session");
+}
+
+#[test]
+fn uci_session_matches_golden() {
+    check("uci_session");
+}
+
+#[test]
+fn transcripts_are_deterministic_across_runs() {
+    for name in ["gomocup_session", "ucci_session"] {
+        assert_eq!(run_transcript(name), run_transcript(name), "{name}");
+    }
+}
