@@ -1,0 +1,444 @@
+//! The self-play actor: many games in parallel through one batched evaluator.
+
+use std::time::{Duration, Instant};
+
+use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_mcts::{
+    select_move, ConfigError, EvalError, EvalRequest, Evaluator, Search, SearchConfig,
+};
+use alphazero_train::record::{GameFlags, GameRecord, GameResult, PlyRecord};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+use crate::evaluate_round;
+
+/// Playout-cap randomisation (Wu 2019, "Accelerating Self-Play Learning in Go", KataGo): most
+/// moves get a cheap search whose π is not trained on; a fraction `full_probability` get the
+/// full search (with root noise) and become training targets.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayoutCap {
+    /// Simulations of a fast move (no root noise, not recorded as a target).
+    pub fast_simulations: u32,
+    /// Probability that a move gets the full search.
+    pub full_probability: f32,
+}
+
+/// Resignation: the side to move resigns when its root value falls below `threshold`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Resignation {
+    /// Root value (from the side to move) below which it resigns, e.g. -0.95.
+    pub threshold: f32,
+    /// No resignation before this ply.
+    pub min_ply: u32,
+    /// Share of games that may not resign, to measure false resignations.
+    pub no_resign_fraction: f32,
+}
+
+/// Everything that controls self-play. The search's own knobs (c_puct, FPU, Dirichlet α/ε,
+/// virtual loss, K leaves per batch, Gumbel) are in `search`; `search.simulations` is the full
+/// search's budget and `search.root_noise` should be on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayConfig {
+    /// The search configuration of a full move.
+    pub search: SearchConfig,
+    /// Games played at the same time (their leaves share one evaluator call).
+    pub parallel_games: usize,
+    /// Plies played with temperature `temperature`; later plies use `final_temperature`.
+    pub temperature_moves: u32,
+    /// τ for the opening plies (1.0 = proportional to visits).
+    pub temperature: f32,
+    /// τ after the opening (≈0 = most visited).
+    pub final_temperature: f32,
+    /// Playout-cap randomisation, if on.
+    pub playout_cap: Option<PlayoutCap>,
+    /// Resignation, if on.
+    pub resign: Option<Resignation>,
+    /// A game reaching this many plies is stopped and scored a draw (flag `truncated`).
+    pub max_plies: u32,
+    /// Seed of move choice, playout-cap draws and the no-resign draw; each game's search is
+    /// seeded from it and the game's index.
+    pub seed: u64,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            search: SearchConfig {
+                root_noise: true,
+                ..SearchConfig::default()
+            },
+            parallel_games: 32,
+            temperature_moves: 8,
+            temperature: 1.0,
+            final_temperature: 0.0,
+            playout_cap: None,
+            resign: None,
+            max_plies: 512,
+            seed: 0,
+        }
+    }
+}
+
+/// Self-play failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SelfPlayError {
+    /// The search configuration is invalid.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The evaluator failed.
+    #[error(transparent)]
+    Eval(#[from] EvalError),
+    /// A self-play setting is invalid.
+    #[error("invalid self-play setting {field}: {reason}")]
+    Invalid {
+        /// The setting.
+        field: &'static str,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What a call of [`play_selfplay_games`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: u64,
+    /// Plies played.
+    pub plies: u64,
+    /// Plies with a full search (training targets).
+    pub full_plies: u64,
+    /// Positions sent to the evaluator.
+    pub evaluations: u64,
+    /// Evaluator calls.
+    pub evaluator_calls: u64,
+    /// Wall time spent inside the evaluator.
+    pub evaluator_time: Duration,
+    /// Total wall time.
+    pub total_time: Duration,
+    /// Games won by the first player / drawn / won by the second player.
+    pub first_wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Games won by the second player.
+    pub second_wins: u64,
+    /// Games ended by resignation.
+    pub resigned: u64,
+    /// No-resign games in which a side fell below the threshold (would have resigned).
+    pub would_resign: u64,
+    /// … of which that side did not go on to lose (a false resignation).
+    pub false_resign: u64,
+}
+
+impl SelfPlayStats {
+    /// Share of wall time spent in the evaluator (0–1).
+    pub fn evaluator_share(&self) -> f64 {
+        let t = self.total_time.as_secs_f64();
+        if t > 0.0 {
+            self.evaluator_time.as_secs_f64() / t
+        } else {
+            0.0
+        }
+    }
+
+    /// Average evaluator batch size.
+    pub fn mean_batch(&self) -> f64 {
+        if self.evaluator_calls == 0 {
+            0.0
+        } else {
+            self.evaluations as f64 / self.evaluator_calls as f64
+        }
+    }
+}
+
+struct Slot<G: Game> {
+    game_index: u64,
+    history: History<G>,
+    search: Search<G>,
+    plies: Vec<PlyRecord>,
+    no_resign: bool,
+    full_move: bool,
+    /// Side that fell below the resignation threshold in a no-resign game (first time).
+    would_resign: Option<Side>,
+}
+
+/// Plays `num_games` self-play games from `start` with `evaluator` and hands each finished
+/// game to `on_game` (in order of completion) as a [`GameRecord`] (start text empty: the
+/// default start of the game's config is assumed by the caller). `first_game_index` offsets
+/// the per-game seeds so that consecutive calls play different games.
+///
+/// # Errors
+/// [`SelfPlayError`] on an invalid config or an evaluator failure.
+pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
+    start: &G,
+    evaluator: &E,
+    config: &SelfPlayConfig,
+    num_games: u64,
+    first_game_index: u64,
+    mut on_game: impl FnMut(GameRecord),
+) -> Result<SelfPlayStats, SelfPlayError> {
+    config.search.validate()?;
+    if config.parallel_games == 0 {
+        return Err(SelfPlayError::Invalid {
+            field: "parallel_games",
+            reason: "must be at least 1".into(),
+        });
+    }
+    if let Some(pc) = config.playout_cap {
+        if pc.fast_simulations == 0 || !(0.0..=1.0).contains(&pc.full_probability) {
+            return Err(SelfPlayError::Invalid {
+                field: "playout_cap",
+                reason: format!(
+                    "fast_simulations {} must be >= 1 and full_probability {} in [0, 1]",
+                    pc.fast_simulations, pc.full_probability
+                ),
+            });
+        }
+    }
+    let t0 = Instant::now();
+    let mut stats = SelfPlayStats::default();
+    let mut rng =
+        StdRng::seed_from_u64(config.seed ^ first_game_index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut next_game = 0u64;
+    let mut slots: Vec<Slot<G>> = Vec::new();
+    let new_slot = |next_game: &mut u64, rng: &mut StdRng| -> Result<Slot<G>, SelfPlayError> {
+        let game_index = first_game_index + *next_game;
+        *next_game += 1;
+        let mut sc = config.search.clone();
+        sc.seed = config.search.seed
+            ^ game_index
+                .wrapping_mul(0xA24B_AED4_963E_E407)
+                .wrapping_add(1);
+        let history = History::new(start.clone());
+        let search = Search::from_history(&history, sc)?;
+        let no_resign = match config.resign {
+            Some(r) => rng.random::<f32>() < r.no_resign_fraction,
+            None => false,
+        };
+        Ok(Slot {
+            game_index,
+            history,
+            search,
+            plies: Vec::new(),
+            no_resign,
+            full_move: true,
+            would_resign: None,
+        })
+    };
+    while (slots.len() as u64) < num_games.min(config.parallel_games as u64) {
+        let s = new_slot(&mut next_game, &mut rng)?;
+        slots.push(s);
+    }
+    for s in slots.iter_mut() {
+        start_move(s, config, &mut rng)?;
+    }
+    let mut logits = Vec::new();
+    let mut values = Vec::new();
+    let mut requests: Vec<EvalRequest<'static, G>> = Vec::new();
+    while !slots.is_empty() {
+        // One round: every unfinished search contributes its leaves to one evaluator call.
+        let te = Instant::now();
+        let n = {
+            let mut refs: Vec<&mut Search<G>> = slots.iter_mut().map(|s| &mut s.search).collect();
+            evaluate_round(
+                &mut refs,
+                evaluator,
+                &mut logits,
+                &mut values,
+                &mut requests,
+            )?
+        };
+        if n > 0 {
+            stats.evaluator_time += te.elapsed();
+            stats.evaluations += n as u64;
+            stats.evaluator_calls += 1;
+        }
+        // Finished searches make their move; finished games are emitted and replaced.
+        let mut i = 0;
+        while i < slots.len() {
+            if !slots[i].search.is_done() {
+                i += 1;
+                continue;
+            }
+            let finished = make_move(&mut slots[i], config, &mut rng, &mut stats)?;
+            if let Some(record) = finished {
+                stats.games += 1;
+                match record.result {
+                    GameResult::FirstWon => stats.first_wins += 1,
+                    GameResult::Draw => stats.draws += 1,
+                    GameResult::SecondWon => stats.second_wins += 1,
+                }
+                if record.flags.resigned {
+                    stats.resigned += 1;
+                }
+                let slot_game = slots[i].game_index;
+                let _ = slot_game;
+                on_game(record);
+                if next_game < num_games {
+                    slots[i] = new_slot(&mut next_game, &mut rng)?;
+                    start_move(&mut slots[i], config, &mut rng)?;
+                    i += 1;
+                } else {
+                    slots.swap_remove(i);
+                }
+            } else {
+                start_move(&mut slots[i], config, &mut rng)?;
+                i += 1;
+            }
+        }
+    }
+    stats.total_time = t0.elapsed();
+    Ok(stats)
+}
+
+/// Configures the next search of a slot (full or fast) and starts it.
+fn start_move<G: Game>(
+    slot: &mut Slot<G>,
+    config: &SelfPlayConfig,
+    rng: &mut StdRng,
+) -> Result<(), SelfPlayError> {
+    let full = match config.playout_cap {
+        Some(pc) => rng.random::<f32>() < pc.full_probability,
+        None => true,
+    };
+    slot.full_move = full;
+    let mut sc = slot.search.config().clone();
+    if full {
+        sc.simulations = config.search.simulations;
+        sc.root_noise = config.search.root_noise;
+    } else if let Some(pc) = config.playout_cap {
+        sc.simulations = pc.fast_simulations;
+        sc.root_noise = false;
+    }
+    slot.search.set_config(sc)?;
+    slot.search.begin_run();
+    Ok(())
+}
+
+/// The search of `slot` is done: record the ply, choose and play the move. Returns the game
+/// record when the game has ended.
+fn make_move<G: Game>(
+    slot: &mut Slot<G>,
+    config: &SelfPlayConfig,
+    rng: &mut StdRng,
+    stats: &mut SelfPlayStats,
+) -> Result<Option<GameRecord>, SelfPlayError> {
+    let result = slot.search.result();
+    let pos = slot.history.current();
+    let side = pos.side_to_move();
+    let ply = slot.history.len() as u32;
+    // Resignation (never on a proven or terminal root: those end by themselves).
+    if let Some(r) = config.resign {
+        if ply >= r.min_ply && result.root_value < r.threshold && result.best_move.is_some() {
+            if slot.no_resign {
+                if slot.would_resign.is_none() {
+                    slot.would_resign = Some(side);
+                }
+            } else {
+                let res = GameResult::from_outcome(Outcome::Loss, side);
+                return Ok(Some(finish(
+                    slot,
+                    res,
+                    GameFlags {
+                        resigned: true,
+                        no_resign: false,
+                        truncated: false,
+                    },
+                    stats,
+                )));
+            }
+        }
+    }
+    let tau = if ply < config.temperature_moves {
+        config.temperature
+    } else {
+        config.final_temperature
+    };
+    let mv = match select_move(&result, tau, rng) {
+        Some(m) => m,
+        None => {
+            // Terminal root: should have been caught after the previous move.
+            let o = slot.history.outcome().unwrap_or(Outcome::Draw);
+            let res = GameResult::from_outcome(o, side);
+            return Ok(Some(finish(slot, res, flags(slot, false), stats)));
+        }
+    };
+    let action = pos.move_to_action(mv) as u16;
+    let policy: Vec<(u16, f32)> = result
+        .policy
+        .iter()
+        .enumerate()
+        .filter(|(_, &p)| p > 0.0)
+        .map(|(a, &p)| (a as u16, p))
+        .collect();
+    let sims = if slot.full_move {
+        result.simulations.clamp(1, u16::MAX as u32) as u16
+    } else {
+        0
+    };
+    let mut rec = PlyRecord::new(action, &policy, result.root_value, sims);
+    // A hard position: some move loses at once (the opponent has an immediate threat).
+    rec.threat = result
+        .children
+        .iter()
+        .any(|c| c.proven == Some(Outcome::Loss));
+    slot.plies.push(rec);
+    stats.plies += 1;
+    if slot.full_move {
+        stats.full_plies += 1;
+    }
+    slot.history.play_unchecked(mv);
+    slot.search
+        .advance(mv)
+        .map_err(|e| SelfPlayError::Invalid {
+            field: "search",
+            reason: e.to_string(),
+        })?;
+    if let Some(o) = slot.history.outcome() {
+        let res = GameResult::from_outcome(o, slot.history.current().side_to_move());
+        return Ok(Some(finish(slot, res, flags(slot, false), stats)));
+    }
+    if slot.history.len() as u32 >= config.max_plies {
+        return Ok(Some(finish(
+            slot,
+            GameResult::Draw,
+            flags(slot, true),
+            stats,
+        )));
+    }
+    Ok(None)
+}
+
+fn flags<G: Game>(slot: &Slot<G>, truncated: bool) -> GameFlags {
+    GameFlags {
+        resigned: false,
+        no_resign: slot.no_resign,
+        truncated,
+    }
+}
+
+fn finish<G: Game>(
+    slot: &mut Slot<G>,
+    result: GameResult,
+    flags: GameFlags,
+    stats: &mut SelfPlayStats,
+) -> GameRecord {
+    if let Some(side) = slot.would_resign {
+        stats.would_resign += 1;
+        let lost = matches!(
+            (side, result),
+            (Side::First, GameResult::SecondWon) | (Side::Second, GameResult::FirstWon)
+        );
+        if !lost {
+            stats.false_resign += 1;
+        }
+    }
+    GameRecord {
+        start: String::new(),
+        result,
+        flags: GameFlags {
+            no_resign: slot.no_resign,
+            ..flags
+        },
+        plies: std::mem::take(&mut slot.plies),
+    }
+}

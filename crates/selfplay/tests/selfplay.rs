@@ -1,0 +1,199 @@
+//! Self-play actor and match driver on real games with stand-in evaluators.
+use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
+use alphazero_mcts::{RolloutEvaluator, SearchConfig, UniformEvaluator};
+use alphazero_selfplay::{
+    play_match, play_selfplay_games, MatchConfig, PlayoutCap, Resignation, SelfPlayConfig,
+};
+use alphazero_train::record::{GameRecord, GameResult};
+
+fn c4_config(seed: u64) -> SelfPlayConfig {
+    SelfPlayConfig {
+        search: SearchConfig {
+            simulations: 32,
+            root_noise: true,
+            seed,
+            ..SearchConfig::default()
+        },
+        parallel_games: 4,
+        temperature_moves: 6,
+        max_plies: 42,
+        seed,
+        ..SelfPlayConfig::default()
+    }
+}
+
+/// Replays a record and checks it is a legal, finished game whose result matches the rules.
+fn check_record(start: &Connect4, rec: &GameRecord) {
+    let mut h = History::new(start.clone());
+    for (i, ply) in rec.plies.iter().enumerate() {
+        let pos = h.current().clone();
+        let mv = pos
+            .action_to_move(ply.action as usize)
+            .expect("action names a move");
+        assert!(pos.is_legal(mv), "ply {i}: {mv} illegal");
+        let mut legal = Vec::new();
+        pos.legal_moves(&mut legal);
+        let legal_actions: Vec<usize> = legal.iter().map(|&m| pos.move_to_action(m)).collect();
+        let mass: f32 = ply.policy_f32().map(|(_, p)| p).sum();
+        assert!((mass - 1.0).abs() < 1e-3, "ply {i}: π sums to {mass}");
+        for (a, _) in ply.policy_f32() {
+            assert!(
+                legal_actions.contains(&(a as usize)),
+                "π on illegal action {a}"
+            );
+        }
+        assert!((-1.0..=1.0).contains(&ply.root_value));
+        h.play(mv).unwrap();
+    }
+    if rec.flags.resigned {
+        return;
+    }
+    match h.outcome() {
+        Some(o) => {
+            let expect = GameResult::from_outcome(o, h.current().side_to_move());
+            assert_eq!(rec.result, expect);
+        }
+        None => assert!(rec.flags.truncated && rec.result == GameResult::Draw),
+    }
+}
+
+#[test]
+fn selfplay_records_replay_legally_with_normalised_policy() {
+    let start = Connect4::new(&Connect4Config);
+    let mut recs = Vec::new();
+    let stats = play_selfplay_games(&start, &UniformEvaluator, &c4_config(7), 6, 0, |r| {
+        recs.push(r)
+    })
+    .unwrap();
+    assert_eq!(recs.len(), 6);
+    assert_eq!(stats.games, 6);
+    assert_eq!(stats.first_wins + stats.draws + stats.second_wins, 6);
+    assert_eq!(
+        stats.plies,
+        recs.iter().map(|r| r.plies.len() as u64).sum::<u64>()
+    );
+    // Leaves of several games share evaluator calls.
+    assert!(
+        stats.mean_batch() > 1.5,
+        "mean batch {}",
+        stats.mean_batch()
+    );
+    for r in &recs {
+        check_record(&start, r);
+        assert!(r.plies.iter().all(|p| p.simulations > 0));
+    }
+}
+
+#[test]
+fn selfplay_is_deterministic_for_a_seed_and_differs_across_seeds() {
+    let start = Connect4::new(&Connect4Config);
+    let run = |seed| {
+        let mut recs = Vec::new();
+        play_selfplay_games(&start, &UniformEvaluator, &c4_config(seed), 4, 0, |r| {
+            recs.push(r)
+        })
+        .unwrap();
+        recs.sort_by_key(|r| r.plies.iter().map(|p| p.action).collect::<Vec<_>>());
+        recs
+    };
+    assert_eq!(run(3), run(3));
+    assert_ne!(run(3), run(4));
+}
+
+#[test]
+fn playout_cap_marks_fast_moves_as_not_trained() {
+    let start = Connect4::new(&Connect4Config);
+    let mut cfg = c4_config(11);
+    cfg.playout_cap = Some(PlayoutCap {
+        fast_simulations: 4,
+        full_probability: 0.25,
+    });
+    let mut recs = Vec::new();
+    let stats =
+        play_selfplay_games(&start, &UniformEvaluator, &cfg, 4, 0, |r| recs.push(r)).unwrap();
+    let fast = recs
+        .iter()
+        .flat_map(|r| &r.plies)
+        .filter(|p| p.simulations == 0)
+        .count() as u64;
+    let full = recs
+        .iter()
+        .flat_map(|r| &r.plies)
+        .filter(|p| p.simulations > 0)
+        .count() as u64;
+    assert!(fast > 0 && full > 0, "fast {fast} full {full}");
+    assert_eq!(full, stats.full_plies);
+    for r in &recs {
+        check_record(&start, r);
+    }
+}
+
+#[test]
+fn resignation_ends_games_and_no_resign_games_measure_false_resignations() {
+    // A rollout evaluator gives decisive values; a threshold of -0.2 makes resignations common.
+    let start = Connect4::new(&Connect4Config);
+    let mut cfg = c4_config(5);
+    cfg.resign = Some(Resignation {
+        threshold: -0.2,
+        min_ply: 4,
+        no_resign_fraction: 0.5,
+    });
+    let mut recs = Vec::new();
+    let stats = play_selfplay_games(&start, &RolloutEvaluator::new(2, 1), &cfg, 12, 0, |r| {
+        recs.push(r)
+    })
+    .unwrap();
+    let resigned: Vec<&GameRecord> = recs.iter().filter(|r| r.flags.resigned).collect();
+    assert!(!resigned.is_empty());
+    assert_eq!(resigned.len() as u64, stats.resigned);
+    for r in &resigned {
+        assert!(!r.flags.no_resign);
+        assert_ne!(r.result, GameResult::Draw);
+        assert!(r.plies.len() >= 4);
+    }
+    for r in recs.iter().filter(|r| r.flags.no_resign) {
+        assert!(!r.flags.resigned);
+    }
+    assert!(stats.false_resign <= stats.would_resign);
+}
+
+#[test]
+fn match_counts_from_a_side_and_alternates_colours() {
+    let start = Gomoku::new(&GomokuConfig::new(9, Rule::Freestyle).unwrap());
+    let cfg = MatchConfig {
+        games: 6,
+        search: SearchConfig {
+            simulations: 200,
+            ..SearchConfig::default()
+        },
+        opening_random_plies: 2,
+        max_plies: 81,
+        parallel_games: 6,
+        seed: 1,
+    };
+    let rollout = RolloutEvaluator::new(1, 9);
+    let m = play_match(&start, &rollout, &UniformEvaluator, &cfg).unwrap();
+    assert_eq!(m.wins + m.draws + m.losses, 6);
+    assert_eq!(m.games.iter().filter(|g| g.0).count(), 3);
+    // Rollouts know who is winning; a uniform value of 0 does not.
+    assert!(m.wins > m.losses, "rollout vs uniform: {m:?}");
+    // The mirrored match gives the mirrored count.
+    let r = play_match(&start, &UniformEvaluator, &rollout, &cfg).unwrap();
+    assert!(r.losses > r.wins, "{r:?}");
+    // Each game is a legal game ending as recorded.
+    for (_, moves, res) in &m.games {
+        let mut h = History::new(start.clone());
+        for t in moves {
+            let mv = h.current().parse_move(t).unwrap();
+            h.play(mv).unwrap();
+        }
+        let got = h
+            .outcome()
+            .map(|o| GameResult::from_outcome(o, h.current().side_to_move()))
+            .unwrap_or(GameResult::Draw);
+        assert_eq!(&got, res);
+    }
+    let _ = (Outcome::Draw, Side::First);
+}
