@@ -7,7 +7,7 @@
 //! * Legal moves: palace for generals and advisors, elephant eye and river, horse leg, cannon
 //!   screen, soldiers sideways after the river, flying general, no move may leave the own
 //!   general attacked. The fast generator uses precomputed tables and an attack test from the
-//!   general's square; [`reference`] is a slow, obviously-correct generator it is tested against.
+//!   general's square; [`reference`](mod@reference) is a slow, obviously-correct generator it is tested against.
 //! * End of game ([`Game::outcome`](alphazero_game::Game::outcome)): a side with no legal move
 //!   (checkmate or stalemate) loses; `no_capture_draw_plies` plies without capture draw.
 //! * Repetition ([`Game::adjudicate`](alphazero_game::Game::adjudicate)): when the position has
@@ -21,6 +21,23 @@
 //!   moves, horse, elephant and advisor moves), **seen from the side to move**: Black's moves are
 //!   rotated by 180° before indexing. Symmetry 1 mirrors the files.
 //! * [`perft`], [`perft_divide`], [`reference::perft`].
+//!
+//! ```
+//! use alphazero_game::Game;
+//! use alphazero_xiangqi::{perft, Move, Xiangqi, XiangqiConfig};
+//!
+//! let mut pos = Xiangqi::new(&XiangqiConfig::default());
+//! assert_eq!(perft(&pos, 2), 1920);
+//! let mv: Move = "h2e2".parse()?;
+//! pos.play(mv)?;
+//! assert_eq!(
+//!     pos.to_fen(),
+//!     "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR b - - 1 1"
+//! );
+//! let same = Xiangqi::from_fen(&pos.to_fen(), XiangqiConfig::default())?;
+//! assert_eq!(same, pos);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
 mod actions;

@@ -311,8 +311,44 @@ impl Xiangqi {
         let mut b = self.board;
         let ksq = self.generals[us] as usize;
         let in_check = attacked(&b, t, ksq, us);
-        let from_danger = if in_check { !0u128 } else { t.line_or_leg[ksq] };
-        let to_danger = t.line[ksq];
+        // Squares whose vacating (`from_danger`) or filling (`to_danger`) can expose the
+        // general: the rays from it that hold an enemy chariot, cannon or (on the file)
+        // general, and the legs of enemy horses; only a cannon's ray can be opened by adding a
+        // screen. Everything else is legal without a test when not in check.
+        let (from_danger, to_danger) = if in_check {
+            (!0u128, !0u128)
+        } else {
+            let them = 1 - us;
+            let (e_chariot, e_cannon, e_general) =
+                (code(CHARIOT, them), code(CANNON, them), code(GENERAL, them));
+            let mut fd = 0u128;
+            let mut td = 0u128;
+            for (dir, ray) in t.rays[ksq].iter().enumerate() {
+                let vertical = dir == NORTH || dir == SOUTH;
+                let mut mask = 0u128;
+                let mut slider = false;
+                let mut cannon = false;
+                for &q in ray.as_slice() {
+                    mask |= 1u128 << q;
+                    let c = b[q as usize];
+                    cannon |= c == e_cannon;
+                    slider |= c == e_chariot || (vertical && c == e_general);
+                }
+                if slider || cannon {
+                    fd |= mask;
+                }
+                if cannon {
+                    td |= mask;
+                }
+            }
+            let e_horse = code(HORSE, them);
+            for &(h, leg) in t.horse_attackers[ksq].as_slice() {
+                if b[h as usize] == e_horse {
+                    fd |= 1u128 << leg;
+                }
+            }
+            (fd, td)
+        };
 
         let mut bits = self.occ[us];
         while bits != 0 {

@@ -46,10 +46,6 @@ pub(crate) struct Tables {
     pub soldier: [[List<u8, 3>; 90]; 2],
     /// Squares from which a soldier of the side *opposite* to the index attacks the point.
     pub soldier_attackers: [[List<u8, 3>; 90]; 2],
-    /// Squares sharing the file or rank of the point.
-    pub line: [u128; 90],
-    /// `line` plus the four diagonal neighbours (horse legs next to the general).
-    pub line_or_leg: [u128; 90],
 }
 
 #[inline]
@@ -83,8 +79,6 @@ fn build() -> Tables {
         general: [List::new(); 90],
         soldier: [[List::new(); 90]; 2],
         soldier_attackers: [[List::new(); 90]; 2],
-        line: [0; 90],
-        line_or_leg: [0; 90],
     };
     const DIRS: [(i32, i32); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
     const DIAG: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
@@ -94,15 +88,8 @@ fn build() -> Tables {
             let (mut x, mut y) = (f + df, r + dr);
             while let Some(to) = sq(x, y) {
                 t.rays[s][d].push(to);
-                t.line[s] |= 1u128 << to;
                 x += df;
                 y += dr;
-            }
-        }
-        t.line_or_leg[s] = t.line[s];
-        for &(df, dr) in &DIAG {
-            if let Some(n) = sq(f + df, r + dr) {
-                t.line_or_leg[s] |= 1u128 << n;
             }
         }
         // Horse: two steps along (df, dr) direction then one sideways; leg one step along.

@@ -44,11 +44,14 @@ fn sorted(mut v: Vec<Move>) -> Vec<Move> {
     v
 }
 
+/// 48 cases by default (the reference generator is slow in debug builds); `PROPTEST_CASES`
+/// overrides.
 fn cfg() -> ProptestConfig {
-    ProptestConfig {
-        cases: 48,
-        ..ProptestConfig::default()
-    }
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(48);
+    ProptestConfig::with_cases(cases)
 }
 
 proptest! {
