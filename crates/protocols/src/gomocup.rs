@@ -553,3 +553,101 @@ impl GomocupEngine {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_mcts::UniformEvaluator;
+
+    fn engine(infos: &[&str]) -> GomocupEngine {
+        // Clock-based config (for the budget) with a tiny simulation cap (fast searches).
+        let mut config = EngineConfig::default();
+        config.search.simulations = 8;
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+        let mut sink = Vec::new();
+        for l in ["START 15"].iter().chain(infos) {
+            e.handle_line(l, &mut sink).unwrap();
+        }
+        e
+    }
+
+    fn budget_ms(infos: &[&str]) -> u128 {
+        let e = engine(infos);
+        e.budget(e.position().unwrap()).unwrap().as_millis()
+    }
+
+    #[test]
+    fn move_budget_follows_info_limits_with_a_margin() {
+        assert_eq!(budget_ms(&[]), 950);
+        assert_eq!(budget_ms(&["INFO timeout_turn 5000"]), 4750);
+        assert_eq!(budget_ms(&["INFO timeout_turn 0"]), 0);
+        // 10 s left on an empty 15x15 board: 225 / 2 expected moves, clamped to 40 → 250 ms.
+        assert_eq!(
+            budget_ms(&[
+                "INFO timeout_turn 5000",
+                "INFO timeout_match 60000",
+                "INFO time_left 10000"
+            ]),
+            200
+        );
+        assert_eq!(
+            budget_ms(&["INFO timeout_turn 5000", "INFO time_left -300"]),
+            0
+        );
+        // 2147483647 means unlimited.
+        assert_eq!(
+            budget_ms(&["INFO timeout_turn 2000", "INFO time_left 2147483647"]),
+            1900
+        );
+        assert_eq!(
+            budget_ms(&[
+                "INFO timeout_turn 2000",
+                "INFO timeout_match 0",
+                "INFO time_left 500"
+            ]),
+            1900
+        );
+    }
+
+    #[test]
+    fn fixed_simulations_ignore_the_clock() {
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 0));
+        e.handle_line("START 15", &mut Vec::new()).unwrap();
+        assert_eq!(e.budget(e.position().unwrap()), None);
+    }
+
+    #[test]
+    fn info_rule_switches_the_rule_and_keeps_the_stones() {
+        let mut e = engine(&["BOARD", "7,7,2", "DONE", "INFO rule 4"]);
+        assert_eq!(e.rule(), Rule::Renju);
+        assert_eq!(e.position().unwrap().stone_count(), 2);
+        e.handle_line("INFO rule 1", &mut Vec::new()).unwrap();
+        assert_eq!(e.position().unwrap().rule(), Rule::Standard);
+    }
+
+    #[test]
+    fn board_colours_follow_the_stone_counts() {
+        // Opponent has more stones: it is black and we play white.
+        let e = engine(&["BOARD", "7,7,2", "DONE"]);
+        let p = e.position().unwrap();
+        assert_eq!(p.stone_at(7, 7), Some(Side::First));
+        assert_eq!(p.stone_count(), 2);
+        // Equal counts: we are black and to move; our reply is a black stone.
+        let e = engine(&["BOARD", "7,7,1", "8,8,2", "DONE"]);
+        let p = e.position().unwrap();
+        assert_eq!(p.stone_at(7, 7), Some(Side::First));
+        assert_eq!(p.stone_at(8, 8), Some(Side::Second));
+        assert_eq!(p.side_to_move(), Side::Second);
+    }
+
+    #[test]
+    fn lines_split_on_cr_lf_and_crlf() {
+        let mut r = io::Cursor::new(b"a\r\nb\rc\nd".to_vec());
+        let mut got = Vec::new();
+        let mut l = String::new();
+        while read_line_any(&mut r, &mut l).unwrap() {
+            got.push(l.clone());
+        }
+        assert_eq!(got, ["a", "", "b", "c", "d"]);
+    }
+}
