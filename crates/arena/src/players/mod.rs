@@ -9,4 +9,4 @@ mod xiangqi;
 pub use gomoku::GomokuHeuristic;
 pub use mcts::MctsPlayer;
 pub use random::RandomPlayer;
-pub use xiangqi::XiangqiAlphaBeta;
+pub use xiangqi::{XiangqiAlphaBeta, REPEAT_SCORE};

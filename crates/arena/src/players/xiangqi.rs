@@ -12,6 +12,9 @@ use crate::player::{Limits, MoveChoice, Player, PlayerError};
 const MATE: i32 = 100_000;
 /// Plies of captures searched below the nominal depth.
 const QUIESCENCE_PLIES: u32 = 6;
+/// The highest score a root move that repeats an earlier position of the game may get
+/// (slightly below a draw).
+pub const REPEAT_SCORE: i32 = -50;
 
 /// Negamax alpha-beta Xiangqi player at a fixed depth (1–4 plies; [`Limits::depth`]
 /// overrides it for a move, clamped to 1..=6).
@@ -22,7 +25,8 @@ const QUIESCENCE_PLIES: u32 = 6;
 /// near the enemy general). Captures are searched to quiescence (up to 6 plies, stand-pat),
 /// moves ordered captures first by MVV-LVA. The root moves are shuffled by a seeded RNG
 /// before the stable ordering, so equal scores are broken deterministically per seed.
-/// Repetition inside the search is ignored; the no-capture draw counter is honoured.
+/// Repetition inside the search is ignored, but root moves that repeat an earlier position of
+/// the game score at most [`REPEAT_SCORE`]; the no-capture draw counter is honoured.
 #[derive(Clone, Debug)]
 pub struct XiangqiAlphaBeta {
     /// Nominal search depth in plies (1–4 recommended).
@@ -188,6 +192,14 @@ impl XiangqiAlphaBeta {
     /// Searches `pos` to `depth` plies: the best move and its score (centipawns from the side
     /// to move), `None` when there is no legal move.
     pub fn search(&mut self, pos: &Xiangqi, depth: u32) -> Option<(Move, i32)> {
+        self.search_avoiding(pos, depth, &[])
+    }
+
+    /// [`XiangqiAlphaBeta::search`], but a root move leading to a position whose hash is in
+    /// `seen` (earlier positions of the game since the last capture) scores at most
+    /// [`REPEAT_SCORE`]: a winning side makes progress instead of repeating (and never
+    /// loses by perpetual check), a losing side still takes the repetition.
+    pub fn search_avoiding(&mut self, pos: &Xiangqi, depth: u32, seen: &[u64]) -> Option<(Move, i32)> {
         self.nodes = 0;
         let depth = depth.clamp(1, 6);
         let mut moves = pos.legal_moves_vec();
@@ -198,7 +210,12 @@ impl XiangqiAlphaBeta {
         for &mv in &moves {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            let s = -self.negamax(&child, depth - 1, -MATE - 1, -alpha, 1);
+            let repeats = seen.contains(&child.zobrist());
+            let s = if repeats {
+                (-self.negamax(&child, depth - 1, -MATE - 1, MATE + 1, 1)).min(REPEAT_SCORE)
+            } else {
+                -self.negamax(&child, depth - 1, -MATE - 1, -alpha, 1)
+            };
             if best.is_none_or(|(_, b)| s > b) {
                 best = Some((mv, s));
                 alpha = alpha.max(s);
@@ -215,7 +232,14 @@ impl Player<Xiangqi> for XiangqiAlphaBeta {
 
     fn choose_move(&mut self, game: &History<Xiangqi>, limits: &Limits) -> Result<MoveChoice<Xiangqi>, PlayerError> {
         let depth = limits.depth.unwrap_or(self.depth);
-        let (mv, score) = self.search(game.current(), depth).ok_or_else(|| PlayerError::Failed {
+        let mut seen: Vec<u64> = Vec::new();
+        for e in game.entries().iter().rev() {
+            seen.push(e.hash);
+            if e.irreversible {
+                break;
+            }
+        }
+        let (mv, score) = self.search_avoiding(game.current(), depth, &seen).ok_or_else(|| PlayerError::Failed {
             player: Player::<Xiangqi>::name(self),
             message: "no legal move in this position".into(),
         })?;
