@@ -204,15 +204,18 @@ impl std::fmt::Debug for Solver {
 
 /// The smallest prime ≥ `n`.
 fn next_prime(n: usize) -> usize {
-    let is_prime = |m: usize| m >= 2 && (2..).take_while(|d| d * d <= m).all(|d| m % d != 0);
+    let is_prime = |m: usize| {
+        m >= 2
+            && (2..)
+                .take_while(|d| d * d <= m)
+                .all(|d| !m.is_multiple_of(d))
+    };
     (n..).find(|&m| is_prime(m)).unwrap_or(n)
 }
 
 /// The score of the side to move in a position where the game is already over.
 fn terminal_score(pos: &Connect4) -> Option<i32> {
-    if pos.outcome().is_none() {
-        return None;
-    }
+    pos.outcome()?;
     if pos.num_stones() == CELLS && !pos.won_last() {
         return Some(0);
     }
