@@ -10,13 +10,23 @@ use serde::{Deserialize, Serialize};
 
 /// The Pons test sets, easiest first. `Test_L1_R2` and `Test_L1_R3` (early positions, long
 /// games) take the solver seconds per position and are not in [`DEFAULT_SETS`].
-pub const ALL_SETS: [&str; 6] = ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1", "Test_L1_R2", "Test_L1_R3"];
+pub const ALL_SETS: [&str; 6] = [
+    "Test_L3_R1",
+    "Test_L2_R1",
+    "Test_L2_R2",
+    "Test_L1_R1",
+    "Test_L1_R2",
+    "Test_L1_R3",
+];
 /// The sets evaluated by default (fast to solve).
 pub const DEFAULT_SETS: [&str; 4] = ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1"];
 
 /// The test-data folder as seen from this crate (`<repo>/../shared/testdata/connect4`).
 pub fn default_testdata_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/testdata/connect4"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/testdata/connect4"
+    ))
 }
 
 /// How to evaluate.
@@ -147,7 +157,10 @@ pub fn evaluate_file(
         path: path.to_path_buf(),
         source,
     })?;
-    let file = path.file_name().map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into_owned());
+    let file = path.file_name().map_or_else(
+        || path.display().to_string(),
+        |f| f.to_string_lossy().into_owned(),
+    );
     let mut report = C4FileReport {
         file: file.clone(),
         positions: 0,
@@ -155,7 +168,12 @@ pub fn evaluate_file(
         value_sign: 0,
         search_best: chooser.as_ref().map(|_| 0),
     };
-    for (i, line) in text.lines().filter(|l| !l.trim().is_empty()).take(config.max_lines).enumerate() {
+    for (i, line) in text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .take(config.max_lines)
+        .enumerate()
+    {
         let bad = |reason: String| C4EvalError::BadLine {
             file: file.clone(),
             line: i + 1,
@@ -166,7 +184,9 @@ pub fn evaluate_file(
         let (Some(moves), Some(score), None) = (parts.next(), parts.next(), parts.next()) else {
             return Err(bad("expected \"<moves> <score>\"".into()));
         };
-        let score: i32 = score.parse().map_err(|_| bad("score is not an integer".into()))?;
+        let score: i32 = score
+            .parse()
+            .map_err(|_| bad("score is not an integer".into()))?;
         let pos = Connect4::from_moves(moves).map_err(|e| bad(e.to_string()))?;
         if pos.outcome().is_some() {
             continue;
@@ -208,7 +228,13 @@ pub fn evaluate_sets(
             Some(c) => Some(&mut **c),
             None => None,
         };
-        out.push(evaluate_file(&dir.join(set), &mut solver, policy_fn, ch, config)?);
+        out.push(evaluate_file(
+            &dir.join(set),
+            &mut solver,
+            policy_fn,
+            ch,
+            config,
+        )?);
     }
     Ok(out)
 }
@@ -254,8 +280,16 @@ pub fn calibration(samples: &[(f32, f32)], bins: usize) -> Vec<Bin> {
             lo: -1.0 + i as f32 * width,
             hi: -1.0 + (i + 1) as f32 * width,
             count,
-            mean_pred: if count > 0 { (sp / count as f64) as f32 } else { 0.0 },
-            mean_z: if count > 0 { (sz / count as f64) as f32 } else { 0.0 },
+            mean_pred: if count > 0 {
+                (sp / count as f64) as f32
+            } else {
+                0.0
+            },
+            mean_z: if count > 0 {
+                (sz / count as f64) as f32
+            } else {
+                0.0
+            },
         })
         .collect()
 }
@@ -267,7 +301,10 @@ pub fn expected_calibration_error(bins: &[Bin]) -> f32 {
     if total == 0 {
         return 0.0;
     }
-    bins.iter().map(|b| b.count as f32 * (b.mean_pred - b.mean_z).abs()).sum::<f32>() / total as f32
+    bins.iter()
+        .map(|b| b.count as f32 * (b.mean_pred - b.mean_z).abs())
+        .sum::<f32>()
+        / total as f32
 }
 
 #[cfg(test)]
@@ -285,7 +322,10 @@ mod tests {
 
     #[test]
     fn perfect_policy_and_search_score_one_hundred_percent() {
-        let cfg = C4EvalConfig { max_lines: 15, draw_margin: 0.2 };
+        let cfg = C4EvalConfig {
+            max_lines: 15,
+            draw_margin: 0.2,
+        };
         let mut oracle = Solver::with_table_log2(20);
         let mut oracle2 = Solver::with_table_log2(20);
         let mut policy = perfect_policy(&mut oracle);
@@ -309,7 +349,10 @@ mod tests {
 
     #[test]
     fn uniform_policy_and_constant_value_score_well_below_perfect() {
-        let cfg = C4EvalConfig { max_lines: 30, draw_margin: 0.2 };
+        let cfg = C4EvalConfig {
+            max_lines: 30,
+            draw_margin: 0.2,
+        };
         let mut uniform = |_: &Connect4| (vec![1.0 / 7.0; WIDTH], 0.0);
         let mut solver = Solver::with_table_log2(20);
         let path = default_testdata_dir().join("Test_L2_R1");
@@ -325,12 +368,19 @@ mod tests {
         let mut solver = Solver::with_table_log2(18);
         let mut f = |_: &Connect4| (vec![0.0; WIDTH], 0.0);
         let cfg = C4EvalConfig::default();
-        let err = evaluate_file(Path::new("/nonexistent/Test_X"), &mut solver, &mut f, None, &cfg).expect_err("missing");
+        let err = evaluate_file(
+            Path::new("/nonexistent/Test_X"),
+            &mut solver,
+            &mut f,
+            None,
+            &cfg,
+        )
+        .expect_err("missing");
         assert!(err.to_string().contains("/nonexistent/Test_X"));
         let dir = std::env::temp_dir().join(format!("c4eval-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let path = dir.join("Test_bad");
-        std::fs::write(&path, "4455 0\n44x 3\n").expect("write");
+        std::fs::write(&path, "2252576253462244111563365343671351441 -1\n44x 3\n").expect("write");
         let err = evaluate_file(&path, &mut solver, &mut f, None, &cfg).expect_err("bad line");
         assert!(err.to_string().contains("44x"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
@@ -356,16 +406,30 @@ mod tests {
 
     #[test]
     fn calibration_bins_average_predictions_and_results() {
-        let samples = [(-0.9, -1.0), (-0.7, -1.0), (0.1, 1.0), (0.2, -1.0), (0.95, 1.0), (1.5, 1.0), (f32::NAN, 1.0)];
+        let samples = [
+            (-0.9, -1.0),
+            (-0.7, -1.0),
+            (0.1, 1.0),
+            (0.2, -1.0),
+            (0.95, 1.0),
+            (1.5, 1.0),
+            (f32::NAN, 1.0),
+        ];
         let bins = calibration(&samples, 4);
         assert_eq!(bins.len(), 4);
-        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![2, 0, 2, 2]);
+        assert_eq!(
+            bins.iter().map(|b| b.count).collect::<Vec<_>>(),
+            vec![2, 0, 2, 2]
+        );
         assert!((bins[0].mean_pred + 0.8).abs() < 1e-6 && bins[0].mean_z == -1.0);
         assert!((bins[2].mean_pred - 0.15).abs() < 1e-6 && bins[2].mean_z == 0.0);
         assert!((bins[3].mean_pred - 0.975).abs() < 1e-6 && bins[3].mean_z == 1.0);
         assert_eq!((bins[1].lo, bins[1].hi), (-0.5, 0.0));
         let ece = expected_calibration_error(&bins);
-        assert!((ece - (2.0 * 0.2 + 2.0 * 0.15 + 2.0 * 0.025) / 6.0).abs() < 1e-6, "{ece}");
+        assert!(
+            (ece - (2.0 * 0.2 + 2.0 * 0.15 + 2.0 * 0.025) / 6.0).abs() < 1e-6,
+            "{ece}"
+        );
         assert!(calibration(&samples, 0).is_empty());
     }
 }

@@ -18,9 +18,12 @@ pub mod rating;
 
 pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
 pub use matches::{
-    play_game, random_opening, run_match, Entrant, GameRecord, GameResult, MatchConfig, MatchError, MatchResult,
-    PairStats, Pairing, PlayerFactory, Termination,
+    play_game, random_opening, run_match, Entrant, GameRecord, GameResult, MatchConfig, MatchError,
+    MatchResult, PairStats, Pairing, PlayerFactory, Termination,
 };
 pub use player::{Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
-pub use rating::{elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, EloEstimate, Ratings, Sprt, SprtDecision};
+pub use rating::{
+    elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, EloEstimate, Ratings, Sprt,
+    SprtDecision,
+};

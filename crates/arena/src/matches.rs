@@ -116,7 +116,13 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
 /// its own call (timeouts of external engines are theirs to enforce). When the history reaches
 /// `max_plies` moves in total (opening included) without a result, the game is a draw
 /// ([`Termination::PlyCap`]). A `start` that is already over returns its result at once.
-pub fn play_game<G: Game>(first: &mut dyn Player<G>, second: &mut dyn Player<G>, start: History<G>, limits: &Limits, max_plies: u32) -> GameResult<G> {
+pub fn play_game<G: Game>(
+    first: &mut dyn Player<G>,
+    second: &mut dyn Player<G>,
+    start: History<G>,
+    limits: &Limits,
+    max_plies: u32,
+) -> GameResult<G> {
     let mut history = start;
     let fail = |history: History<G>, side: Side, message: String| GameResult {
         winner: Some(side.opponent()),
@@ -127,12 +133,22 @@ pub fn play_game<G: Game>(first: &mut dyn Player<G>, second: &mut dyn Player<G>,
         },
     };
     for side in [Side::First, Side::Second] {
-        let p: &mut dyn Player<G> = if side == Side::First { &mut *first } else { &mut *second };
+        let p: &mut dyn Player<G> = if side == Side::First {
+            &mut *first
+        } else {
+            &mut *second
+        };
         let r = catch_unwind(AssertUnwindSafe(|| p.new_game()));
         match r {
             Ok(Ok(())) => {}
             Ok(Err(e)) => return fail(history, side, e.to_string()),
-            Err(panic) => return fail(history, side, format!("{}: panicked: {}", p.name(), panic_message(&*panic))),
+            Err(panic) => {
+                return fail(
+                    history,
+                    side,
+                    format!("{}: panicked: {}", p.name(), panic_message(&*panic)),
+                )
+            }
         }
     }
     let result = loop {
@@ -152,7 +168,11 @@ pub fn play_game<G: Game>(first: &mut dyn Player<G>, second: &mut dyn Player<G>,
             };
         }
         let side = history.current().side_to_move();
-        let player: &mut dyn Player<G> = if side == Side::First { &mut *first } else { &mut *second };
+        let player: &mut dyn Player<G> = if side == Side::First {
+            &mut *first
+        } else {
+            &mut *second
+        };
         let choice = catch_unwind(AssertUnwindSafe(|| player.choose_move(&history, limits)));
         let mv = match choice {
             Ok(Ok(c)) => c.mv,
@@ -176,8 +196,12 @@ pub fn play_game<G: Game>(first: &mut dyn Player<G>, second: &mut dyn Player<G>,
         Some(_) => Outcome::Loss,
         None => Outcome::Draw,
     };
-    let _ = catch_unwind(AssertUnwindSafe(|| first.game_over(&result.history, final_outcome)));
-    let _ = catch_unwind(AssertUnwindSafe(|| second.game_over(&result.history, final_outcome)));
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        first.game_over(&result.history, final_outcome)
+    }));
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        second.game_over(&result.history, final_outcome)
+    }));
     result
 }
 
@@ -195,7 +219,10 @@ pub struct Entrant<G: Game> {
 
 impl<G: Game> Entrant<G> {
     /// An entrant from a name and a factory closure.
-    pub fn new(name: impl Into<String>, factory: impl Fn() -> Box<dyn Player<G>> + Send + Sync + 'static) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        factory: impl Fn() -> Box<dyn Player<G>> + Send + Sync + 'static,
+    ) -> Self {
         Entrant {
             name: name.into(),
             factory: Arc::new(factory),
@@ -382,7 +409,11 @@ impl MatchResult {
             let idx = match out.iter().position(|p| p.a == a && p.b == b) {
                 Some(i) => i,
                 None => {
-                    out.push(PairStats { a, b, ..Default::default() });
+                    out.push(PairStats {
+                        a,
+                        b,
+                        ..Default::default()
+                    });
                     out.len() - 1
                 }
             };
@@ -501,12 +532,20 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
         return Err(MatchError::TooFewEntrants(n));
     }
     let pairs: Vec<(usize, usize)> = match config.pairing {
-        Pairing::RoundRobin => (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect(),
+        Pairing::RoundRobin => (0..n)
+            .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+            .collect(),
         Pairing::Gauntlet { challenger } => {
             if challenger >= n {
-                return Err(MatchError::BadChallenger { index: challenger, entrants: n });
+                return Err(MatchError::BadChallenger {
+                    index: challenger,
+                    entrants: n,
+                });
             }
-            (0..n).filter(|&b| b != challenger).map(|b| (challenger, b)).collect()
+            (0..n)
+                .filter(|&b| b != challenger)
+                .map(|b| (challenger, b))
+                .collect()
         }
     };
     let openings: Vec<History<G>> = (0..config.openings_per_pair as u64)
@@ -515,8 +554,16 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
     let mut schedule = Vec::new();
     for o in 0..openings.len() {
         for &(a, b) in &pairs {
-            schedule.push(Scheduled { first: a, second: b, opening: o });
-            schedule.push(Scheduled { first: b, second: a, opening: o });
+            schedule.push(Scheduled {
+                first: a,
+                second: b,
+                opening: o,
+            });
+            schedule.push(Scheduled {
+                first: b,
+                second: a,
+                opening: o,
+            });
         }
     }
     let next = AtomicUsize::new(0);
@@ -538,7 +585,12 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
             });
         }
     });
-    let games = results.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().flatten().collect();
+    let games = results
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .into_iter()
+        .flatten()
+        .collect();
     Ok(MatchResult {
         game: G::NAME.to_string(),
         players: config.entrants.iter().map(|e| e.name.clone()).collect(),
@@ -546,14 +598,25 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
     })
 }
 
-fn make_player<G: Game>(config: &MatchConfig<G>, players: &mut [Option<Box<dyn Player<G>>>], i: usize) -> Result<Box<dyn Player<G>>, String> {
+fn make_player<G: Game>(
+    config: &MatchConfig<G>,
+    players: &mut [Option<Box<dyn Player<G>>>],
+    i: usize,
+) -> Result<Box<dyn Player<G>>, String> {
     match players[i].take() {
         Some(p) => Ok(p),
-        None => catch_unwind(AssertUnwindSafe(|| (config.entrants[i].factory)())).map_err(|p| panic_message(&*p)),
+        None => catch_unwind(AssertUnwindSafe(|| (config.entrants[i].factory)()))
+            .map_err(|p| panic_message(&*p)),
     }
 }
 
-fn play_scheduled<G: Game>(config: &MatchConfig<G>, openings: &[History<G>], players: &mut [Option<Box<dyn Player<G>>>], s: &Scheduled, index: usize) -> GameRecord {
+fn play_scheduled<G: Game>(
+    config: &MatchConfig<G>,
+    openings: &[History<G>],
+    players: &mut [Option<Box<dyn Player<G>>>],
+    s: &Scheduled,
+    index: usize,
+) -> GameRecord {
     let opening = openings[s.opening].clone();
     let opening_plies = opening.len();
     let record = |winner: Option<Side>, termination: Termination, moves: Vec<String>| GameRecord {
@@ -583,7 +646,10 @@ fn play_scheduled<G: Game>(config: &MatchConfig<G>, openings: &[History<G>], pla
     let mut a = match make_player(config, players, s.first) {
         Ok(p) => p,
         Err(m) => {
-            let t = Termination::Failure { side: SideName::First, message: format!("factory panicked: {m}") };
+            let t = Termination::Failure {
+                side: SideName::First,
+                message: format!("factory panicked: {m}"),
+            };
             return record(Some(Side::Second), t, format_moves(&opening));
         }
     };
@@ -591,13 +657,22 @@ fn play_scheduled<G: Game>(config: &MatchConfig<G>, openings: &[History<G>], pla
         Ok(p) => p,
         Err(m) => {
             players[s.first] = Some(a);
-            let t = Termination::Failure { side: SideName::Second, message: format!("factory panicked: {m}") };
+            let t = Termination::Failure {
+                side: SideName::Second,
+                message: format!("factory panicked: {m}"),
+            };
             return record(Some(Side::First), t, format_moves(&opening));
         }
     };
     a.set_seed(mix(config.seed, 2 * index as u64 + 1));
     b.set_seed(mix(config.seed, 2 * index as u64 + 2));
-    let r = play_game(a.as_mut(), b.as_mut(), opening, &config.limits, config.max_plies);
+    let r = play_game(
+        a.as_mut(),
+        b.as_mut(),
+        opening,
+        &config.limits,
+        config.max_plies,
+    );
     players[s.first] = Some(a);
     players[s.second] = Some(b);
     let moves = format_moves(&r.history);

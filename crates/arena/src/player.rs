@@ -75,8 +75,11 @@ pub trait Player<G: Game>: Send {
     ///
     /// # Errors
     /// [`PlayerError`] when no legal move could be produced.
-    fn choose_move(&mut self, game: &History<G>, limits: &Limits)
-        -> Result<MoveChoice<G>, PlayerError>;
+    fn choose_move(
+        &mut self,
+        game: &History<G>,
+        limits: &Limits,
+    ) -> Result<MoveChoice<G>, PlayerError>;
 
     /// Called when a game ends (an external engine may be told; a search may free memory).
     fn game_over(&mut self, _game: &History<G>, _outcome: Outcome) {}

@@ -42,7 +42,10 @@ pub struct EloEstimate {
 pub fn normal_cdf(x: f64) -> f64 {
     let z = x.abs() / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.327_591_1 * z);
-    let poly = t * (0.254_829_592 + t * (-0.284_496_736 + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
     let erf = 1.0 - poly * (-z * z).exp();
     if x >= 0.0 {
         0.5 * (1.0 + erf)
@@ -134,11 +137,24 @@ impl Ratings {
     pub fn to_table(&self) -> String {
         let mut idx: Vec<usize> = (0..self.players.len()).collect();
         idx.sort_by(|&a, &b| self.players[b].elo.total_cmp(&self.players[a].elo));
-        let width = self.players.iter().map(|p| p.name.len()).max().unwrap_or(4).max(4);
-        let mut s = format!("{:>3} {:<width$} {:>8} {:>7} {:>7} {:>7}\n", "#", "name", "elo", "±95%", "games", "score");
+        let width = self
+            .players
+            .iter()
+            .map(|p| p.name.len())
+            .max()
+            .unwrap_or(4)
+            .max(4);
+        let mut s = format!(
+            "{:>3} {:<width$} {:>8} {:>7} {:>7} {:>7}\n",
+            "#", "name", "elo", "±95%", "games", "score"
+        );
         for (rank, &i) in idx.iter().enumerate() {
             let p = &self.players[i];
-            let pct = if p.games > 0.0 { 100.0 * p.score / p.games } else { 0.0 };
+            let pct = if p.games > 0.0 {
+                100.0 * p.score / p.games
+            } else {
+                0.0
+            };
             s.push_str(&format!(
                 "{:>3} {:<width$} {:>8.1} {:>7.1} {:>7} {:>6.1}%\n",
                 rank + 1,
@@ -208,13 +224,15 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
         }
         a.swap(c, piv);
         b.swap(c, piv);
-        for r in c + 1..n {
-            let f = a[r][c] / a[c][c];
+        let (top, rest) = a.split_at_mut(c + 1);
+        let pivot_row = &top[c];
+        for (i, row) in rest.iter_mut().enumerate() {
+            let f = row[c] / pivot_row[c];
             if f != 0.0 {
-                for k in c..n {
-                    a[r][k] -= f * a[c][k];
+                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
+                    *x -= f * p;
                 }
-                b[r] -= f * b[c];
+                b[c + 1 + i] -= f * b[c];
             }
         }
     }
@@ -234,13 +252,19 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
 ///
 /// # Errors
 /// [`RatingError`] for an anchor out of range or a malformed [`PairResult`].
-pub fn fit_ratings(names: &[String], pairs: &[PairResult], anchor: usize) -> Result<Ratings, RatingError> {
+pub fn fit_ratings(
+    names: &[String],
+    pairs: &[PairResult],
+    anchor: usize,
+) -> Result<Ratings, RatingError> {
     let n = names.len();
     if anchor >= n {
         return Err(RatingError::BadAnchor { anchor, players: n });
     }
     for p in pairs {
-        let counts_ok = [p.wins, p.draws, p.losses].iter().all(|c| c.is_finite() && *c >= 0.0);
+        let counts_ok = [p.wins, p.draws, p.losses]
+            .iter()
+            .all(|c| c.is_finite() && *c >= 0.0);
         if p.a >= n || p.b >= n || p.a == p.b || !counts_ok {
             return Err(RatingError::BadPair(*p));
         }
@@ -392,7 +416,10 @@ impl Sprt {
 
     /// The stopping bounds `(ln(β / (1 − α)), ln((1 − β) / α))`.
     pub fn bounds(&self) -> (f64, f64) {
-        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
     }
 
     /// The decision after `w` wins, `d` draws and `l` losses.
@@ -431,7 +458,13 @@ mod tests {
         assert!((e.los - 0.5).abs() < 1e-9);
         assert!(elo_from_wdl(0, 0, 0).is_none());
         let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
-        let pairs = [PairResult { a: 0, b: 1, wins: 12.0, draws: 6.0, losses: 12.0 }];
+        let pairs = [PairResult {
+            a: 0,
+            b: 1,
+            wins: 12.0,
+            draws: 6.0,
+            losses: 12.0,
+        }];
         let r = fit_ratings(&names, &pairs, 0).expect("fit");
         assert!(r.players[1].elo.abs() < 1e-6);
     }
@@ -447,10 +480,20 @@ mod tests {
     #[test]
     fn two_player_fit_matches_the_score_formula() {
         let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
-        let pairs = [PairResult { a: 0, b: 1, wins: 50.0, draws: 20.0, losses: 30.0 }];
+        let pairs = [PairResult {
+            a: 0,
+            b: 1,
+            wins: 50.0,
+            draws: 20.0,
+            losses: 30.0,
+        }];
         let r = fit_ratings(&names, &pairs, 1).expect("fit");
         // The prior pulls the estimate by a negligible amount.
-        assert!((r.players[0].elo - elo_from_score(0.6)).abs() < 0.5, "{:?}", r.players[0]);
+        assert!(
+            (r.players[0].elo - elo_from_score(0.6)).abs() < 0.5,
+            "{:?}",
+            r.players[0]
+        );
         assert_eq!(r.players[1].elo, 0.0);
         assert_eq!(r.players[1].se, 0.0);
     }
@@ -465,7 +508,13 @@ mod tests {
             for b in a + 1..truth.len() {
                 let p = score_from_elo(truth[a] - truth[b]);
                 let draw = 0.2f64.min(2.0 * p.min(1.0 - p));
-                let mut r = PairResult { a, b, wins: 0.0, draws: 0.0, losses: 0.0 };
+                let mut r = PairResult {
+                    a,
+                    b,
+                    wins: 0.0,
+                    draws: 0.0,
+                    losses: 0.0,
+                };
                 for _ in 0..400 {
                     let x: f64 = rng.random();
                     if x < p - draw / 2.0 {
@@ -481,7 +530,14 @@ mod tests {
         }
         let fit = fit_ratings(&names, &pairs, 0).expect("fit");
         for (p, t) in fit.players.iter().zip(truth) {
-            assert!(p.lo <= t && t <= p.hi, "{} fitted {:.1} [{:.1}, {:.1}], true {t}", p.name, p.elo, p.lo, p.hi);
+            assert!(
+                p.lo <= t && t <= p.hi,
+                "{} fitted {:.1} [{:.1}, {:.1}], true {t}",
+                p.name,
+                p.elo,
+                p.lo,
+                p.hi
+            );
             if p.name != "p0" {
                 assert!(p.se > 5.0 && p.se < 60.0, "{p:?}");
             }
@@ -498,24 +554,63 @@ mod tests {
     #[test]
     fn all_wins_give_a_large_finite_rating() {
         let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
-        let pairs = [PairResult { a: 0, b: 1, wins: 20.0, draws: 0.0, losses: 0.0 }];
+        let pairs = [PairResult {
+            a: 0,
+            b: 1,
+            wins: 20.0,
+            draws: 0.0,
+            losses: 0.0,
+        }];
         let r = fit_ratings(&names, &pairs, 1).expect("fit");
-        assert!(r.players[0].elo.is_finite() && r.players[0].elo > 500.0, "{:?}", r.players[0]);
+        assert!(
+            r.players[0].elo.is_finite() && r.players[0].elo > 500.0,
+            "{:?}",
+            r.players[0]
+        );
     }
 
     #[test]
     fn fit_rejects_bad_input() {
         let names: Vec<String> = ["a", "b"].map(String::from).to_vec();
-        assert_eq!(fit_ratings(&names, &[], 2), Err(RatingError::BadAnchor { anchor: 2, players: 2 }));
-        let bad = PairResult { a: 0, b: 0, wins: 1.0, draws: 0.0, losses: 0.0 };
-        assert_eq!(fit_ratings(&names, &[bad], 0), Err(RatingError::BadPair(bad)));
-        let neg = PairResult { a: 0, b: 1, wins: -1.0, draws: 0.0, losses: 0.0 };
-        assert_eq!(fit_ratings(&names, &[neg], 0), Err(RatingError::BadPair(neg)));
+        assert_eq!(
+            fit_ratings(&names, &[], 2),
+            Err(RatingError::BadAnchor {
+                anchor: 2,
+                players: 2
+            })
+        );
+        let bad = PairResult {
+            a: 0,
+            b: 0,
+            wins: 1.0,
+            draws: 0.0,
+            losses: 0.0,
+        };
+        assert_eq!(
+            fit_ratings(&names, &[bad], 0),
+            Err(RatingError::BadPair(bad))
+        );
+        let neg = PairResult {
+            a: 0,
+            b: 1,
+            wins: -1.0,
+            draws: 0.0,
+            losses: 0.0,
+        };
+        assert_eq!(
+            fit_ratings(&names, &[neg], 0),
+            Err(RatingError::BadPair(neg))
+        );
     }
 
     #[test]
     fn sprt_decides_clear_cases_and_continues_otherwise() {
-        let sprt = Sprt { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 };
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
         let (lo, hi) = sprt.bounds();
         assert!((hi - (0.95f64 / 0.05).ln()).abs() < 1e-12);
         assert!((lo + hi).abs() < 1e-12);
@@ -529,7 +624,12 @@ mod tests {
     #[test]
     fn sprt_llr_matches_hand_computation() {
         // w=60 d=20 l=20: mu = 0.7, var = 0.6*0.09 + 0.2*0.04 + 0.2*0.49 = 0.16.
-        let sprt = Sprt { elo0: 0.0, elo1: 100.0, alpha: 0.05, beta: 0.05 };
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 100.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
         let s1 = score_from_elo(100.0);
         let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / (2.0 * 0.16);
         assert!((sprt.llr(60, 20, 20) - expected).abs() < 1e-9);

@@ -1,10 +1,10 @@
 //! Games and matches: failure handling, ply cap, colour balance, determinism, records.
 
-use alphazero_arena::{
-    play_game, random_opening, run_match, Entrant, GameRecord, Limits, MatchConfig, MatchError, MatchResult, MoveChoice,
-    Pairing, Player, PlayerError, RandomPlayer, Termination,
-};
 use alphazero_arena::matches::SideName;
+use alphazero_arena::{
+    play_game, random_opening, run_match, Entrant, GameRecord, Limits, MatchConfig, MatchError,
+    MatchResult, MoveChoice, Pairing, Player, PlayerError, RandomPlayer, Termination,
+};
 use alphazero_connect4::{C4Move, Connect4};
 use alphazero_game::{Game, History, Side};
 
@@ -14,8 +14,17 @@ impl Player<Connect4> for FirstColumn {
     fn name(&self) -> String {
         "first-column".into()
     }
-    fn choose_move(&mut self, _: &History<Connect4>, _: &Limits) -> Result<MoveChoice<Connect4>, PlayerError> {
-        Ok(MoveChoice { mv: C4Move(0), value: None, pv: vec![], info: String::new() })
+    fn choose_move(
+        &mut self,
+        _: &History<Connect4>,
+        _: &Limits,
+    ) -> Result<MoveChoice<Connect4>, PlayerError> {
+        Ok(MoveChoice {
+            mv: C4Move(0),
+            value: None,
+            pv: vec![],
+            info: String::new(),
+        })
     }
 }
 
@@ -29,16 +38,28 @@ impl Player<Connect4> for Broken {
     fn name(&self) -> String {
         "broken".into()
     }
-    fn choose_move(&mut self, g: &History<Connect4>, _: &Limits) -> Result<MoveChoice<Connect4>, PlayerError> {
+    fn choose_move(
+        &mut self,
+        g: &History<Connect4>,
+        _: &Limits,
+    ) -> Result<MoveChoice<Connect4>, PlayerError> {
         self.moves += 1;
         if self.moves > self.after {
             if self.panic {
                 panic!("engine exploded");
             }
-            return Err(PlayerError::Failed { player: "broken".into(), message: "pipe closed".into() });
+            return Err(PlayerError::Failed {
+                player: "broken".into(),
+                message: "pipe closed".into(),
+            });
         }
         let mv = g.current().legal_moves_vec()[0];
-        Ok(MoveChoice { mv, value: None, pv: vec![], info: String::new() })
+        Ok(MoveChoice {
+            mv,
+            value: None,
+            pv: vec![],
+            info: String::new(),
+        })
     }
 }
 
@@ -46,14 +67,23 @@ impl Player<Connect4> for Broken {
 fn illegal_move_loses_the_game_and_is_reported() {
     let mut a = FirstColumn;
     let mut b = FirstColumn;
-    let r = play_game(&mut a, &mut b, History::new(Connect4::default()), &Limits::default(), 100);
+    let r = play_game(
+        &mut a,
+        &mut b,
+        History::new(Connect4::default()),
+        &Limits::default(),
+        100,
+    );
     // Six stones fill column 1 with alternating colours; the 7th move (first side) is illegal.
     assert_eq!(r.moves().len(), 6);
     assert_eq!(r.winner, Some(Side::Second));
     match &r.termination {
         Termination::Failure { side, message } => {
             assert_eq!(*side, SideName::First);
-            assert!(message.contains("first-column") && message.contains('1'), "{message}");
+            assert!(
+                message.contains("first-column") && message.contains('1'),
+                "{message}"
+            );
         }
         t => panic!("expected a failure, got {t:?}"),
     }
@@ -63,14 +93,28 @@ fn illegal_move_loses_the_game_and_is_reported() {
 fn player_error_and_panic_lose_the_game() {
     for panic in [false, true] {
         let mut a = RandomPlayer::new(1);
-        let mut b = Broken { moves: 0, after: 2, panic };
-        let r = play_game(&mut a, &mut b, History::new(Connect4::default()), &Limits::default(), 100);
+        let mut b = Broken {
+            moves: 0,
+            after: 2,
+            panic,
+        };
+        let r = play_game(
+            &mut a,
+            &mut b,
+            History::new(Connect4::default()),
+            &Limits::default(),
+            100,
+        );
         assert_eq!(r.winner, Some(Side::First), "panic = {panic}");
         let Termination::Failure { side, message } = &r.termination else {
             panic!("expected a failure, got {:?}", r.termination);
         };
         assert_eq!(*side, SideName::Second);
-        let expected = if panic { "engine exploded" } else { "pipe closed" };
+        let expected = if panic {
+            "engine exploded"
+        } else {
+            "pipe closed"
+        };
         assert!(message.contains(expected), "{message}");
     }
 }
@@ -79,7 +123,13 @@ fn player_error_and_panic_lose_the_game() {
 fn ply_cap_is_a_draw() {
     let mut a = RandomPlayer::new(1);
     let mut b = RandomPlayer::new(2);
-    let r = play_game(&mut a, &mut b, History::new(Connect4::default()), &Limits::default(), 3);
+    let r = play_game(
+        &mut a,
+        &mut b,
+        History::new(Connect4::default()),
+        &Limits::default(),
+        3,
+    );
     assert_eq!(r.moves().len(), 3);
     assert_eq!(r.winner, None);
     assert_eq!(r.termination, Termination::PlyCap);
@@ -98,7 +148,11 @@ fn finished_game_ends_by_the_rules() {
 }
 
 fn random_match(threads: usize, seed: u64) -> MatchResult {
-    let mk = |name: &'static str| Entrant::new(name, || Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>);
+    let mk = |name: &'static str| {
+        Entrant::new(name, || {
+            Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>
+        })
+    };
     let mut m = MatchConfig::new(vec![mk("a"), mk("b"), mk("c")], Connect4::default());
     m.openings_per_pair = 3;
     m.opening_plies = 4;
@@ -156,19 +210,39 @@ fn results_round_trip_through_json_and_print_as_text() {
 
 #[test]
 fn bad_match_configs_are_rejected() {
-    let mk = |name: &'static str| Entrant::new(name, || Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>);
+    let mk = |name: &'static str| {
+        Entrant::new(name, || {
+            Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>
+        })
+    };
     let m = MatchConfig::new(vec![mk("a")], Connect4::default());
-    assert_eq!(run_match(&m).expect_err("one entrant"), MatchError::TooFewEntrants(1));
+    assert_eq!(
+        run_match(&m).expect_err("one entrant"),
+        MatchError::TooFewEntrants(1)
+    );
     let mut m = MatchConfig::new(vec![mk("a"), mk("b")], Connect4::default());
     m.pairing = Pairing::Gauntlet { challenger: 5 };
-    assert_eq!(run_match(&m).expect_err("bad index"), MatchError::BadChallenger { index: 5, entrants: 2 });
-    assert_eq!(random_opening(&Connect4::default(), 43, 0).expect_err("too long"), MatchError::NoOpening { plies: 43 });
+    assert_eq!(
+        run_match(&m).expect_err("bad index"),
+        MatchError::BadChallenger {
+            index: 5,
+            entrants: 2
+        }
+    );
+    assert_eq!(
+        random_opening(&Connect4::default(), 43, 0).expect_err("too long"),
+        MatchError::NoOpening { plies: 43 }
+    );
 }
 
 #[test]
 fn factory_panic_loses_the_game_without_stopping_the_match() {
-    let good = Entrant::new("good", || Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>);
-    let bad = Entrant::new("bad", || -> Box<dyn Player<Connect4>> { panic!("cannot load network") });
+    let good = Entrant::new("good", || {
+        Box::new(RandomPlayer::new(0)) as Box<dyn Player<Connect4>>
+    });
+    let bad = Entrant::new("bad", || -> Box<dyn Player<Connect4>> {
+        panic!("cannot load network")
+    });
     let m = MatchConfig::new(vec![good, bad], Connect4::default());
     let r = run_match(&m).expect("match");
     assert_eq!(r.games.len(), 2);

@@ -1,8 +1,8 @@
 //! Strength ladders of the built-in players (correctness tests: run in release mode).
 
 use alphazero_arena::{
-    run_match, Entrant, GomokuHeuristic, Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, RandomPlayer,
-    XiangqiAlphaBeta,
+    run_match, Entrant, GomokuHeuristic, Limits, MatchConfig, MatchResult, MctsPlayer, Pairing,
+    Player, RandomPlayer, XiangqiAlphaBeta,
 };
 use alphazero_connect4::Connect4;
 use alphazero_game::{Game, History};
@@ -20,8 +20,12 @@ fn gomoku_match(strong: u8, weak: u8, size: u8, rule: Rule, openings: u32) -> Ma
     let cfg = GomokuConfig::new(size, rule).expect("size");
     let mut m = MatchConfig::new(
         vec![
-            Entrant::new(format!("h{strong}"), move || Box::new(GomokuHeuristic::new(strong, 1)) as Box<dyn Player<Gomoku>>),
-            Entrant::new(format!("h{weak}"), move || Box::new(GomokuHeuristic::new(weak, 2)) as Box<dyn Player<Gomoku>>),
+            Entrant::new(format!("h{strong}"), move || {
+                Box::new(GomokuHeuristic::new(strong, 1)) as Box<dyn Player<Gomoku>>
+            }),
+            Entrant::new(format!("h{weak}"), move || {
+                Box::new(GomokuHeuristic::new(weak, 2)) as Box<dyn Player<Gomoku>>
+            }),
         ],
         Gomoku::new(&cfg),
     );
@@ -61,20 +65,34 @@ fn gomoku_heuristic_completes_and_blocks_fives() {
     // Black (to move) has four in a row h8..k8 open at g8 and l8; white has four in column a.
     let black = [m(7, 7), m(8, 7), m(9, 7), m(10, 7)];
     let white = [m(0, 0), m(0, 1), m(0, 2), m(0, 3)];
-    let pos = Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
+    let pos =
+        Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
     for level in 0..=2 {
         let mut p = GomokuHeuristic::new(level, 3);
-        let c = p.choose_move(&History::new(pos.clone()), &Limits::default()).expect("move");
-        assert!(c.mv == m(6, 7) || c.mv == m(11, 7), "level {level} played {}", c.mv);
+        let c = p
+            .choose_move(&History::new(pos.clone()), &Limits::default())
+            .expect("move");
+        assert!(
+            c.mv == m(6, 7) || c.mv == m(11, 7),
+            "level {level} played {}",
+            c.mv
+        );
     }
     // White to move must block black's five (white has only three).
     let white3 = [m(0, 0), m(0, 1), m(0, 2)];
     let black4 = [m(7, 7), m(8, 7), m(9, 7), m(10, 7), m(3, 3)];
-    let pos = Gomoku::from_stones(&cfg, &black4, &white3, alphazero_game::Side::Second).expect("stones");
+    let pos =
+        Gomoku::from_stones(&cfg, &black4, &white3, alphazero_game::Side::Second).expect("stones");
     for level in 0..=2 {
         let mut p = GomokuHeuristic::new(level, 3);
-        let c = p.choose_move(&History::new(pos.clone()), &Limits::default()).expect("move");
-        assert!(c.mv == m(6, 7) || c.mv == m(11, 7), "level {level} played {}", c.mv);
+        let c = p
+            .choose_move(&History::new(pos.clone()), &Limits::default())
+            .expect("move");
+        assert!(
+            c.mv == m(6, 7) || c.mv == m(11, 7),
+            "level {level} played {}",
+            c.mv
+        );
     }
 }
 
@@ -89,9 +107,12 @@ fn gomoku_level_2_finds_a_vcf() {
     let m = |x, y| GomokuMove::new(x, y);
     let black = [m(7, 7), m(8, 7), m(9, 7), m(11, 4), m(11, 5), m(11, 6)];
     let white = [m(6, 7), m(11, 3), m(0, 0), m(0, 14), m(14, 0), m(14, 14)];
-    let pos = Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
+    let pos =
+        Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
     let mut p = GomokuHeuristic::new(2, 3);
-    let c = p.choose_move(&History::new(pos.clone()), &Limits::default()).expect("move");
+    let c = p
+        .choose_move(&History::new(pos.clone()), &Limits::default())
+        .expect("move");
     assert_eq!(c.info, "vcf", "played {}", c.mv);
     // Play it out against the level-2 defender: black must win.
     let mut h = History::new(pos);
@@ -101,11 +122,20 @@ fn gomoku_level_2_finds_a_vcf() {
         if h.outcome().is_some() {
             break;
         }
-        let pl: &mut dyn Player<Gomoku> = if h.current().side_to_move() == alphazero_game::Side::First { &mut black_p } else { &mut white_p };
+        let pl: &mut dyn Player<Gomoku> =
+            if h.current().side_to_move() == alphazero_game::Side::First {
+                &mut black_p
+            } else {
+                &mut white_p
+            };
         let mv = pl.choose_move(&h, &Limits::default()).expect("move").mv;
         h.play(mv).expect("legal");
     }
-    assert_eq!(h.outcome().and_then(|o| o.winner(h.current().side_to_move())), Some(alphazero_game::Side::First));
+    assert_eq!(
+        h.outcome()
+            .and_then(|o| o.winner(h.current().side_to_move())),
+        Some(alphazero_game::Side::First)
+    );
 }
 
 #[test]
@@ -115,14 +145,28 @@ fn gomoku_heuristic_black_avoids_renju_forbidden_points() {
     let m = |x, y| GomokuMove::new(x, y);
     let black = [m(7, 7), m(8, 7), m(9, 8), m(9, 9)];
     let white = [m(0, 0), m(14, 14), m(0, 14), m(14, 0)];
-    let pos = Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
-    let forbidden: Vec<GomokuMove> = pos.forbidden_points().into_iter().map(|(mv, _)| mv).collect();
-    assert!(!forbidden.is_empty(), "test position must have a forbidden point");
+    let pos =
+        Gomoku::from_stones(&cfg, &black, &white, alphazero_game::Side::First).expect("stones");
+    let forbidden: Vec<GomokuMove> = pos
+        .forbidden_points()
+        .into_iter()
+        .map(|(mv, _)| mv)
+        .collect();
+    assert!(
+        !forbidden.is_empty(),
+        "test position must have a forbidden point"
+    );
     for seed in 0..5 {
         for level in 0..=2 {
             let mut p = GomokuHeuristic::new(level, seed);
-            let c = p.choose_move(&History::new(pos.clone()), &Limits::default()).expect("move");
-            assert!(!forbidden.contains(&c.mv), "level {level} played forbidden {}", c.mv);
+            let c = p
+                .choose_move(&History::new(pos.clone()), &Limits::default())
+                .expect("move");
+            assert!(
+                !forbidden.contains(&c.mv),
+                "level {level} played forbidden {}",
+                c.mv
+            );
         }
     }
 }
@@ -131,8 +175,12 @@ fn gomoku_heuristic_black_avoids_renju_forbidden_points() {
 fn xiangqi_depth_2_beats_random_every_game() {
     let mut m = MatchConfig::new(
         vec![
-            Entrant::new("ab2", || Box::new(XiangqiAlphaBeta::new(2, 1)) as Box<dyn Player<Xiangqi>>),
-            Entrant::new("random", || Box::new(RandomPlayer::new(2)) as Box<dyn Player<Xiangqi>>),
+            Entrant::new("ab2", || {
+                Box::new(XiangqiAlphaBeta::new(2, 1)) as Box<dyn Player<Xiangqi>>
+            }),
+            Entrant::new("random", || {
+                Box::new(RandomPlayer::new(2)) as Box<dyn Player<Xiangqi>>
+            }),
         ],
         Xiangqi::start(XiangqiConfig::default()),
     );
@@ -149,8 +197,12 @@ fn xiangqi_depth_2_beats_random_every_game() {
 fn xiangqi_depth_3_beats_depth_1() {
     let mut m = MatchConfig::new(
         vec![
-            Entrant::new("ab3", || Box::new(XiangqiAlphaBeta::new(3, 1)) as Box<dyn Player<Xiangqi>>),
-            Entrant::new("ab1", || Box::new(XiangqiAlphaBeta::new(1, 2)) as Box<dyn Player<Xiangqi>>),
+            Entrant::new("ab3", || {
+                Box::new(XiangqiAlphaBeta::new(3, 1)) as Box<dyn Player<Xiangqi>>
+            }),
+            Entrant::new("ab1", || {
+                Box::new(XiangqiAlphaBeta::new(1, 2)) as Box<dyn Player<Xiangqi>>
+            }),
         ],
         Xiangqi::start(XiangqiConfig::default()),
     );
@@ -168,8 +220,12 @@ fn xiangqi_depth_3_beats_depth_1() {
 fn rollout_mcts_beats_random_at_connect4() {
     let mut m = MatchConfig::new(
         vec![
-            Entrant::new("rollout-200", || Box::new(MctsPlayer::<Connect4>::rollout(200, 1)) as Box<dyn Player<Connect4>>),
-            Entrant::new("random", || Box::new(RandomPlayer::new(3)) as Box<dyn Player<Connect4>>),
+            Entrant::new("rollout-200", || {
+                Box::new(MctsPlayer::<Connect4>::rollout(200, 1)) as Box<dyn Player<Connect4>>
+            }),
+            Entrant::new("random", || {
+                Box::new(RandomPlayer::new(3)) as Box<dyn Player<Connect4>>
+            }),
         ],
         Connect4::default(),
     );
@@ -193,15 +249,37 @@ fn mcts_player_reuses_its_tree_and_honours_limits() {
     let reply = h.current().legal_moves_vec()[0];
     h.play(reply).expect("legal");
     // The tree was advanced by two plies: the new search starts with visits already in it.
-    let c2 = p.choose_move(&h, &Limits { simulations: Some(10), ..Limits::default() }).expect("move");
+    let c2 = p
+        .choose_move(
+            &h,
+            &Limits {
+                simulations: Some(10),
+                ..Limits::default()
+            },
+        )
+        .expect("move");
     assert!(c2.info.starts_with("sims 10"), "{}", c2.info);
     // A different game (not an extension) rebuilds the tree.
     let other = History::new(Connect4::from_moves("1").expect("moves"));
-    let c3 = p.choose_move(&other, &Limits { simulations: Some(5), ..Limits::default() }).expect("move");
+    let c3 = p
+        .choose_move(
+            &other,
+            &Limits {
+                simulations: Some(5),
+                ..Limits::default()
+            },
+        )
+        .expect("move");
     assert!(c3.info.contains("visits 6"), "{}", c3.info);
     // A time limit stops the search (at least one simulation).
     let c4 = p
-        .choose_move(&other, &Limits { movetime: Some(std::time::Duration::from_millis(1)), ..Limits::default() })
+        .choose_move(
+            &other,
+            &Limits {
+                movetime: Some(std::time::Duration::from_millis(1)),
+                ..Limits::default()
+            },
+        )
         .expect("move");
     assert!(c4.value.is_some());
 }
@@ -209,9 +287,14 @@ fn mcts_player_reuses_its_tree_and_honours_limits() {
 #[test]
 fn gauntlet_pairs_only_the_challenger() {
     let mk = |name: &'static str, seed: u64| {
-        Entrant::new(name, move || Box::new(RandomPlayer::new(seed)) as Box<dyn Player<Connect4>>)
+        Entrant::new(name, move || {
+            Box::new(RandomPlayer::new(seed)) as Box<dyn Player<Connect4>>
+        })
     };
-    let mut m = MatchConfig::new(vec![mk("a", 1), mk("b", 2), mk("c", 3)], Connect4::default());
+    let mut m = MatchConfig::new(
+        vec![mk("a", 1), mk("b", 2), mk("c", 3)],
+        Connect4::default(),
+    );
     m.pairing = Pairing::Gauntlet { challenger: 1 };
     m.openings_per_pair = 2;
     let r = run_match(&m).expect("match");

@@ -72,7 +72,11 @@ struct Threat {
 impl Threat {
     /// A threat that wins by force unless the opponent has a five first.
     fn winning(self) -> bool {
-        self.five || self.straight_four || self.fours >= 2 || (self.fours >= 1 && self.open_threes >= 1) || self.open_threes >= 2
+        self.five
+            || self.straight_four
+            || self.fours >= 2
+            || (self.fours >= 1 && self.open_threes >= 1)
+            || self.open_threes >= 2
     }
 }
 
@@ -145,7 +149,14 @@ impl Board {
 
     /// Empty points on the line through `(x, y)` along `d` (within 4) where `c` would complete
     /// a five along `d`. Appends to `out`, returns how many.
-    fn completions_dir(&self, x: i32, y: i32, d: (i32, i32), c: u8, out: &mut Vec<(i32, i32)>) -> usize {
+    fn completions_dir(
+        &self,
+        x: i32,
+        y: i32,
+        d: (i32, i32),
+        c: u8,
+        out: &mut Vec<(i32, i32)>,
+    ) -> usize {
         let mut k = 0;
         for off in -4..=4 {
             if off == 0 {
@@ -200,7 +211,14 @@ impl Board {
 
     /// Whether one more stone of `c` on the line through `(x, y)` along `d` makes a straight
     /// four there, with neither end of it on a point `c` could not use.
-    fn open_three_dir(&mut self, x: i32, y: i32, d: (i32, i32), c: u8, buf: &mut Vec<(i32, i32)>) -> bool {
+    fn open_three_dir(
+        &mut self,
+        x: i32,
+        y: i32,
+        d: (i32, i32),
+        c: u8,
+        buf: &mut Vec<(i32, i32)>,
+    ) -> bool {
         for off in -4..=4 {
             let (qx, qy) = (x + off * d.0, y + off * d.1);
             if off == 0 || self.get(qx, qy) != EMPTY {
@@ -284,7 +302,8 @@ impl Board {
                     any = true;
                     continue;
                 }
-                let near = (-r..=r).any(|dy| (-r..=r).any(|dx| matches!(self.get(x + dx, y + dy), 1 | 2)));
+                let near =
+                    (-r..=r).any(|dy| (-r..=r).any(|dx| matches!(self.get(x + dx, y + dy), 1 | 2)));
                 if near {
                     out.push((x, y));
                 }
@@ -301,7 +320,10 @@ impl Board {
         let mut out = Vec::new();
         for y in 0..self.n {
             for x in 0..self.n {
-                if self.get(x, y) == EMPTY && self.window_max(x, y, c) >= 4 && self.makes_five(x, y, c) {
+                if self.get(x, y) == EMPTY
+                    && self.window_max(x, y, c) >= 4
+                    && self.makes_five(x, y, c)
+                {
                     out.push((x, y));
                 }
             }
@@ -350,7 +372,15 @@ impl Board {
     }
 
     /// Plays the four `p` for `c` and checks whether the forced line wins; restores the board.
-    fn vcf_try(&mut self, p: (i32, i32), c: u8, depth: u32, roots: &[(i32, i32)], seq: &mut Vec<(i32, i32)>, nodes: &mut u32) -> bool {
+    fn vcf_try(
+        &mut self,
+        p: (i32, i32),
+        c: u8,
+        depth: u32,
+        roots: &[(i32, i32)],
+        seq: &mut Vec<(i32, i32)>,
+        nodes: &mut u32,
+    ) -> bool {
         *nodes += 1;
         if depth == 0 || *nodes > VCF_NODE_BUDGET || self.get(p.0, p.1) != EMPTY {
             return false;
@@ -366,12 +396,16 @@ impl Board {
                 // The block may make a five threat for the defender: then only a four that
                 // also blocks it keeps the initiative.
                 let mut threats = Vec::new();
-                self.completions(qx, qy, opp).into_iter().for_each(|t| threats.push(t));
+                self.completions(qx, qy, opp)
+                    .into_iter()
+                    .for_each(|t| threats.push(t));
                 seq.push(p);
                 let won = match threats.len() {
                     0 => {
                         let cands = self.vcf_candidates(c, roots, seq);
-                        cands.into_iter().any(|r| self.vcf_try(r, c, depth - 1, roots, seq, nodes))
+                        cands
+                            .into_iter()
+                            .any(|r| self.vcf_try(r, c, depth - 1, roots, seq, nodes))
                     }
                     1 => self.vcf_try(threats[0], c, depth - 1, roots, seq, nodes),
                     _ => false,
@@ -389,7 +423,11 @@ impl Board {
     /// Candidate fours inside a VCF: the root fours plus points on the lines of the stones the
     /// attacker added in this line.
     fn vcf_candidates(&self, c: u8, roots: &[(i32, i32)], seq: &[(i32, i32)]) -> Vec<(i32, i32)> {
-        let mut out: Vec<(i32, i32)> = roots.iter().copied().filter(|&(x, y)| self.get(x, y) == EMPTY).collect();
+        let mut out: Vec<(i32, i32)> = roots
+            .iter()
+            .copied()
+            .filter(|&(x, y)| self.get(x, y) == EMPTY)
+            .collect();
         for &(sx, sy) in seq {
             for (dx, dy) in DIRS {
                 for off in -4..=4 {
@@ -437,7 +475,12 @@ impl GomokuHeuristic {
         let opp = 3 - me;
         let mut v: Vec<(f64, (i32, i32))> = pts
             .iter()
-            .map(|&(x, y)| (board.pattern(x, y, me) + DEFENCE * board.pattern(x, y, opp), (x, y)))
+            .map(|&(x, y)| {
+                (
+                    board.pattern(x, y, me) + DEFENCE * board.pattern(x, y, opp),
+                    (x, y),
+                )
+            })
             .collect();
         v.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         v.into_iter().take(k).map(|(_, p)| p).collect()
@@ -448,25 +491,46 @@ impl GomokuHeuristic {
         let opp = 3 - me;
         let mut board = Board::from_position(pos);
         let renju_black = pos.rule() == Rule::Renju && me == 1;
-        let allowed = |p: &(i32, i32)| !renju_black || pos.is_forbidden(GomokuMove::new(p.0 as u8, p.1 as u8)).is_none();
+        let allowed = |p: &(i32, i32)| {
+            !renju_black
+                || pos
+                    .is_forbidden(GomokuMove::new(p.0 as u8, p.1 as u8))
+                    .is_none()
+        };
         let mut cands: Vec<(i32, i32)> = board.near_points(2).into_iter().filter(allowed).collect();
         if cands.is_empty() {
-            cands = board.near_points(board.n).into_iter().filter(allowed).collect();
+            cands = board
+                .near_points(board.n)
+                .into_iter()
+                .filter(allowed)
+                .collect();
         }
         if cands.is_empty() {
             cands = board.near_points(board.n);
         }
-        let mine: Vec<(i32, i32)> = cands.iter().copied().filter(|&(x, y)| board.makes_five(x, y, me)).collect();
+        let mine: Vec<(i32, i32)> = cands
+            .iter()
+            .copied()
+            .filter(|&(x, y)| board.makes_five(x, y, me))
+            .collect();
         if let Some(p) = self.pick(&mine) {
             return Some((p, "five"));
         }
-        let theirs: Vec<(i32, i32)> = cands.iter().copied().filter(|&(x, y)| board.makes_five(x, y, opp)).collect();
+        let theirs: Vec<(i32, i32)> = cands
+            .iter()
+            .copied()
+            .filter(|&(x, y)| board.makes_five(x, y, opp))
+            .collect();
         if !theirs.is_empty() {
-            return self.pick_best(&board, &theirs, me).map(|p| (p, "block five"));
+            return self
+                .pick_best(&board, &theirs, me)
+                .map(|p| (p, "block five"));
         }
         if self.level == 0 {
             let near: Vec<(i32, i32)> = board.near_points(1).into_iter().filter(allowed).collect();
-            return self.pick(if near.is_empty() { &cands } else { &near }).map(|p| (p, "random"));
+            return self
+                .pick(if near.is_empty() { &cands } else { &near })
+                .map(|p| (p, "random"));
         }
         if self.level >= 2 {
             if let Some(p) = board.vcf(me, 5) {
@@ -475,9 +539,15 @@ impl GomokuHeuristic {
                 }
             }
         }
-        let threats: Vec<(i32, i32)> = cands.iter().copied().filter(|&(x, y)| board.threat(x, y, me).winning()).collect();
+        let threats: Vec<(i32, i32)> = cands
+            .iter()
+            .copied()
+            .filter(|&(x, y)| board.threat(x, y, me).winning())
+            .collect();
         if !threats.is_empty() {
-            return self.pick_best(&board, &threats, me).map(|p| (p, "winning threat"));
+            return self
+                .pick_best(&board, &threats, me)
+                .map(|p| (p, "winning threat"));
         }
         if self.level >= 2 && board.vcf(opp, 5).is_some() {
             let mut options = Self::top_k(&board, &cands, me, 10);
@@ -495,9 +565,15 @@ impl GomokuHeuristic {
                 }
             }
         }
-        let blocks: Vec<(i32, i32)> = cands.iter().copied().filter(|&(x, y)| board.threat(x, y, opp).winning()).collect();
+        let blocks: Vec<(i32, i32)> = cands
+            .iter()
+            .copied()
+            .filter(|&(x, y)| board.threat(x, y, opp).winning())
+            .collect();
         if !blocks.is_empty() {
-            return self.pick_best(&board, &blocks, me).map(|p| (p, "block threat"));
+            return self
+                .pick_best(&board, &blocks, me)
+                .map(|p| (p, "block threat"));
         }
         self.pick_best(&board, &cands, me).map(|p| (p, "pattern"))
     }
@@ -508,7 +584,11 @@ impl Player<Gomoku> for GomokuHeuristic {
         format!("gomoku-heuristic-{}", self.level.min(2))
     }
 
-    fn choose_move(&mut self, game: &History<Gomoku>, _limits: &Limits) -> Result<MoveChoice<Gomoku>, PlayerError> {
+    fn choose_move(
+        &mut self,
+        game: &History<Gomoku>,
+        _limits: &Limits,
+    ) -> Result<MoveChoice<Gomoku>, PlayerError> {
         let pos = game.current();
         let Some(((x, y), why)) = self.decide(pos) else {
             return Err(PlayerError::Failed {

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use alphazero_game::{Game, History};
-use alphazero_mcts::{EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator};
+use alphazero_mcts::{
+    EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator,
+};
 
 use crate::player::{Limits, MoveChoice, Player, PlayerError};
 
@@ -31,7 +33,11 @@ pub struct MctsPlayer<G: Game> {
 impl<G: Game> MctsPlayer<G> {
     /// A search player named `name` with `evaluator` and `config`. `config.simulations` is the
     /// default per move; root noise is switched off.
-    pub fn new(name: impl Into<String>, evaluator: Arc<dyn Evaluator<G>>, config: SearchConfig) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        evaluator: Arc<dyn Evaluator<G>>,
+        config: SearchConfig,
+    ) -> Self {
         MctsPlayer {
             name: name.into(),
             evaluator,
@@ -103,13 +109,20 @@ impl<G: Game> MctsPlayer<G> {
         (search.root_position() == game.current()).then_some(search)
     }
 
-    fn run_timed(&self, search: &mut Search<G>, deadline: Instant) -> Result<SearchResult<G>, PlayerError> {
+    fn run_timed(
+        &self,
+        search: &mut Search<G>,
+        deadline: Instant,
+    ) -> Result<SearchResult<G>, PlayerError> {
         search.begin_run();
         let mut logits = Vec::new();
         let mut values = Vec::new();
         let a = search.root_position().num_actions();
         while !search.is_done() {
-            if search.simulations_done() >= 1 && search.num_pending() == 0 && Instant::now() >= deadline {
+            if search.simulations_done() >= 1
+                && search.num_pending() == 0
+                && Instant::now() >= deadline
+            {
                 break;
             }
             let n = search.collect_leaves();
@@ -142,7 +155,11 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         Ok(())
     }
 
-    fn choose_move(&mut self, game: &History<G>, limits: &Limits) -> Result<MoveChoice<G>, PlayerError> {
+    fn choose_move(
+        &mut self,
+        game: &History<G>,
+        limits: &Limits,
+    ) -> Result<MoveChoice<G>, PlayerError> {
         let mut config = self.config.clone();
         match (limits.simulations, limits.movetime) {
             (Some(s), _) => config.simulations = s.max(1),
@@ -164,7 +181,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             .best_move
             .ok_or_else(|| self.failed("the search found no move (position is over)"))?;
         let info = match result.proven {
-            Some(o) => format!("sims {} visits {} proven {o:?}", result.simulations, result.root_visits),
+            Some(o) => format!(
+                "sims {} visits {} proven {o:?}",
+                result.simulations, result.root_visits
+            ),
             None => format!("sims {} visits {}", result.simulations, result.root_visits),
         };
         self.search = Some(search);

@@ -27,7 +27,11 @@ impl<G: Game> Player<G> for RandomPlayer {
         "random".into()
     }
 
-    fn choose_move(&mut self, game: &History<G>, _limits: &Limits) -> Result<MoveChoice<G>, PlayerError> {
+    fn choose_move(
+        &mut self,
+        game: &History<G>,
+        _limits: &Limits,
+    ) -> Result<MoveChoice<G>, PlayerError> {
         let moves = game.current().legal_moves_vec();
         if moves.is_empty() {
             return Err(PlayerError::Failed {

@@ -51,10 +51,15 @@ fn value(kind: PieceKind) -> i32 {
 /// square.
 fn piece_score(kind: PieceKind, side: Side, sq: Square, enemy_general: Square) -> i32 {
     // Rank counted from the owner's side.
-    let rank = if side == Side::First { sq.rank() } else { 9 - sq.rank() } as i32;
+    let rank = if side == Side::First {
+        sq.rank()
+    } else {
+        9 - sq.rank()
+    } as i32;
     let file = sq.file() as i32;
     let centre = 4 - (file - 4).abs();
-    let dist = (file - enemy_general.file() as i32).abs() + (sq.rank() as i32 - enemy_general.rank() as i32).abs();
+    let dist = (file - enemy_general.file() as i32).abs()
+        + (sq.rank() as i32 - enemy_general.rank() as i32).abs();
     let tropism = (10 - dist).max(0);
     match kind {
         PieceKind::Soldier if rank >= 5 => 200 + 10 * (rank - 5).min(3) + 8 * centre + 3 * tropism,
@@ -69,10 +74,15 @@ fn piece_score(kind: PieceKind, side: Side, sq: Square, enemy_general: Square) -
 /// Static evaluation from the side to move, centipawns.
 fn evaluate(pos: &Xiangqi) -> i32 {
     let us = pos.side_to_move();
-    let generals = [pos.general_square(Side::First), pos.general_square(Side::Second)];
+    let generals = [
+        pos.general_square(Side::First),
+        pos.general_square(Side::Second),
+    ];
     let mut s = 0;
     for i in 0..NUM_SQUARES {
-        let Some(sq) = Square::from_index(i) else { continue };
+        let Some(sq) = Square::from_index(i) else {
+            continue;
+        };
         if let Some(p) = pos.piece_at(sq) {
             let v = piece_score(p.kind, p.side, sq, generals[p.side.opponent().index()]);
             s += if p.side == us { v } else { -v };
@@ -84,7 +94,9 @@ fn evaluate(pos: &Xiangqi) -> i32 {
 /// MVV-LVA ordering key (higher first): captures by victim value then cheaper attacker.
 fn order_key(pos: &Xiangqi, mv: Move) -> i32 {
     match (pos.piece_at(mv.to), pos.piece_at(mv.from)) {
-        (Some(victim), Some(attacker)) => 10_000 + 16 * value(victim.kind) - value(attacker.kind) / 10,
+        (Some(victim), Some(attacker)) => {
+            10_000 + 16 * value(victim.kind) - value(attacker.kind) / 10
+        }
         _ => 0,
     }
 }
@@ -159,7 +171,14 @@ impl XiangqiAlphaBeta {
         best
     }
 
-    fn quiescence(&mut self, pos: &Xiangqi, mut alpha: i32, beta: i32, ply: usize, left: u32) -> i32 {
+    fn quiescence(
+        &mut self,
+        pos: &Xiangqi,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+        left: u32,
+    ) -> i32 {
         self.nodes += 1;
         let mut all = self.take_buf(ply);
         pos.legal_moves(&mut all);
@@ -199,7 +218,12 @@ impl XiangqiAlphaBeta {
     /// `seen` (earlier positions of the game since the last capture) scores at most
     /// [`REPEAT_SCORE`]: a winning side makes progress instead of repeating (and never
     /// loses by perpetual check), a losing side still takes the repetition.
-    pub fn search_avoiding(&mut self, pos: &Xiangqi, depth: u32, seen: &[u64]) -> Option<(Move, i32)> {
+    pub fn search_avoiding(
+        &mut self,
+        pos: &Xiangqi,
+        depth: u32,
+        seen: &[u64],
+    ) -> Option<(Move, i32)> {
         self.nodes = 0;
         let depth = depth.clamp(1, 6);
         let mut moves = pos.legal_moves_vec();
@@ -230,7 +254,11 @@ impl Player<Xiangqi> for XiangqiAlphaBeta {
         format!("alphabeta-d{}", self.depth)
     }
 
-    fn choose_move(&mut self, game: &History<Xiangqi>, limits: &Limits) -> Result<MoveChoice<Xiangqi>, PlayerError> {
+    fn choose_move(
+        &mut self,
+        game: &History<Xiangqi>,
+        limits: &Limits,
+    ) -> Result<MoveChoice<Xiangqi>, PlayerError> {
         let depth = limits.depth.unwrap_or(self.depth);
         let mut seen: Vec<u64> = Vec::new();
         for e in game.entries().iter().rev() {
@@ -239,15 +267,21 @@ impl Player<Xiangqi> for XiangqiAlphaBeta {
                 break;
             }
         }
-        let (mv, score) = self.search_avoiding(game.current(), depth, &seen).ok_or_else(|| PlayerError::Failed {
-            player: Player::<Xiangqi>::name(self),
-            message: "no legal move in this position".into(),
-        })?;
+        let (mv, score) = self
+            .search_avoiding(game.current(), depth, &seen)
+            .ok_or_else(|| PlayerError::Failed {
+                player: Player::<Xiangqi>::name(self),
+                message: "no legal move in this position".into(),
+            })?;
         Ok(MoveChoice {
             mv,
             value: Some((score as f32 / 1000.0).tanh()),
             pv: vec![mv],
-            info: format!("depth {} score {score:+} nodes {}", depth.clamp(1, 6), self.nodes),
+            info: format!(
+                "depth {} score {score:+} nodes {}",
+                depth.clamp(1, 6),
+                self.nodes
+            ),
         })
     }
 
