@@ -13,6 +13,10 @@ use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 fn wdl(r: &MatchResult) -> (u32, u32, u32) {
     let p = r.pair_stats()[0];
     assert_eq!((p.a, p.b), (0, 1));
+    eprintln!(
+        "{} vs {}: +{} ={} -{}",
+        r.players[0], r.players[1], p.wins, p.draws, p.losses
+    );
     (p.wins, p.draws, p.losses)
 }
 
