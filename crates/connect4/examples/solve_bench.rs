@@ -2,6 +2,7 @@
 //!
 //! `cargo run --release -p alphazero-connect4 --example solve_bench -- [LIMIT] [SET...]`
 //! LIMIT = positions per set (default 1000); SET defaults to L3_R1 L2_R1 L2_R2 L1_R1 L1_R2.
+//! The sets are read from `$C4_TESTDATA/Test_<SET>` (default: the shared test data).
 use std::time::Instant;
 
 use alphazero_connect4::{solver::Solver, Connect4};
@@ -15,10 +16,13 @@ fn main() {
             .map(String::from)
             .to_vec();
     }
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/testdata/connect4"
-    );
+    let dir = std::env::var("C4_TESTDATA").unwrap_or_else(|_| {
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/testdata/connect4"
+        )
+        .to_string()
+    });
     let mut solver = Solver::new();
     for set in sets {
         let path = format!("{dir}/Test_{set}");
@@ -30,7 +34,8 @@ fn main() {
             }
         };
         solver.reset();
-        let (mut n, mut wrong, mut max_s) = (0usize, 0usize, 0f64);
+        let (mut n, mut wrong) = (0usize, 0usize);
+        let mut times = Vec::new();
         let start = Instant::now();
         for line in text.lines().take(limit) {
             let mut it = line.split_whitespace();
@@ -40,8 +45,9 @@ fn main() {
             let expected: i32 = score.parse().expect("score");
             let pos = Connect4::from_moves(moves).expect("moves");
             let t = Instant::now();
+            let nodes = solver.nodes();
             let got = solver.solve(&pos);
-            max_s = max_s.max(t.elapsed().as_secs_f64());
+            times.push((t.elapsed().as_secs_f64(), solver.nodes() - nodes, moves));
             if got != expected {
                 wrong += 1;
                 eprintln!("{set}: {moves}: expected {expected}, got {got}");
@@ -49,12 +55,19 @@ fn main() {
             n += 1;
         }
         let total = start.elapsed().as_secs_f64();
+        times.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let pct = |q: f64| 1e3 * times[((1.0 - q) * n as f64) as usize].0;
         println!(
-            "Test_{set}: {n} positions, {wrong} wrong, total {:.3} s, mean {:.3} ms, max {:.3} ms, {:.0} nodes/position",
-            total,
+            "Test_{set}: {n} positions, {wrong} wrong, total {total:.3} s, mean {:.3} ms, \
+             median {:.3} ms, p99 {:.3} ms, max {:.3} ms, {:.0} nodes/position",
             1e3 * total / n as f64,
-            1e3 * max_s,
+            pct(0.5),
+            pct(0.99),
+            1e3 * times[0].0,
             solver.nodes() as f64 / n as f64
         );
+        for (t, nodes, moves) in times.iter().take(3) {
+            println!("  slowest: {moves} {:.3} ms {nodes} nodes", 1e3 * t);
+        }
     }
 }

@@ -77,7 +77,7 @@ const ZOBRIST_SECOND_TO_MOVE: usize = 98;
 ///
 /// `Eq` and `Hash` compare the board only (the side to move follows from the number of stones),
 /// so transpositions are equal even though [`Connect4::moves_string`] differs. The type is
-/// `Copy` and 64 bytes.
+/// `Copy` and at most 48 bytes.
 #[derive(Clone, Copy)]
 pub struct Connect4 {
     /// Stones of the side to move.

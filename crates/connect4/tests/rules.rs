@@ -217,3 +217,8 @@ fn transpositions_are_equal_and_hash_alike() {
     assert_ne!(a.moves_string(), b.moves_string());
     assert_ne!(pos("44"), pos("4"));
 }
+
+#[test]
+fn position_is_small_and_copy() {
+    assert!(std::mem::size_of::<Connect4>() <= 48);
+}
