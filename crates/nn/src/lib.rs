@@ -1,1 +1,139 @@
-//! placeholder
+//! The AlphaZero policy-value network on [burn](https://burn.dev) 0.22: input encoders, the
+//! residual network, the training step, checkpoints and the batched network evaluator.
+//!
+//! # Backend
+//!
+//! burn 0.22 tensors carry their backend in their [`Device`], so model code has no backend
+//! type parameter. [`default_device`] is burn's pure-Rust CPU backend (Flex), or CUDA device 0
+//! when the crate is built with the `cuda` feature. Training enables autodiff on the device
+//! internally; inference runs on the plain device.
+//!
+//! # Network
+//!
+//! [`PolicyValueNet`]: conv3×3 stem → BN → ReLU, `N` residual blocks, a policy head
+//! (1×1 conv → BN → ReLU → linear to `A` logits) and a value head (1×1 conv → BN → ReLU →
+//! linear → ReLU → linear → tanh). Input `[B, C, H, W]`; output policy logits `[B, A]` and
+//! values `[B]` in [-1, 1], both from the side to move. Sizes are [`ModelConfig`]
+//! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128).
+//!
+//! # Input encodings
+//!
+//! Planes are `[C, H, W]` row-major, `H × W` = [`alphazero_game::Game::board_shape`], always
+//! **from the side to move** ([`Encode`]).
+//!
+//! * **Gomoku** (`C = 4`, `H = W = N`): plane 0 = stones of the side to move, 1 = opponent's
+//!   stones, 2 = the last move (one 1.0, all zero at the start), 3 = colour to move (all ones
+//!   if Black (the first player) is to move, all zeros for White). Square `(x, y)` is at row
+//!   `y`, column `x` of the game's coordinates.
+//! * **Xiangqi** (`C = 16`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
+//!   kind (king/general, advisor, elephant, horse, chariot, cannon, soldier), planes 7–13 = the
+//!   opponent's pieces in the same order, plane 14 = repetitions of the position so far
+//!   (`min(repetitions, 2) / 2`), plane 15 = the no-capture counter (`halfmove_clock / L`,
+//!   at most 1, where `L` is the configured no-capture draw limit, 120 plies by default). For Red the board is as the game stores it (rank 0 = Red's back rank in row
+//!   0); for Black it is turned 180° (file `f`, rank `r` → `8 − f`, `9 − r`), so the side to
+//!   move always plays "up" from row 0, matching the xiangqi action indices, which are seen
+//!   from the side to move.
+//! * **Connect Four** (`C = 2`, `H = 6`, `W = 7`): plane 0 = discs of the side to move,
+//!   plane 1 = opponent's discs; row `r` is board row `r` (0 = bottom).
+//!
+//! Every encoder implements [`Encode::transform_planes`], the image of the planes under the
+//! game's symmetries, consistent with `Game::transform` and `Game::transform_action`.
+//!
+//! # Training
+//!
+//! [`Trainer::train_step`] on a [`Batch`]: loss = cross-entropy of the policy over **legal
+//! actions only** (illegal logits set to [`train::ILLEGAL_LOGIT`] before the log-softmax)
+//! against π, plus `value_loss_weight` × MSE(value, z); weight decay is the optimizer's
+//! (decoupled for AdamW, L2 for SGD with momentum); optional global gradient-norm clipping;
+//! learning rate by [`LrSchedule`] (constant, step, cosine) as a function of the step count.
+//!
+//! # Checkpoints
+//!
+//! [`save_checkpoint`] / [`load_checkpoint`]: one versioned file (see [`checkpoint`]).
+//!
+//! # Inference
+//!
+//! [`NetworkEvaluator`] implements `alphazero_mcts::Evaluator`; wrap it in
+//! `alphazero_mcts::CachedEvaluator` for self-play and play.
+#![deny(missing_docs)]
+
+pub mod bench;
+pub mod checkpoint;
+mod encode;
+mod encoders;
+mod evaluator;
+mod model;
+pub mod train;
+
+pub use burn::tensor::Device;
+pub use checkpoint::{
+    load_checkpoint, save_checkpoint, save_model, Checkpoint, CheckpointError, CheckpointHeader,
+    GameTag,
+};
+pub use encode::{transform_policy, Encode};
+pub use evaluator::NetworkEvaluator;
+pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
+pub use train::{
+    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,
+    OptimizerKind, TrainConfig, TrainStats, Trainer,
+};
+
+/// Errors of the network crate (other than checkpoint files, see [`CheckpointError`]).
+#[derive(Debug, thiserror::Error)]
+pub enum NnError {
+    /// A model or training configuration is invalid; carries the message and the config.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// An unknown model preset name; carries the name.
+    #[error("unknown model preset {0:?} (expected tiny, small, medium, large or BLOCKSxCHANNELS)")]
+    UnknownPreset(String),
+    /// A batch or sample has the wrong shape; says which part and both sizes.
+    #[error("batch shape: {0}")]
+    BatchShape(String),
+    /// The loss or gradient is NaN or infinite.
+    #[error("non-finite training figures: {0}")]
+    NonFinite(String),
+    /// An unknown device name; carries the name.
+    #[error("unknown device {0:?} (expected cpu, flex or cuda[:N])")]
+    UnknownDevice(String),
+    /// burn reported an error.
+    #[error("backend: {0}")]
+    Backend(String),
+}
+
+/// The default device: CUDA device 0 with the `cuda` feature, burn's Flex CPU backend
+/// otherwise.
+pub fn default_device() -> Device {
+    #[cfg(feature = "cuda")]
+    {
+        Device::cuda(0usize)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        Device::flex()
+    }
+}
+
+/// A device by name: `cpu` / `flex` (Flex CPU backend), `cuda` / `cuda:N` (with the `cuda`
+/// feature), `default` ([`default_device`]).
+///
+/// # Errors
+/// [`NnError::UnknownDevice`] for another name or a CUDA device without the `cuda` feature.
+pub fn device_from_name(name: &str) -> Result<Device, NnError> {
+    let n = name.trim().to_ascii_lowercase();
+    match n.as_str() {
+        "default" => Ok(default_device()),
+        "cpu" | "flex" => Ok(Device::flex()),
+        #[cfg(feature = "cuda")]
+        _ if n == "cuda" || n.starts_with("cuda:") => {
+            let idx = match n.strip_prefix("cuda:") {
+                Some(i) => i
+                    .parse::<usize>()
+                    .map_err(|_| NnError::UnknownDevice(name.to_string()))?,
+                None => 0,
+            };
+            Ok(Device::cuda(idx))
+        }
+        _ => Err(NnError::UnknownDevice(name.to_string())),
+    }
+}

@@ -1,0 +1,263 @@
+//! Network benchmarks (what `alphazero bench nn` runs): inference positions/s at several
+//! batch sizes, training samples/s, and the achieved GFLOP/s next to the GFLOP/s of a large
+//! matrix product on the same device.
+//!
+//! Inputs are 15×15 Gomoku-shaped (4 planes, 225 actions) with pseudo-random 0/1 planes.
+//! Inference timings include building the input tensor and reading the outputs back, as the
+//! [`crate::NetworkEvaluator`] does; they exclude position encoding.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use burn::tensor::{Device, Tensor, TensorData};
+
+use crate::{Batch, ModelConfig, ModelPreset, TrainConfig, Trainer};
+
+/// Inference throughput of one network at one batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InferenceFigure {
+    /// Network size, e.g. `6x64`.
+    pub model: String,
+    /// Positions per forward pass.
+    pub batch: usize,
+    /// Positions evaluated per second.
+    pub positions_per_sec: f64,
+    /// Achieved GFLOP/s (2 × multiply-accumulates of convolutions and linear layers).
+    pub gflops: f64,
+}
+
+/// Training throughput of one network at one batch size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainFigure {
+    /// Network size, e.g. `6x64`.
+    pub model: String,
+    /// Samples per training step.
+    pub batch: usize,
+    /// Training samples per second (forward + backward + optimizer step).
+    pub samples_per_sec: f64,
+    /// Achieved GFLOP/s, counting a training step as 3 forward passes.
+    pub gflops: f64,
+}
+
+/// What to measure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchOptions {
+    /// Network sizes for inference.
+    pub inference_presets: Vec<ModelPreset>,
+    /// Inference batch sizes.
+    pub batch_sizes: Vec<usize>,
+    /// Network sizes for training.
+    pub train_presets: Vec<ModelPreset>,
+    /// Training batch size.
+    pub train_batch: usize,
+    /// Side of the square matrices of the reference product.
+    pub matmul_size: usize,
+    /// Minimum measuring time of each figure (after one warm-up run).
+    pub min_time: Duration,
+}
+
+impl Default for BenchOptions {
+    /// 6×64 and 10×128 at batches 1, 8, 32, 128; training 6×64 at batch 256; 1024³ matmul;
+    /// 2 s per figure.
+    fn default() -> Self {
+        BenchOptions {
+            inference_presets: vec![ModelPreset::Medium, ModelPreset::Large],
+            batch_sizes: vec![1, 8, 32, 128],
+            train_presets: vec![ModelPreset::Medium],
+            train_batch: 256,
+            matmul_size: 1024,
+            min_time: Duration::from_secs(2),
+        }
+    }
+}
+
+/// All figures of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchReport {
+    /// The device, as burn prints it.
+    pub device: String,
+    /// GFLOP/s of an `n×n×n` f32 matrix product on the device (the achievable peak).
+    pub matmul_gflops: f64,
+    /// Inference figures.
+    pub inference: Vec<InferenceFigure>,
+    /// Training figures.
+    pub training: Vec<TrainFigure>,
+}
+
+/// The 15×15 Gomoku-shaped config of a preset.
+pub fn gomoku15_config(preset: ModelPreset) -> ModelConfig {
+    ModelConfig::preset(preset, 4, 15, 15, 225)
+}
+
+fn model_name(c: &ModelConfig) -> String {
+    format!("{}x{}", c.residual_blocks, c.channels)
+}
+
+/// Deterministic pseudo-random 0/1 values (xorshift), so the benchmark needs no RNG crate.
+fn binary_noise(len: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            if s & 4 == 0 {
+                0.0
+            } else {
+                1.0
+            }
+        })
+        .collect()
+}
+
+/// Runs `f` once to warm up, then repeatedly for at least `min_time`; returns runs per second.
+fn time_it(min_time: Duration, mut f: impl FnMut()) -> f64 {
+    f();
+    let start = Instant::now();
+    let mut runs = 0u64;
+    while runs == 0 || start.elapsed() < min_time {
+        f();
+        runs += 1;
+    }
+    runs as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Inference throughput of a freshly initialised `config` network at batch size `batch`.
+pub fn bench_inference(
+    config: &ModelConfig,
+    batch: usize,
+    min_time: Duration,
+    device: &Device,
+) -> InferenceFigure {
+    let device = device.clone().without_autodiff();
+    let net = config.init(&device);
+    let dims = [
+        batch,
+        config.input_planes,
+        config.board_height,
+        config.board_width,
+    ];
+    let planes = binary_noise(dims.iter().product(), 0x5eed);
+    let mut sink = 0.0f32;
+    let per_sec = time_it(min_time, || {
+        let x: Tensor<4> = Tensor::from_data(TensorData::new(planes.clone(), dims), &device);
+        let (logits, values) = net.forward(x);
+        let l = logits.into_data().try_into_vec::<f32>().unwrap_or_default();
+        let v = values.into_data().try_into_vec::<f32>().unwrap_or_default();
+        sink += l.first().copied().unwrap_or(0.0) + v.first().copied().unwrap_or(0.0);
+    });
+    std::hint::black_box(sink);
+    let positions_per_sec = per_sec * batch as f64;
+    InferenceFigure {
+        model: model_name(config),
+        batch,
+        positions_per_sec,
+        gflops: positions_per_sec * 2.0 * config.forward_macs() as f64 / 1e9,
+    }
+}
+
+/// Training throughput of a freshly initialised `config` network (AdamW) at batch `batch`.
+pub fn bench_training(
+    config: &ModelConfig,
+    batch: usize,
+    min_time: Duration,
+    device: &Device,
+) -> TrainFigure {
+    let mut trainer =
+        Trainer::new(config, TrainConfig::default(), device).expect("benchmark configs are valid");
+    let (c, h, w, a) = (
+        config.input_planes,
+        config.board_height,
+        config.board_width,
+        config.num_actions,
+    );
+    let mut b = Batch::with_capacity([c, h, w], a, batch);
+    let planes = binary_noise(batch * c * h * w, 0xbeef);
+    let legal: Vec<bool> = (0..a).map(|i| i % 3 != 0).collect();
+    let mut policy = vec![0.0f32; a];
+    let n_legal = legal.iter().filter(|&&l| l).count() as f32;
+    for (p, &l) in policy.iter_mut().zip(&legal) {
+        *p = if l { 1.0 / n_legal } else { 0.0 };
+    }
+    for (i, chunk) in planes.chunks_exact(c * h * w).enumerate() {
+        let z = [1.0, -1.0, 0.0][i % 3];
+        b.push(chunk, &legal, &policy, z).expect("shapes match");
+    }
+    let per_sec = time_it(min_time, || {
+        let _ = trainer.train_step(&b);
+    });
+    let samples_per_sec = per_sec * batch as f64;
+    TrainFigure {
+        model: model_name(config),
+        batch,
+        samples_per_sec,
+        gflops: samples_per_sec * 3.0 * 2.0 * config.forward_macs() as f64 / 1e9,
+    }
+}
+
+/// GFLOP/s of an `n×n` by `n×n` f32 matrix product on `device` (2n³ FLOPs per product).
+pub fn bench_matmul(n: usize, min_time: Duration, device: &Device) -> f64 {
+    let device = device.clone().without_autodiff();
+    let a: Tensor<2> = Tensor::from_data(TensorData::new(binary_noise(n * n, 1), [n, n]), &device);
+    let b: Tensor<2> = Tensor::from_data(TensorData::new(binary_noise(n * n, 2), [n, n]), &device);
+    let mut sink = 0.0f32;
+    let per_sec = time_it(min_time, || {
+        let c = a.clone().matmul(b.clone());
+        sink += c.sum().into_scalar::<f32>();
+    });
+    std::hint::black_box(sink);
+    per_sec * 2.0 * (n as f64).powi(3) / 1e9
+}
+
+/// Runs every figure of `options`, printing one line per figure to `out` as it is measured.
+///
+/// # Errors
+/// Only errors writing to `out`.
+pub fn run(
+    options: &BenchOptions,
+    device: &Device,
+    out: &mut dyn Write,
+) -> std::io::Result<BenchReport> {
+    writeln!(out, "device: {device:?}")?;
+    let matmul_gflops = bench_matmul(options.matmul_size, options.min_time, device);
+    let n = options.matmul_size;
+    writeln!(out, "matmul {n}x{n}x{n} f32: {matmul_gflops:.1} GFLOP/s")?;
+    let mut inference = Vec::new();
+    for &preset in &options.inference_presets {
+        let config = gomoku15_config(preset);
+        for &batch in &options.batch_sizes {
+            let f = bench_inference(&config, batch, options.min_time, device);
+            writeln!(
+                out,
+                "inference {} gomoku15 batch {:>4}: {:>9.1} positions/s, {:>7.1} GFLOP/s ({:.0}% of matmul)",
+                f.model,
+                f.batch,
+                f.positions_per_sec,
+                f.gflops,
+                100.0 * f.gflops / matmul_gflops.max(1e-9)
+            )?;
+            inference.push(f);
+        }
+    }
+    let mut training = Vec::new();
+    for &preset in &options.train_presets {
+        let config = gomoku15_config(preset);
+        let f = bench_training(&config, options.train_batch, options.min_time, device);
+        writeln!(
+            out,
+            "training  {} gomoku15 batch {:>4}: {:>9.1} samples/s,   {:>7.1} GFLOP/s ({:.0}% of matmul)",
+            f.model,
+            f.batch,
+            f.samples_per_sec,
+            f.gflops,
+            100.0 * f.gflops / matmul_gflops.max(1e-9)
+        )?;
+        training.push(f);
+    }
+    Ok(BenchReport {
+        device: format!("{device:?}"),
+        matmul_gflops,
+        inference,
+        training,
+    })
+}

@@ -1,0 +1,87 @@
+//! Encoding positions into the network's input planes (see the crate docs for each game).
+
+use alphazero_game::Game;
+
+/// A game whose positions can be encoded as network input planes `[C, H, W]`.
+///
+/// The encoding is always **from the side to move**: "own" planes are the pieces of the side
+/// to move, and games whose action indices are seen from the side to move (Xiangqi) turn the
+/// board so that the side to move is at the bottom.
+pub trait Encode: Game {
+    /// Number of planes `C` for a game configuration. `H × W` is [`Game::board_shape`].
+    fn num_planes(config: &Self::Config) -> usize;
+
+    /// Writes the planes of this position into `out`, row-major `[C, H, W]`
+    /// (`out[(c * H + y) * W + x]`), overwriting every element.
+    ///
+    /// `repetitions` is how often this position occurred before in the game
+    /// (`alphazero_game::count_repetitions(history, self.zobrist())`); games without
+    /// repetition rules ignore it.
+    ///
+    /// # Panics
+    /// If `out.len() != num_planes × H × W`.
+    fn encode(&self, repetitions: u32, out: &mut [f32]);
+
+    /// Applies board symmetry `sym` (as in [`Game::transform`] / [`Game::transform_action`]) to
+    /// encoded planes: `transform_planes(config, sym, &encode(p), out)` writes `encode(p.transform(sym))`.
+    /// Used for data augmentation.
+    ///
+    /// # Panics
+    /// If `src` or `dst` does not have the length `num_planes × H × W` of `config`.
+    fn transform_planes(config: &Self::Config, sym: usize, src: &[f32], dst: &mut [f32]);
+
+    /// `num_planes × H × W` for a configuration.
+    fn input_len(config: &Self::Config) -> usize {
+        let (h, w) = Self::new(config).board_shape();
+        Self::num_planes(config) * h * w
+    }
+}
+
+/// Copies every plane of `src` to `dst` moving the square `(x, y)` to `map(x, y)`.
+/// `src` and `dst` are `[C, H, W]` with `H × W = h × w`; `map` returns coordinates in the same
+/// `h × w` frame.
+pub(crate) fn permute_squares(
+    h: usize,
+    w: usize,
+    src: &[f32],
+    dst: &mut [f32],
+    map: impl Fn(usize, usize) -> (usize, usize),
+) {
+    assert_eq!(
+        src.len(),
+        dst.len(),
+        "source and destination planes differ in length"
+    );
+    assert_eq!(
+        src.len() % (h * w),
+        0,
+        "planes are not a multiple of {h}×{w}"
+    );
+    let planes = src.len() / (h * w);
+    for y in 0..h {
+        for x in 0..w {
+            let (tx, ty) = map(x, y);
+            let from = y * w + x;
+            let to = ty * w + tx;
+            for c in 0..planes {
+                dst[c * h * w + to] = src[c * h * w + from];
+            }
+        }
+    }
+}
+
+/// Applies symmetry `sym` to a vector over the action space of `pos`:
+/// `dst[pos.transform_action(sym, a)] = src[a]` for every action `a`. Together with
+/// [`Encode::transform_planes`] this turns a training sample of `pos` into one of
+/// `pos.transform(sym)` (policy targets, legal masks).
+///
+/// # Panics
+/// If `src` or `dst` is not `pos.num_actions()` long.
+pub fn transform_policy<G: Game, T: Copy>(pos: &G, sym: usize, src: &[T], dst: &mut [T]) {
+    let a = pos.num_actions();
+    assert_eq!(src.len(), a, "source policy length");
+    assert_eq!(dst.len(), a, "destination policy length");
+    for (i, &v) in src.iter().enumerate() {
+        dst[pos.transform_action(sym, i)] = v;
+    }
+}

@@ -1,0 +1,338 @@
+//! The policy-value residual network and its configuration.
+
+use burn::config::Config;
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::{relu, tanh};
+use burn::tensor::{Device, Tensor};
+
+/// Shape and size of a [`PolicyValueNet`].
+///
+/// Saved as JSON in every checkpoint header (field names are part of the checkpoint format).
+#[derive(Config, Debug, PartialEq)]
+pub struct ModelConfig {
+    /// Number of input planes `C` (see [`crate::Encode::num_planes`]).
+    pub input_planes: usize,
+    /// Board height `H` (rows of the input planes).
+    pub board_height: usize,
+    /// Board width `W` (columns of the input planes).
+    pub board_width: usize,
+    /// Size `A` of the action space (length of the policy logits).
+    pub num_actions: usize,
+    /// Number of residual blocks in the trunk.
+    #[config(default = 6)]
+    pub residual_blocks: usize,
+    /// Number of channels of the trunk's 3×3 convolutions.
+    #[config(default = 64)]
+    pub channels: usize,
+    /// Width of the value head's hidden linear layer.
+    #[config(default = 64)]
+    pub value_hidden: usize,
+    /// Number of channels of the policy head's 1×1 convolution.
+    #[config(default = 2)]
+    pub policy_channels: usize,
+    /// Number of channels of the value head's 1×1 convolution.
+    #[config(default = 1)]
+    pub value_channels: usize,
+}
+
+/// Named network sizes, smallest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModelPreset {
+    /// 1 block × 8 channels, value hidden 8: for tests only.
+    Tiny,
+    /// 2 blocks × 32 channels, value hidden 32: quick experiments on a CPU.
+    Small,
+    /// 6 blocks × 64 channels, value hidden 64: the default CPU training size.
+    Medium,
+    /// 10 blocks × 128 channels, value hidden 128: GPU-sized.
+    Large,
+}
+
+impl ModelPreset {
+    /// All presets, smallest first.
+    pub const ALL: [ModelPreset; 4] = [
+        ModelPreset::Tiny,
+        ModelPreset::Small,
+        ModelPreset::Medium,
+        ModelPreset::Large,
+    ];
+
+    /// `(residual_blocks, channels, value_hidden)` of this preset.
+    pub fn dims(self) -> (usize, usize, usize) {
+        match self {
+            ModelPreset::Tiny => (1, 8, 8),
+            ModelPreset::Small => (2, 32, 32),
+            ModelPreset::Medium => (6, 64, 64),
+            ModelPreset::Large => (10, 128, 128),
+        }
+    }
+
+    /// Lower-case name (`tiny`, `small`, `medium`, `large`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelPreset::Tiny => "tiny",
+            ModelPreset::Small => "small",
+            ModelPreset::Medium => "medium",
+            ModelPreset::Large => "large",
+        }
+    }
+
+    /// Parses a preset name as given by [`ModelPreset::name`], or `BLOCKSxCHANNELS` such as
+    /// `6x64` for the preset with those dimensions.
+    ///
+    /// # Errors
+    /// [`crate::NnError::UnknownPreset`] with the rejected text.
+    pub fn parse(text: &str) -> Result<ModelPreset, crate::NnError> {
+        let t = text.trim().to_ascii_lowercase();
+        ModelPreset::ALL
+            .into_iter()
+            .find(|p| {
+                let (b, c, _) = p.dims();
+                p.name() == t || format!("{b}x{c}") == t
+            })
+            .ok_or_else(|| crate::NnError::UnknownPreset(text.to_string()))
+    }
+}
+
+impl ModelConfig {
+    /// A config of the given preset size for an input of `input_planes × board_height ×
+    /// board_width` planes and `num_actions` actions.
+    pub fn preset(
+        preset: ModelPreset,
+        input_planes: usize,
+        board_height: usize,
+        board_width: usize,
+        num_actions: usize,
+    ) -> ModelConfig {
+        let (blocks, channels, hidden) = preset.dims();
+        ModelConfig::new(input_planes, board_height, board_width, num_actions)
+            .with_residual_blocks(blocks)
+            .with_channels(channels)
+            .with_value_hidden(hidden)
+    }
+
+    /// A config of the given preset size for game `G` with game configuration `config`.
+    pub fn for_game<G: crate::Encode>(preset: ModelPreset, config: &G::Config) -> ModelConfig {
+        let pos = G::new(config);
+        let (h, w) = pos.board_shape();
+        ModelConfig::preset(preset, G::num_planes(config), h, w, pos.num_actions())
+    }
+
+    /// Checks that every size is non-zero.
+    ///
+    /// # Errors
+    /// [`crate::NnError::InvalidConfig`] naming the zero field.
+    pub fn validate(&self) -> Result<(), crate::NnError> {
+        let fields = [
+            ("input_planes", self.input_planes),
+            ("board_height", self.board_height),
+            ("board_width", self.board_width),
+            ("num_actions", self.num_actions),
+            ("channels", self.channels),
+            ("value_hidden", self.value_hidden),
+            ("policy_channels", self.policy_channels),
+            ("value_channels", self.value_channels),
+        ];
+        for (name, v) in fields {
+            if v == 0 {
+                return Err(crate::NnError::InvalidConfig(format!(
+                    "{name} must be positive in {self}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Builds a freshly initialised network on `device` (use `device.autodiff()` for training).
+    ///
+    /// # Panics
+    /// If a size is zero (call [`ModelConfig::validate`] first for untrusted configs).
+    pub fn init(&self, device: &Device) -> PolicyValueNet {
+        let c = self.channels;
+        let hw = self.board_height * self.board_width;
+        PolicyValueNet {
+            stem: conv3x3(self.input_planes, c, device),
+            stem_bn: BatchNormConfig::new(c).init(device),
+            blocks: (0..self.residual_blocks)
+                .map(|_| ResidualBlock {
+                    conv1: conv3x3(c, c, device),
+                    bn1: BatchNormConfig::new(c).init(device),
+                    conv2: conv3x3(c, c, device),
+                    bn2: BatchNormConfig::new(c).init(device),
+                })
+                .collect(),
+            policy_conv: conv1x1(c, self.policy_channels, device),
+            policy_bn: BatchNormConfig::new(self.policy_channels).init(device),
+            policy_fc: LinearConfig::new(self.policy_channels * hw, self.num_actions).init(device),
+            value_conv: conv1x1(c, self.value_channels, device),
+            value_bn: BatchNormConfig::new(self.value_channels).init(device),
+            value_fc1: LinearConfig::new(self.value_channels * hw, self.value_hidden).init(device),
+            value_fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+        }
+    }
+
+    /// Multiply-accumulate operations of one forward pass for one position (convolutions and
+    /// linear layers; batch norm, ReLU and additions are not counted). FLOPs = 2 × MACs.
+    pub fn forward_macs(&self) -> u64 {
+        let hw = (self.board_height * self.board_width) as u64;
+        let c = self.channels as u64;
+        let cin = self.input_planes as u64;
+        let stem = hw * cin * c * 9;
+        let block = 2 * hw * c * c * 9;
+        let pc = self.policy_channels as u64;
+        let vc = self.value_channels as u64;
+        let policy = hw * c * pc + pc * hw * self.num_actions as u64;
+        let vh = self.value_hidden as u64;
+        let value = hw * c * vc + vc * hw * vh + vh;
+        stem + self.residual_blocks as u64 * block + policy + value
+    }
+
+    /// Number of trainable parameters (BatchNorm running statistics not included).
+    pub fn num_params(&self) -> usize {
+        let c = self.channels;
+        let hw = self.board_height * self.board_width;
+        let conv = |i: usize, o: usize, k: usize| i * o * k * k + o;
+        let bn = |n: usize| 2 * n;
+        let lin = |i: usize, o: usize| i * o + o;
+        conv(self.input_planes, c, 3)
+            + bn(c)
+            + self.residual_blocks * 2 * (conv(c, c, 3) + bn(c))
+            + conv(c, self.policy_channels, 1)
+            + bn(self.policy_channels)
+            + lin(self.policy_channels * hw, self.num_actions)
+            + conv(c, self.value_channels, 1)
+            + bn(self.value_channels)
+            + lin(self.value_channels * hw, self.value_hidden)
+            + lin(self.value_hidden, 1)
+    }
+}
+
+fn conv3x3(cin: usize, cout: usize, device: &Device) -> Conv2d {
+    Conv2dConfig::new([cin, cout], [3, 3])
+        .with_padding(PaddingConfig2d::Explicit(1, 1, 1, 1))
+        .init(device)
+}
+
+fn conv1x1(cin: usize, cout: usize, device: &Device) -> Conv2d {
+    Conv2dConfig::new([cin, cout], [1, 1]).init(device)
+}
+
+/// One residual block: conv3×3 → BN → ReLU → conv3×3 → BN, plus the input, then ReLU.
+#[derive(Module, Debug)]
+pub struct ResidualBlock {
+    conv1: Conv2d,
+    bn1: BatchNorm,
+    conv2: Conv2d,
+    bn2: BatchNorm,
+}
+
+impl ResidualBlock {
+    /// `[B, C, H, W]` → `[B, C, H, W]`.
+    pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
+        let y = self.bn2.forward(self.conv2.forward(y));
+        relu(y + x)
+    }
+}
+
+/// The AlphaZero policy-value network: a convolutional stem, a tower of residual blocks, a
+/// policy head and a value head.
+///
+/// * stem: conv3×3 (input planes → channels) → BN → ReLU;
+/// * trunk: [`ModelConfig::residual_blocks`] × [`ResidualBlock`];
+/// * policy head: conv1×1 → BN → ReLU → flatten → linear to the `A` action logits;
+/// * value head: conv1×1 → BN → ReLU → flatten → linear → ReLU → linear → tanh.
+///
+/// The same module type is used for training (parameters on an autodiff device, batch norm
+/// on batch statistics) and inference (`net.valid()`, or a net on a plain device: batch norm
+/// on running statistics).
+#[derive(Module, Debug)]
+pub struct PolicyValueNet {
+    stem: Conv2d,
+    stem_bn: BatchNorm,
+    blocks: Vec<ResidualBlock>,
+    policy_conv: Conv2d,
+    policy_bn: BatchNorm,
+    policy_fc: Linear,
+    value_conv: Conv2d,
+    value_bn: BatchNorm,
+    value_fc1: Linear,
+    value_fc2: Linear,
+}
+
+impl PolicyValueNet {
+    /// Runs the network.
+    ///
+    /// * `planes`: `[B, C, H, W]` encoded positions (each from its side to move);
+    /// * returns policy logits `[B, A]` (unnormalised, over the whole action space) and values
+    ///   `[B]` in [-1, 1] from the side to move.
+    ///
+    /// # Panics
+    /// If `C`, `H` or `W` differ from the model's configuration (burn checks shapes).
+    pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
+        let [b, _, _, _] = planes.dims();
+        let mut x = relu(self.stem_bn.forward(self.stem.forward(planes)));
+        for block in &self.blocks {
+            x = block.forward(x);
+        }
+        let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+        let p: Tensor<2> = p.reshape([b as i32, -1]);
+        let logits = self.policy_fc.forward(p);
+        let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
+        let v: Tensor<2> = v.reshape([b as i32, -1]);
+        let v = relu(self.value_fc1.forward(v));
+        let v = tanh(self.value_fc2.forward(v));
+        (logits, v.reshape([b as i32]))
+    }
+
+    /// Runs the network in inference mode (`valid()`: no autodiff, batch norm on running
+    /// statistics) on host data: `planes` `[B, C, H, W]` row-major with `B = planes.len() /
+    /// (C·H·W)`; returns the policy logits `[B, A]` and the values `[B]` (from the side to
+    /// move). Convenient for tests and tools; [`crate::NetworkEvaluator`] is the search's path.
+    ///
+    /// # Errors
+    /// [`crate::NnError::BatchShape`] if `planes` is empty or not a multiple of `C·H·W`;
+    /// [`crate::NnError::Backend`] if the outputs cannot be read.
+    pub fn predict(
+        &self,
+        config: &ModelConfig,
+        planes: &[f32],
+        device: &Device,
+    ) -> Result<(Vec<f32>, Vec<f32>), crate::NnError> {
+        let per = config.input_planes * config.board_height * config.board_width;
+        if per == 0 || planes.is_empty() || planes.len() % per != 0 {
+            return Err(crate::NnError::BatchShape(format!(
+                "{} plane values are not a positive multiple of C·H·W = {per}",
+                planes.len()
+            )));
+        }
+        let b = planes.len() / per;
+        let device = device.clone().without_autodiff();
+        let net = self.valid().to_device(&device);
+        let x: Tensor<4> = Tensor::from_data(
+            burn::tensor::TensorData::new(
+                planes.to_vec(),
+                [
+                    b,
+                    config.input_planes,
+                    config.board_height,
+                    config.board_width,
+                ],
+            ),
+            &device,
+        );
+        let (logits, values) = net.forward(x);
+        let read = |d: burn::tensor::TensorData| {
+            d.try_into_vec::<f32>()
+                .map_err(|e| crate::NnError::Backend(format!("reading outputs: {e:?}")))
+        };
+        Ok((read(logits.into_data())?, read(values.into_data())?))
+    }
+
+    /// Number of residual blocks.
+    pub fn num_blocks(&self) -> usize {
+        self.blocks.len()
+    }
+}

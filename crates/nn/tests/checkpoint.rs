@@ -1,0 +1,355 @@
+//! Checkpoint round trips, resuming, and every error case.
+
+mod common;
+
+use std::path::Path;
+
+use alphazero_nn::checkpoint::FORMAT_VERSION;
+use alphazero_nn::{
+    default_device, load_checkpoint, save_checkpoint, save_model, CheckpointError, GameTag,
+    ModelConfig, ModelPreset, PolicyValueNet, TrainConfig, Trainer,
+};
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::tensor::Tensor;
+use common::{max_abs_diff, random_batch, temp_dir, Rng};
+
+fn config() -> ModelConfig {
+    ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11).with_residual_blocks(2)
+}
+
+fn tag() -> GameTag {
+    GameTag {
+        name: "testgame".into(),
+        config: "TestConfig { size: 5 }".into(),
+    }
+}
+
+/// Every float tensor of the module (parameters and batch-norm running statistics) by path.
+fn tensors(net: &PolicyValueNet) -> Vec<(String, Vec<f32>)> {
+    struct V {
+        stack: Vec<String>,
+        out: Vec<(String, Vec<f32>)>,
+    }
+    impl ModuleVisitor for V {
+        fn enter_module(&mut self, name: &str, _: &str) {
+            self.stack.push(name.to_string());
+        }
+        fn exit_module(&mut self, _: &str, _: &str) {
+            self.stack.pop();
+        }
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let v = p.val().into_data().try_into_vec::<f32>().unwrap();
+            self.out.push((self.stack.join("."), v));
+        }
+    }
+    let mut v = V {
+        stack: vec![],
+        out: vec![],
+    };
+    net.visit(&mut v);
+    v.out
+}
+
+fn trained(steps: usize) -> Trainer {
+    let device = default_device();
+    let mut trainer = Trainer::new(&config(), TrainConfig::default(), &device).unwrap();
+    let batch = random_batch(&config(), 8, &mut Rng(21));
+    for _ in 0..steps {
+        trainer.train_step(&batch).unwrap();
+    }
+    trainer
+}
+
+fn outputs(net: &PolicyValueNet) -> (Vec<f32>, Vec<f32>) {
+    let batch = random_batch(&config(), 6, &mut Rng(99));
+    net.predict(&config(), batch.planes(), &default_device())
+        .unwrap()
+}
+
+#[test]
+fn saved_and_loaded_network_gives_the_live_networks_eval_outputs() {
+    let dir = temp_dir("roundtrip");
+    let path = dir.join("net.ckpt");
+    let trainer = trained(5);
+    save_checkpoint(&path, &tag(), &trainer).unwrap();
+    let ckpt = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    assert_eq!(ckpt.header.step, 5);
+    assert_eq!(ckpt.header.model, config());
+    assert_eq!(ckpt.header.game, tag());
+    assert_eq!(ckpt.header.train, Some(TrainConfig::default()));
+    assert!(ckpt.optimizer_state.is_some());
+
+    let live = outputs(&trainer.inference_model());
+    let loaded = outputs(&ckpt.model);
+    assert!(max_abs_diff(&live.0, &loaded.0) <= 1e-5);
+    assert!(max_abs_diff(&live.1, &loaded.1) <= 1e-5);
+}
+
+/// burn 0.22 keeps the batch-norm running statistics of the last training step pending until
+/// the module is synchronised; a checkpoint must hold the up-to-date statistics, not the
+/// ones of the step before.
+#[test]
+fn checkpoint_holds_batch_norm_running_statistics_of_the_last_step() {
+    let dir = temp_dir("bnstats");
+    let path = dir.join("net.ckpt");
+    let trainer = trained(3);
+    save_checkpoint(&path, &tag(), &trainer).unwrap();
+    let loaded = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    let live = tensors(&trainer.inference_model());
+    let back = tensors(&loaded.model);
+    assert_eq!(live.len(), back.len());
+    let mut running = 0;
+    for ((name_a, a), (name_b, b)) in live.iter().zip(&back) {
+        assert_eq!(name_a, name_b);
+        assert_eq!(a, b, "tensor {name_a} differs after the round trip");
+        if name_a.contains("running") {
+            running += 1;
+        }
+    }
+    assert!(
+        running >= 2 * 6,
+        "running statistics are saved ({running} found)"
+    );
+    // And they are not the initial ones (mean 0, var 1): training moved them.
+    let mean = &live
+        .iter()
+        .find(|(n, _)| n == "stem_bn.running_mean")
+        .unwrap()
+        .1;
+    assert!(mean.iter().any(|&m| m != 0.0));
+}
+
+#[test]
+fn resumed_training_continues_exactly_like_uninterrupted_training() {
+    let dir = temp_dir("resume");
+    let path = dir.join("net.ckpt");
+    let mut a = trained(3);
+    save_checkpoint(&path, &tag(), &a).unwrap();
+    let mut b = load_checkpoint(&path, "testgame", &default_device())
+        .unwrap()
+        .into_trainer(None, &default_device())
+        .unwrap();
+    assert_eq!(b.step(), 3);
+    let batch = random_batch(&config(), 8, &mut Rng(1234));
+    for _ in 0..3 {
+        let sa = a.train_step(&batch).unwrap();
+        let sb = b.train_step(&batch).unwrap();
+        assert!(
+            (sa.total_loss - sb.total_loss).abs() < 1e-5,
+            "{sa:?} vs {sb:?}"
+        );
+    }
+    let oa = outputs(&a.inference_model());
+    let ob = outputs(&b.inference_model());
+    assert!(max_abs_diff(&oa.0, &ob.0) < 1e-4);
+    assert!(max_abs_diff(&oa.1, &ob.1) < 1e-4);
+}
+
+#[test]
+fn model_only_checkpoint_has_no_optimizer_state() {
+    let dir = temp_dir("modelonly");
+    let path = dir.join("net.ckpt");
+    let trainer = trained(2);
+    save_model(&path, &tag(), &trainer.inference_model(), &config(), 2).unwrap();
+    let c = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    assert!(c.optimizer_state.is_none() && c.header.train.is_none());
+    let live = outputs(&trainer.inference_model());
+    assert!(max_abs_diff(&live.0, &outputs(&c.model).0) <= 1e-5);
+}
+
+#[test]
+fn saving_over_an_existing_checkpoint_replaces_it_and_leaves_no_temporary_file() {
+    let dir = temp_dir("atomic");
+    let path = dir.join("net.ckpt");
+    save_checkpoint(&path, &tag(), &trained(1)).unwrap();
+    save_checkpoint(&path, &tag(), &trained(2)).unwrap();
+    assert_eq!(
+        load_checkpoint(&path, "testgame", &default_device())
+            .unwrap()
+            .header
+            .step,
+        2
+    );
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}
+
+fn saved_bytes(dir: &Path) -> Vec<u8> {
+    let path = dir.join("orig.ckpt");
+    save_checkpoint(&path, &tag(), &trained(1)).unwrap();
+    std::fs::read(path).unwrap()
+}
+
+fn load_bytes(dir: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
+    let path = dir.join("bad.ckpt");
+    std::fs::write(&path, bytes).unwrap();
+    load_checkpoint(&path, "testgame", &default_device()).map(|_| ())
+}
+
+#[test]
+fn wrong_game_is_an_error() {
+    let dir = temp_dir("wronggame");
+    let path = dir.join("net.ckpt");
+    save_checkpoint(&path, &tag(), &trained(1)).unwrap();
+    match load_checkpoint(&path, "xiangqi", &default_device()) {
+        Err(CheckpointError::WrongGame {
+            expected, found, ..
+        }) => {
+            assert_eq!((expected.as_str(), found.as_str()), ("xiangqi", "testgame"));
+        }
+        other => panic!("expected WrongGame, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_magic_is_an_error() {
+    let dir = temp_dir("magic");
+    let mut bytes = saved_bytes(&dir);
+    bytes[0] = b'X';
+    assert!(matches!(
+        load_bytes(&dir, &bytes),
+        Err(CheckpointError::BadMagic { .. })
+    ));
+    assert!(matches!(
+        load_bytes(&dir, b"AZ"),
+        Err(CheckpointError::BadMagic { .. })
+    ));
+}
+
+#[test]
+fn unsupported_version_is_an_error() {
+    let dir = temp_dir("version");
+    let mut bytes = saved_bytes(&dir);
+    bytes[8..12].copy_from_slice(&(FORMAT_VERSION + 1).to_le_bytes());
+    match load_bytes(&dir, &bytes) {
+        Err(CheckpointError::UnsupportedVersion { found, .. }) => {
+            assert_eq!(found, FORMAT_VERSION + 1)
+        }
+        other => panic!("expected UnsupportedVersion, got {other:?}"),
+    }
+}
+
+#[test]
+fn truncated_files_are_errors_at_every_length() {
+    let dir = temp_dir("truncated");
+    let bytes = saved_bytes(&dir);
+    let cuts = [
+        12,
+        13,
+        20,
+        100,
+        bytes.len() / 2,
+        bytes.len() - 9,
+        bytes.len() - 1,
+    ];
+    for cut in cuts {
+        match load_bytes(&dir, &bytes[..cut]) {
+            Err(CheckpointError::Truncated { .. }) => {}
+            other => panic!("cut at {cut}: expected Truncated, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn flipped_bytes_are_detected_by_the_checksum() {
+    let dir = temp_dir("corrupt");
+    let mut bytes = saved_bytes(&dir);
+    let i = bytes.len() - 100;
+    bytes[i] ^= 0x40;
+    assert!(matches!(
+        load_bytes(&dir, &bytes),
+        Err(CheckpointError::Corrupt { .. })
+    ));
+}
+
+#[test]
+fn missing_file_is_an_io_error() {
+    let dir = temp_dir("missing");
+    assert!(matches!(
+        load_checkpoint(&dir.join("nope.ckpt"), "testgame", &default_device()),
+        Err(CheckpointError::Io { .. })
+    ));
+}
+
+/// Rewrites the header of a checkpoint (and its checksum) to claim another model shape.
+fn with_header_model(bytes: &[u8], model: &ModelConfig) -> Vec<u8> {
+    let hlen = u64::from_le_bytes(bytes[12..20].try_into().unwrap()) as usize;
+    let mut header: serde_json::Value = serde_json::from_slice(&bytes[20..20 + hlen]).unwrap();
+    header["model"] = serde_json::to_value(model).unwrap();
+    let new_header = serde_json::to_vec(&header).unwrap();
+    let mut out = bytes[..12].to_vec();
+    out.extend_from_slice(&(new_header.len() as u64).to_le_bytes());
+    out.extend_from_slice(&new_header);
+    out.extend_from_slice(&bytes[20 + hlen..bytes.len() - 8]);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in &out {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    out.extend_from_slice(&h.to_le_bytes());
+    out
+}
+
+#[test]
+fn shape_mismatch_names_the_tensor_and_both_shapes() {
+    let dir = temp_dir("shape");
+    let bytes = saved_bytes(&dir);
+    let wider = config().with_channels(12);
+    match load_bytes(&dir, &with_header_model(&bytes, &wider)) {
+        Err(CheckpointError::ShapeMismatch {
+            tensor,
+            expected,
+            found,
+            ..
+        }) => {
+            assert!(!tensor.is_empty());
+            assert_ne!(expected, found);
+            assert!(
+                expected.contains(&12) && found.contains(&8),
+                "{expected:?} {found:?}"
+            );
+            let msg = CheckpointError::ShapeMismatch {
+                path: "x".into(),
+                tensor: tensor.clone(),
+                expected,
+                found,
+            }
+            .to_string();
+            assert!(msg.contains(&tensor));
+        }
+        other => panic!("expected ShapeMismatch, got {other:?}"),
+    }
+}
+
+#[test]
+fn missing_and_unexpected_tensors_are_errors() {
+    let dir = temp_dir("structure");
+    let bytes = saved_bytes(&dir);
+    let deeper = config().with_residual_blocks(3);
+    assert!(matches!(
+        load_bytes(&dir, &with_header_model(&bytes, &deeper)),
+        Err(CheckpointError::MissingTensor { .. })
+    ));
+    let shallower = config().with_residual_blocks(1);
+    assert!(matches!(
+        load_bytes(&dir, &with_header_model(&bytes, &shallower)),
+        Err(CheckpointError::UnexpectedTensor { .. })
+    ));
+}
+
+#[test]
+fn malformed_header_is_an_error() {
+    let dir = temp_dir("header");
+    let bytes = saved_bytes(&dir);
+    let zero = ModelConfig {
+        channels: 0,
+        ..config()
+    };
+    assert!(matches!(
+        load_bytes(&dir, &with_header_model(&bytes, &zero)),
+        Err(CheckpointError::BadHeader { .. })
+    ));
+}

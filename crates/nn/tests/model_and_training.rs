@@ -1,0 +1,289 @@
+//! The network's shapes and ranges, the loss, the optimizers and the learning-rate schedules.
+
+mod common;
+
+use alphazero_nn::{
+    default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,
+    ModelConfig, ModelPreset, OptimizerKind, TrainConfig, Trainer,
+};
+use burn::tensor::{Tensor, TensorData};
+use common::{max_abs_diff, random_batch, Rng};
+
+fn tiny() -> ModelConfig {
+    ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
+}
+
+#[test]
+fn forward_gives_logits_of_every_action_and_values_in_range() {
+    let device = default_device();
+    let config = tiny().with_residual_blocks(2);
+    let net = config.init(&device);
+    let mut rng = Rng(7);
+    let planes: Vec<f32> = (0..6 * 3 * 5 * 4).map(|_| rng.unit() * 4.0 - 2.0).collect();
+    let x: Tensor<4> = Tensor::from_data(TensorData::new(planes.clone(), [6, 3, 5, 4]), &device);
+    let (logits, values) = net.forward(x);
+    assert_eq!(logits.dims(), [6, 11]);
+    assert_eq!(values.dims(), [6]);
+    let (l, v) = net.predict(&config, &planes, &device).unwrap();
+    assert_eq!(l.len(), 6 * 11);
+    assert_eq!(v.len(), 6);
+    assert!(v.iter().all(|v| (-1.0..=1.0).contains(v)), "values {v:?}");
+    assert!(l.iter().all(|x| x.is_finite()));
+}
+
+#[test]
+fn predict_rejects_planes_of_the_wrong_length() {
+    let device = default_device();
+    let config = tiny();
+    let net = config.init(&device);
+    assert!(net.predict(&config, &[0.0; 7], &device).is_err());
+    assert!(net.predict(&config, &[], &device).is_err());
+}
+
+#[test]
+fn presets_parse_by_name_and_by_dimensions() {
+    assert_eq!(ModelPreset::parse("medium").unwrap(), ModelPreset::Medium);
+    assert_eq!(ModelPreset::parse("10x128").unwrap(), ModelPreset::Large);
+    assert!(ModelPreset::parse("huge").is_err());
+    let c = ModelConfig::preset(ModelPreset::Large, 4, 15, 15, 225);
+    assert_eq!((c.residual_blocks, c.channels), (10, 128));
+    // 10 blocks × 2 convs × 225 squares × 128² × 9 dominate the count.
+    assert!(c.forward_macs() > 10 * 2 * 225 * 128 * 128 * 9);
+}
+
+#[test]
+fn model_config_round_trips_through_json_and_rejects_zero_sizes() {
+    let c = tiny();
+    let json = serde_json::to_string(&c).unwrap();
+    let back: ModelConfig = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, c);
+    assert!(c.clone().with_channels(0).validate().is_err());
+    assert!(c.validate().is_ok());
+}
+
+#[test]
+fn num_params_matches_the_module() {
+    use burn::module::Module;
+    let c = tiny().with_residual_blocks(2);
+    let net = c.init(&default_device());
+    // burn also counts the batch-norm running mean and variance (2 per channel).
+    let bn_channels =
+        c.channels * (1 + 2 * c.residual_blocks) + c.policy_channels + c.value_channels;
+    assert_eq!(net.num_params(), c.num_params() + 2 * bn_channels);
+}
+
+fn overfit(optimizer: OptimizerKind, lr: f64) -> (f32, f32) {
+    let device = default_device();
+    let config = tiny();
+    let train = TrainConfig {
+        optimizer,
+        learning_rate: lr,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(&config, train, &device).unwrap();
+    let batch = random_batch(&config, 8, &mut Rng(42));
+    let first = trainer.train_step(&batch).unwrap();
+    let mut last = first;
+    for _ in 0..40 {
+        last = trainer.train_step(&batch).unwrap();
+    }
+    assert_eq!(trainer.step(), 41);
+    (first.total_loss, last.total_loss)
+}
+
+#[test]
+fn adamw_overfits_a_tiny_fixed_batch() {
+    let (first, last) = overfit(OptimizerKind::adamw(), 1e-2);
+    assert!(last < 0.7 * first, "loss {first} -> {last}");
+}
+
+#[test]
+fn sgd_with_momentum_overfits_a_tiny_fixed_batch() {
+    let (first, last) = overfit(OptimizerKind::sgd(), 2e-2);
+    assert!(last < 0.85 * first, "loss {first} -> {last}");
+}
+
+#[test]
+fn train_stats_are_consistent() {
+    let device = default_device();
+    let config = tiny();
+    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let batch = random_batch(&config, 5, &mut Rng(3));
+    let s = trainer.train_step(&batch).unwrap();
+    assert!(
+        (s.total_loss - (s.policy_loss + s.value_loss)).abs() < 1e-4,
+        "{s:?}"
+    );
+    assert!(
+        s.policy_entropy > 0.0 && s.policy_loss >= s.policy_entropy - 1e-4,
+        "{s:?}"
+    );
+    assert!(s.value_loss >= 0.0 && s.grad_norm > 0.0);
+    assert_eq!(s.learning_rate, 1e-3);
+}
+
+#[test]
+fn gradient_clipping_bounds_the_update() {
+    // With a tiny clip norm and SGD without momentum-free tricks, the stats still report the
+    // unclipped norm, and training stays finite.
+    let device = default_device();
+    let config = tiny();
+    let train = TrainConfig {
+        grad_clip_norm: Some(1e-3),
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(&config, train, &device).unwrap();
+    let batch = random_batch(&config, 4, &mut Rng(9));
+    let s = trainer.train_step(&batch).unwrap();
+    assert!(s.grad_norm > 1e-3);
+    assert!(trainer.train_step(&batch).unwrap().total_loss.is_finite());
+}
+
+#[test]
+fn changing_an_illegal_logit_changes_neither_loss_nor_legal_probabilities() {
+    let device = default_device().autodiff();
+    let mask = [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 1.0];
+    let target = [0.5, 0.0, 0.5, 0.2, 0.0, 0.0, 0.3, 0.5];
+    let base = [0.3, 2.0, -1.0, 0.5, 7.0, -3.0, 1.0, 0.0];
+    let run = |logits: [f32; 8]| {
+        let l: Tensor<2> =
+            Tensor::from_data(TensorData::new(logits.to_vec(), [2, 4]), &device).require_grad();
+        let m: Tensor<2> = Tensor::from_data(TensorData::new(mask.to_vec(), [2, 4]), &device);
+        let t: Tensor<2> = Tensor::from_data(TensorData::new(target.to_vec(), [2, 4]), &device);
+        let loss = policy_cross_entropy(l.clone(), m.clone(), t);
+        let grads = loss.backward();
+        let g = l
+            .grad(&grads)
+            .unwrap()
+            .into_data()
+            .try_into_vec::<f32>()
+            .unwrap();
+        let lp = masked_log_softmax(l.detach(), m)
+            .into_data()
+            .try_into_vec::<f32>()
+            .unwrap();
+        (loss.into_data().try_into_vec::<f32>().unwrap()[0], g, lp)
+    };
+    let (loss_a, grad_a, lp_a) = run(base);
+    let mut changed = base;
+    changed[1] = 1000.0;
+    changed[4] = -50.0;
+    let (loss_b, grad_b, lp_b) = run(changed);
+    assert_eq!(loss_a, loss_b);
+    for i in [1, 4, 5] {
+        assert_eq!(grad_a[i], 0.0, "illegal logit {i} got gradient");
+        assert_eq!(grad_b[i], 0.0);
+    }
+    for i in [0, 2, 3, 6, 7] {
+        assert_eq!(lp_a[i], lp_b[i]);
+        assert_eq!(grad_a[i], grad_b[i]);
+    }
+    // The legal probabilities of each row sum to one.
+    let row0: f32 = [0, 2, 3].iter().map(|&i| lp_a[i].exp()).sum();
+    let row1: f32 = [6, 7].iter().map(|&i| lp_a[i].exp()).sum();
+    assert!((row0 - 1.0).abs() < 1e-5 && (row1 - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn kl_divergence_is_zero_for_the_same_net_and_positive_after_training() {
+    let device = default_device();
+    let config = tiny();
+    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let batch = random_batch(&config, 6, &mut Rng(11));
+    let before = trainer.inference_model();
+    let kl0 = kl_divergence(&before, &before, &config, &batch, &device).unwrap();
+    assert!(kl0.abs() < 1e-6, "{kl0}");
+    for _ in 0..5 {
+        trainer.train_step(&batch).unwrap();
+    }
+    let after = trainer.inference_model();
+    let kl = kl_divergence(&before, &after, &config, &batch, &device).unwrap();
+    assert!(kl > 1e-6, "{kl}");
+}
+
+#[test]
+fn batches_that_do_not_fit_are_refused() {
+    let device = default_device();
+    let config = tiny();
+    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let empty = Batch::with_capacity([3, 5, 4], 11, 0);
+    assert!(trainer.train_step(&empty).is_err());
+    let wider = ModelConfig {
+        num_actions: 12,
+        ..config.clone()
+    };
+    let other = random_batch(&wider, 2, &mut Rng(1));
+    assert!(trainer.train_step(&other).is_err());
+    let mut b = Batch::with_capacity([3, 5, 4], 11, 1);
+    assert!(b.push(&[0.0; 59], &[true; 11], &[0.0; 11], 0.0).is_err());
+    assert!(b.push(&[0.0; 60], &[true; 10], &[0.0; 11], 0.0).is_err());
+    assert!(b
+        .push(&[0.0; 60], &[true; 11], &[0.0; 11], f32::NAN)
+        .is_err());
+    assert!(b.is_empty());
+    assert_eq!(trainer.step(), 0);
+}
+
+#[test]
+fn learning_rate_schedules_follow_the_step_count() {
+    let c = LrSchedule::Constant;
+    assert_eq!(c.lr_at(0.1, 1000), 0.1);
+    let s = LrSchedule::Step {
+        step_size: 10,
+        gamma: 0.5,
+    };
+    assert_eq!(s.lr_at(0.1, 9), 0.1);
+    assert_eq!(s.lr_at(0.1, 10), 0.05);
+    assert_eq!(s.lr_at(0.1, 25), 0.025);
+    let cos = LrSchedule::Cosine {
+        total_steps: 100,
+        min_lr: 0.0,
+    };
+    assert_eq!(cos.lr_at(0.1, 0), 0.1);
+    assert!((cos.lr_at(0.1, 50) - 0.05).abs() < 1e-12);
+    assert!(cos.lr_at(0.1, 100).abs() < 1e-12);
+    assert!(cos.lr_at(0.1, 500).abs() < 1e-12);
+}
+
+#[test]
+fn trainer_uses_the_scheduled_learning_rate() {
+    let device = default_device();
+    let config = tiny();
+    let train = TrainConfig {
+        learning_rate: 0.01,
+        lr_schedule: LrSchedule::Step {
+            step_size: 2,
+            gamma: 0.1,
+        },
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(&config, train, &device).unwrap();
+    let batch = random_batch(&config, 2, &mut Rng(5));
+    let lrs: Vec<f64> = (0..4)
+        .map(|_| trainer.train_step(&batch).unwrap().learning_rate)
+        .collect();
+    assert!(
+        max_abs_diff(
+            &lrs.iter().map(|&x| x as f32).collect::<Vec<_>>(),
+            &[0.01, 0.01, 0.001, 0.001]
+        ) < 1e-9
+    );
+}
+
+#[test]
+fn invalid_training_configs_are_refused() {
+    let device = default_device();
+    let bad = TrainConfig {
+        learning_rate: -1.0,
+        ..TrainConfig::default()
+    };
+    assert!(Trainer::new(&tiny(), bad, &device).is_err());
+    let bad = TrainConfig {
+        lr_schedule: LrSchedule::Step {
+            step_size: 0,
+            gamma: 0.5,
+        },
+        ..TrainConfig::default()
+    };
+    assert!(Trainer::new(&tiny(), bad, &device).is_err());
+}
