@@ -19,12 +19,16 @@ enum Command {
     /// Counts the leaf nodes of the legal-move tree (move-generator check; prints the total
     /// alone on the last line).
     Perft(cmd::perft::PerftArgs),
+    /// Learns a game from zero by self-play: self-play → replay buffer → training → gating,
+    /// resumable (run it again on the same --run directory to continue).
+    Train(cmd::train::TrainArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
         Command::Perft(a) => cmd::perft::run(&a),
+        Command::Train(a) => cmd::train::run(&a),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
