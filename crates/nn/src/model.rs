@@ -302,7 +302,7 @@ impl PolicyValueNet {
         device: &Device,
     ) -> Result<(Vec<f32>, Vec<f32>), crate::NnError> {
         let per = config.input_planes * config.board_height * config.board_width;
-        if per == 0 || planes.is_empty() || planes.len() % per != 0 {
+        if per == 0 || planes.is_empty() || !planes.len().is_multiple_of(per) {
             return Err(crate::NnError::BatchShape(format!(
                 "{} plane values are not a positive multiple of C·H·W = {per}",
                 planes.len()

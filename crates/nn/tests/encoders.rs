@@ -76,7 +76,7 @@ fn xiangqi_encoding_commutes_with_the_mirror() {
 
 #[test]
 fn connect4_encoding_commutes_with_the_mirror() {
-    check_symmetries::<Connect4>(&Connect4Config::default(), 30, 40);
+    check_symmetries::<Connect4>(&Connect4Config, 30, 40);
 }
 
 #[test]
@@ -153,11 +153,7 @@ fn xiangqi_repetition_and_no_capture_planes() {
 #[test]
 fn connect4_planes_agree_with_cells() {
     for seed in 0..20 {
-        let pos: Connect4 = random_position(
-            &Connect4Config::default(),
-            seed as usize,
-            &mut Rng(seed + 5),
-        );
+        let pos: Connect4 = random_position(&Connect4Config, seed as usize, &mut Rng(seed + 5));
         let p = encoding(&pos, 0);
         let us = pos.side_to_move();
         for row in 0..6 {
@@ -230,7 +226,7 @@ fn batch_equals_single<G: Encode>(config: &G::Config, plies: usize) {
 fn network_evaluator_batch_equals_one_by_one_for_every_game() {
     batch_equals_single::<Gomoku>(&GomokuConfig::new(9, Rule::Freestyle).unwrap(), 20);
     batch_equals_single::<Xiangqi>(&XiangqiConfig::default(), 30);
-    batch_equals_single::<Connect4>(&Connect4Config::default(), 20);
+    batch_equals_single::<Connect4>(&Connect4Config, 20);
 }
 
 #[test]
