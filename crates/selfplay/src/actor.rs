@@ -236,8 +236,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     let mut requests: Vec<EvalRequest<'static, G>> = Vec::new();
     while !slots.is_empty() {
         // One round: every unfinished search contributes its leaves to one evaluator call.
-        let te = Instant::now();
-        let n = {
+        let (n, eval_time) = {
             let mut refs: Vec<&mut Search<G>> = slots.iter_mut().map(|s| &mut s.search).collect();
             evaluate_round(
                 &mut refs,
@@ -248,7 +247,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
             )?
         };
         if n > 0 {
-            stats.evaluator_time += te.elapsed();
+            stats.evaluator_time += eval_time;
             stats.evaluations += n as u64;
             stats.evaluator_calls += 1;
         }

@@ -35,21 +35,22 @@ pub(crate) fn recycle<'a, 'b, G: alphazero_game::Game>(
 
 /// One round of the multi-tree driver: collects the leaves of every tree in `searches` whose
 /// index is in `active`, evaluates all of them with ONE evaluator call, and applies the
-/// results. Returns the number of positions evaluated.
+/// results. Returns the number of positions evaluated and the time spent inside the
+/// evaluator.
 pub(crate) fn evaluate_round<G: alphazero_game::Game, E: Evaluator<G> + ?Sized>(
     searches: &mut [&mut Search<G>],
     evaluator: &E,
     logits: &mut Vec<f32>,
     values: &mut Vec<f32>,
     requests: &mut Vec<EvalRequest<'static, G>>,
-) -> Result<usize, alphazero_mcts::EvalError> {
+) -> Result<(usize, std::time::Duration), alphazero_mcts::EvalError> {
     let mut counts = Vec::with_capacity(searches.len());
     for s in searches.iter_mut() {
         counts.push(if s.is_done() { 0 } else { s.collect_leaves() });
     }
     let total: usize = counts.iter().sum();
     if total == 0 {
-        return Ok(0);
+        return Ok((0, std::time::Duration::ZERO));
     }
     let a = searches
         .iter()
@@ -60,6 +61,7 @@ pub(crate) fn evaluate_round<G: alphazero_game::Game, E: Evaluator<G> + ?Sized>(
     logits.resize(total * a, 0.0);
     values.clear();
     values.resize(total, 0.0);
+    let eval_time;
     {
         let mut batch: Vec<EvalRequest<'_, G>> = recycle(std::mem::take(requests));
         for (s, &c) in searches.iter().zip(&counts) {
@@ -67,7 +69,9 @@ pub(crate) fn evaluate_round<G: alphazero_game::Game, E: Evaluator<G> + ?Sized>(
                 batch.extend(s.pending_requests());
             }
         }
+        let t0 = std::time::Instant::now();
         let r = evaluator.evaluate(&batch, logits, values);
+        eval_time = t0.elapsed();
         *requests = recycle(batch);
         r?;
     }
@@ -78,5 +82,5 @@ pub(crate) fn evaluate_round<G: alphazero_game::Game, E: Evaluator<G> + ?Sized>(
             off += c;
         }
     }
-    Ok(total)
+    Ok((total, eval_time))
 }
