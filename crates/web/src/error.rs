@@ -1,0 +1,62 @@
+//! Errors: [`WebError`] for the server as a whole, [`ApiError`] for one request.
+
+use std::net::SocketAddr;
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// The server could not start or stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum WebError {
+    /// The listening socket could not be bound.
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        /// The address that was asked for.
+        addr: SocketAddr,
+        /// Why binding failed.
+        source: std::io::Error,
+    },
+    /// The server loop failed.
+    #[error("web server failed: {0}")]
+    Serve(#[source] std::io::Error),
+}
+
+/// Why one API request failed; answered as `{"error": "..."}` with the status below.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum ApiError {
+    /// 400: a bad parameter, an illegal or unparsable move, a move out of turn.
+    #[error("{0}")]
+    BadRequest(String),
+    /// A request body or query the extractor refused (status given by axum: 400, 415, 422).
+    #[error("{1}")]
+    Rejected(StatusCode, String),
+    /// 404: no such session (never created, or expired).
+    #[error("{0}")]
+    NotFound(String),
+    /// 409: the engine is already thinking in this session, or the game changed meanwhile.
+    #[error("{0}")]
+    Conflict(String),
+    /// 500: the evaluator or the search failed.
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Rejected(s, _) => *s,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({ "error": self.to_string() });
+        (self.status(), Json(body)).into_response()
+    }
+}
