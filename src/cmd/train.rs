@@ -222,6 +222,7 @@ fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) ->
         dirichlet_epsilon: cfg.selfplay.dirichlet_epsilon as f32,
         root_noise: noise,
         gumbel: cfg.selfplay.gumbel.then(GumbelConfig::default),
+        terminal_check: cfg.selfplay.terminal_check,
         seed,
         ..SearchConfig::default()
     }

@@ -140,6 +140,10 @@ pub struct SelfPlayConfig {
     pub max_plies: u32,
     /// Use Gumbel root search instead of PUCT with Dirichlet noise.
     pub gumbel: bool,
+    /// Check every move of a newly expanded node for an immediate game end, so that
+    /// wins-in-1 and forced replies are seen at once (cheap for Connect Four and Gomoku,
+    /// costly for Xiangqi).
+    pub terminal_check: bool,
 }
 
 /// `[replay]`: the replay buffer.
@@ -363,6 +367,7 @@ impl TrainConfig {
                 },
                 max_plies: 400,
                 gumbel: false,
+                terminal_check: true,
             },
             replay: ReplayConfig {
                 capacity: 200_000,
@@ -415,21 +420,33 @@ impl TrainConfig {
         };
         match game {
             "connect4" => {
+                // Sized for a 2-core CPU: a small network and playout-cap randomisation
+                // (25% of moves get the full 128-simulation search and become policy
+                // targets), so that an hour of training plays thousands of games.
                 let mut c = base;
-                c.selfplay.simulations = 160;
+                c.selfplay.games_per_iteration = 100;
+                c.selfplay.simulations = 128;
                 c.selfplay.temperature_moves = 8;
                 c.selfplay.dirichlet_alpha = 1.0;
-                c.selfplay.playout_cap.fast_simulations = 32;
+                c.selfplay.playout_cap.enabled = true;
+                c.selfplay.playout_cap.fast_simulations = 24;
+                c.selfplay.playout_cap.full_probability = 0.3;
                 c.selfplay.max_plies = 42;
                 c.selfplay.resign.min_ply = 10;
                 c.replay.recent_window = 10_000;
                 c.model = ModelConfig {
-                    blocks: 5,
-                    channels: 64,
-                    value_hidden: 64,
+                    blocks: 4,
+                    channels: 32,
+                    value_hidden: 32,
                 };
-                c.gating.simulations = 160;
+                c.train.samples_per_position = 8.0;
+                c.train.lr = 2e-3;
+                c.gating.games = 30;
+                c.gating.simulations = 48;
+                c.gating.sprt.enabled = false;
                 c.gating.opening_random_plies = 2;
+                c.run.iterations = 0;
+                c.run.time_budget_minutes = 60.0;
                 Ok(c)
             }
             "gomoku" => {
@@ -447,6 +464,7 @@ impl TrainConfig {
                 c.selfplay.dirichlet_alpha = 0.3;
                 c.selfplay.max_plies = 300;
                 c.selfplay.resign.enabled = true;
+                c.selfplay.terminal_check = false;
                 c.selfplay.resign.min_ply = 40;
                 Ok(c)
             }
@@ -860,7 +878,7 @@ mod tests {
             assert_eq!(TrainConfig::from_toml_str(&text).unwrap(), c, "{game}");
         }
         let c4 = TrainConfig::default_for("connect4").unwrap();
-        assert_eq!((c4.model.blocks, c4.model.channels), (5, 64));
+        assert_eq!((c4.model.blocks, c4.model.channels), (4, 32));
         assert!((100..=200).contains(&c4.selfplay.simulations));
         let g = TrainConfig::default_for("gomoku").unwrap();
         assert_eq!(
@@ -999,7 +1017,14 @@ mod tests {
             ("game.name=chess", "game.name must be one of"),
             ("train.momentum=1", "train.momentum must be < 1"),
         ];
-        let base = TrainConfig::default_for("connect4").unwrap();
+        let base = TrainConfig::default_for("connect4")
+            .unwrap()
+            .with_overrides(&[
+                "run.time_budget_minutes=0",
+                "run.iterations=100",
+                "gating.sprt.enabled=true",
+            ])
+            .unwrap();
         for (o, msg) in cases {
             let err = base.with_overrides(&[o]).unwrap_err();
             assert!(err.to_string().starts_with(msg), "{o}: {err}");
