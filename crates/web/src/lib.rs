@@ -353,7 +353,7 @@ async fn new_game(
             let config = GomokuConfig::new(req.size.unwrap_or(15), rule)
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?;
             let m = Match::new(Gomoku::new(&config), human, (e.gomoku)(&config));
-            (AnyMatch::Gomoku(m), e.describe.gomoku.clone())
+            (AnyMatch::Gomoku(Box::new(m)), e.describe.gomoku.clone())
         }
         GameName::Xiangqi | GameName::Connect4 => {
             if req.size.is_some() || req.rule.is_some() {
@@ -367,10 +367,10 @@ async fn new_game(
                     human,
                     (e.xiangqi)(),
                 );
-                (AnyMatch::Xiangqi(m), e.describe.xiangqi.clone())
+                (AnyMatch::Xiangqi(Box::new(m)), e.describe.xiangqi.clone())
             } else {
                 let m = Match::new(Connect4::new(&Connect4Config), human, (e.connect4)());
-                (AnyMatch::Connect4(m), e.describe.connect4.clone())
+                (AnyMatch::Connect4(Box::new(m)), e.describe.connect4.clone())
             }
         }
     };

@@ -419,9 +419,9 @@ impl<G: WebGame> Match<G> {
 /// A match of any of the three games.
 #[derive(Clone)]
 pub(crate) enum AnyMatch {
-    Gomoku(Match<Gomoku>),
-    Xiangqi(Match<Xiangqi>),
-    Connect4(Match<Connect4>),
+    Gomoku(Box<Match<Gomoku>>),
+    Xiangqi(Box<Match<Xiangqi>>),
+    Connect4(Box<Match<Connect4>>),
 }
 
 /// Calls the same generic code on whichever game a match holds.

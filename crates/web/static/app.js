@@ -172,6 +172,10 @@ function onCellClick(cell) {
   render(state);
 }
 
+function pieceStyle() {
+  return $("piece-style").value;
+}
+
 function heatColour(game) {
   return game === "connect4" ? "255, 140, 0" : "255, 90, 30";
 }
@@ -209,7 +213,7 @@ function render(s) {
       const el = document.createElement("div");
       const content = s.board[r][c];
       const name = s.cells[r][c];
-      el.className = "cell";
+      el.className = content ? "cell occupied" : "cell";
       el.id = `cell-${r}-${c}`;
       el.dataset.row = r;
       el.dataset.col = c;
@@ -231,7 +235,7 @@ function render(s) {
       if (h > 0 && maxHeat > 0) {
         const hv = document.createElement("div");
         hv.className = "heat";
-        const alpha = 0.12 + 0.7 * Math.sqrt(h / maxHeat);
+        const alpha = (0.1 + 0.6 * (h / maxHeat)) * (content ? 0.75 : 1);
         hv.style.background = `rgba(${heatColour(game)}, ${alpha.toFixed(3)})`;
         el.appendChild(hv);
       }
@@ -240,7 +244,7 @@ function render(s) {
         if (game === "xiangqi") {
           const red = content === content.toUpperCase();
           p.className = "piece " + (red ? "red" : "black");
-          p.textContent = XQ_NAMES[content] || content;
+          p.textContent = pieceStyle() === "letters" ? content.toUpperCase() : (XQ_NAMES[content] || content);
           p.dataset.letter = content;
         } else {
           p.className = "stone " + content;
@@ -265,6 +269,7 @@ function render(s) {
       board.appendChild(el);
     }
   }
+  if (game === "xiangqi") board.appendChild(palaceLines()); // symmetric under the flip
   renderLabels(s, rowsOrder, colsOrder);
 
   // Status line.
@@ -298,8 +303,8 @@ function render(s) {
     const fill = $("value-fill");
     fill.style.width = (50 * (v + 1)).toFixed(1) + "%";
     fill.className = v >= 0 ? "pos" : "neg";
-    $("analysis-note").textContent = (a.played ? `played ${a.played}` : "analysis only") +
-      ` after move ${a.ply} — ${a.simulations} simulations`;
+    $("analysis-note").textContent = `search of ply ${a.ply + 1} (${a.side} to move), ${a.simulations} simulations: ` +
+      (a.played ? `played ${a.played}` : `would play ${a.best_move || "—"}`);
     for (const t of a.top_moves) {
       const tr = document.createElement("tr");
       for (const x of [t.move, t.visits, (100 * t.share).toFixed(1) + "%", t.q.toFixed(3), t.prior.toFixed(3)]) {
@@ -323,6 +328,23 @@ function render(s) {
   rec.classList.remove("disabled");
   $("undo").disabled = busy;
   $("analyse").disabled = busy || !!s.outcome;
+}
+
+// The two palaces' diagonals, drawn over the grid (coordinates in cells, as drawn).
+function palaceLines() {
+  const NS = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(NS, "svg");
+  svg.setAttribute("class", "palace");
+  svg.setAttribute("viewBox", "0 0 9 10");
+  svg.setAttribute("preserveAspectRatio", "none");
+  for (const [x1, y1, x2, y2] of [[3, 0, 5, 2], [5, 0, 3, 2], [3, 7, 5, 9], [5, 7, 3, 9]]) {
+    const l = document.createElementNS(NS, "line");
+    l.setAttribute("x1", x1 + 0.5); l.setAttribute("y1", y1 + 0.5);
+    l.setAttribute("x2", x2 + 0.5); l.setAttribute("y2", y2 + 0.5);
+    l.setAttribute("vector-effect", "non-scaling-stroke");
+    svg.appendChild(l);
+  }
+  return svg;
 }
 
 function cellSize(s) {
@@ -380,6 +402,14 @@ $("game").addEventListener("change", updateOptionVisibility);
 $("sims").addEventListener("input", () => { $("sims-out").textContent = $("sims").value; });
 $("undo").addEventListener("click", () => simpleAction("/api/undo", "Taking back…"));
 $("analyse").addEventListener("click", () => simpleAction("/api/analysis", "Analysing…"));
+$("piece-style").addEventListener("change", () => {
+  try { localStorage.setItem("alphazero-piece-style", pieceStyle()); } catch (e) { /* ignore */ }
+  if (state) render(state);
+});
+try {
+  const ps = localStorage.getItem("alphazero-piece-style");
+  if (ps) $("piece-style").value = ps;
+} catch (e) { /* ignore */ }
 for (const r of document.querySelectorAll('input[name="heatmode"]')) {
   r.addEventListener("change", () => { if (state) render(state); });
 }
