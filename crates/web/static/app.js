@@ -235,7 +235,7 @@ function render(s) {
       if (h > 0 && maxHeat > 0) {
         const hv = document.createElement("div");
         hv.className = "heat";
-        const alpha = (0.1 + 0.6 * (h / maxHeat)) * (content ? 0.75 : 1);
+        const alpha = (0.1 + 0.6 * (h / maxHeat)) * (content ? 1.3 : 1);
         hv.style.background = `rgba(${heatColour(game)}, ${alpha.toFixed(3)})`;
         el.appendChild(hv);
       }
