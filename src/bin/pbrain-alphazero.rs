@@ -1,0 +1,47 @@
+//! `pbrain-alphazero`: the Gomocup brain as its own executable (Piskvork and the Gomocup
+//! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
+//!
+//! Usage: `pbrain-alphazero [--model FILE] [--device NAME]`. Same brain as `alphazero gomocup`
+//! (shared start-up code in `src/engine.rs`).
+#[allow(dead_code)]
+#[path = "../engine.rs"]
+mod engine;
+
+fn main() {
+    let mut opts = engine::BrainOptions {
+        device: "default".into(),
+        ..Default::default()
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let value = match a.as_str() {
+            "--model" | "--device" | "--fixed-sims" => match args.next() {
+                Some(v) => v,
+                None => fail(&format!("{a} needs a value")),
+            },
+            "-h" | "--help" => {
+                println!("usage: pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N]");
+                return;
+            }
+            other => fail(&format!("unknown argument {other:?}")),
+        };
+        match a.as_str() {
+            "--model" => opts.model = Some(value.into()),
+            "--device" => opts.device = value,
+            _ => match value.parse::<u32>() {
+                Ok(n) if n > 0 => opts.fixed_simulations = Some(n),
+                _ => fail(&format!(
+                    "--fixed-sims needs a positive number, got {value:?}"
+                )),
+            },
+        }
+    }
+    if let Err(e) = engine::run_gomocup_brain(&opts) {
+        fail(&format!("{e:#}"));
+    }
+}
+
+fn fail(msg: &str) -> ! {
+    eprintln!("error: {msg}");
+    std::process::exit(1);
+}

@@ -1,0 +1,827 @@
+//! `alphazero arena`: matches between players (built-in baselines, networks, external engines)
+//! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
+//! ladder over the networks of a training run.
+use super::analyze::{draw_err, write_png, BoardView};
+use crate::engine::{device, load_network};
+use crate::games::GameArgs;
+use crate::with_game;
+use alphazero_arena::{
+    run_match, Entrant, GameRecord, Limits, MatchConfig, MatchResult, MctsPlayer, MoveChoice,
+    Pairing, Player, PlayerError, RandomPlayer, Ratings, Sprt, SprtDecision,
+};
+use alphazero_connect4::Connect4;
+use alphazero_game::{Game, History, Outcome};
+use alphazero_gomoku::Gomoku;
+use alphazero_mcts::{Evaluator, SearchConfig};
+use alphazero_nn::Device;
+use alphazero_xiangqi::Xiangqi;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Arguments of `alphazero arena`.
+#[derive(clap::Args, Debug)]
+pub struct ArenaArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Players: `random`, `rollout:N`, `uniform:N`, `net:FILE[:SIMS]`, `heuristic:L` (gomoku,
+    /// L = 0–2), `alphabeta:D` (xiangqi), `gomocup:CMD` (gomoku), `ucci:CMD` / `uci:CMD`
+    /// (xiangqi). CMD is an external engine's command line (quote it; words split as a shell
+    /// would, with '…' and "…" quoting).
+    #[arg(long, num_args = 1.., value_name = "SPEC")]
+    players: Vec<String>,
+    /// Games per pair of players (each opening is played with both colours, so odd numbers
+    /// are rounded up).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    games: u32,
+    /// Openings: `random-K` (K random plies, each opening played with both colours) or `none`.
+    #[arg(long, default_value = "random-4")]
+    openings: String,
+    /// Worker threads (games played at once).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    threads: u64,
+    /// Simulations per move for search players without their own count (`net:FILE`), and the
+    /// node limit given to external engines.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    sims: Option<u32>,
+    /// Time per move in milliseconds (search players stop early, external engines get it).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    movetime: Option<u64>,
+    /// The first player against each of the others instead of a round robin.
+    #[arg(long)]
+    gauntlet: bool,
+    /// Name of the player whose rating is fixed at 0 (default: the first).
+    #[arg(long)]
+    anchor: Option<String>,
+    /// Two-player match stopped early by an SPRT: `elo0,elo1[,alpha,beta]` (H0: the first player
+    /// is `elo0` Elo better than the second, H1: `elo1`; α = β = 0.05 by default). `--games`
+    /// is the maximum.
+    #[arg(long)]
+    sprt: Option<String>,
+    /// Ply cap per game (reaching it is a draw).
+    #[arg(long, default_value_t = 1000)]
+    max_plies: u32,
+    /// Seed of the openings and the players.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Write the games, cross table and ratings as JSON here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Write every game as PGN-like text here.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Rating ladder over a training run's networks (`RUN_DIR/networks/*.azc` except
+    /// `latest.azc`) plus `random` as anchor 0; writes `ladder.png` into the run directory.
+    /// Players are not given then; --sims is the networks' simulations (default 100).
+    #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
+    snapshots: Option<PathBuf>,
+    /// Device for networks: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    #[arg(long, default_value = "default")]
+    device: String,
+}
+
+/// A parsed player specification.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// Uniformly random legal moves.
+    Random,
+    /// Pure MCTS with one random playout per leaf, N simulations.
+    Rollout(u32),
+    /// Search with the uniform evaluator, N simulations.
+    Uniform(u32),
+    /// A network with its own simulations or the global --sims.
+    Net(PathBuf, Option<u32>),
+    /// Gomoku threat heuristic of a level.
+    Heuristic(u8),
+    /// Xiangqi alpha-beta of a depth.
+    AlphaBeta(u32),
+    /// External Gomocup brain.
+    Gomocup(Vec<String>),
+    /// External UCCI engine.
+    Ucci(Vec<String>),
+    /// External UCI engine.
+    Uci(Vec<String>),
+}
+
+/// Splits a command line into words: blanks separate, `'…'` and `"…"` quote, `\` escapes.
+///
+/// # Errors
+/// An unterminated quote or an empty command.
+pub fn split_command(text: &str) -> Result<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some(q) if q == c => break,
+                        Some('\\') if c == '"' => {
+                            if let Some(e) = chars.next() {
+                                cur.push(e);
+                            }
+                        }
+                        Some(x) => cur.push(x),
+                        None => bail!("unterminated {c} quote in command {text:?}"),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                if let Some(e) = chars.next() {
+                    cur.push(e);
+                }
+            }
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            c => {
+                in_word = true;
+                cur.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    if words.is_empty() {
+        bail!("empty engine command");
+    }
+    Ok(words)
+}
+
+fn parse_count(spec: &str, what: &str, text: &str) -> Result<u32> {
+    match text.parse::<u32>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => bail!("player {spec:?}: {what} must be a positive number, got {text:?}"),
+    }
+}
+
+impl PlayerSpec {
+    /// Parses one `--players` entry.
+    ///
+    /// # Errors
+    /// An unknown kind or a bad number, naming the spec.
+    pub fn parse(spec: &str) -> Result<PlayerSpec> {
+        let s = spec.trim();
+        let (kind, arg) = match s.split_once(':') {
+            Some((k, a)) => (k.to_ascii_lowercase(), Some(a)),
+            None => (s.to_ascii_lowercase(), None),
+        };
+        let need = |what: &str| -> Result<&str> {
+            arg.filter(|a| !a.trim().is_empty())
+                .with_context(|| format!("player {spec:?}: expected {kind}:{what}"))
+        };
+        Ok(match kind.as_str() {
+            "random" if arg.is_none() => PlayerSpec::Random,
+            "rollout" => PlayerSpec::Rollout(parse_count(spec, "N", need("N")?)?),
+            "uniform" => PlayerSpec::Uniform(parse_count(spec, "N", need("N")?)?),
+            "net" => {
+                let a = need("FILE[:SIMS]")?;
+                match a.rsplit_once(':') {
+                    Some((file, sims))
+                        if !file.is_empty() && sims.chars().all(|c| c.is_ascii_digit()) =>
+                    {
+                        PlayerSpec::Net(file.into(), Some(parse_count(spec, "SIMS", sims)?))
+                    }
+                    _ => PlayerSpec::Net(a.into(), None),
+                }
+            }
+            "heuristic" => {
+                let l = need("L")?;
+                match l.parse::<u8>() {
+                    Ok(v) if v <= 2 => PlayerSpec::Heuristic(v),
+                    _ => bail!("player {spec:?}: heuristic level must be 0, 1 or 2"),
+                }
+            }
+            "alphabeta" => {
+                let d = parse_count(spec, "depth D", need("D")?)?;
+                if d > 8 {
+                    bail!("player {spec:?}: alpha-beta depth must be 1–8");
+                }
+                PlayerSpec::AlphaBeta(d)
+            }
+            "gomocup" => PlayerSpec::Gomocup(split_command(need("CMD")?)?),
+            "ucci" => PlayerSpec::Ucci(split_command(need("CMD")?)?),
+            "uci" => PlayerSpec::Uci(split_command(need("CMD")?)?),
+            _ => bail!(
+                "unknown player {spec:?}: expected random, rollout:N, uniform:N, net:FILE[:SIMS], \
+                 heuristic:L, alphabeta:D, gomocup:CMD, ucci:CMD or uci:CMD"
+            ),
+        })
+    }
+}
+
+/// A player with its own simulation count, whatever the match-wide limits say.
+struct WithSims<G: Game> {
+    inner: Box<dyn Player<G>>,
+    sims: Option<u32>,
+}
+
+impl<G: Game> Player<G> for WithSims<G> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        self.inner.new_game()
+    }
+    fn choose_move(
+        &mut self,
+        game: &History<G>,
+        limits: &Limits,
+    ) -> Result<MoveChoice<G>, PlayerError> {
+        let l = Limits {
+            simulations: self.sims.or(limits.simulations),
+            ..*limits
+        };
+        self.inner.choose_move(game, &l)
+    }
+    fn game_over(&mut self, game: &History<G>, outcome: Outcome) {
+        self.inner.game_over(game, outcome)
+    }
+    fn set_seed(&mut self, seed: u64) {
+        self.inner.set_seed(seed)
+    }
+}
+
+type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
+
+/// Games with players of their own (heuristics, engines over a protocol).
+pub trait ArenaGame: BoardView {
+    /// A factory for a game-specific spec, or an error saying the spec is for another game.
+    ///
+    /// # Errors
+    /// The spec does not apply to this game.
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
+}
+
+fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
+    anyhow::anyhow!("player {text:?} cannot play {}", G::NAME)
+}
+
+impl ArenaGame for Connect4 {
+    fn special(_: &PlayerSpec, text: &str, _: u64) -> Result<(String, Factory<Self>)> {
+        Err(wrong_game::<Self>(text))
+    }
+}
+
+impl ArenaGame for Gomoku {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+        match spec {
+            PlayerSpec::Heuristic(l) => {
+                let l = *l;
+                Ok((
+                    format!("heuristic-{l}"),
+                    Arc::new(move || {
+                        Box::new(alphazero_arena::GomokuHeuristic::new(l, seed))
+                            as Box<dyn Player<Gomoku>>
+                    }),
+                ))
+            }
+            PlayerSpec::Gomocup(cmd) => {
+                let cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
+                let name = cfg.name.clone();
+                Ok((
+                    name,
+                    Arc::new(move || {
+                        Box::new(alphazero_protocols::GomocupClient::new(cfg.clone()))
+                            as Box<dyn Player<Gomoku>>
+                    }),
+                ))
+            }
+            _ => Err(wrong_game::<Self>(text)),
+        }
+    }
+}
+
+impl ArenaGame for Xiangqi {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+        use alphazero_protocols::{Dialect, UcciClient, UcciClientConfig};
+        match spec {
+            PlayerSpec::AlphaBeta(d) => {
+                let d = *d;
+                Ok((
+                    format!("alphabeta-d{d}"),
+                    Arc::new(move || {
+                        Box::new(alphazero_arena::XiangqiAlphaBeta::new(d, seed))
+                            as Box<dyn Player<Xiangqi>>
+                    }),
+                ))
+            }
+            PlayerSpec::Ucci(cmd) | PlayerSpec::Uci(cmd) => {
+                let dialect = if matches!(spec, PlayerSpec::Ucci(_)) {
+                    Dialect::Ucci
+                } else {
+                    Dialect::Uci
+                };
+                let cfg = UcciClientConfig::new(cmd.clone(), dialect);
+                let name = cfg.name.clone();
+                Ok((
+                    name,
+                    Arc::new(move || {
+                        Box::new(UcciClient::new(cfg.clone())) as Box<dyn Player<Xiangqi>>
+                    }),
+                ))
+            }
+            _ => Err(wrong_game::<Self>(text)),
+        }
+    }
+}
+
+fn net_entrant<G: ArenaGame>(
+    file: &Path,
+    sims: Option<u32>,
+    cfg: &G::Config,
+    dev: &Device,
+    seed: u64,
+) -> Result<Entrant<G>> {
+    let (eval, desc) = load_network::<G>(file, cfg, dev)?;
+    eprintln!("player net: {desc}");
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "net".into(), |s| s.to_string_lossy().into_owned());
+    let name = match sims {
+        Some(s) => format!("{stem}@{s}"),
+        None => stem,
+    };
+    Ok(mcts_entrant(name, eval, 100, sims, seed))
+}
+
+fn mcts_entrant<G: Game>(
+    name: String,
+    eval: Arc<dyn Evaluator<G>>,
+    default_sims: u32,
+    sims: Option<u32>,
+    seed: u64,
+) -> Entrant<G> {
+    let n = name.clone();
+    Entrant::new(name, move || {
+        let p = MctsPlayer::new(
+            n.clone(),
+            eval.clone(),
+            SearchConfig {
+                simulations: sims.unwrap_or(default_sims),
+                seed,
+                ..SearchConfig::default()
+            },
+        );
+        Box::new(WithSims {
+            inner: Box::new(p),
+            sims,
+        }) as Box<dyn Player<G>>
+    })
+}
+
+fn build_entrant<G: ArenaGame>(
+    text: &str,
+    cfg: &G::Config,
+    dev: &Device,
+    seed: u64,
+) -> Result<Entrant<G>> {
+    let spec = PlayerSpec::parse(text)?;
+    Ok(match &spec {
+        PlayerSpec::Random => Entrant::new("random", move || {
+            Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
+        }),
+        PlayerSpec::Rollout(n) => {
+            let n = *n;
+            Entrant::new(format!("rollout-{n}"), move || {
+                Box::new(WithSims {
+                    inner: Box::new(MctsPlayer::<G>::rollout(n, seed)),
+                    sims: Some(n),
+                }) as Box<dyn Player<G>>
+            })
+        }
+        PlayerSpec::Uniform(n) => {
+            let n = *n;
+            Entrant::new(format!("uniform-{n}"), move || {
+                Box::new(WithSims {
+                    inner: Box::new(MctsPlayer::<G>::uniform(n)),
+                    sims: Some(n),
+                }) as Box<dyn Player<G>>
+            })
+        }
+        PlayerSpec::Net(file, sims) => net_entrant::<G>(file, *sims, cfg, dev, seed)?,
+        _ => {
+            let (name, f) = G::special(&spec, text, seed)?;
+            Entrant { name, factory: f }
+        }
+    })
+}
+
+fn unique_names<G: Game>(entrants: &mut [Entrant<G>]) {
+    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+    for (i, e) in entrants.iter_mut().enumerate() {
+        let same = names.iter().filter(|n| **n == names[i]).count();
+        if same > 1 {
+            let k = names[..i].iter().filter(|n| **n == names[i]).count() + 1;
+            e.name = format!("{}#{k}", names[i]);
+        }
+    }
+}
+
+fn parse_openings(text: &str) -> Result<u32> {
+    let t = text.trim().to_ascii_lowercase();
+    if t == "none" {
+        return Ok(0);
+    }
+    match t.strip_prefix("random-").map(str::parse::<u32>) {
+        Some(Ok(k)) if k <= 100 => Ok(k),
+        _ => bail!("--openings {text:?}: expected random-K (K = 0–100) or none"),
+    }
+}
+
+fn parse_sprt(text: &str) -> Result<Sprt> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--sprt {text:?}: expected numbers elo0,elo1[,alpha,beta]"))?;
+    let (elo0, elo1, alpha, beta) = match v.as_slice() {
+        [a, b] => (*a, *b, 0.05, 0.05),
+        [a, b, c, d] => (*a, *b, *c, *d),
+        _ => bail!("--sprt {text:?}: expected elo0,elo1 or elo0,elo1,alpha,beta"),
+    };
+    let ok = elo0 < elo1 && alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5;
+    if !ok {
+        bail!("--sprt {text:?}: need elo0 < elo1 and 0 < alpha, beta < 0.5");
+    }
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}
+
+/// The cross table: one row per player, W-D-L against each other player, and the total score.
+pub fn cross_table(r: &MatchResult) -> String {
+    let n = r.players.len();
+    let mut cell = vec![vec![String::from("-"); n]; n];
+    for p in r.pair_stats() {
+        cell[p.a][p.b] = format!("{}-{}-{}", p.wins, p.draws, p.losses);
+        cell[p.b][p.a] = format!("{}-{}-{}", p.losses, p.draws, p.wins);
+    }
+    let labels: Vec<String> = (0..n)
+        .map(|i| format!("#{} {}", i + 1, r.players[i]))
+        .collect();
+    let w = labels.iter().map(String::len).max().unwrap_or(5).max(5);
+    let cw = cell
+        .iter()
+        .flatten()
+        .map(String::len)
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let mut s = format!("{:<w$}", "W-D-L");
+    for i in 0..n {
+        s.push_str(&format!(" {:>cw$}", format!("#{}", i + 1)));
+    }
+    s.push_str("   score\n");
+    let scores = r.scores();
+    for i in 0..n {
+        s.push_str(&format!("{:<w$}", labels[i]));
+        for c in &cell[i] {
+            s.push_str(&format!(" {c:>cw$}"));
+        }
+        let (pts, games) = scores[i];
+        s.push_str(&format!("   {pts:.1}/{games}\n"));
+    }
+    s
+}
+
+fn wdl_first(r: &MatchResult) -> (u64, u64, u64) {
+    let p = r.pair_stats();
+    p.first().map_or((0, 0, 0), |p| {
+        (u64::from(p.wins), u64::from(p.draws), u64::from(p.losses))
+    })
+}
+
+fn mix(a: u64, b: u64) -> u64 {
+    alphazero_game::splitmix64(a ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03)).1
+}
+
+fn progress_callback(total: usize) -> alphazero_arena::matches::GameCallback {
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    Arc::new(move |g: &GameRecord| {
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let fail = match &g.termination {
+            alphazero_arena::Termination::Failure { side, message } => {
+                format!("  ({side:?} failed: {message})")
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "game {k}/{total}: {} vs {}: {}{fail}",
+            g.first_name, g.second_name, g.result
+        );
+    })
+}
+
+struct MatchSetup<G: Game> {
+    config: MatchConfig<G>,
+    sprt: Option<Sprt>,
+}
+
+fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDecision, f64)>)> {
+    let Some(sprt) = setup.sprt else {
+        return Ok((run_match(&setup.config)?, None));
+    };
+    let total = setup.config.openings_per_pair;
+    let chunk = (setup.config.threads as u32).max(1);
+    let mut all = MatchResult {
+        game: G::NAME.into(),
+        players: setup
+            .config
+            .entrants
+            .iter()
+            .map(|e| e.name.clone())
+            .collect(),
+        games: Vec::new(),
+    };
+    let mut done = 0;
+    let mut decision = SprtDecision::Continue;
+    while done < total {
+        let k = chunk.min(total - done);
+        let cfg = MatchConfig {
+            openings_per_pair: k,
+            seed: mix(setup.config.seed, u64::from(done)),
+            ..setup.config.clone()
+        };
+        let r = run_match(&cfg)?;
+        for mut g in r.games {
+            g.index = all.games.len();
+            all.games.push(g);
+        }
+        done += k;
+        let (w, d, l) = wdl_first(&all);
+        decision = sprt.decision(w, d, l);
+        if decision != SprtDecision::Continue {
+            break;
+        }
+    }
+    let (w, d, l) = wdl_first(&all);
+    Ok((all, Some((decision, sprt.llr(w, d, l)))))
+}
+
+fn report(
+    r: &MatchResult,
+    anchor: usize,
+    sprt: Option<(Sprt, SprtDecision, f64)>,
+    out: Option<&Path>,
+    pgn: Option<&Path>,
+) -> Result<Ratings> {
+    let failures: Vec<&GameRecord> = r
+        .games
+        .iter()
+        .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
+        .collect();
+    println!("{} games of {}", r.games.len(), r.game);
+    print!("{}", cross_table(r));
+    let ratings = r.ratings(anchor).context("fitting ratings")?;
+    println!(
+        "\nBradley–Terry ratings (anchor {} = 0, ±95% interval):",
+        r.players[anchor]
+    );
+    print!("{}", ratings.to_table());
+    if let Some((s, d, llr)) = sprt {
+        let (lo, hi) = s.bounds();
+        let verdict = match d {
+            SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", s.elo0),
+            SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", s.elo1),
+            SprtDecision::Continue => "no decision within --games".into(),
+        };
+        println!(
+            "SPRT [{}, {}]: LLR {llr:.3} (bounds {lo:.3}, {hi:.3}): {verdict}",
+            s.elo0, s.elo1
+        );
+    }
+    if !failures.is_empty() {
+        println!("\n{} game(s) lost by a player failure:", failures.len());
+        for g in failures.iter().take(10) {
+            if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
+                println!(
+                    "  game {}: {} vs {}: {side:?} failed: {message}",
+                    g.index + 1,
+                    g.first_name,
+                    g.second_name
+                );
+            }
+        }
+    }
+    if let Some(p) = out {
+        let json = serde_json::json!({
+            "match": r,
+            "cross_table": r.pair_stats(),
+            "ratings": ratings,
+            "sprt": sprt.map(|(s, d, llr)| serde_json::json!({"test": s, "decision": d, "llr": llr})),
+        });
+        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("results written to {}", p.display());
+    }
+    if let Some(p) = pgn {
+        std::fs::write(p, r.to_text()).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("games written to {}", p.display());
+    }
+    Ok(ratings)
+}
+
+fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
+    if args.players.len() < 2 {
+        bail!(
+            "--players needs at least 2 players, got {}",
+            args.players.len()
+        );
+    }
+    let opening_plies = parse_openings(&args.openings)?;
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    if sprt.is_some() && args.players.len() != 2 {
+        bail!("--sprt needs exactly 2 players, got {}", args.players.len());
+    }
+    let dev = device(&args.device)?;
+    let mut entrants = args
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| build_entrant::<G>(p, cfg, &dev, mix(args.seed, i as u64 + 1)))
+        .collect::<Result<Vec<_>>>()?;
+    unique_names(&mut entrants);
+    let anchor = match &args.anchor {
+        None => 0,
+        Some(a) => entrants
+            .iter()
+            .position(|e| e.name == *a)
+            .or_else(|| args.players.iter().position(|p| p.trim() == a.trim()))
+            .with_context(|| {
+                let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+                format!("--anchor {a:?} is none of the players {names:?}")
+            })?,
+    };
+    let n = entrants.len();
+    let pairing = if args.gauntlet {
+        Pairing::Gauntlet { challenger: 0 }
+    } else {
+        Pairing::RoundRobin
+    };
+    let pairs = if args.gauntlet {
+        n - 1
+    } else {
+        n * (n - 1) / 2
+    };
+    let openings = args.games.div_ceil(2);
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.pairing = pairing;
+    config.openings_per_pair = openings;
+    config.opening_plies = opening_plies;
+    config.limits = Limits {
+        simulations: args.sims,
+        movetime: args.movetime.map(Duration::from_millis),
+        depth: None,
+    };
+    config.max_plies = args.max_plies;
+    config.threads = args.threads as usize;
+    config.seed = args.seed;
+    config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
+    let setup = MatchSetup { config, sprt };
+    let (r, dec) = play(&setup)?;
+    report(
+        &r,
+        anchor,
+        dec.map(|(d, llr)| (sprt.expect("sprt set"), d, llr)),
+        args.out.as_deref(),
+        args.pgn.as_deref(),
+    )?;
+    Ok(())
+}
+
+fn ladder_plot(ratings: &Ratings, path: &Path) -> Result<()> {
+    let (w, h) = (800u32, 480u32);
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        use plotters::prelude::*;
+        let pts: Vec<(f64, f64, f64, f64)> = ratings
+            .players
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let clamp = |x: f64| x.clamp(-4000.0, 4000.0);
+                (i as f64, clamp(p.elo), clamp(p.lo), clamp(p.hi))
+            })
+            .collect();
+        let y0 = pts.iter().map(|p| p.2).fold(0.0f64, f64::min) - 20.0;
+        let y1 = pts.iter().map(|p| p.3).fold(0.0f64, f64::max) + 20.0;
+        let x1 = (pts.len().max(2) - 1) as f64;
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(draw_err)?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(20)
+            .build_cartesian_2d(-0.5..x1 + 0.5, y0..y1)
+            .map_err(draw_err)?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(-0.5, 0.0), (x1 + 0.5, 0.0)],
+                RGBColor(150, 150, 150).stroke_width(1),
+            )))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(pts.iter().map(|&(x, _, lo, hi)| {
+                PathElement::new(
+                    vec![(x, lo), (x, hi)],
+                    RGBColor(31, 119, 180).stroke_width(2),
+                )
+            }))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.0, p.1)),
+                RGBColor(214, 39, 40).stroke_width(2),
+            ))
+            .map_err(draw_err)?;
+        chart
+            .draw_series(
+                pts.iter()
+                    .map(|p| Circle::new((p.0, p.1), 4, RGBColor(214, 39, 40).filled())),
+            )
+            .map_err(draw_err)?;
+        root.present().map_err(draw_err)?;
+    }
+    write_png(path, &buf, w, h)
+}
+
+fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
+    let dir = run.join("networks");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "azc")
+                && p.file_name().is_some_and(|n| n != "latest.azc")
+        })
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!(
+            "no networks (*.azc other than latest.azc) in {}",
+            dir.display()
+        );
+    }
+    let dev = device(&args.device)?;
+    let sims = args.sims.unwrap_or(100);
+    let seed = args.seed;
+    let mut entrants: Vec<Entrant<G>> = vec![Entrant::new("random", move || {
+        Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
+    })];
+    for (i, f) in files.iter().enumerate() {
+        entrants.push(net_entrant::<G>(
+            f,
+            Some(sims),
+            cfg,
+            &dev,
+            mix(seed, i as u64 + 1),
+        )?);
+    }
+    let n = entrants.len();
+    let openings = args.games.div_ceil(2);
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.openings_per_pair = openings;
+    config.opening_plies = parse_openings(&args.openings)?;
+    config.limits = Limits {
+        simulations: None,
+        movetime: args.movetime.map(Duration::from_millis),
+        depth: None,
+    };
+    config.max_plies = args.max_plies;
+    config.threads = args.threads as usize;
+    config.seed = seed;
+    config.on_game = Some(progress_callback(n * (n - 1) * openings as usize));
+    let r = run_match(&config)?;
+    let ratings = report(&r, 0, None, args.out.as_deref(), args.pgn.as_deref())?;
+    let png = run.join("ladder.png");
+    ladder_plot(&ratings, &png)?;
+    println!("\nladder.png: x = player in the order above (0 = random, then the networks by file name), y = Elo ± 95%");
+    for (i, p) in ratings.players.iter().enumerate() {
+        println!(
+            "  x={i}: {} {:+.1} [{:+.1}, {:+.1}]",
+            p.name, p.elo, p.lo, p.hi
+        );
+    }
+    eprintln!("ladder plot written to {}", png.display());
+    Ok(())
+}
+
+/// Runs `alphazero arena`.
+pub fn run(args: &ArenaArgs) -> Result<()> {
+    let spec = args.game.spec()?;
+    match &args.snapshots {
+        Some(run_dir) => with_game!(&spec, G, cfg => run_ladder::<G>(cfg, run_dir, args)),
+        None => with_game!(&spec, G, cfg => run_players::<G>(cfg, args)),
+    }
+}

@@ -1,0 +1,192 @@
+//! `alphazero bench`: throughput figures in a stable, greppable format — one line
+//! `bench <name> <figure> <unit>` per figure on stdout (details on stderr).
+use crate::engine::device;
+use crate::games::PositionText;
+use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_game::Game;
+use alphazero_gomoku::{Gomoku, GomokuConfig};
+use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
+use alphazero_nn::bench::{bench_inference, bench_matmul, bench_training, gomoku15_config};
+use alphazero_nn::{ModelConfig, ModelPreset, NetworkEvaluator};
+use alphazero_selfplay::{play_selfplay_games, SelfPlayConfig};
+use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+use anyhow::{Context, Result};
+use std::time::{Duration, Instant};
+
+/// What to measure.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BenchWhat {
+    /// Xiangqi move generation: perft nodes/s from the start position.
+    Perft,
+    /// Search simulations/s with the uniform evaluator (no network).
+    Search,
+    /// Network positions/s (inference) and samples/s (training), GFLOP/s.
+    Nn,
+    /// Self-play games/hour for Connect Four with a small fresh network.
+    Selfplay,
+    /// Everything.
+    All,
+}
+
+/// Arguments of `alphazero bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Which benchmark.
+    #[arg(value_enum, default_value = "all")]
+    what: BenchWhat,
+    /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
+    #[arg(long)]
+    quick: bool,
+    /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
+    #[arg(long, default_value = "default")]
+    device: String,
+}
+
+fn line(name: &str, figure: f64, unit: &str) {
+    println!("bench {name} {figure:.1} {unit}");
+}
+
+fn perft(quick: bool) {
+    let depth = if quick { 4 } else { 5 };
+    let pos = Xiangqi::new(&XiangqiConfig::default());
+    let start = Instant::now();
+    let nodes = alphazero_xiangqi::perft(&pos, depth);
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    eprintln!("perft xiangqi start depth {depth}: {nodes} nodes in {secs:.3} s");
+    line(
+        &format!("perft-xiangqi-d{depth}"),
+        nodes as f64 / secs,
+        "nodes/s",
+    );
+}
+
+fn search_one<G: Game>(name: &str, pos: &G, sims: u32, runs: u32) -> Result<()> {
+    let cfg = SearchConfig {
+        simulations: sims,
+        ..SearchConfig::default()
+    };
+    let r = bench_simulations(pos, &cfg, &UniformEvaluator, runs)?;
+    eprintln!(
+        "search {name}: {} simulations in {:.3} s, tree {} nodes",
+        r.simulations, r.seconds, r.tree_size
+    );
+    line(&format!("search-{name}"), r.sims_per_sec, "sims/s");
+    Ok(())
+}
+
+fn search(quick: bool) -> Result<()> {
+    let (sims, runs) = if quick { (800, 2) } else { (3200, 5) };
+    let g15 = Gomoku::parse_position(&GomokuConfig::default(), "h8 i9 g9 h10 i8 j10")?;
+    search_one("gomoku15", g15.current(), sims, runs)?;
+    let xq = Xiangqi::new(&XiangqiConfig::default());
+    search_one("xiangqi-start", &xq, sims, runs)?;
+    let mid = Xiangqi::parse_position(
+        &XiangqiConfig::default(),
+        "r1bakab1r/9/1cn3nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C1N2/9/RNBAKAB1R w - - 4 3",
+    )?;
+    search_one("xiangqi-mid", mid.current(), sims, runs)?;
+    let c4 = Connect4::new(&Connect4Config);
+    search_one("connect4", &c4, sims, runs)?;
+    Ok(())
+}
+
+fn nn(quick: bool, dev: &alphazero_nn::Device) {
+    let t = if quick {
+        Duration::from_millis(300)
+    } else {
+        Duration::from_secs(2)
+    };
+    eprintln!("network device: {dev:?}");
+    let mm = bench_matmul(if quick { 512 } else { 1024 }, t, dev);
+    line("matmul", mm, "GFLOP/s");
+    for preset in [ModelPreset::Medium, ModelPreset::Large] {
+        let cfg = gomoku15_config(preset);
+        let name = format!("{}x{}", cfg.residual_blocks, cfg.channels);
+        for batch in [1usize, 8, 32, 128] {
+            let f = bench_inference(&cfg, batch, t, dev);
+            line(
+                &format!("nn-infer-{name}-gomoku15-b{batch}"),
+                f.positions_per_sec,
+                "positions/s",
+            );
+            line(
+                &format!("nn-infer-{name}-gomoku15-b{batch}-gflops"),
+                f.gflops,
+                "GFLOP/s",
+            );
+        }
+    }
+    let cfg = gomoku15_config(ModelPreset::Medium);
+    let f = bench_training(&cfg, 256, t, dev);
+    line(
+        "nn-train-6x64-gomoku15-b256",
+        f.samples_per_sec,
+        "samples/s",
+    );
+    line("nn-train-6x64-gomoku15-b256-gflops", f.gflops, "GFLOP/s");
+}
+
+fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
+    let (games, sims) = if quick { (4u64, 32u32) } else { (8, 64) };
+    let mcfg = ModelConfig::for_game::<Connect4>(ModelPreset::Small, &Connect4Config);
+    let net = mcfg.init(dev);
+    let eval = NetworkEvaluator::<Connect4>::new(&net, &mcfg, dev)?;
+    let config = SelfPlayConfig {
+        search: SearchConfig {
+            simulations: sims,
+            root_noise: true,
+            ..SearchConfig::default()
+        },
+        parallel_games: games as usize,
+        ..SelfPlayConfig::default()
+    };
+    let start = Connect4::new(&Connect4Config);
+    let stats = play_selfplay_games(&start, &eval, &config, games, 0, |_| {})
+        .context("self-play benchmark")?;
+    let secs = stats.total_time.as_secs_f64().max(1e-9);
+    eprintln!(
+        "selfplay connect4 {}x{} net, {games} games at {sims} sims: {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
+        mcfg.residual_blocks,
+        mcfg.channels,
+        stats.plies,
+        stats.evaluations,
+        stats.evaluator_calls,
+        stats.mean_batch()
+    );
+    line(
+        &format!(
+            "selfplay-connect4-{}x{}-s{sims}",
+            mcfg.residual_blocks, mcfg.channels
+        ),
+        stats.games as f64 * 3600.0 / secs,
+        "games/h",
+    );
+    line(
+        "selfplay-connect4-network-share",
+        100.0 * stats.evaluator_share(),
+        "%",
+    );
+    Ok(())
+}
+
+/// Runs `alphazero bench`.
+pub fn run(args: &BenchArgs) -> Result<()> {
+    let w = args.what;
+    let all = w == BenchWhat::All;
+    if all || w == BenchWhat::Perft {
+        perft(args.quick);
+    }
+    if all || w == BenchWhat::Search {
+        search(args.quick)?;
+    }
+    if all || w == BenchWhat::Nn || w == BenchWhat::Selfplay {
+        let dev = device(&args.device)?;
+        if all || w == BenchWhat::Nn {
+            nn(args.quick, &dev);
+        }
+        if all || w == BenchWhat::Selfplay {
+            selfplay(args.quick, &dev)?;
+        }
+    }
+    Ok(())
+}

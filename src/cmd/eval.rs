@@ -1,0 +1,296 @@
+//! `alphazero eval`: learning-quality reports — Connect Four against the exact solver, and value
+//! calibration of a training run.
+use super::records::spec_from_header;
+use crate::engine::{device, load_evaluator, search_position};
+use crate::games::GameArgs;
+use crate::with_game;
+use alphazero_arena::c4_eval::{
+    evaluate_sets, expected_calibration_error, C4EvalConfig, DEFAULT_SETS,
+};
+use alphazero_arena::calibration;
+use alphazero_connect4::{C4Move, Connect4, Connect4Config};
+use alphazero_game::{Game, History, Side};
+use alphazero_mcts::{EvalRequest, SearchConfig};
+use alphazero_train::record::read_records_any;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+
+/// Arguments of `alphazero eval`.
+#[derive(clap::Args, Debug)]
+pub struct EvalArgs {
+    #[command(subcommand)]
+    command: EvalCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum EvalCommand {
+    /// Connect Four against the solver on Pascal Pons' test sets: per file, the share of
+    /// positions where the network alone (policy argmax) picks a best move, where its value has
+    /// the solver's sign, and where the search picks a best move.
+    Connect4 {
+        /// Network checkpoint (without it: the uniform evaluator).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+        #[arg(long, default_value = "default")]
+        device: String,
+        /// Search simulations for the search column (0 = no search).
+        #[arg(long, default_value_t = 200)]
+        sims: u32,
+        /// Positions per file (the first ones).
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+        lines: u64,
+        /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1).
+        #[arg(long, value_delimiter = ',')]
+        sets: Vec<String>,
+        /// Test-data folder (default: `../shared/testdata/connect4` beside the repository).
+        #[arg(long)]
+        testdata: Option<PathBuf>,
+    },
+    /// Value calibration of a run: the recorded root value (prediction) against the game's
+    /// result z, both from the side to move, in equal bins over [-1, 1].
+    Calibration {
+        #[command(flatten)]
+        game: GameArgs,
+        /// The run directory (its `records/*.azr` are read).
+        #[arg(long)]
+        run: PathBuf,
+        /// Number of bins.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=1000))]
+        bins: u64,
+    },
+}
+
+fn default_testdata() -> PathBuf {
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/testdata/connect4"
+    ))
+}
+
+fn softmax_legal(pos: &Connect4, logits: &[f32]) -> Vec<f32> {
+    let legal = pos.legal_moves_vec();
+    let max = legal
+        .iter()
+        .map(|m| logits[m.col()])
+        .fold(f32::NEG_INFINITY, f32::max);
+    let mut p = vec![0.0f32; logits.len()];
+    let mut sum = 0.0;
+    for m in &legal {
+        let e = (logits[m.col()] - max).exp();
+        p[m.col()] = e;
+        sum += e;
+    }
+    if sum > 0.0 {
+        p.iter_mut().for_each(|x| *x /= sum);
+    }
+    p
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_connect4(
+    model: Option<&Path>,
+    device_name: &str,
+    sims: u32,
+    lines: u64,
+    sets: &[String],
+    testdata: Option<&Path>,
+) -> Result<()> {
+    let dir = testdata.map_or_else(default_testdata, Path::to_path_buf);
+    if !dir.is_dir() {
+        bail!(
+            "test-data folder {} does not exist (use --testdata DIR)",
+            dir.display()
+        );
+    }
+    let sets: Vec<String> = if sets.is_empty() {
+        DEFAULT_SETS.iter().map(|s| s.to_string()).collect()
+    } else {
+        sets.iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    };
+    for s in &sets {
+        if !dir.join(s).is_file() {
+            bail!("test file {s:?} not found in {}", dir.display());
+        }
+    }
+    let dev = device(device_name)?;
+    let (eval, desc) = load_evaluator::<Connect4>(model, &Connect4Config, &dev)?;
+    let mut err: Option<anyhow::Error> = None;
+    let mut policy_fn = |pos: &Connect4| -> (Vec<f32>, f32) {
+        let mut logits = vec![0.0f32; pos.num_actions()];
+        let mut v = [0.0f32];
+        let req = [EvalRequest {
+            position: pos,
+            history: &[],
+        }];
+        if let Err(e) = eval.evaluate(&req, &mut logits, &mut v) {
+            err.get_or_insert(e.into());
+        }
+        (softmax_legal(pos, &logits), v[0])
+    };
+    let mut search_err: Option<anyhow::Error> = None;
+    let config = SearchConfig {
+        simulations: sims.max(1),
+        ..SearchConfig::default()
+    };
+    let mut chooser = |pos: &Connect4| -> C4Move {
+        let h = History::new(*pos);
+        match search_position(&h, &*eval, &config, None) {
+            Ok(r) => r.best_move.unwrap_or(C4Move(0)),
+            Err(e) => {
+                search_err.get_or_insert(e);
+                C4Move(0)
+            }
+        }
+    };
+    let set_refs: Vec<&str> = sets.iter().map(String::as_str).collect();
+    let cfg = C4EvalConfig {
+        max_lines: lines as usize,
+        ..C4EvalConfig::default()
+    };
+    let ch: Option<&mut dyn FnMut(&Connect4) -> C4Move> =
+        if sims > 0 { Some(&mut chooser) } else { None };
+    let reports = evaluate_sets(&dir, &set_refs, &mut policy_fn, ch, &cfg)?;
+    if let Some(e) = err.or(search_err) {
+        return Err(e.context("evaluating positions"));
+    }
+    println!(
+        "connect4 eval: {desc}; search {sims} simulations; {} positions per file at most",
+        lines
+    );
+    println!(
+        "{:<12} {:>9} {:>12} {:>12} {:>12}",
+        "file", "positions", "policy-best", "value-sign", "search-best"
+    );
+    for r in &reports {
+        println!(
+            "{:<12} {:>9} {:>11.1}% {:>11.1}% {:>12}",
+            r.file,
+            r.positions,
+            100.0 * r.policy_accuracy(),
+            100.0 * r.value_accuracy(),
+            r.search_accuracy()
+                .map_or_else(|| "-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+        );
+    }
+    Ok(())
+}
+
+fn samples_for<G: super::analyze::BoardView>(
+    cfg: &G::Config,
+    rec: &alphazero_train::GameRecord,
+    out: &mut Vec<(f32, f32)>,
+) -> Result<()> {
+    let mut h = if rec.start.trim().is_empty() {
+        History::new(G::new(cfg))
+    } else {
+        G::parse_position(cfg, &rec.start)?
+    };
+    let z_first = f32::from(rec.result.z_first());
+    for ply in &rec.plies {
+        let pos = h.current();
+        let z = if pos.side_to_move() == Side::First {
+            z_first
+        } else {
+            -z_first
+        };
+        if ply.simulations > 0 {
+            out.push((ply.root_value, z));
+        }
+        let mv = pos
+            .action_to_move(usize::from(ply.action))
+            .with_context(|| format!("action {} names no move", ply.action))?;
+        h.play(mv)?;
+    }
+    Ok(())
+}
+
+fn run_calibration(game: &GameArgs, run: &Path, bins: usize) -> Result<()> {
+    let dir = run.join("records");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "azr"))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        bail!("no record files in {}", dir.display());
+    }
+    let want = game.spec()?;
+    let mut samples = Vec::new();
+    let mut games = 0usize;
+    for f in &files {
+        let bytes = std::fs::read(f).with_context(|| format!("reading {}", f.display()))?;
+        let rf = read_records_any(&bytes).with_context(|| format!("{}", f.display()))?;
+        if rf.header.game != game.game.as_str() {
+            bail!(
+                "{} holds {} games, not {}",
+                f.display(),
+                rf.header.game,
+                game.game.as_str()
+            );
+        }
+        let spec = spec_from_header(&rf.header.game, &rf.header.config)?;
+        if format!("{spec:?}") != format!("{want:?}") {
+            eprintln!(
+                "note: {} was recorded with {} (not the --size/--rule given); using the file's",
+                f.display(),
+                rf.header.config
+            );
+        }
+        with_game!(&spec, G, cfg => {
+            for (i, rec) in rf.games.iter().enumerate() {
+                samples_for::<G>(cfg, rec, &mut samples)
+                    .with_context(|| format!("{} game {i}", f.display()))?;
+            }
+        });
+        games += rf.games.len();
+    }
+    let b = calibration(&samples, bins);
+    println!(
+        "calibration of {}: {} files, {games} games, {} positions (root value vs result z, side to move)",
+        run.display(),
+        files.len(),
+        samples.len()
+    );
+    println!(
+        "{:>15} {:>8} {:>10} {:>10}",
+        "bin", "count", "mean pred", "mean z"
+    );
+    for bin in &b {
+        println!(
+            "[{:>+5.2},{:>+5.2}) {:>8} {:>+10.3} {:>+10.3}",
+            bin.lo, bin.hi, bin.count, bin.mean_pred, bin.mean_z
+        );
+    }
+    println!(
+        "expected calibration error: {:.4}",
+        expected_calibration_error(&b)
+    );
+    Ok(())
+}
+
+/// Runs `alphazero eval`.
+pub fn run(args: &EvalArgs) -> Result<()> {
+    match &args.command {
+        EvalCommand::Connect4 {
+            model,
+            device,
+            sims,
+            lines,
+            sets,
+            testdata,
+        } => run_connect4(
+            model.as_deref(),
+            device,
+            *sims,
+            *lines,
+            sets,
+            testdata.as_deref(),
+        ),
+        EvalCommand::Calibration { game, run, bins } => run_calibration(game, run, *bins as usize),
+    }
+}

@@ -1,0 +1,233 @@
+//! `alphazero play`: a game in the terminal against the engine (or engine against itself).
+//!
+//! Moves are typed in the game's notation (Gomoku `h8` or `7,7`, Xiangqi ICCS `h2e2`, Connect
+//! Four the column `1`–`7`). Commands: `undo` (back to your previous turn), `hint` (the
+//! engine's top moves for you), `moves` (the game so far), `help`, `quit` (or end of input).
+use super::analyze::{board_text, top_moves_table, use_color, BoardView};
+use crate::engine::{device, load_evaluator, search_position};
+use crate::games::GameArgs;
+use crate::with_game;
+use alphazero_game::{History, Outcome, Side};
+use alphazero_mcts::{Evaluator, SearchConfig};
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// Arguments of `alphazero play`.
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    game: GameArgs,
+    /// Network checkpoint (default: the shipped network if there is one, else uniform).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    #[arg(long, default_value = "default")]
+    device: String,
+    /// Engine simulations per move (also for `hint`).
+    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    sims: u32,
+    /// Engine thinking time per move in milliseconds (stops at --sims or the time, whichever
+    /// comes first).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    movetime: Option<u64>,
+    /// Which side you play: first|black|red, second|white, or none (engine plays both).
+    #[arg(long, default_value = "first")]
+    human: String,
+    /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
+    #[arg(long)]
+    position: Option<String>,
+    /// Seed of the engine's search.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+fn parse_human(text: &str) -> Result<Option<Side>> {
+    Ok(match text.trim().to_ascii_lowercase().as_str() {
+        "first" | "black" | "red" | "x" | "1" => Some(Side::First),
+        "second" | "white" | "o" | "2" => Some(Side::Second),
+        "none" | "engine" => None,
+        other => bail!("--human {other:?}: expected first, second, black, white, red or none"),
+    })
+}
+
+fn result_line<G: BoardView>(game: &History<G>, o: Outcome) -> String {
+    match o.winner(game.current().side_to_move()) {
+        Some(s) => format!("game over: {} wins", G::side_name(s)),
+        None => "game over: draw".into(),
+    }
+}
+
+struct Session<'a, G: BoardView> {
+    game: History<G>,
+    human: Option<Side>,
+    eval: &'a dyn Evaluator<G>,
+    config: SearchConfig,
+    movetime: Option<u64>,
+    color: bool,
+}
+
+impl<G: BoardView> Session<'_, G> {
+    fn show(&self, out: &mut impl Write) -> Result<()> {
+        writeln!(out, "{}", board_text(self.game.current(), self.color))?;
+        Ok(())
+    }
+
+    fn engine_move(&mut self, out: &mut impl Write) -> Result<()> {
+        let pos = self.game.current().clone();
+        let r = search_position(&self.game, self.eval, &self.config, self.movetime)?;
+        let Some(mv) = r.best_move else {
+            bail!("the engine found no move");
+        };
+        writeln!(
+            out,
+            "engine ({}) plays {}  value {:+.3} for the engine, {} simulations",
+            G::side_name(pos.side_to_move()),
+            pos.format_move(mv),
+            r.root_value,
+            r.simulations
+        )?;
+        write!(out, "{}", top_moves_table(&pos, &r, 3))?;
+        self.game
+            .play(mv)
+            .with_context(|| format!("engine move {}", pos.format_move(mv)))?;
+        Ok(())
+    }
+
+    fn hint(&self, out: &mut impl Write) -> Result<()> {
+        let pos = self.game.current();
+        let r = search_position(&self.game, self.eval, &self.config, self.movetime)?;
+        writeln!(
+            out,
+            "hint: value {:+.3} for you after {} simulations",
+            r.root_value, r.simulations
+        )?;
+        write!(out, "{}", top_moves_table(pos, &r, 5))?;
+        Ok(())
+    }
+
+    fn undo(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(human) = self.human else {
+            writeln!(out, "nothing to undo: no human player")?;
+            return Ok(());
+        };
+        let mut undone = Vec::new();
+        let mut human_undone = false;
+        while let Some(mv) = self.game.undo() {
+            undone.push(mv);
+            let side = self.game.current().side_to_move();
+            if side == human {
+                human_undone = true;
+                break;
+            }
+        }
+        if undone.is_empty() || !human_undone {
+            // Redo what was taken back: nothing of the human's to undo.
+            for mv in undone.into_iter().rev() {
+                self.game.play_unchecked(mv);
+            }
+            writeln!(out, "nothing to undo")?;
+        } else {
+            writeln!(out, "took back {} move(s)", undone.len())?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
+        let mut line = String::new();
+        let mut shown = false;
+        loop {
+            if !shown {
+                self.show(out)?;
+                shown = true;
+            }
+            if let Some(o) = self.game.outcome() {
+                writeln!(out, "{}", result_line(&self.game, o))?;
+                let moves: Vec<String> = self.game.moves().iter().map(|m| m.to_string()).collect();
+                writeln!(out, "moves: {}", moves.join(" "))?;
+                return Ok(());
+            }
+            let side = self.game.current().side_to_move();
+            if self.human != Some(side) {
+                self.engine_move(out)?;
+                shown = false;
+                continue;
+            }
+            write!(out, "{} to move> ", G::side_name(side))?;
+            out.flush()?;
+            line.clear();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(out, "\nbye")?;
+                return Ok(());
+            }
+            let cmd = line.trim();
+            match cmd.to_ascii_lowercase().as_str() {
+                "" => {}
+                "quit" | "exit" | "q" => {
+                    writeln!(out, "bye")?;
+                    return Ok(());
+                }
+                "help" | "?" => writeln!(
+                    out,
+                    "type a move in the game's notation, or: undo, hint, moves, board, quit"
+                )?,
+                "hint" => self.hint(out)?,
+                "undo" => {
+                    self.undo(out)?;
+                    shown = false;
+                }
+                "board" => shown = false,
+                "moves" => {
+                    let moves: Vec<String> =
+                        self.game.moves().iter().map(|m| m.to_string()).collect();
+                    writeln!(out, "moves: {}", moves.join(" "))?;
+                }
+                _ => {
+                    let pos = self.game.current();
+                    match pos.parse_move(cmd) {
+                        Err(e) => writeln!(out, "refused: {e}")?,
+                        Ok(mv) => match self.game.play(mv) {
+                            Err(e) => writeln!(out, "refused: {e}")?,
+                            Ok(()) => {
+                                writeln!(out, "you play {mv}")?;
+                                shown = false;
+                            }
+                        },
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
+    let human = parse_human(&args.human)?;
+    let game = match &args.position {
+        Some(t) => G::parse_position(cfg, t).context("--position")?,
+        None => History::new(G::new(cfg)),
+    };
+    let dev = device(&args.device)?;
+    let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
+    let mut s = Session {
+        game,
+        human,
+        eval: &*eval,
+        config: SearchConfig {
+            simulations: args.sims,
+            seed: args.seed,
+            ..SearchConfig::default()
+        },
+        movetime: args.movetime,
+        color: use_color(),
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    s.run(&mut stdin.lock(), &mut stdout.lock())
+}
+
+/// Runs `alphazero play`.
+pub fn run(args: &PlayArgs) -> Result<()> {
+    parse_human(&args.human)?;
+    let spec = args.game.spec()?;
+    with_game!(&spec, G, cfg => run_for::<G>(cfg, args))
+}

@@ -1,0 +1,40 @@
+//! `alphazero gomocup` and `alphazero ucci`: the engine on stdin/stdout for GUIs and tournament
+//! managers (Piskvork / Gomocup; UCCI / UCI Xiangqi GUIs).
+use crate::engine::{run_gomocup_brain, run_ucci_engine, BrainOptions};
+use anyhow::Result;
+use std::path::PathBuf;
+
+/// Arguments of `alphazero gomocup` and `alphazero ucci`.
+#[derive(clap::Args, Debug)]
+pub struct EngineArgs {
+    /// Network checkpoint (default: the shipped network if there is one, else the uniform
+    /// evaluator).
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Device: `default`, `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
+    #[arg(long, default_value = "default")]
+    device: String,
+    /// Play exactly N simulations per move and ignore the clock (reproducible answers).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    fixed_sims: Option<u32>,
+}
+
+impl EngineArgs {
+    fn options(&self) -> BrainOptions {
+        BrainOptions {
+            model: self.model.clone(),
+            device: self.device.clone(),
+            fixed_simulations: self.fixed_sims,
+        }
+    }
+}
+
+/// Runs `alphazero gomocup`.
+pub fn run_gomocup(args: &EngineArgs) -> Result<()> {
+    run_gomocup_brain(&args.options())
+}
+
+/// Runs `alphazero ucci`.
+pub fn run_ucci(args: &EngineArgs) -> Result<()> {
+    run_ucci_engine(&args.options())
+}
