@@ -24,6 +24,6 @@ pub use matches::{
 pub use player::{Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
 pub use rating::{
-    elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, EloEstimate, Ratings, Sprt,
-    SprtDecision,
+    elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, sprt_llr, sprt_llr_normal,
+    EloEstimate, Ratings, Sprt, SprtDecision,
 };

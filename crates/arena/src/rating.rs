@@ -3,6 +3,10 @@
 //!
 //! All Elo here is logistic Elo: the expected score of A against B is
 //! `1 / (1 + 10^(-(R_A - R_B) / 400))`. A draw counts as half a win.
+//!
+//! The SPRT is fishtest's generalised SPRT on trinomial (W/D/L) results: [`sprt_llr`] (exact
+//! maximum-likelihood model) and its normal approximation [`sprt_llr_normal`], with the
+//! stopping rule in [`Sprt`].
 
 use serde::{Deserialize, Serialize};
 
@@ -367,14 +371,96 @@ pub fn fit_ratings(
 }
 
 /// What an SPRT says after some games.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SprtDecision {
-    /// The LLR fell below the lower bound: the Elo difference is `elo0` or less.
+    /// The LLR fell to the lower bound: the Elo difference is `elo0` or less (reject the
+    /// tested player).
     AcceptH0,
-    /// The LLR rose above the upper bound: the Elo difference is `elo1` or more.
+    /// The LLR rose to the upper bound: the Elo difference is `elo1` or more (promote it).
     AcceptH1,
     /// Keep playing.
     Continue,
+}
+
+/// The (regularised) empirical W/D/L distribution: the number of games and the pairs
+/// (per-game score, probability) for a loss (0), a draw (½) and a win (1). Zero counts are
+/// replaced by 1e-3 as fishtest does, so every probability is positive.
+fn wdl_pdf(wins: u64, draws: u64, losses: u64) -> (f64, [(f64, f64); 3]) {
+    let reg = |x: u64| if x == 0 { 1e-3 } else { x as f64 };
+    let (l, d, w) = (reg(losses), reg(draws), reg(wins));
+    let n = l + d + w;
+    (n, [(0.0, l / n), (0.5, d / n), (1.0, w / n)])
+}
+
+/// The maximum-likelihood distribution on the values of `pdf` with expectation `s` (`s`
+/// strictly inside (0, 1)): `p_i / (1 + x (a_i − s))` where `x` solves
+/// `Σ p_i (a_i − s) / (1 + x (a_i − s)) = 0` (by bisection: the left side decreases in `x`).
+fn mle_with_expectation(pdf: &[(f64, f64); 3], s: f64) -> [f64; 3] {
+    let f = |x: f64| -> f64 {
+        pdf.iter()
+            .map(|&(a, p)| p * (a - s) / (1.0 + x * (a - s)))
+            .sum()
+    };
+    // a − s ranges over [−s, 1 − s]; 1 + x (a − s) > 0 needs x in (−1/(1 − s), 1/s).
+    let (mut lo, mut hi) = (-1.0 / (1.0 - s), 1.0 / s);
+    let eps = 1e-12 * (hi - lo);
+    lo += eps;
+    hi -= eps;
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) > 0.0 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let x = 0.5 * (lo + hi);
+    let mut out = [0.0; 3];
+    for (o, &(a, p)) in out.iter_mut().zip(pdf) {
+        *o = p / (1.0 + x * (a - s));
+    }
+    out
+}
+
+/// The generalised SPRT log-likelihood ratio of H1 "Elo = `elo1`" over H0 "Elo = `elo0`"
+/// (logistic Elo of the tested player over its opponent, `elo0 < elo1`) after `wins`,
+/// `draws` and `losses` of the tested player: fishtest's trinomial model (`LLR_logistic`),
+/// `N Σ p_i ln(q1_i / q0_i)` with `p` the empirical W/D/L distribution and `q0`, `q1` the
+/// maximum-likelihood W/D/L distributions with expected scores `score_from_elo(elo0)`,
+/// `score_from_elo(elo1)`. Zero counts are replaced by 1e-3. Positive values favour H1;
+/// 0 when no game was played.
+pub fn sprt_llr(wins: u64, draws: u64, losses: u64, elo0: f64, elo1: f64) -> f64 {
+    if wins + draws + losses == 0 {
+        return 0.0;
+    }
+    let (n, pdf) = wdl_pdf(wins, draws, losses);
+    let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
+    let q0 = mle_with_expectation(&pdf, s0);
+    let q1 = mle_with_expectation(&pdf, s1);
+    let per_game: f64 = pdf
+        .iter()
+        .zip(q0.iter().zip(&q1))
+        .map(|(&(_, p), (&a, &b))| p * (b.ln() - a.ln()))
+        .sum();
+    n * per_game
+}
+
+/// The normal (Brownian) approximation of [`sprt_llr`] (fishtest's `LLR_alt2`):
+/// `N (s1 − s0) (2 s̄ − s0 − s1) / (2 σ²)` with `s0`, `s1` the expected scores of `elo0`,
+/// `elo1`, `s̄` the mean score per game and `σ²` its variance. Zero counts are replaced by
+/// 1e-3. 0 when no game was played.
+pub fn sprt_llr_normal(wins: u64, draws: u64, losses: u64, elo0: f64, elo1: f64) -> f64 {
+    if wins + draws + losses == 0 {
+        return 0.0;
+    }
+    let (n, pdf) = wdl_pdf(wins, draws, losses);
+    let mean: f64 = pdf.iter().map(|&(a, p)| a * p).sum();
+    let var: f64 = pdf.iter().map(|&(a, p)| p * (a - mean).powi(2)).sum();
+    if var <= 0.0 {
+        return 0.0;
+    }
+    let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
+    n * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
 }
 
 /// Sequential probability ratio test of H0: Elo = `elo0` against H1: Elo = `elo1` (logistic
@@ -394,27 +480,18 @@ pub struct Sprt {
 
 impl Sprt {
     /// The log-likelihood ratio of H1 over H0 after `w` wins, `d` draws and `l` losses of the
-    /// tested player: fishtest's generalised SPRT normal approximation on the trinomial
-    /// (`LLR_logistic`): `N (s1 − s0) (2 s̄ − s0 − s1) / (2 σ²)` with `s0`, `s1` the expected
-    /// scores of `elo0`, `elo1`, `s̄` the mean score per game and `σ²` its variance; zero
-    /// counts are replaced by 1e-3 as fishtest does. 0 when no game was played.
+    /// tested player: [`sprt_llr`] (fishtest's trinomial generalised SPRT). 0 when no game
+    /// was played.
     pub fn llr(&self, w: u64, d: u64, l: u64) -> f64 {
-        if w + d + l == 0 {
-            return 0.0;
-        }
-        let c = [w, d, l].map(|x| if x == 0 { 1e-3 } else { x as f64 });
-        let n = c[0] + c[1] + c[2];
-        let (pw, pd, pl) = (c[0] / n, c[1] / n, c[2] / n);
-        let mu = pw + pd / 2.0;
-        let var = pw * (1.0 - mu).powi(2) + pd * (0.5 - mu).powi(2) + pl * mu * mu;
-        if var <= 0.0 {
-            return 0.0;
-        }
-        let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
-        n * (s1 - s0) * (2.0 * mu - s0 - s1) / (2.0 * var)
+        sprt_llr(w, d, l, self.elo0, self.elo1)
     }
 
-    /// The stopping bounds `(ln(β / (1 − α)), ln((1 − β) / α))`.
+    /// The normal approximation [`sprt_llr_normal`] of [`Sprt::llr`].
+    pub fn llr_normal(&self, w: u64, d: u64, l: u64) -> f64 {
+        sprt_llr_normal(w, d, l, self.elo0, self.elo1)
+    }
+
+    /// The stopping bounds `(ln(β / (1 − α)), ln((1 − β) / α))`; α = β = 0.05 gives ±2.944.
     pub fn bounds(&self) -> (f64, f64) {
         (
             (self.beta / (1.0 - self.alpha)).ln(),
@@ -422,9 +499,9 @@ impl Sprt {
         )
     }
 
-    /// The decision after `w` wins, `d` draws and `l` losses.
-    pub fn decision(&self, w: u64, d: u64, l: u64) -> SprtDecision {
-        let llr = self.llr(w, d, l);
+    /// The decision for a log-likelihood ratio `llr`: H1 at or above the upper
+    /// [`bounds`](Sprt::bounds), H0 at or below the lower one, else continue.
+    pub fn decision_for_llr(&self, llr: f64) -> SprtDecision {
         let (lo, hi) = self.bounds();
         if llr >= hi {
             SprtDecision::AcceptH1
@@ -433,6 +510,11 @@ impl Sprt {
         } else {
             SprtDecision::Continue
         }
+    }
+
+    /// The decision after `w` wins, `d` draws and `l` losses (from [`Sprt::llr`]).
+    pub fn decision(&self, w: u64, d: u64, l: u64) -> SprtDecision {
+        self.decision_for_llr(self.llr(w, d, l))
     }
 }
 
@@ -622,7 +704,7 @@ mod tests {
     }
 
     #[test]
-    fn sprt_llr_matches_hand_computation() {
+    fn sprt_llr_normal_matches_hand_computation() {
         // w=60 d=20 l=20: mu = 0.7, var = 0.6*0.09 + 0.2*0.04 + 0.2*0.49 = 0.16.
         let sprt = Sprt {
             elo0: 0.0,
@@ -632,7 +714,91 @@ mod tests {
         };
         let s1 = score_from_elo(100.0);
         let expected = 100.0 * (s1 - 0.5) * (1.4 - 0.5 - s1) / (2.0 * 0.16);
-        assert!((sprt.llr(60, 20, 20) - expected).abs() < 1e-9);
+        assert!((sprt.llr_normal(60, 20, 20) - expected).abs() < 1e-9);
+        // W = D = L = 100: mean 0.5, σ² = 1/6; s0 = 0.5, s1 = L(10).
+        let s1 = score_from_elo(10.0);
+        let expected = 300.0 * (s1 - 0.5) * (1.0 - 0.5 - s1) / (1.0 / 6.0) / 2.0;
+        assert!((sprt_llr_normal(100, 100, 100, 0.0, 10.0) - expected).abs() < 1e-9);
+        assert_eq!(sprt_llr_normal(0, 0, 0, 0.0, 10.0), 0.0);
+    }
+
+    #[test]
+    fn sprt_llr_exact_is_close_to_normal_approximation_for_small_elo_gaps() {
+        for (w, d, l) in [(120, 300, 100), (100, 300, 130), (1000, 1500, 900)] {
+            let exact = sprt_llr(w, d, l, 0.0, 10.0);
+            let approx = sprt_llr_normal(w, d, l, 0.0, 10.0);
+            assert!(
+                (exact - approx).abs() <= 0.02 * approx.abs().max(1.0),
+                "{exact} vs {approx}"
+            );
+        }
+    }
+
+    #[test]
+    fn sprt_llr_sign_follows_the_score_against_the_hypotheses() {
+        // elo0 = 0, elo1 = 50: s0 = 0.5, s1 ≈ 0.5715.
+        assert!(sprt_llr(60, 20, 20, 0.0, 50.0) > 0.0); // score 0.7 > s1
+        assert!(sprt_llr(20, 20, 60, 0.0, 50.0) < 0.0); // score 0.3 < s0
+        assert!(sprt_llr(40, 20, 40, 0.0, 50.0) < 0.0); // score 0.5 = s0
+        assert_eq!(sprt_llr(0, 0, 0, 0.0, 50.0), 0.0);
+        // Near the midpoint (s0 + s1) / 2 ≈ 0.5357 the LLR is about 0.
+        let llr = sprt_llr_normal(5357, 0, 4643, 0.0, 50.0);
+        assert!(llr.abs() < 0.2, "{llr}");
+    }
+
+    #[test]
+    fn mle_distribution_has_the_requested_expectation() {
+        let (_, pdf) = wdl_pdf(30, 50, 20);
+        for s in [0.3, 0.5, 0.55, 0.8] {
+            let q = mle_with_expectation(&pdf, s);
+            let sum: f64 = q.iter().sum();
+            let mean = 0.5 * q[1] + q[2];
+            assert!((sum - 1.0).abs() < 1e-9 && (mean - s).abs() < 1e-9, "{q:?}");
+        }
+    }
+
+    #[test]
+    fn sprt_all_wins_is_regularised_and_accepts_h1() {
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 35.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        assert_eq!(sprt.decision(150, 50, 50), SprtDecision::AcceptH1);
+        assert_eq!(sprt.decision(50, 50, 150), SprtDecision::AcceptH0);
+        assert_eq!(sprt.decision(3, 2, 2), SprtDecision::Continue);
+        let llr = sprt.llr(40, 0, 0);
+        assert!(llr.is_finite(), "{llr}");
+        assert_eq!(sprt.decision_for_llr(llr), SprtDecision::AcceptH1);
+        assert!((sprt.bounds().1 - 2.944_438_979_166_44).abs() < 1e-12);
+    }
+
+    #[test]
+    fn elo_interval_matches_hand_computation_and_shrinks_with_games() {
+        // 60 wins 40 losses: score 0.6, σ² = 0.24, half width 1.96·√(0.0024).
+        let e = elo_from_wdl(60, 0, 40).expect("games");
+        assert!((e.score - 0.6).abs() < 1e-12);
+        let lo = elo_from_score(0.6 - Z95 * 0.0024f64.sqrt());
+        assert!(
+            (e.lo - lo).abs() < 1e-9 && (e.lo - 2.8).abs() < 0.5,
+            "{}",
+            e.lo
+        );
+        let small = elo_from_wdl(30, 40, 30).expect("games");
+        let big = elo_from_wdl(300, 400, 300).expect("games");
+        assert!(big.hi - big.lo < small.hi - small.lo);
+    }
+
+    #[test]
+    fn elo_from_score_round_trips_and_saturates() {
+        assert!((elo_from_score(0.9) - 381.697_003_775_73).abs() < 1e-9);
+        assert!((elo_from_score(0.25) + 190.848_501_887_865).abs() < 1e-9);
+        assert_eq!(elo_from_score(1.0), f64::INFINITY);
+        assert_eq!(elo_from_score(0.0), f64::NEG_INFINITY);
+        for elo in [-300.0, -20.0, 0.0, 5.0, 400.0] {
+            assert!((elo_from_score(score_from_elo(elo)) - elo).abs() < 1e-9);
+        }
     }
 
     #[test]

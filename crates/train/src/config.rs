@@ -15,7 +15,7 @@
 //! ).unwrap();
 //! assert_eq!(cfg.selfplay.simulations, 64);
 //! assert_eq!(cfg.train.lr, 0.002);
-//! assert_eq!(cfg.model.blocks, 5); // connect4 default
+//! assert_eq!(cfg.model.blocks, 4); // connect4 default
 //! ```
 
 use serde::{Deserialize, Serialize};

@@ -6,14 +6,12 @@
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
 //! - [`metrics`]: one JSON line per iteration (`metrics.jsonl`);
 //! - [`plots`]: PNG plots of the metrics;
-//! - [`state`]: the resumable run state;
-//! - [`rating`]: Elo estimates and the SPRT used by gating.
+//! - [`state`]: the resumable run state.
 #![deny(missing_docs)]
 
 pub mod config;
 pub mod metrics;
 pub mod plots;
-pub mod rating;
 pub mod record;
 pub mod replay;
 pub mod state;
