@@ -19,6 +19,7 @@
 //! iteration are kept and loaded into the buffer (nothing lost), and record ids never repeat.
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
+use alphazero_arena::rating;
 use alphazero_mcts::{CPuct, CachedEvaluator, GumbelConfig, SearchConfig};
 use alphazero_nn::{
     kl_divergence, load_checkpoint, save_checkpoint, save_model, Batch, Encode, GameTag,
@@ -30,7 +31,6 @@ use alphazero_selfplay::{
 };
 use alphazero_train::config::{Optimizer, TrainConfig};
 use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog};
-use alphazero_train::rating;
 use alphazero_train::record::{read_records, write_records, GameRecord, RecordFile, RecordHeader};
 use alphazero_train::replay::{ReplayBuffer, SampleOptions};
 use alphazero_train::state::{ChampionInfo, RunState};
@@ -730,10 +730,8 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                     alpha: g.sprt.alpha,
                     beta: g.sprt.beta,
                 };
-                let (l, decision) =
-                    sprt.test(total.wins.into(), total.draws.into(), total.losses.into());
-                llr = l;
-                match decision {
+                llr = sprt.llr(total.wins.into(), total.draws.into(), total.losses.into());
+                match sprt.decision_for_llr(llr) {
                     rating::SprtDecision::AcceptH1 => {
                         pb.finish_and_clear();
                         return Ok((total, llr, true));
