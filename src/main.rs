@@ -23,6 +23,8 @@ enum Command {
     /// Learns a game from zero by self-play: self-play → replay buffer → training → gating,
     /// resumable (run it again on the same --run directory to continue).
     Train(cmd::train::TrainArgs),
+    /// Serves the web page to play the games in a browser, with the search's heatmap.
+    Serve(cmd::serve::ServeArgs),
     /// Plays a game in the terminal against the engine: type moves in the game's notation,
     /// `undo`, `hint`, `quit`.
     Play(cmd::play::PlayArgs),
@@ -47,6 +49,7 @@ fn main() {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
         Command::Perft(a) => cmd::perft::run(&a),
+        Command::Serve(a) => cmd::serve::run(&a),
         Command::Train(a) => cmd::train::run(&a),
         Command::Play(a) => cmd::play::run(&a),
         Command::Analyze(a) => cmd::analyze::run(&a),

@@ -369,6 +369,8 @@ fn mcts_entrant<G: Game>(
             SearchConfig {
                 simulations: sims.unwrap_or(default_sims),
                 seed,
+                // Immediate wins/losses seen at expansion, as in self-play.
+                terminal_check: G::NAME != "xiangqi",
                 ..SearchConfig::default()
             },
         );

@@ -134,6 +134,7 @@ fn run_connect4(
     let mut search_err: Option<anyhow::Error> = None;
     let config = SearchConfig {
         simulations: sims.max(1),
+        terminal_check: true,
         ..SearchConfig::default()
     };
     let mut chooser = |pos: &Connect4| -> C4Move {

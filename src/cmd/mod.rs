@@ -7,4 +7,5 @@ pub mod perft;
 pub mod play;
 pub mod protocols;
 pub mod records;
+pub mod serve;
 pub mod train;

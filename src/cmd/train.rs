@@ -75,6 +75,9 @@ pub struct TrainArgs {
     /// No progress bars (one summary line per iteration only).
     #[arg(long)]
     quiet: bool,
+    /// Validate the configuration, print the effective config and exit without writing anything.
+    #[arg(long)]
+    dry_run: bool,
 }
 
 const CONFIG_KEY: &str = "config.toml";
@@ -82,7 +85,7 @@ const LATEST_KEY: &str = "networks/latest.azc";
 
 /// Builds the effective config: a resumed run's saved config, or the given file / defaults,
 /// with the overrides applied.
-fn effective_config(args: &TrainArgs, storage: &LocalStorage) -> Result<(TrainConfig, bool)> {
+fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
     let mut overrides = args.overrides.clone();
     if let Some(n) = args.iterations {
         overrides.push(format!("run.iterations={n}"));
@@ -90,10 +93,10 @@ fn effective_config(args: &TrainArgs, storage: &LocalStorage) -> Result<(TrainCo
     if let Some(m) = args.minutes {
         overrides.push(format!("run.time_budget_minutes={m}"));
     }
-    let saved = storage.exists(CONFIG_KEY)?;
-    if saved {
-        let text = String::from_utf8(storage.get(CONFIG_KEY)?)
-            .context("saved config.toml is not UTF-8")?;
+    let saved_path = args.run.join(CONFIG_KEY);
+    if saved_path.is_file() {
+        let text = std::fs::read_to_string(&saved_path)
+            .with_context(|| format!("reading the run's saved {}", saved_path.display()))?;
         let old =
             TrainConfig::parse(&text, &[] as &[String]).context("the run's saved config.toml")?;
         if let Some(g) = args.game {
@@ -166,13 +169,18 @@ fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
 
 /// Runs `alphazero train`.
 pub fn run(args: &TrainArgs) -> Result<()> {
-    let storage = LocalStorage::open(&args.run)
-        .with_context(|| format!("opening run directory {}", args.run.display()))?;
-    let (cfg, resumed) = effective_config(args, &storage)?;
+    // Validate everything before touching the disk.
+    let (cfg, resumed) = effective_config(args)?;
     if cfg.run.iterations == 0 && cfg.run.time_budget_minutes <= 0.0 {
         bail!("run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)");
     }
     let spec = game_spec(&cfg)?;
+    if args.dry_run {
+        print!("{}", cfg.to_toml_string()?);
+        return Ok(());
+    }
+    let storage = LocalStorage::open(&args.run)
+        .with_context(|| format!("opening run directory {}", args.run.display()))?;
     storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
     let device = alphazero_nn::device_from_name(&args.device)?;
     eprintln!(

@@ -60,6 +60,10 @@ impl<G: Game> MctsPlayer<G> {
             SearchConfig {
                 simulations: playouts.max(1),
                 seed,
+                // The strong form of the classic baseline: immediate wins and forced
+                // replies are seen when a node is expanded (a naive rollout MCTS misses
+                // them and fails to block a Gomoku four).
+                terminal_check: true,
                 ..SearchConfig::default()
             },
         )
@@ -73,6 +77,7 @@ impl<G: Game> MctsPlayer<G> {
             Arc::new(UniformEvaluator),
             SearchConfig {
                 simulations: simulations.max(1),
+                terminal_check: true,
                 ..SearchConfig::default()
             },
         )
