@@ -390,9 +390,15 @@ impl<G: Game> History<G> {
     /// Takes back the last move; returns it, or `None` at the start.
     pub fn undo(&mut self) -> Option<G::Move> {
         let mv = self.moves.pop()?;
-        let entry = self.entries.pop().expect("entries and moves have equal length");
+        let entry = self
+            .entries
+            .pop()
+            .expect("entries and moves have equal length");
         self.current_irreversible = entry.irreversible;
-        self.current = self.positions.pop().expect("positions and moves have equal length");
+        self.current = self
+            .positions
+            .pop()
+            .expect("positions and moves have equal length");
         Some(mv)
     }
 
