@@ -149,7 +149,7 @@ impl PositionText for Xiangqi {
         let start = if fen_part.is_empty() || fen_part == "startpos" {
             Xiangqi::new(config)
         } else if fen_part.contains('/') {
-            Xiangqi::from_fen(fen_part, config.clone())?
+            Xiangqi::from_fen(fen_part, *config)?
         } else {
             // A bare move list from the start position.
             return play_move_list(Xiangqi::new(config), &split_moves(t));

@@ -168,6 +168,8 @@ fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
 }
 
 /// Runs `alphazero train`.
+// The macro instantiates this for each game; some game configs are `Copy`.
+#[allow(clippy::clone_on_copy)]
 pub fn run(args: &TrainArgs) -> Result<()> {
     // Validate everything before touching the disk.
     let (cfg, resumed) = effective_config(args)?;
@@ -574,7 +576,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 });
                 champion = candidate;
             }
-            if cfg.run.snapshot_every > 0 && (iter + 1) % cfg.run.snapshot_every == 0 {
+            if cfg.run.snapshot_every > 0 && (iter + 1).is_multiple_of(cfg.run.snapshot_every) {
                 let key = format!("networks/snapshot-{:05}.azc", iter + 1);
                 save_model(
                     &self.path(&key)?,
@@ -616,7 +618,6 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 elo: champion_elo,
                 selfplay_games_per_hour: sp.games as f64 / selfplay_secs.max(1e-9) * 3600.0,
                 network_time_fraction: sp.evaluator_share(),
-                ..IterationMetrics::default()
             };
             metrics.append(&m)?;
             let all = dedup_metrics(metrics.read_all()?);

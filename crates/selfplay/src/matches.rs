@@ -117,7 +117,7 @@ pub fn play_match<G: Game, A: Evaluator<G> + ?Sized, B: Evaluator<G> + ?Sized>(
         sc.seed = config.seed ^ (i as u64 / 2).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         Ok(MatchSlot {
             index: i,
-            a_first: i % 2 == 0,
+            a_first: i.is_multiple_of(2),
             search_a: Search::from_history(&history, sc.clone())?,
             search_b: Search::from_history(&history, sc)?,
             history,

@@ -26,9 +26,9 @@ fn c4_config(seed: u64) -> SelfPlayConfig {
 
 /// Replays a record and checks it is a legal, finished game whose result matches the rules.
 fn check_record(start: &Connect4, rec: &GameRecord) {
-    let mut h = History::new(start.clone());
+    let mut h = History::new(*start);
     for (i, ply) in rec.plies.iter().enumerate() {
-        let pos = h.current().clone();
+        let pos = *h.current();
         let mv = pos
             .action_to_move(ply.action as usize)
             .expect("action names a move");
