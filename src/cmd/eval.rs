@@ -28,7 +28,8 @@ enum EvalCommand {
     /// positions where the network alone (policy argmax) picks a best move, where its value has
     /// the solver's sign, and where the search picks a best move.
     Connect4 {
-        /// Network checkpoint (without it: the uniform evaluator).
+        /// Network checkpoint (without it: the shipped network if there is one, else the uniform
+        /// evaluator; the report names which).
         #[arg(long)]
         model: Option<PathBuf>,
         /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.

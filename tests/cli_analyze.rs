@@ -1,0 +1,56 @@
+//! `alphazero analyze`: the move table on stdout and the heatmap PNG.
+mod common;
+use common::{alphazero, assert_clean_error, fresh_dir};
+
+const PNG_MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+
+fn table_rows(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .filter(|l| {
+            let t: Vec<&str> = l.split_whitespace().collect();
+            t.len() >= 6 && t[0].parse::<usize>().is_ok() && t[3].ends_with('%')
+        })
+        .count()
+}
+
+#[test]
+fn analyze_writes_a_png_heatmap_and_a_move_table_for_each_game() {
+    let dir = fresh_dir("analyze");
+    for (i, args) in [
+        vec!["--game", "gomoku", "--size", "8", "--position", "d4 e5 d5"],
+        vec!["--game", "connect4", "--position", "4453"],
+        vec![
+            "--game",
+            "xiangqi",
+            "--position",
+            "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1 moves h2e2",
+        ],
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let png = dir.join(format!("heat{i}.png"));
+        let mut full = vec!["analyze", "--sims", "100", "--top", "5", "--out"];
+        full.push(png.to_str().unwrap());
+        full.extend(args.iter());
+        let out = alphazero(&full);
+        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        let bytes = std::fs::read(&png).expect("heatmap written");
+        assert!(bytes.starts_with(PNG_MAGIC), "{args:?}");
+        assert!(table_rows(&out.stdout) >= 4, "{args:?}: {}", out.stdout);
+        assert!(out.stdout.contains("root value"), "{}", out.stdout);
+    }
+}
+
+#[test]
+fn analyze_rejects_bad_positions_and_finished_games() {
+    for args in [
+        vec!["analyze", "--game", "connect4", "--position", "4458"],
+        vec!["analyze", "--game", "connect4", "--position", "4455667"],
+        vec!["analyze", "--game", "gomoku", "--position", "z99"],
+        vec!["analyze", "--game", "connect4", "--sims", "0"],
+    ] {
+        assert_clean_error(&alphazero(&args), &format!("{args:?}"));
+    }
+}

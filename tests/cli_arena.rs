@@ -1,0 +1,243 @@
+//! `alphazero arena`: small matches, bad specs, a crashing external engine, SPRT, the ladder.
+mod common;
+use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run};
+
+#[test]
+fn rollout_beats_random_at_connect4_and_results_are_written() {
+    let dir = fresh_dir("arena_match");
+    let json = dir.join("results.json");
+    let pgn = dir.join("games.txt");
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "rollout:50",
+        "random",
+        "--games",
+        "4",
+        "--threads",
+        "2",
+        "--out",
+        json.to_str().unwrap(),
+        "--pgn",
+        pgn.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("4 games of connect4"), "{}", out.stdout);
+    let row = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("#1 rollout-50"))
+        .unwrap();
+    assert!(row.trim_end().ends_with("/4"), "{row}");
+    assert!(out
+        .stdout
+        .contains("Bradley–Terry ratings (anchor rollout-50 = 0"));
+    let text = std::fs::read_to_string(&json).unwrap();
+    for key in ["\"match\"", "\"ratings\"", "\"cross_table\"", "\"players\""] {
+        assert!(text.contains(key), "{key} missing");
+    }
+    let games = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(games.matches("[Game \"connect4\"]").count(), 4);
+}
+
+#[test]
+fn gauntlet_with_anchor_plays_only_the_first_player_games() {
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "uniform:20",
+        "random",
+        "rollout:10",
+        "--games",
+        "2",
+        "--gauntlet",
+        "--anchor",
+        "random",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("4 games of connect4"), "{}", out.stdout);
+    assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
+}
+
+#[test]
+fn bad_player_specs_are_one_error_line() {
+    for players in [
+        vec!["rollout:x", "random"],
+        vec!["rollout:0", "random"],
+        vec!["heuristic:1", "random"],
+        vec!["alphabeta:2", "random"],
+        vec!["ucci:", "random"],
+        vec!["bogus", "random"],
+        vec!["random"],
+        vec!["net:/nonexistent/net.azc", "random"],
+    ] {
+        let mut args = vec!["arena", "--game", "connect4", "--players"];
+        args.extend(players.iter());
+        assert_clean_error(&alphazero(&args), &format!("{players:?}"));
+    }
+    let bad = [
+        vec![
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "--openings",
+            "sometimes",
+        ],
+        vec![
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "--sprt",
+            "5,0",
+        ],
+        vec![
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "random",
+            "--sprt",
+            "0,10",
+        ],
+        vec![
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "--anchor",
+            "nobody",
+        ],
+        vec![
+            "arena",
+            "--game",
+            "gomoku",
+            "--players",
+            "gomocup:'unterminated",
+            "random",
+        ],
+    ];
+    for args in bad {
+        assert_clean_error(&alphazero(&args), &format!("{args:?}"));
+    }
+}
+
+#[test]
+fn a_crashing_external_engine_loses_its_games_and_is_reported() {
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "gomoku",
+        "--size",
+        "9",
+        "--players",
+        "gomocup:sh -c 'exit 3'",
+        "heuristic:0",
+        "--games",
+        "2",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("2 game(s) lost by a player failure"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("failed:"), "{}", out.stdout);
+    let row = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("#2 heuristic-0"))
+        .unwrap();
+    assert!(row.contains("2.0/2"), "{row}");
+}
+
+#[test]
+fn our_ucci_engine_plays_through_the_ucci_client() {
+    let cmd = format!(
+        "ucci:{} ucci --fixed-sims 10",
+        env!("CARGO_BIN_EXE_alphazero")
+    );
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "xiangqi",
+        "--players",
+        &cmd,
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "30",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stdout.contains("lost by a player failure"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("2 games of xiangqi"), "{}", out.stdout);
+}
+
+#[test]
+fn sprt_stops_a_two_player_match_early() {
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "rollout:100",
+        "random",
+        "--games",
+        "200",
+        "--sprt",
+        "0,200",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = out.stdout.lines().find(|l| l.starts_with("SPRT")).unwrap();
+    assert!(line.contains("H1 accepted"), "{line}");
+    let games: usize = out
+        .stdout
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(games < 200, "{}", out.stdout);
+}
+
+#[test]
+fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
+    let dir = fresh_dir("arena_ladder");
+    tiny_connect4_run(&dir);
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--snapshots",
+        dir.to_str().unwrap(),
+        "--games",
+        "2",
+        "--sims",
+        "8",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
+    assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
+    assert!(out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
+    assert!(!out.stdout.contains("latest"), "{}", out.stdout);
+    let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}

@@ -1,0 +1,99 @@
+//! `alphazero play` driven through stdin: refusals, undo, hint, a full game.
+mod common;
+use common::{alphazero, alphazero_with_input, assert_clean_error};
+
+const C4: &[&str] = &["play", "--game", "connect4", "--sims", "20"];
+
+#[test]
+fn play_refuses_bad_moves_with_the_reason_and_accepts_a_legal_one() {
+    let out = alphazero_with_input(C4, "9\nx\n4\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.matches("refused:").count(), 2, "{}", out.stdout);
+    assert!(
+        out.stdout.contains("column number from 1 to 7"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("you play 4"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("engine (second (O)) plays"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("bye"));
+}
+
+#[test]
+fn undo_takes_back_the_engine_reply_and_the_human_move() {
+    let out = alphazero_with_input(C4, "4\nundo\nmoves\nundo\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("took back 2 move(s)"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.trim_end().ends_with("> moves:")),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("nothing to undo"), "{}", out.stdout);
+}
+
+#[test]
+fn hint_prints_the_top_moves_with_visits_and_values() {
+    let out = alphazero_with_input(C4, "hint\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("hint: value"), "{}", out.stdout);
+    let header = out.stdout.lines().find(|l| l.contains("visits")).unwrap();
+    for col in ["move", "visits", "share", "Q", "prior"] {
+        assert!(header.contains(col), "{header}");
+    }
+}
+
+#[test]
+fn connect4_game_against_the_engine_is_played_to_the_end() {
+    let input: String = (0..12)
+        .flat_map(|_| (1..=7).map(|c| format!("{c}\n")))
+        .collect();
+    let out = alphazero_with_input(C4, &input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("game over:"), "{}", out.stdout);
+}
+
+#[test]
+fn engine_against_itself_finishes_a_game_without_input() {
+    let out = alphazero(&[
+        "play", "--game", "connect4", "--sims", "10", "--human", "none",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("game over:"), "{}", out.stdout);
+    assert!(out.stderr.contains("evaluator:"), "{}", out.stderr);
+}
+
+#[test]
+fn end_of_input_quits_cleanly() {
+    let out = alphazero_with_input(
+        &["play", "--game", "gomoku", "--size", "9", "--sims", "10"],
+        "e5\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("you play e5"), "{}", out.stdout);
+    assert!(out.stdout.contains("bye"));
+}
+
+#[test]
+fn play_bad_arguments_are_one_error_line() {
+    for args in [
+        vec!["play", "--game", "connect4", "--human", "blue"],
+        vec!["play", "--game", "connect4", "--position", "4448"],
+        vec!["play", "--game", "xiangqi", "--position", "rnbakabnr/9 w"],
+        vec![
+            "play",
+            "--game",
+            "connect4",
+            "--model",
+            "/nonexistent/net.azc",
+        ],
+    ] {
+        assert_clean_error(&alphazero(&args), &format!("{args:?}"));
+    }
+}
