@@ -151,7 +151,6 @@ impl SelfPlayStats {
 }
 
 struct Slot<G: Game> {
-    game_index: u64,
     history: History<G>,
     search: Search<G>,
     plies: Vec<PlyRecord>,
@@ -215,7 +214,6 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
             None => false,
         };
         Ok(Slot {
-            game_index,
             history,
             search,
             plies: Vec::new(),
@@ -269,8 +267,6 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
                 if record.flags.resigned {
                     stats.resigned += 1;
                 }
-                let slot_game = slots[i].game_index;
-                let _ = slot_game;
                 on_game(record);
                 if next_game < num_games {
                     slots[i] = new_slot(&mut next_game, &mut rng)?;

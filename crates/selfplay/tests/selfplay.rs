@@ -1,6 +1,6 @@
 //! Self-play actor and match driver on real games with stand-in evaluators.
 use alphazero_connect4::{Connect4, Connect4Config};
-use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_game::{Game, History};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{RolloutEvaluator, SearchConfig, UniformEvaluator};
 use alphazero_selfplay::{
@@ -195,5 +195,4 @@ fn match_counts_from_a_side_and_alternates_colours() {
             .unwrap_or(GameResult::Draw);
         assert_eq!(&got, res);
     }
-    let _ = (Outcome::Draw, Side::First);
 }
