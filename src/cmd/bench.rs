@@ -6,7 +6,9 @@ use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
-use alphazero_nn::bench::{bench_inference, bench_matmul, bench_training, gomoku15_config};
+use alphazero_nn::bench::{
+    bench_inference, bench_inference_folded, bench_matmul, bench_training, gomoku15_config,
+};
 use alphazero_nn::{ModelConfig, ModelPreset, NetworkEvaluator};
 use alphazero_selfplay::{play_selfplay_games, SelfPlayConfig};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
@@ -103,17 +105,27 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
         let cfg = gomoku15_config(preset);
         let name = format!("{}x{}", cfg.residual_blocks, cfg.channels);
         for batch in [1usize, 8, 32, 128] {
-            let f = bench_inference(&cfg, batch, t, dev);
-            line(
-                &format!("nn-infer-{name}-gomoku15-b{batch}"),
-                f.positions_per_sec,
-                "positions/s",
-            );
-            line(
-                &format!("nn-infer-{name}-gomoku15-b{batch}-gflops"),
-                f.gflops,
-                "GFLOP/s",
-            );
+            // The evaluator's path on this device first (folded on the CPU), then burn's
+            // forward on the CPU as the reference.
+            let cpu = dev.clone().without_autodiff() == alphazero_nn::Device::flex();
+            let mut figures = Vec::new();
+            if cpu {
+                figures.push((String::new(), bench_inference_folded(&cfg, batch, t)));
+            }
+            let burn_tag = if cpu { "-burn" } else { "" };
+            figures.push((burn_tag.to_string(), bench_inference(&cfg, batch, t, dev)));
+            for (tag, f) in figures {
+                line(
+                    &format!("nn-infer{tag}-{name}-gomoku15-b{batch}"),
+                    f.positions_per_sec,
+                    "positions/s",
+                );
+                line(
+                    &format!("nn-infer{tag}-{name}-gomoku15-b{batch}-gflops"),
+                    f.gflops,
+                    "GFLOP/s",
+                );
+            }
         }
     }
     let cfg = gomoku15_config(ModelPreset::Medium);

@@ -18,6 +18,9 @@ use crate::{Batch, ModelConfig, ModelPreset, TrainConfig, Trainer};
 pub struct InferenceFigure {
     /// Network size, e.g. `6x64`.
     pub model: String,
+    /// The forward path: `folded` ([`crate::FoldedNet`], the CPU evaluator's) or `burn`
+    /// (burn's eval-mode forward, the CUDA evaluator's).
+    pub path: &'static str,
     /// Positions per forward pass.
     pub batch: usize,
     /// Positions evaluated per second.
@@ -150,6 +153,36 @@ pub fn bench_inference(
     let positions_per_sec = per_sec * batch as f64;
     InferenceFigure {
         model: model_name(config),
+        path: "burn",
+        batch,
+        positions_per_sec,
+        gflops: positions_per_sec * 2.0 * config.forward_macs() as f64 / 1e9,
+    }
+}
+
+/// Inference throughput of the [`crate::FoldedNet`] of a freshly initialised `config` network
+/// at batch size `batch` (host memory in and out, as the CPU evaluator runs it).
+pub fn bench_inference_folded(
+    config: &ModelConfig,
+    batch: usize,
+    min_time: Duration,
+) -> InferenceFigure {
+    let net = config.init(&Device::flex());
+    let folded = crate::FoldedNet::new(&net, config).expect("benchmark configs are valid");
+    let per = config.input_planes * config.board_height * config.board_width;
+    let planes = binary_noise(batch * per, 0x5eed);
+    let mut logits = vec![0.0f32; batch * config.num_actions];
+    let mut values = vec![0.0f32; batch];
+    let per_sec = time_it(min_time, || {
+        folded
+            .forward(&planes, &mut logits, &mut values)
+            .expect("buffers fit");
+        std::hint::black_box((&logits, &values));
+    });
+    let positions_per_sec = per_sec * batch as f64;
+    InferenceFigure {
+        model: model_name(config),
+        path: "folded",
         batch,
         positions_per_sec,
         gflops: positions_per_sec * 2.0 * config.forward_macs() as f64 / 1e9,
@@ -226,17 +259,23 @@ pub fn run(
     for &preset in &options.inference_presets {
         let config = gomoku15_config(preset);
         for &batch in &options.batch_sizes {
-            let f = bench_inference(&config, batch, options.min_time, device);
-            writeln!(
-                out,
-                "inference {} gomoku15 batch {:>4}: {:>9.1} positions/s, {:>7.1} GFLOP/s ({:.0}% of matmul)",
-                f.model,
-                f.batch,
-                f.positions_per_sec,
-                f.gflops,
-                100.0 * f.gflops / matmul_gflops.max(1e-9)
-            )?;
-            inference.push(f);
+            let mut figures = vec![bench_inference(&config, batch, options.min_time, device)];
+            if device.clone().without_autodiff() == Device::flex() {
+                figures.push(bench_inference_folded(&config, batch, options.min_time));
+            }
+            for f in figures {
+                writeln!(
+                    out,
+                    "inference {} {:<6} gomoku15 batch {:>4}: {:>9.1} positions/s, {:>7.1} GFLOP/s ({:.0}% of matmul)",
+                    f.model,
+                    f.path,
+                    f.batch,
+                    f.positions_per_sec,
+                    f.gflops,
+                    100.0 * f.gflops / matmul_gflops.max(1e-9)
+                )?;
+                inference.push(f);
+            }
         }
     }
     let mut training = Vec::new();

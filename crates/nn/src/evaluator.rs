@@ -7,20 +7,25 @@ use alphazero_mcts::{EvalError, EvalRequest, Evaluator};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::{Encode, ModelConfig, NnError, PolicyValueNet};
+use crate::{Encode, FoldedNet, ModelConfig, NnError, PolicyValueNet};
 
 /// Evaluates positions with a [`PolicyValueNet`] in inference mode (no autodiff, batch norm
 /// on running statistics).
 ///
-/// Each call encodes the whole batch into one `[B, C, H, W]` tensor (Xiangqi's repetition
+/// Each call encodes the whole batch into one `[B, C, H, W]` array (Xiangqi's repetition
 /// count is read from the request's history), runs one forward pass and copies the policy
 /// logits `[B, A]` and values `[B]` (from each position's side to move) into the caller's
-/// buffers. It is `Send + Sync`; concurrent calls run concurrently on the backend.
+/// buffers. On the CPU (burn's Flex device) the forward pass is the [`FoldedNet`] (batch norm
+/// folded into the convolutions, one GEMM per layer for the whole batch); on other devices
+/// (CUDA) it is burn's eval-mode forward. It is `Send + Sync`; concurrent calls run
+/// concurrently.
 ///
 /// Wrap it in `alphazero_mcts::CachedEvaluator` to avoid re-evaluating transpositions and
 /// repeated positions (the cache key is [`alphazero_game::Game::eval_key`]).
 pub struct NetworkEvaluator<G: Encode> {
     net: PolicyValueNet,
+    /// The folded CPU path, used when the device is burn's Flex CPU backend.
+    folded: Option<FoldedNet>,
     config: ModelConfig,
     device: Device,
     _game: PhantomData<fn() -> G>,
@@ -49,8 +54,14 @@ impl<G: Encode> NetworkEvaluator<G> {
     ) -> Result<NetworkEvaluator<G>, NnError> {
         config.validate()?;
         let device = device.clone().without_autodiff();
+        let folded = if device == Device::flex() {
+            Some(FoldedNet::new(net, config)?)
+        } else {
+            None
+        };
         Ok(NetworkEvaluator {
             net: net.valid().to_device(&device),
+            folded,
             config: config.clone(),
             device,
             _game: PhantomData,
@@ -62,9 +73,38 @@ impl<G: Encode> NetworkEvaluator<G> {
         &self.config
     }
 
+    /// An evaluator that always runs burn's eval-mode forward, also on the CPU (the
+    /// reference the folded path is checked against, and a figure in `alphazero bench nn`).
+    ///
+    /// # Errors
+    /// [`NnError::InvalidConfig`] if `config` is invalid.
+    pub fn with_burn_forward(
+        net: &PolicyValueNet,
+        config: &ModelConfig,
+        device: &Device,
+    ) -> Result<NetworkEvaluator<G>, NnError> {
+        config.validate()?;
+        let device = device.clone().without_autodiff();
+        Ok(NetworkEvaluator {
+            net: net.valid().to_device(&device),
+            folded: None,
+            config: config.clone(),
+            device,
+            _game: PhantomData,
+        })
+    }
+
     /// Replaces the network (e.g. after a training round); `net` must have the same shape.
-    pub fn set_network(&mut self, net: &PolicyValueNet) {
+    ///
+    /// # Errors
+    /// [`NnError::InvalidConfig`] if the network does not match the evaluator's configuration
+    /// (checked when the folded CPU path is in use).
+    pub fn set_network(&mut self, net: &PolicyValueNet) -> Result<(), NnError> {
+        if self.folded.is_some() {
+            self.folded = Some(FoldedNet::new(net, &self.config)?);
+        }
         self.net = net.valid().to_device(&self.device);
+        Ok(())
     }
 
     fn check(&self, pos: &G) -> Result<(), EvalError> {
@@ -109,6 +149,11 @@ impl<G: Encode> Evaluator<G> for NetworkEvaluator<G> {
             self.check(req.position)?;
             let reps = count_repetitions(req.history, req.position.zobrist());
             req.position.encode(reps, out);
+        }
+        if let Some(folded) = &self.folded {
+            return folded
+                .forward(&planes, policy_logits, values)
+                .map_err(|e| EvalError(e.to_string()));
         }
         let input: Tensor<4> = Tensor::from_data(
             TensorData::new(planes, [b, m.input_planes, m.board_height, m.board_width]),

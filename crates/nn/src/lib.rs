@@ -62,6 +62,7 @@ pub mod checkpoint;
 mod encode;
 mod encoders;
 mod evaluator;
+mod folded;
 mod model;
 pub mod train;
 
@@ -72,6 +73,7 @@ pub use checkpoint::{
 };
 pub use encode::{transform_policy, Encode};
 pub use evaluator::NetworkEvaluator;
+pub use folded::FoldedNet;
 pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,

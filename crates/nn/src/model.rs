@@ -222,10 +222,10 @@ fn conv1x1(cin: usize, cout: usize, device: &Device) -> Conv2d {
 /// One residual block: conv3×3 → BN → ReLU → conv3×3 → BN, plus the input, then ReLU.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
-    conv1: Conv2d,
-    bn1: BatchNorm,
-    conv2: Conv2d,
-    bn2: BatchNorm,
+    pub(crate) conv1: Conv2d,
+    pub(crate) bn1: BatchNorm,
+    pub(crate) conv2: Conv2d,
+    pub(crate) bn2: BatchNorm,
 }
 
 impl ResidualBlock {
@@ -250,16 +250,16 @@ impl ResidualBlock {
 /// on running statistics).
 #[derive(Module, Debug)]
 pub struct PolicyValueNet {
-    stem: Conv2d,
-    stem_bn: BatchNorm,
-    blocks: Vec<ResidualBlock>,
-    policy_conv: Conv2d,
-    policy_bn: BatchNorm,
-    policy_fc: Linear,
-    value_conv: Conv2d,
-    value_bn: BatchNorm,
-    value_fc1: Linear,
-    value_fc2: Linear,
+    pub(crate) stem: Conv2d,
+    pub(crate) stem_bn: BatchNorm,
+    pub(crate) blocks: Vec<ResidualBlock>,
+    pub(crate) policy_conv: Conv2d,
+    pub(crate) policy_bn: BatchNorm,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: Conv2d,
+    pub(crate) value_bn: BatchNorm,
+    pub(crate) value_fc1: Linear,
+    pub(crate) value_fc2: Linear,
 }
 
 impl PolicyValueNet {

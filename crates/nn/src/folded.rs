@@ -1,0 +1,518 @@
+//! Fast CPU inference: the [`PolicyValueNet`] with batch norm folded into the convolutions,
+//! run on host memory with the `gemm` crate (the matrix kernels burn's Flex backend uses).
+//!
+//! Why: burn's Flex convolution runs one small GEMM per position of the batch and re-packs
+//! the weights on every call, and every batch norm, ReLU and addition is a separate pass
+//! with its own allocation. Here a whole batch is one GEMM per layer (`M = B·H·W` rows), the
+//! weights are laid out once, and bias, residual addition and ReLU are applied while the
+//! output tile is still in cache.
+//!
+//! Layout: activations are `[B·H·W, C]` row-major (NHWC); a 3×3 convolution (padding 1) is
+//! an im2col of `[rows, 9·C_in]` (zero outside the board) times the folded weights
+//! `[9·C_in, C_out]`; the 1×1 head convolutions are `[B·H·W, C] × [C, C_head]`; the heads'
+//! first linear layers have their input rows permuted once so that they read the NHWC
+//! flatten (`hw·C_head + c`) instead of burn's NCHW flatten (`c·H·W + hw`).
+//!
+//! Batch norm in inference mode is `γ·(x − μ)/√(σ² + ε) + β`, an affine map per channel,
+//! folded into the preceding convolution: `W' = W·s`, `b' = (b − μ)·s + β` with
+//! `s = γ/√(σ² + ε)` (Ioffe & Szegedy 2015, §3.1 on inference). The result equals burn's
+//! eval-mode forward to float rounding (tested to 1e-4 on trained networks).
+
+use std::cell::RefCell;
+
+use burn::module::Module;
+use burn::nn::conv::Conv2d;
+use burn::nn::{BatchNorm, Linear};
+use burn::tensor::Tensor;
+
+use crate::{ModelConfig, NnError, PolicyValueNet};
+
+/// A convolution with its batch norm folded in: weights `[k·k·C_in, C_out]` row-major
+/// (row index `(ky·k + kx)·C_in + c_in`), bias `[C_out]`.
+#[derive(Clone, Debug)]
+struct FoldedConv {
+    kernel: usize,
+    cin: usize,
+    cout: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+/// A linear layer: weights `[D_in, D_out]` row-major, bias `[D_out]`.
+#[derive(Clone, Debug)]
+struct Dense {
+    din: usize,
+    dout: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+/// Which element-wise operation follows a convolution's bias.
+#[derive(Clone, Copy)]
+enum Epilogue<'a> {
+    /// `relu(x)`.
+    Relu,
+    /// `relu(x + residual)`; the residual has the output's shape `[rows, C_out]`.
+    ResidualRelu(&'a [f32]),
+}
+
+/// The policy-value network prepared for CPU inference (batch norm folded, NHWC layout).
+///
+/// Built from a [`PolicyValueNet`] with [`FoldedNet::new`]; [`FoldedNet::forward`] gives the
+/// same policy logits and values as the network's eval-mode forward (batch norm on running
+/// statistics). Immutable and `Send + Sync`: concurrent calls run concurrently. With the
+/// crate's `rayon` feature, the rows of each convolution are split over rayon's threads.
+#[derive(Clone, Debug)]
+pub struct FoldedNet {
+    config: ModelConfig,
+    stem: FoldedConv,
+    blocks: Vec<(FoldedConv, FoldedConv)>,
+    policy_conv: FoldedConv,
+    policy_fc: Dense,
+    value_conv: FoldedConv,
+    value_fc1: Dense,
+    value_fc2: Dense,
+}
+
+fn host(t: Tensor<1>) -> Result<Vec<f32>, NnError> {
+    t.into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .map_err(|e| NnError::Backend(format!("reading weights: {e:?}")))
+}
+
+fn host_nd<const D: usize>(t: Tensor<D>) -> Result<(Vec<f32>, [usize; D]), NnError> {
+    let dims = t.dims();
+    let v = t
+        .into_data()
+        .convert::<f32>()
+        .try_into_vec::<f32>()
+        .map_err(|e| NnError::Backend(format!("reading weights: {e:?}")))?;
+    Ok((v, dims))
+}
+
+fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
+    let (w, [cout, cin, kh, kw]) = host_nd(conv.weight.val())?;
+    if kh != kw {
+        return Err(NnError::InvalidConfig(format!(
+            "cannot fold a {kh}×{kw} convolution"
+        )));
+    }
+    let k = kh;
+    let bias = match &conv.bias {
+        Some(b) => host(b.val())?,
+        None => vec![0.0; cout],
+    };
+    let gamma = host(bn.gamma.val())?;
+    let beta = host(bn.beta.val())?;
+    let mean = host(bn.running_mean.value())?;
+    let var = host(bn.running_var.value())?;
+    if [gamma.len(), beta.len(), mean.len(), var.len(), bias.len()]
+        .iter()
+        .any(|&n| n != cout)
+    {
+        return Err(NnError::InvalidConfig(format!(
+            "batch norm of the wrong size after a convolution of {cout} output channels"
+        )));
+    }
+    let mut weight = vec![0.0f32; k * k * cin * cout];
+    let mut folded_bias = vec![0.0f32; cout];
+    for co in 0..cout {
+        let scale = (gamma[co] as f64 / (var[co] as f64 + bn.epsilon).sqrt()) as f32;
+        folded_bias[co] = (bias[co] - mean[co]) * scale + beta[co];
+        for ci in 0..cin {
+            for ky in 0..k {
+                for kx in 0..k {
+                    let src = ((co * cin + ci) * k + ky) * k + kx;
+                    let dst = ((ky * k + kx) * cin + ci) * cout + co;
+                    weight[dst] = w[src] * scale;
+                }
+            }
+        }
+    }
+    Ok(FoldedConv {
+        kernel: k,
+        cin,
+        cout,
+        weight,
+        bias: folded_bias,
+    })
+}
+
+/// A linear layer; with `nchw = Some((channels, hw))` its input rows are permuted from burn's
+/// NCHW flatten (`c·hw + p`) to the NHWC flatten (`p·channels + c`).
+fn dense(linear: &Linear, nchw: Option<(usize, usize)>) -> Result<Dense, NnError> {
+    let (w, [din, dout]) = host_nd(linear.weight.val())?;
+    let bias = match &linear.bias {
+        Some(b) => host(b.val())?,
+        None => vec![0.0; dout],
+    };
+    let weight = match nchw {
+        None => w,
+        Some((channels, hw)) => {
+            if channels * hw != din {
+                return Err(NnError::InvalidConfig(format!(
+                    "linear layer of {din} inputs after {channels} planes of {hw} points"
+                )));
+            }
+            let mut out = vec![0.0f32; din * dout];
+            for c in 0..channels {
+                for p in 0..hw {
+                    let src = (c * hw + p) * dout;
+                    let dst = (p * channels + c) * dout;
+                    out[dst..dst + dout].copy_from_slice(&w[src..src + dout]);
+                }
+            }
+            out
+        }
+    };
+    Ok(Dense {
+        din,
+        dout,
+        weight,
+        bias,
+    })
+}
+
+/// `dst[m, n] = lhs[m, k] · rhs[k, n]` (all row-major, contiguous), single-threaded unless
+/// `parallel`.
+fn matmul(dst: &mut [f32], lhs: &[f32], rhs: &[f32], m: usize, k: usize, n: usize, parallel: bool) {
+    assert!(dst.len() >= m * n && lhs.len() >= m * k && rhs.len() >= k * n);
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        dst[..m * n].fill(0.0);
+        return;
+    }
+    let parallelism = if parallel && cfg!(feature = "rayon") && m * n * k >= (1 << 21) {
+        #[cfg(feature = "rayon")]
+        {
+            gemm::Parallelism::Rayon(0)
+        }
+        #[cfg(not(feature = "rayon"))]
+        {
+            gemm::Parallelism::None
+        }
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: the asserts above bound every index gemm reads or writes: dst is m×n with row
+    // stride n, lhs m×k with row stride k, rhs k×n with row stride n, all column stride 1.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            lhs.as_ptr(),
+            1,
+            k as isize,
+            rhs.as_ptr(),
+            1,
+            n as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism,
+        );
+    }
+}
+
+thread_local! {
+    /// Per-thread im2col buffer, grown on demand and reused across calls.
+    static COLUMNS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Rows of the output computed by one task (one GEMM).
+const TILE_ROWS: usize = 128;
+
+impl FoldedConv {
+    /// Applies the convolution (padding `kernel / 2`, stride 1) to `input` `[B·H·W, C_in]`,
+    /// writing `[B·H·W, C_out]` to `out`, then the epilogue.
+    fn forward(&self, input: &[f32], h: usize, w: usize, out: &mut [f32], epi: Epilogue<'_>) {
+        let rows = input.len() / self.cin;
+        debug_assert_eq!(out.len(), rows * self.cout);
+        let tile = |start: usize, out_tile: &mut [f32]| {
+            let n = out_tile.len() / self.cout;
+            if self.kernel == 1 {
+                matmul(
+                    out_tile,
+                    &input[start * self.cin..(start + n) * self.cin],
+                    &self.weight,
+                    n,
+                    self.cin,
+                    self.cout,
+                    false,
+                );
+            } else {
+                COLUMNS.with(|cell| {
+                    let mut col = cell.borrow_mut();
+                    let width = self.kernel * self.kernel * self.cin;
+                    if col.len() < n * width {
+                        col.resize(n * width, 0.0);
+                    }
+                    self.im2col(input, h, w, start, n, &mut col[..n * width]);
+                    matmul(
+                        out_tile,
+                        &col[..n * width],
+                        &self.weight,
+                        n,
+                        width,
+                        self.cout,
+                        false,
+                    );
+                });
+            }
+            self.epilogue(start, out_tile, epi);
+        };
+        let chunk = TILE_ROWS * self.cout;
+        #[cfg(feature = "rayon")]
+        {
+            use rayon::prelude::*;
+            if rows > TILE_ROWS {
+                out.par_chunks_mut(chunk)
+                    .enumerate()
+                    .for_each(|(i, t)| tile(i * TILE_ROWS, t));
+                return;
+            }
+        }
+        for (i, t) in out.chunks_mut(chunk).enumerate() {
+            tile(i * TILE_ROWS, t);
+        }
+    }
+
+    /// Fills `col` `[n, k·k·C_in]` with the patches of output rows `start..start + n`.
+    fn im2col(&self, input: &[f32], h: usize, w: usize, start: usize, n: usize, col: &mut [f32]) {
+        let k = self.kernel;
+        let pad = (k / 2) as isize;
+        let cin = self.cin;
+        let width = k * k * cin;
+        let hw = h * w;
+        for (r, row) in col.chunks_exact_mut(width).take(n).enumerate() {
+            let idx = start + r;
+            let b = idx / hw;
+            let y = ((idx % hw) / w) as isize;
+            let x = (idx % w) as isize;
+            for ky in 0..k {
+                let yy = y + ky as isize - pad;
+                for kx in 0..k {
+                    let xx = x + kx as isize - pad;
+                    let dst = &mut row[(ky * k + kx) * cin..(ky * k + kx + 1) * cin];
+                    if yy < 0 || yy >= h as isize || xx < 0 || xx >= w as isize {
+                        dst.fill(0.0);
+                    } else {
+                        let src = (b * hw + yy as usize * w + xx as usize) * cin;
+                        dst.copy_from_slice(&input[src..src + cin]);
+                    }
+                }
+            }
+        }
+    }
+
+    fn epilogue(&self, start: usize, out_tile: &mut [f32], epi: Epilogue<'_>) {
+        let cout = self.cout;
+        match epi {
+            Epilogue::Relu => {
+                for row in out_tile.chunks_exact_mut(cout) {
+                    for (v, b) in row.iter_mut().zip(&self.bias) {
+                        *v = (*v + b).max(0.0);
+                    }
+                }
+            }
+            Epilogue::ResidualRelu(residual) => {
+                let res = &residual[start * cout..start * cout + out_tile.len()];
+                for (row, res_row) in out_tile.chunks_exact_mut(cout).zip(res.chunks_exact(cout)) {
+                    for ((v, b), r) in row.iter_mut().zip(&self.bias).zip(res_row) {
+                        *v = (*v + b + r).max(0.0);
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Dense {
+    /// `out[B, D_out] = input[B, D_in] · W + b`.
+    fn forward(&self, input: &[f32], batch: usize, out: &mut [f32]) {
+        matmul(out, input, &self.weight, batch, self.din, self.dout, true);
+        for row in out.chunks_exact_mut(self.dout) {
+            for (v, b) in row.iter_mut().zip(&self.bias) {
+                *v += b;
+            }
+        }
+    }
+}
+
+impl FoldedNet {
+    /// Folds `net` (of shape `config`) for CPU inference. The network may live on any device
+    /// (its weights are copied to host memory) and may be a training module (its batch norm
+    /// running statistics are read as eval mode would use them).
+    ///
+    /// # Errors
+    /// [`NnError::InvalidConfig`] if `config` is invalid or does not match the network's
+    /// tensors; [`NnError::Backend`] if the weights cannot be read.
+    pub fn new(net: &PolicyValueNet, config: &ModelConfig) -> Result<FoldedNet, NnError> {
+        config.validate()?;
+        // `valid()` applies a pending running-statistics update of the last training step.
+        let net = net.valid();
+        let hw = config.board_height * config.board_width;
+        let stem = fold_conv(&net.stem, &net.stem_bn)?;
+        let blocks = net
+            .blocks
+            .iter()
+            .map(|b| Ok((fold_conv(&b.conv1, &b.bn1)?, fold_conv(&b.conv2, &b.bn2)?)))
+            .collect::<Result<Vec<_>, NnError>>()?;
+        let folded = FoldedNet {
+            config: config.clone(),
+            stem,
+            blocks,
+            policy_conv: fold_conv(&net.policy_conv, &net.policy_bn)?,
+            policy_fc: dense(&net.policy_fc, Some((config.policy_channels, hw)))?,
+            value_conv: fold_conv(&net.value_conv, &net.value_bn)?,
+            value_fc1: dense(&net.value_fc1, Some((config.value_channels, hw)))?,
+            value_fc2: dense(&net.value_fc2, None)?,
+        };
+        folded.check_shapes()?;
+        Ok(folded)
+    }
+
+    fn check_shapes(&self) -> Result<(), NnError> {
+        let m = &self.config;
+        let c = m.channels;
+        let mut problems = Vec::new();
+        let mut conv = |name: &str, f: &FoldedConv, k: usize, cin: usize, cout: usize| {
+            if (f.kernel, f.cin, f.cout) != (k, cin, cout) {
+                problems.push(format!(
+                    "{name}: {}×{} conv {}→{} where the config says {k}×{k} {cin}→{cout}",
+                    f.kernel, f.kernel, f.cin, f.cout
+                ));
+            }
+        };
+        conv("stem", &self.stem, 3, m.input_planes, c);
+        for (i, (a, b)) in self.blocks.iter().enumerate() {
+            conv(&format!("block {i} conv1"), a, 3, c, c);
+            conv(&format!("block {i} conv2"), b, 3, c, c);
+        }
+        conv("policy conv", &self.policy_conv, 1, c, m.policy_channels);
+        conv("value conv", &self.value_conv, 1, c, m.value_channels);
+        if self.blocks.len() != m.residual_blocks {
+            problems.push(format!(
+                "{} residual blocks where the config says {}",
+                self.blocks.len(),
+                m.residual_blocks
+            ));
+        }
+        let hw = m.board_height * m.board_width;
+        let mut lin = |name: &str, d: &Dense, din: usize, dout: usize| {
+            if (d.din, d.dout) != (din, dout) {
+                problems.push(format!(
+                    "{name}: linear {}→{} where the config says {din}→{dout}",
+                    d.din, d.dout
+                ));
+            }
+        };
+        lin(
+            "policy fc",
+            &self.policy_fc,
+            m.policy_channels * hw,
+            m.num_actions,
+        );
+        lin(
+            "value fc1",
+            &self.value_fc1,
+            m.value_channels * hw,
+            m.value_hidden,
+        );
+        lin("value fc2", &self.value_fc2, m.value_hidden, 1);
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(NnError::InvalidConfig(problems.join("; ")))
+        }
+    }
+
+    /// The network's configuration.
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    /// Runs the network on `planes` `[B, C, H, W]` (row-major, each position from its side to
+    /// move), writing the policy logits `[B, A]` and the values `[B]` (in [-1, 1], from the
+    /// side to move) into the caller's buffers.
+    ///
+    /// # Errors
+    /// [`NnError::BatchShape`] if `planes` is not a multiple of `C·H·W` or the output buffers
+    /// do not hold `B·A` logits and `B` values.
+    pub fn forward(
+        &self,
+        planes: &[f32],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), NnError> {
+        let m = &self.config;
+        let (cin, h, w) = (m.input_planes, m.board_height, m.board_width);
+        let hw = h * w;
+        let per = cin * hw;
+        if !planes.len().is_multiple_of(per) {
+            return Err(NnError::BatchShape(format!(
+                "{} plane values are not a multiple of C·H·W = {per}",
+                planes.len()
+            )));
+        }
+        let b = planes.len() / per;
+        if policy_logits.len() != b * m.num_actions || values.len() != b {
+            return Err(NnError::BatchShape(format!(
+                "buffers of {} logits and {} values for a batch of {b} with {} actions",
+                policy_logits.len(),
+                values.len(),
+                m.num_actions
+            )));
+        }
+        if b == 0 {
+            return Ok(());
+        }
+        let rows = b * hw;
+        // NCHW → NHWC.
+        let mut input = vec![0.0f32; rows * cin];
+        for (bi, pos) in planes.chunks_exact(per).enumerate() {
+            for (c, plane) in pos.chunks_exact(hw).enumerate() {
+                for (p, &v) in plane.iter().enumerate() {
+                    input[(bi * hw + p) * cin + c] = v;
+                }
+            }
+        }
+        let c = m.channels;
+        let mut x = vec![0.0f32; rows * c];
+        let mut t = vec![0.0f32; rows * c];
+        let mut u = vec![0.0f32; rows * c];
+        self.stem.forward(&input, h, w, &mut x, Epilogue::Relu);
+        for (conv1, conv2) in &self.blocks {
+            conv1.forward(&x, h, w, &mut t, Epilogue::Relu);
+            conv2.forward(&t, h, w, &mut u, Epilogue::ResidualRelu(&x));
+            std::mem::swap(&mut x, &mut u);
+        }
+        // Policy head: 1×1 conv → (folded BN) → ReLU → NHWC flatten → linear.
+        let mut p = vec![0.0f32; rows * m.policy_channels];
+        self.policy_conv.forward(&x, h, w, &mut p, Epilogue::Relu);
+        self.policy_fc.forward(&p, b, policy_logits);
+        // Value head: 1×1 conv → (folded BN) → ReLU → linear → ReLU → linear → tanh.
+        let mut v = vec![0.0f32; rows * m.value_channels];
+        self.value_conv.forward(&x, h, w, &mut v, Epilogue::Relu);
+        let mut hidden = vec![0.0f32; b * m.value_hidden];
+        self.value_fc1.forward(&v, b, &mut hidden);
+        for h in hidden.iter_mut() {
+            *h = h.max(0.0);
+        }
+        self.value_fc2.forward(&hidden, b, values);
+        for v in values.iter_mut() {
+            *v = v.tanh();
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,166 @@
+//! The folded CPU inference path against burn's eval-mode forward (the slow reference), on
+//! trained networks (so batch norm has non-trivial running statistics, γ and β) of every
+//! game's shape, at batch sizes below, at and above the row tile.
+
+mod common;
+
+use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_gomoku::{Gomoku, GomokuConfig};
+use alphazero_mcts::{EvalRequest, Evaluator};
+use alphazero_nn::{
+    default_device, Encode, FoldedNet, ModelConfig, ModelPreset, NetworkEvaluator, NnError,
+    TrainConfig, Trainer,
+};
+use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+use common::{max_abs_diff, random_batch, random_position, Rng};
+
+/// A network of `config` after a few AdamW steps on random batches (moves γ, β and the
+/// running mean/var away from their initial 1, 0, 0, 1).
+fn trained(config: &ModelConfig, steps: usize, seed: u64) -> Trainer {
+    let device = default_device();
+    let train = TrainConfig {
+        learning_rate: 0.02,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(config, train, &device).unwrap();
+    let mut rng = Rng(seed);
+    for _ in 0..steps {
+        let batch = random_batch(config, 16, &mut rng);
+        trainer.train_step(&batch).unwrap();
+    }
+    trainer
+}
+
+fn random_planes(config: &ModelConfig, b: usize, rng: &mut Rng) -> Vec<f32> {
+    let per = config.input_planes * config.board_height * config.board_width;
+    (0..b * per).map(|_| rng.below(2) as f32).collect()
+}
+
+/// Largest difference relative to the reference's scale.
+fn assert_close(fast: &[f32], reference: &[f32], what: &str) {
+    let scale = reference.iter().fold(1.0f32, |m, v| m.max(v.abs()));
+    let diff = max_abs_diff(fast, reference);
+    assert!(
+        diff <= 1e-4 * scale,
+        "{what}: folded differs from burn by {diff} (scale {scale})"
+    );
+}
+
+fn check_against_burn(config: &ModelConfig, batches: &[usize], seed: u64) {
+    let trainer = trained(config, 4, seed);
+    let net = trainer.model();
+    let folded = FoldedNet::new(net, config).unwrap();
+    let device = default_device();
+    let mut rng = Rng(seed ^ 0x5eed);
+    for &b in batches {
+        let planes = random_planes(config, b, &mut rng);
+        let (ref_logits, ref_values) = net.predict(config, &planes, &device).unwrap();
+        let mut logits = vec![0.0; b * config.num_actions];
+        let mut values = vec![0.0; b];
+        folded.forward(&planes, &mut logits, &mut values).unwrap();
+        assert_close(
+            &logits,
+            &ref_logits,
+            &format!("{config} logits at batch {b}"),
+        );
+        assert_close(
+            &values,
+            &ref_values,
+            &format!("{config} values at batch {b}"),
+        );
+    }
+}
+
+#[test]
+fn folded_forward_matches_burn_on_a_trained_tiny_gomoku_net() {
+    let config = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &GomokuConfig::default());
+    check_against_burn(&config, &[1, 3, 17], 1);
+}
+
+#[test]
+fn folded_forward_matches_burn_on_a_trained_connect4_net_across_row_tiles() {
+    // 6×7 = 42 rows a position: batch 7 spans three 128-row tiles with a ragged last tile.
+    let config = ModelConfig::for_game::<Connect4>(ModelPreset::Small, &Connect4Config);
+    check_against_burn(&config, &[1, 2, 7, 64], 2);
+}
+
+#[test]
+fn folded_forward_matches_burn_on_a_trained_xiangqi_net() {
+    let config = ModelConfig::for_game::<Xiangqi>(ModelPreset::Tiny, &XiangqiConfig::default());
+    check_against_burn(&config, &[1, 5], 3);
+}
+
+#[test]
+fn folded_forward_matches_burn_with_wider_heads() {
+    // Two-channel value head and three-channel policy head exercise the NHWC re-ordering of
+    // the heads' linear layers (a wrong permutation passes with one channel).
+    let mut config = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11);
+    config.policy_channels = 3;
+    config.value_channels = 2;
+    config.residual_blocks = 2;
+    check_against_burn(&config, &[1, 9], 4);
+}
+
+#[test]
+fn folding_a_network_into_the_wrong_config_is_refused_naming_the_layer() {
+    let config = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11);
+    let net = config.init(&default_device());
+    let mut other = config.clone();
+    other.channels = 16;
+    match FoldedNet::new(&net, &other) {
+        Err(NnError::InvalidConfig(msg)) => assert!(msg.contains("stem"), "{msg}"),
+        r => panic!("expected InvalidConfig, got {r:?}"),
+    }
+}
+
+#[test]
+fn folded_forward_refuses_badly_sized_buffers() {
+    let config = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11);
+    let net = config.init(&default_device());
+    let folded = FoldedNet::new(&net, &config).unwrap();
+    let planes = vec![0.0; 3 * 5 * 4 * 2];
+    let mut values = vec![0.0; 2];
+    assert!(matches!(
+        folded.forward(&planes[1..], &mut vec![0.0; 22], &mut values),
+        Err(NnError::BatchShape(_))
+    ));
+    assert!(matches!(
+        folded.forward(&planes, &mut vec![0.0; 21], &mut values),
+        Err(NnError::BatchShape(_))
+    ));
+}
+
+/// The search's evaluator (folded on the CPU) and the burn-forward evaluator agree on real
+/// encoded positions with histories.
+fn evaluators_agree<G: Encode>(config: &G::Config, preset: ModelPreset, seed: u64) {
+    let mcfg = ModelConfig::for_game::<G>(preset, config);
+    let trainer = trained(&mcfg, 3, seed);
+    let device = default_device();
+    let fast = NetworkEvaluator::<G>::new(trainer.model(), &mcfg, &device).unwrap();
+    let slow = NetworkEvaluator::<G>::with_burn_forward(trainer.model(), &mcfg, &device).unwrap();
+    let mut rng = Rng(seed);
+    let positions: Vec<G> = (0..6)
+        .map(|i| random_position::<G>(config, 3 * i, &mut rng))
+        .collect();
+    let batch: Vec<EvalRequest<'_, G>> = positions
+        .iter()
+        .map(|p| EvalRequest {
+            position: p,
+            history: &[],
+        })
+        .collect();
+    let a = mcfg.num_actions;
+    let (mut l1, mut v1) = (vec![0.0; 6 * a], vec![0.0; 6]);
+    let (mut l2, mut v2) = (vec![0.0; 6 * a], vec![0.0; 6]);
+    fast.evaluate(&batch, &mut l1, &mut v1).unwrap();
+    slow.evaluate(&batch, &mut l2, &mut v2).unwrap();
+    assert_close(&l1, &l2, G::NAME);
+    assert_close(&v1, &v2, G::NAME);
+}
+
+#[test]
+fn network_evaluator_fast_path_agrees_with_burn_forward_for_every_game() {
+    evaluators_agree::<Connect4>(&Connect4Config, ModelPreset::Tiny, 11);
+    evaluators_agree::<Gomoku>(&GomokuConfig::default(), ModelPreset::Tiny, 12);
+    evaluators_agree::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Tiny, 13);
+}
