@@ -739,8 +739,9 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                     alpha: g.sprt.alpha,
                     beta: g.sprt.beta,
                 };
-                llr = sprt.llr(total.wins.into(), total.draws.into(), total.losses.into());
-                match sprt.decision_for_llr(llr) {
+                let (w, d, l) = (total.wins.into(), total.draws.into(), total.losses.into());
+                llr = sprt.llr(w, d, l);
+                match sprt.decision(w, d, l) {
                     rating::SprtDecision::AcceptH1 => {
                         pb.finish_and_clear();
                         return Ok((total, llr, true));

@@ -512,8 +512,19 @@ impl Sprt {
         }
     }
 
-    /// The decision after `w` wins, `d` draws and `l` losses (from [`Sprt::llr`]).
+    /// Games before [`Sprt::decision`] may stop. The generalised LLR plugs in the empirical
+    /// W/D/L distribution, whose variance is near zero after a handful of equal results:
+    /// two draws give an LLR of −1.46 for `elo1 = 200`, past the bound of α = β = 0.2, so a
+    /// test could "accept" after two games. Fishtest runs thousands of games; here a floor
+    /// keeps short tests honest.
+    pub const MIN_GAMES: u64 = 16;
+
+    /// The decision after `w` wins, `d` draws and `l` losses (from [`Sprt::llr`]); always
+    /// [`SprtDecision::Continue`] before [`Sprt::MIN_GAMES`] games.
     pub fn decision(&self, w: u64, d: u64, l: u64) -> SprtDecision {
+        if w + d + l < Self::MIN_GAMES {
+            return SprtDecision::Continue;
+        }
         self.decision_for_llr(self.llr(w, d, l))
     }
 }
@@ -806,5 +817,23 @@ mod tests {
         assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
         assert!((normal_cdf(Z95) - 0.975).abs() < 1e-6);
         assert!((normal_cdf(-1.0) - 0.158_655_25).abs() < 1e-6);
+    }
+
+    #[test]
+    fn sprt_does_not_stop_after_two_draws() {
+        // A wide test (elo1 = 200, α = β = 0.2: bounds ±1.386).
+        let s = Sprt {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.2,
+            beta: 0.2,
+        };
+        // The raw LLR after two draws already crosses the lower bound (≈ −1.46)...
+        assert_eq!(s.decision_for_llr(s.llr(0, 2, 0)), SprtDecision::AcceptH0);
+        // ...but the test itself waits for MIN_GAMES games.
+        assert_eq!(s.decision(0, 2, 0), SprtDecision::Continue);
+        assert_eq!(s.decision(2, 0, 0), SprtDecision::Continue);
+        assert_eq!(s.decision(0, Sprt::MIN_GAMES, 0), SprtDecision::AcceptH0);
+        assert_eq!(s.decision(Sprt::MIN_GAMES, 0, 0), SprtDecision::AcceptH1);
     }
 }
