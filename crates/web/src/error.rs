@@ -10,16 +10,18 @@ use axum::Json;
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
     /// The listening socket could not be bound.
-    #[error("cannot listen on {addr}: {source}")]
+    // The I/O error is part of the message and deliberately not a `source`, so that a
+    // printed error chain (`{:#}`) does not repeat it.
+    #[error("cannot listen on {addr}: {error}")]
     Bind {
         /// The address that was asked for.
         addr: SocketAddr,
         /// Why binding failed.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The server loop failed.
     #[error("web server failed: {0}")]
-    Serve(#[source] std::io::Error),
+    Serve(std::io::Error),
 }
 
 /// Why one API request failed; answered as `{"error": "..."}` with the status below.
@@ -28,7 +30,8 @@ pub(crate) enum ApiError {
     /// 400: a bad parameter, an illegal or unparsable move, a move out of turn.
     #[error("{0}")]
     BadRequest(String),
-    /// A request body or query the extractor refused (status given by axum: 400, 415, 422).
+    /// A request the extractors or the router refused: 400 (not JSON, wrong shape, bad query),
+    /// 405 (wrong method), 413 (body too large), 415 (not `application/json`).
     #[error("{1}")]
     Rejected(StatusCode, String),
     /// 404: no such session (never created, or expired).

@@ -29,7 +29,7 @@ use alphazero_mcts::{Evaluator, SearchConfig, UniformEvaluator};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
-use axum::http::header;
+use axum::http::{header, Method, StatusCode, Uri};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -208,15 +208,36 @@ fn new_session_id() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-/// Serves the page and the API on `addr` until the process ends.
+/// Serves the page and the API on `addr` until the process ends ([`bind`] then
+/// [`serve_listener`]).
 ///
 /// # Errors
 /// [`WebError::Bind`] when the address cannot be bound; [`WebError::Serve`] when the server
 /// loop fails.
 pub async fn serve(addr: SocketAddr, engines: Engines) -> Result<(), WebError> {
-    let listener = tokio::net::TcpListener::bind(addr)
+    serve_listener(bind(addr).await?, engines).await
+}
+
+/// Binds the listening socket, so that a caller can report the address only once it is
+/// really listening (port 0 picks a free port: see `local_addr`).
+///
+/// # Errors
+/// [`WebError::Bind`] when the address cannot be bound (in use, not a local address, no
+/// permission).
+pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, WebError> {
+    tokio::net::TcpListener::bind(addr)
         .await
-        .map_err(|source| WebError::Bind { addr, source })?;
+        .map_err(|error| WebError::Bind { addr, error })
+}
+
+/// Serves the page and the API on a bound listener until the process ends.
+///
+/// # Errors
+/// [`WebError::Serve`] when the server loop fails.
+pub async fn serve_listener(
+    listener: tokio::net::TcpListener,
+    engines: Engines,
+) -> Result<(), WebError> {
     axum::serve(listener, router(engines))
         .await
         .map_err(WebError::Serve)
@@ -247,6 +268,7 @@ pub fn router_with(engines: Engines, limits: Limits) -> Router {
         .route("/api/state", get(state))
         .route("/api/record", get(record))
         .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
         .with_state(app)
 }
 
@@ -274,15 +296,42 @@ async fn not_found() -> ApiError {
     ApiError::NotFound("no such page or API endpoint".into())
 }
 
-/// Accepts a JSON body, turning extractor failures into `{error}` answers.
+/// Accepts a JSON body, turning extractor failures into `{error}` answers: 415 without a JSON
+/// content type, 413 for a body over the size limit, 400 for anything else (not JSON, or JSON
+/// of the wrong shape: a missing or unknown field, a wrong type, an unknown game).
 fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
-    b.map(|Json(v)| v)
-        .map_err(|e| ApiError::Rejected(e.status(), format!("bad request body: {}", e.body_text())))
+    b.map(|Json(v)| v).map_err(|e| {
+        let status = match e.status() {
+            s @ (StatusCode::UNSUPPORTED_MEDIA_TYPE | StatusCode::PAYLOAD_TOO_LARGE) => s,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        ApiError::Rejected(status, format!("bad request body: {}", e.body_text()))
+    })
 }
 
+/// Accepts a query string; a missing or malformed parameter is a 400.
 fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
-    q.map(|Query(v)| v)
-        .map_err(|e| ApiError::Rejected(e.status(), format!("bad query: {}", e.body_text())))
+    q.map(|Query(v)| v).map_err(|e| {
+        ApiError::Rejected(
+            StatusCode::BAD_REQUEST,
+            format!("bad query: {}", e.body_text()),
+        )
+    })
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    let allowed = if uri.path().starts_with("/api/state") || uri.path().starts_with("/api/record")
+    {
+        "GET"
+    } else if uri.path().starts_with("/api/") {
+        "POST"
+    } else {
+        "GET"
+    };
+    ApiError::Rejected(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} is not allowed on {}: use {allowed}", uri.path()),
+    )
 }
 
 #[derive(Deserialize)]

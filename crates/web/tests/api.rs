@@ -332,19 +332,64 @@ async fn bad_json_and_bad_parameters_are_4xx_with_an_error() {
     ];
     for (path, body) in cases {
         let r = post_raw(&app, path, &body).await;
-        assert!(r.status.is_client_error(), "{path} {body}: {}", r.status);
+        // API.md: every malformed request (not JSON, wrong shape, bad value) is a 400.
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path} {body}: {}", r.text);
         let err = r.json()["error"].as_str().unwrap().to_string();
         assert!(!err.is_empty(), "{body}");
     }
     // No content type at all.
     let req = Request::post("/api/new").body(Body::from("{}")).unwrap();
     let r = send(&app, req).await;
-    assert!(r.status.is_client_error());
+    assert_eq!(r.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert!(r.json()["error"].is_string());
     // Missing query parameter.
     let r = get(&app, "/api/state").await;
-    assert!(r.status.is_client_error());
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
     assert!(r.json()["error"].is_string());
+}
+
+#[tokio::test]
+async fn unknown_game_and_missing_fields_are_400_naming_the_input() {
+    let app = app();
+    let r = post(
+        &app,
+        "/api/new",
+        json!({"game": "chess", "human_side": "first", "simulations": 5}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
+    assert!(r.json()["error"].as_str().unwrap().contains("chess"), "{}", r.text);
+    for missing in ["human_side", "simulations", "game"] {
+        let mut body = json!({"game": "connect4", "human_side": "first", "simulations": 5});
+        body.as_object_mut().unwrap().remove(missing);
+        let r = post(&app, "/api/new", body).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{missing}: {}", r.text);
+        assert!(r.json()["error"].as_str().unwrap().contains(missing), "{}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn wrong_method_is_405_with_a_json_error() {
+    let app = app();
+    let r = get(&app, "/api/new").await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    let err = r.json()["error"].as_str().unwrap().to_string();
+    assert!(err.contains("GET") && err.contains("POST"), "{err}");
+    let r = post(&app, "/api/state", json!({})).await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    assert!(r.json()["error"].as_str().unwrap().contains("use GET"));
+}
+
+#[tokio::test]
+async fn oversized_body_is_413_with_a_json_error() {
+    let app = app();
+    let big = format!(
+        "{{\"game\": \"connect4\", \"pad\": \"{}\"}}",
+        "x".repeat(3 << 20)
+    );
+    let r = post_raw(&app, "/api/new", &big).await;
+    assert_eq!(r.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert!(r.json()["error"].is_string(), "{}", r.text);
 }
 
 #[tokio::test]
