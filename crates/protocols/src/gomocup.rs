@@ -157,7 +157,8 @@ impl GomocupEngine {
     /// * `START N` → `OK`, or `ERROR unsupported size N` outside 5–20; `RECTSTART W,H` the
     ///   same when `W = H`, else `ERROR`; `RESTART` → `OK`.
     /// * `BEGIN`, `TURN X,Y`, `BOARD`…`DONE` → `MESSAGE …` (value, visits, PV), `DEBUG …`
-    ///   (time) and the move `X,Y`. `PLAY X,Y` plays our move X,Y and echoes it.
+    ///   (time) and the move `X,Y`. `PLAY X,Y` plays our move X,Y and echoes it. `BEGIN`
+    ///   (move first on an empty board) when stones are already on the board → `ERROR …`.
     /// * `INFO key value` → nothing (`rule` 0/1/4 = freestyle/standard/renju, bit 2
     ///   "continuous" and bit 8 "caro" → `ERROR … unsupported`); unknown keys are ignored.
     /// * `TAKEBACK X,Y` → `OK`. `ABOUT` → `name="…", version="…", author="…", country="…"`.
@@ -216,6 +217,17 @@ impl GomocupEngine {
             "BEGIN" => {
                 if self.size.is_none() {
                     err_line(out, "no board: send START first")?;
+                } else if !self.stones.is_empty() {
+                    // BEGIN means "move first on the empty board"; a second BEGIN would
+                    // otherwise make us move twice in a row.
+                    err_line(
+                        out,
+                        format!(
+                            "BEGIN needs an empty board, this one has {} stone(s): send \
+                             RESTART or START first",
+                            self.stones.len()
+                        ),
+                    )?;
                 } else {
                     self.respond(received, out)?;
                 }
@@ -319,13 +331,27 @@ impl GomocupEngine {
         Ok(())
     }
 
+    /// `X,Y` on the current board; errors name the text and the board's range.
     fn parse_point(&self, text: &str) -> Result<GomokuMove, String> {
         let n = self.size.ok_or("no board: send START first")?;
-        let mv = GomokuMove::parse_gomocup(text).map_err(|e| e.to_string())?;
-        if mv.x >= n || mv.y >= n {
-            return Err(format!("{} is off the {n}x{n} board", mv.to_gomocup()));
-        }
-        Ok(mv)
+        let (x, y) = text
+            .split_once(',')
+            .ok_or_else(|| format!("bad point {text:?}: expected X,Y"))?;
+        let coord = |v: &str, name: &str| -> Result<u8, String> {
+            let v = v.trim();
+            match v.parse::<i64>() {
+                Ok(c) if (0..i64::from(n)).contains(&c) => Ok(c as u8),
+                Ok(_) => Err(format!(
+                    "{text:?} is off the {n}x{n} board: {name} must be in 0..{}",
+                    n - 1
+                )),
+                Err(_) => Err(format!(
+                    "bad point {text:?}: {name} is not a number (0..{} on the {n}x{n} board)",
+                    n - 1
+                )),
+            }
+        };
+        Ok(GomokuMove::new(coord(x, "x")?, coord(y, "y")?))
     }
 
     /// Plays `mv` for the side to move.
@@ -448,6 +474,7 @@ impl GomocupEngine {
     fn board_stone(&self, line: &str) -> Result<Option<(GomokuMove, u8)>, String> {
         let (xy, f) = line
             .rsplit_once(',')
+            .filter(|(xy, _)| xy.contains(','))
             .ok_or_else(|| format!("bad BOARD line {line:?}: expected X,Y,F"))?;
         let f: u8 = f
             .trim()
@@ -535,11 +562,14 @@ impl GomocupEngine {
         let ms = t.elapsed.as_secs_f64() * 1000.0;
         writeln!(
             out,
-            "DEBUG time {:.0} ms, {} simulations, {:.0} sims/s, budget {:?}",
+            "DEBUG time {:.0} ms, {} simulations, {:.0} sims/s, budget {}",
             ms,
             t.simulations,
             f64::from(t.simulations) / t.elapsed.as_secs_f64().max(1e-9),
-            budget
+            match budget {
+                Some(b) => format!("{} ms", b.as_millis()),
+                None => "none (fixed simulations)".to_string(),
+            }
         )?;
         match self.place(mv) {
             Ok(()) => writeln!(out, "{}", mv.to_gomocup()),

@@ -512,7 +512,7 @@ impl UcciEngine {
                         self.error(
                             out,
                             format!(
-                                "go {k} needs a number, got {:?}",
+                                "go {k} needs a number, got {:?}; ignored",
                                 args.get(i).unwrap_or(&"")
                             ),
                         )?;
@@ -520,6 +520,16 @@ impl UcciEngine {
                         continue;
                     };
                     i += 1;
+                    // Limits that count something must be at least 1: `go depth 0` or
+                    // `go nodes -5` is refused (the parameter is ignored, like a malformed one)
+                    // rather than silently searched as a minimal search.
+                    if matches!(k, "depth" | "nodes" | "movetime" | "movestogo") && v < 1 {
+                        self.error(
+                            out,
+                            format!("go {k} must be a positive number, got {v}; ignored"),
+                        )?;
+                        continue;
+                    }
                     let pos = v.max(0) as u64;
                     match k {
                         "depth" => go.depth = Some(pos.min(u64::from(u32::MAX)) as u32),

@@ -100,6 +100,38 @@ fn gomocup_commands_before_start_and_mixed_line_endings_match_golden() {
 }
 
 #[test]
+fn gomocup_second_begin_and_coordinates_off_the_board_are_errors_naming_the_board() {
+    check("gomocup_bad_input");
+    let out = run_transcript("gomocup_bad_input");
+    // The second BEGIN (stones on the board) is refused, not answered with a second move.
+    let begin_errors = out
+        .lines()
+        .filter(|l| l.starts_with("ERROR BEGIN needs an empty board"))
+        .count();
+    assert_eq!(begin_errors, 3, "{out}");
+    assert!(out.contains("on the 15x15 board"), "{out}");
+    assert!(!out.contains("20x20"), "{out}");
+}
+
+#[test]
+fn ucci_go_with_zero_negative_or_garbage_limits_is_refused() {
+    check("ucci_bad_go");
+    let out = run_transcript("ucci_bad_go");
+    for bad in [
+        "go depth must be a positive number, got -1",
+        "go depth must be a positive number, got 0",
+        "go nodes must be a positive number, got 0",
+        "go movetime must be a positive number, got -5",
+        "go depth needs a number, got \"x\"",
+    ] {
+        assert!(
+            out.contains(&format!("info string error: {bad}")),
+            "{bad}: {out}"
+        );
+    }
+}
+
+#[test]
 fn ucci_session_matches_golden() {
     check("ucci_session");
 }

@@ -1,12 +1,14 @@
 //! PNG plots of `metrics.jsonl`: losses, gating results and rating over iterations.
 //!
-//! Drawn with plotters' bitmap backend into a memory buffer and encoded with `png`, with no
-//! font dependency: the pictures carry no text. What each line is, and the axis ranges, go
-//! into a sidecar legend (`plots.txt`) written beside them ([`write_plots`]).
+//! Drawn with plotters' bitmap backend into a memory buffer and encoded with `png`. plotters
+//! is built without a font backend (no system fonts, no TTF parser), so the text on the
+//! pictures (title, axis descriptions, tick labels, legend) is drawn with the small built-in
+//! 5×7 upper-case bitmap font of this module. The same legend, with the exact axis ranges,
+//! also goes into a sidecar `plots.txt` written beside them ([`write_plots`]).
 //!
-//! Every plot has the iteration on the x axis, a light grey frame, light grey horizontal grid
-//! lines at the y values listed in the legend, and (where the range crosses it) a darker line
-//! at y = 0.
+//! Every plot has the iteration on the x axis (labelled ticks), a light grey frame, light grey
+//! horizontal grid lines at labelled y values, (where the range crosses it) a darker line at
+//! y = 0, and a legend box naming each series in its colour.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -70,19 +72,30 @@ struct Series {
     dots_only: bool,
 }
 
-/// "Nice" grid steps (1, 2 or 5 × 10^k) giving about five lines over `[lo, hi]`.
-fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
+/// The "nice" grid step (1, 2 or 5 × 10^k) giving about eight lines over `[lo, hi]`; `None`
+/// for an empty or non-finite range.
+fn grid_step(lo: f64, hi: f64) -> Option<f64> {
     let span = hi - lo;
     if !(span.is_finite() && span > 0.0) {
-        return Vec::new();
+        return None;
     }
     let raw = span / 8.0;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0]
-        .iter()
-        .map(|m| m * mag)
-        .find(|&s| s >= raw)
-        .unwrap_or(10.0 * mag);
+    Some(
+        [1.0, 2.0, 5.0, 10.0]
+            .iter()
+            .map(|m| m * mag)
+            .find(|&s| s >= raw)
+            .unwrap_or(10.0 * mag),
+    )
+}
+
+/// Round grid values (multiples of [`grid_step`]) inside `[lo, hi]`.
+fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
+    let Some(step) = grid_step(lo, hi) else {
+        return Vec::new();
+    };
+    let span = hi - lo;
     let first = (lo / step).ceil() as i64;
     let mut out = Vec::new();
     for k in first..first + 20 {
@@ -96,9 +109,130 @@ fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
     out
 }
 
+/// A grid value with as many decimals as the grid step needs (`0.3`, not
+/// `0.30000000000000004`; `-0` printed as `0`).
+fn format_tick(v: f64, step: f64) -> String {
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10() - 1e-9).ceil().max(0.0) as usize
+    };
+    let text = format!("{v:.decimals$}");
+    if text
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        "0".to_string()
+    } else {
+        text
+    }
+}
+
+/// Rows of a 5×7 glyph, the top row first, bit 4 the leftmost pixel. Lower case is drawn as
+/// upper case; a character without a glyph is drawn as a blank.
+fn glyph(c: char) -> [u8; 7] {
+    match c.to_ascii_uppercase() {
+        'A' => [14, 17, 17, 31, 17, 17, 17],
+        'B' => [30, 17, 17, 30, 17, 17, 30],
+        'C' => [14, 17, 16, 16, 16, 17, 14],
+        'D' => [28, 18, 17, 17, 17, 18, 28],
+        'E' => [31, 16, 16, 30, 16, 16, 31],
+        'F' => [31, 16, 16, 30, 16, 16, 16],
+        'G' => [14, 17, 16, 23, 17, 17, 15],
+        'H' => [17, 17, 17, 31, 17, 17, 17],
+        'I' => [14, 4, 4, 4, 4, 4, 14],
+        'J' => [7, 2, 2, 2, 2, 18, 12],
+        'K' => [17, 18, 20, 24, 20, 18, 17],
+        'L' => [16, 16, 16, 16, 16, 16, 31],
+        'M' => [17, 27, 21, 21, 17, 17, 17],
+        'N' => [17, 17, 25, 21, 19, 17, 17],
+        'O' => [14, 17, 17, 17, 17, 17, 14],
+        'P' => [30, 17, 17, 30, 16, 16, 16],
+        'Q' => [14, 17, 17, 17, 21, 18, 13],
+        'R' => [30, 17, 17, 30, 20, 18, 17],
+        'S' => [15, 16, 16, 14, 1, 1, 30],
+        'T' => [31, 4, 4, 4, 4, 4, 4],
+        'U' => [17, 17, 17, 17, 17, 17, 14],
+        'V' => [17, 17, 17, 17, 17, 10, 4],
+        'W' => [17, 17, 17, 21, 21, 21, 10],
+        'X' => [17, 17, 10, 4, 10, 17, 17],
+        'Y' => [17, 17, 17, 10, 4, 4, 4],
+        'Z' => [31, 1, 2, 4, 8, 16, 31],
+        '0' => [14, 17, 19, 21, 25, 17, 14],
+        '1' => [4, 12, 4, 4, 4, 4, 14],
+        '2' => [14, 17, 1, 2, 4, 8, 31],
+        '3' => [31, 2, 4, 2, 1, 17, 14],
+        '4' => [2, 6, 10, 18, 31, 2, 2],
+        '5' => [31, 16, 30, 1, 1, 17, 14],
+        '6' => [6, 8, 16, 30, 17, 17, 14],
+        '7' => [31, 1, 2, 4, 8, 8, 8],
+        '8' => [14, 17, 17, 14, 17, 17, 14],
+        '9' => [14, 17, 17, 15, 1, 2, 12],
+        '.' => [0, 0, 0, 0, 0, 12, 12],
+        ',' => [0, 0, 0, 0, 12, 4, 8],
+        '-' => [0, 0, 0, 31, 0, 0, 0],
+        '+' => [0, 4, 4, 31, 4, 4, 0],
+        '(' => [2, 4, 8, 8, 8, 4, 2],
+        ')' => [8, 4, 2, 2, 2, 4, 8],
+        '/' => [0, 1, 2, 4, 8, 16, 0],
+        ':' => [0, 12, 12, 0, 12, 12, 0],
+        ';' => [0, 12, 12, 0, 12, 4, 8],
+        '=' => [0, 0, 31, 0, 31, 0, 0],
+        '%' => [24, 25, 2, 4, 8, 19, 3],
+        _ => [0; 7],
+    }
+}
+
+/// Pixels from one character's left edge to the next at `scale` 1 (5 wide plus 1 gap).
+const ADVANCE: i32 = 6;
+
+/// Width in pixels of `text` drawn at `scale`.
+fn text_width(text: &str, scale: i32) -> i32 {
+    (text.chars().count() as i32 * ADVANCE - 1).max(0) * scale
+}
+
+/// Draws `text` with its top-left corner at `(x, y)` (pixels), each font dot a
+/// `scale`×`scale` square of pixels.
+fn draw_text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    text: &str,
+    (x, y): (i32, i32),
+    scale: i32,
+    color: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for (i, c) in text.chars().enumerate() {
+        let left = x + i as i32 * ADVANCE * scale;
+        for (row, bits) in glyph(c).iter().enumerate() {
+            for col in 0..5 {
+                if bits & (16 >> col) != 0 {
+                    let (px, py) = (left + col * scale, y + row as i32 * scale);
+                    for dy in 0..scale {
+                        for dx in 0..scale {
+                            area.draw_pixel((px + dx, py + dy), &color)?;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What the axes of a plot show.
+struct Axes {
+    /// The y axis description, e.g. `loss (nats)`.
+    y: &'static str,
+}
+
+/// Plot area margins in pixels: left (y tick labels), right, top (title, y description),
+/// bottom (x tick labels, x description).
+const MARGIN: (u32, u32, u32, u32) = (70, 20, 44, 46);
+
 fn render(
     name: &'static str,
     title: &str,
+    axes: Axes,
     series: &[Series],
     y_floor: Option<f64>,
 ) -> Result<Plot, PlotError> {
@@ -126,16 +260,34 @@ fn render(
     if x1 - x0 < 1.0 {
         x1 = x0 + 1.0;
     }
-    let pad = ((y1 - y0) * 0.05).max(1e-6);
+    // A flat series (e.g. an Elo that never moved) gets a readable range around its value
+    // rather than a microscopic one.
+    let pad = if y1 - y0 > 1e-9 {
+        (y1 - y0) * 0.05
+    } else {
+        (y1.abs() * 0.1).max(1.0)
+    };
     let (y0, y1) = (y0 - pad, y1 + pad);
     let grid = grid_lines(y0, y1);
+    let y_step = grid_step(y0, y1).unwrap_or(1.0);
+    // Integer iterations on the x axis.
+    let x_step = grid_step(x0, x1).unwrap_or(1.0).max(1.0).round();
+    let x_ticks: Vec<f64> = grid_lines(x0, x1)
+        .into_iter()
+        .filter(|v| (v / x_step).fract().abs() < 1e-9)
+        .collect();
 
+    let text = RGBColor(40, 40, 40);
     let mut buf = vec![255u8; (WIDTH * HEIGHT * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| draw_err(&e))?;
+        let (left, right, top, bottom) = MARGIN;
         let mut chart = ChartBuilder::on(&root)
-            .margin(20)
+            .margin_left(left)
+            .margin_right(right)
+            .margin_top(top)
+            .margin_bottom(bottom)
             .build_cartesian_2d(x0..x1, y0..y1)
             .map_err(|e| draw_err(&e))?;
         let light = RGBColor(220, 220, 220);
@@ -177,6 +329,63 @@ fn render(
                 .draw_series(pts.iter().map(|&p| Circle::new(p, 3, s.color.filled())))
                 .map_err(|e| draw_err(&e))?;
         }
+
+        // Text: title, axis descriptions, tick labels, legend.
+        let t = |r| draw_err(&r);
+        draw_text(&root, title, (left as i32, 8), 2, text).map_err(t)?;
+        draw_text(&root, axes.y, (8, top as i32 - 14), 1, text).map_err(t)?;
+        for &g in &grid {
+            let label = format_tick(g, y_step);
+            let (_, py) = chart.backend_coord(&(x0, g));
+            let w = text_width(&label, 1);
+            draw_text(&root, &label, (left as i32 - 6 - w, py - 3), 1, text).map_err(t)?;
+        }
+        let (_, plot_bottom) = chart.backend_coord(&(x0, y0));
+        for &v in &x_ticks {
+            let label = format_tick(v, x_step);
+            let (px, _) = chart.backend_coord(&(v, y0));
+            let w = text_width(&label, 1);
+            draw_text(&root, &label, (px - w / 2, plot_bottom + 6), 1, text).map_err(t)?;
+        }
+        let x_desc = "iteration";
+        draw_text(
+            &root,
+            x_desc,
+            (
+                (left as i32 + WIDTH as i32 - right as i32 - text_width(x_desc, 2)) / 2,
+                HEIGHT as i32 - 18,
+            ),
+            2,
+            text,
+        )
+        .map_err(t)?;
+        // Legend box in the top right corner of the plot area.
+        let widest = series
+            .iter()
+            .map(|s| text_width(s.label, 1))
+            .max()
+            .unwrap_or(0);
+        let (box_w, box_h) = (widest + 28, series.len() as i32 * 12 + 8);
+        let (bx, by) = (WIDTH as i32 - right as i32 - box_w - 6, top as i32 + 6);
+        root.draw(&Rectangle::new(
+            [(bx, by), (bx + box_w, by + box_h)],
+            WHITE.filled(),
+        ))
+        .map_err(t)?;
+        root.draw(&Rectangle::new(
+            [(bx, by), (bx + box_w, by + box_h)],
+            RGBColor(160, 160, 160).stroke_width(1),
+        ))
+        .map_err(t)?;
+        for (i, s) in series.iter().enumerate() {
+            let y = by + 5 + i as i32 * 12;
+            root.draw(&Rectangle::new(
+                [(bx + 5, y + 1), (bx + 17, y + 5)],
+                s.color.filled(),
+            ))
+            .map_err(t)?;
+            draw_text(&root, s.label, (bx + 22, y), 1, text).map_err(t)?;
+        }
         root.present().map_err(|e| draw_err(&e))?;
     }
 
@@ -191,13 +400,12 @@ fn render(
         w.finish().map_err(encode_err)?;
     }
 
+    let ticks: Vec<String> = grid.iter().map(|&g| format_tick(g, y_step)).collect();
     let mut legend = format!(
-        "{name}: {title}\n  x: iteration {x0} .. {x1}\n  y: {y0:.4} .. {y1:.4}; grid lines at"
+        "{name}: {title}\n  x: iteration {x0} .. {x1}\n  y: {} {y0:.4} .. {y1:.4}; grid lines at {}\n",
+        axes.y,
+        ticks.join(" ")
     );
-    for g in &grid {
-        legend.push_str(&format!(" {g}"));
-    }
-    legend.push('\n');
     for s in series {
         let RGBColor(r, g, b) = s.color;
         legend.push_str(&format!("  #{r:02x}{g:02x}{b:02x} {}\n", s.label));
@@ -229,6 +437,9 @@ pub fn render_plots(metrics: &[IterationMetrics]) -> Result<Vec<Plot>, PlotError
     let losses = render(
         "losses.png",
         "training losses per iteration",
+        Axes {
+            y: "loss / entropy (nats; value loss: MSE)",
+        },
         &[
             Series {
                 label: "policy loss (cross-entropy, nats)",
@@ -270,7 +481,10 @@ pub fn render_plots(metrics: &[IterationMetrics]) -> Result<Vec<Plot>, PlotError
         .collect();
     let gating = render(
         "gating.png",
-        "gating matches: candidate against champion (fractions of games)",
+        "gating: candidate against champion",
+        Axes {
+            y: "fraction of the gating games",
+        },
         &[
             Series {
                 label: "candidate score (wins + draws/2)",
@@ -301,7 +515,10 @@ pub fn render_plots(metrics: &[IterationMetrics]) -> Result<Vec<Plot>, PlotError
     )?;
     let rating = render(
         "rating.png",
-        "champion Elo over iterations (relative to the first network)",
+        "champion Elo over iterations",
+        Axes {
+            y: "Elo (relative to the first network)",
+        },
         &[Series {
             label: "champion Elo",
             color: BLUE_,
@@ -386,6 +603,87 @@ mod tests {
         assert_eq!(render_plots(&[]).unwrap().len(), 3);
         let one = render_plots(&example_metrics(1)).unwrap();
         assert!(one.iter().all(|p| p.png[..8] == PNG_MAGIC));
+    }
+
+    fn pixels(png_bytes: &[u8]) -> Vec<u8> {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
+        reader.next_frame(&mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn plots_carry_text_in_the_margins_and_a_legend_box() {
+        let plots = render_plots(&example_metrics(6)).unwrap();
+        for p in &plots {
+            let buf = pixels(&p.png);
+            let dark_in = |x0: u32, x1: u32, y0: u32, y1: u32| {
+                (y0..y1).any(|y| {
+                    (x0..x1).any(|x| {
+                        let i = ((y * WIDTH + x) * 3) as usize;
+                        buf[i..i + 3] == [40, 40, 40]
+                    })
+                })
+            };
+            let (left, _, top, bottom) = MARGIN;
+            assert!(dark_in(0, WIDTH, 0, top - 16), "{}: no title", p.name);
+            assert!(
+                dark_in(0, left - 4, top, HEIGHT - bottom),
+                "{}: no y ticks",
+                p.name
+            );
+            assert!(
+                dark_in(left, WIDTH, HEIGHT - bottom + 4, HEIGHT - 22),
+                "{}: no x ticks",
+                p.name
+            );
+            assert!(
+                dark_in(left, WIDTH, HEIGHT - 18, HEIGHT),
+                "{}: no x description",
+                p.name
+            );
+        }
+    }
+
+    #[test]
+    fn every_drawn_character_has_a_glyph() {
+        let plots = render_plots(&example_metrics(3)).unwrap();
+        let mut texts: Vec<String> = vec!["iteration".into()];
+        for p in &plots {
+            texts.extend(p.legend.lines().map(str::to_string));
+        }
+        for t in texts {
+            for c in t.chars().filter(|c| !c.is_whitespace() && *c != '#') {
+                assert_ne!(glyph(c), [0; 7], "{c:?} in {t:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn legend_grid_values_are_rounded_and_a_flat_series_gets_a_readable_range() {
+        assert_eq!(format_tick(0.30000000000000004, 0.1), "0.3");
+        assert_eq!(format_tick(-0.0, 0.5), "0");
+        assert_eq!(format_tick(0.05, 0.05), "0.05");
+        assert_eq!(format_tick(200.0, 100.0), "200");
+        let plots = render_plots(&example_metrics(6)).unwrap();
+        for p in &plots {
+            let grid = p.legend.lines().nth(2).unwrap();
+            let values = grid.split("grid lines at").nth(1).unwrap();
+            for v in values.split_whitespace() {
+                let decimals = v.split('.').nth(1).map_or(0, str::len);
+                assert!(decimals <= 3, "{}: {grid}", p.name);
+            }
+        }
+        let mut flat = example_metrics(4);
+        for m in &mut flat {
+            m.elo = 0.0;
+        }
+        let rating = &render_plots(&flat).unwrap()[2];
+        let grid = rating.legend.lines().nth(2).unwrap();
+        assert!(grid.contains("-1.0000 .. 1.0000"), "{grid}");
+        assert!(!grid.contains("0.000001"), "{grid}");
     }
 
     #[test]
