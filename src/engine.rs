@@ -39,17 +39,93 @@ pub fn shipped_model_name<G: Game>(config: &G::Config) -> String {
     }
 }
 
-/// Where a shipped network may lie: `models/<name>` under the repository
-/// (`CARGO_MANIFEST_DIR`) and under the current directory. The first existing one wins.
+/// The folders searched for shipped networks, in order (the first one holding the file wins):
+/// 1. `$ALPHAZERO_MODELS` when set;
+/// 2. `./models` under the current directory;
+/// 3. `models/` of the repository the executable was built in, found by walking up from the
+///    executable (`target/release/alphazero` → the folder with `Cargo.toml` and `models/`);
+/// 4. `models/` of the source tree this binary was compiled from (a path fixed at build time).
+///
+/// Duplicates are dropped.
+pub fn model_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os("ALPHAZERO_MODELS").filter(|d| !d.is_empty()) {
+        dirs.push(PathBuf::from(d));
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        dirs.push(cwd.join("models"));
+    }
+    if let Some(repo) = exe_repository() {
+        dirs.push(repo.join("models"));
+    }
+    dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
+    let mut unique: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        let key = d.canonicalize().unwrap_or_else(|_| d.clone());
+        if !unique
+            .iter()
+            .any(|u| u.canonicalize().unwrap_or_else(|_| u.clone()) == key)
+        {
+            unique.push(d);
+        }
+    }
+    unique
+}
+
+/// The repository the running executable lies in: the nearest folder above it that holds a
+/// `Cargo.toml` (`…/repo/target/release/alphazero` → `…/repo`). `None` when there is none.
+pub fn exe_repository() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    exe.ancestors()
+        .skip(1)
+        .find(|d| d.join("Cargo.toml").is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Where the shipped network of a game configuration lies: `<dir>/<name>` for the first of
+/// [`model_dirs`] that holds it. `None` when none does.
 pub fn shipped_model_path<G: Game>(config: &G::Config) -> Option<PathBuf> {
     let name = shipped_model_name::<G>(config);
-    let mut candidates = vec![PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("models")
-        .join(&name)];
-    if let Ok(cwd) = std::env::current_dir() {
-        candidates.push(cwd.join("models").join(&name));
+    model_dirs()
+        .into_iter()
+        .map(|d| d.join(&name))
+        .find(|p| p.is_file())
+}
+
+/// The folders of [`model_dirs`] as one line for messages (`a, b, c`).
+pub fn model_dirs_text() -> String {
+    model_dirs()
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A checkpoint header's game configuration (the `Debug` text of the config it was trained
+/// on) in words: `gomoku 8x8 freestyle`, `connect4`, `xiangqi`.
+pub fn config_words(game: &str, config: &str) -> String {
+    let field = |key: &str| {
+        config
+            .split(key)
+            .nth(1)
+            .and_then(|r| r.split([',', ' ', '}']).next())
+            .filter(|v| !v.is_empty())
+    };
+    match (field("size: "), field("rule: ")) {
+        (Some(n), Some(rule)) => format!("{game} {n}x{n} {}", rule.to_ascii_lowercase()),
+        (Some(n), None) => format!("{game} {n}x{n}"),
+        _ => game.to_string(),
     }
-    candidates.into_iter().find(|p| p.is_file())
+}
+
+/// A network description for people other than the one running the program (the web page,
+/// game records): `desc` with the file's full path replaced by its file name.
+pub fn public_description(desc: &str, path: &Path) -> String {
+    match path.file_name() {
+        Some(name) => desc.replace(&path.display().to_string(), &name.to_string_lossy()),
+        None => desc.to_string(),
+    }
 }
 
 /// Loads a checkpoint of game `G` for positions of `game_config` and wraps it in a
@@ -73,16 +149,15 @@ pub fn load_network<G: Encode>(
     let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
     if want != have {
         bail!(
-            "network {} was trained for {} {} ({} planes {}×{}, {} actions) and does not fit \
-             {:?} ({} planes {}×{}, {} actions)",
+            "network {} was trained for {} ({} planes {}×{}, {} actions) and does not fit \
+             {} ({} planes {}×{}, {} actions)",
             path.display(),
-            ck.header.game.name,
-            ck.header.game.config,
+            config_words(&ck.header.game.name, &ck.header.game.config),
             have.0,
             have.1,
             have.2,
             have.3,
-            game_config,
+            config_words(G::NAME, &GameTag::of::<G>(game_config).config),
             want.0,
             want.1,
             want.2,
@@ -97,7 +172,7 @@ pub fn load_network<G: Encode>(
         m.residual_blocks,
         m.channels,
         ck.header.step,
-        ck.header.game.config
+        config_words(&ck.header.game.name, &ck.header.game.config)
     );
     Ok((Arc::new(CachedEvaluator::new(net, CACHE_CAPACITY)), desc))
 }
@@ -113,24 +188,46 @@ pub fn load_evaluator<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
-    let (eval, desc) = match model {
-        Some(p) => load_network::<G>(p, game_config, device)?,
+    let (eval, desc, _) = choose_evaluator::<G>(model, game_config, device)?;
+    Ok((eval, desc))
+}
+
+/// As [`load_evaluator`], also returning the network file used (`None` for the uniform
+/// evaluator), e.g. to describe it without its folder ([`public_description`]).
+///
+/// # Errors
+/// As [`load_network`] for an explicit or shipped file.
+pub fn choose_evaluator<G: Encode>(
+    model: Option<&Path>,
+    game_config: &G::Config,
+    device: &Device,
+) -> Result<(Arc<dyn Evaluator<G>>, String, Option<PathBuf>)> {
+    let (eval, desc, path) = match model {
+        Some(p) => {
+            let (e, d) = load_network::<G>(p, game_config, device)?;
+            (e, d, Some(p.to_path_buf()))
+        }
         None => match shipped_model_path::<G>(game_config) {
             Some(p) => {
                 let (e, d) = load_network::<G>(&p, game_config, device)?;
-                (e, format!("shipped {d}"))
+                (e, format!("shipped {d}"), Some(p))
             }
-            None => (
-                Arc::new(UniformEvaluator) as Arc<dyn Evaluator<G>>,
-                format!(
-                    "uniform evaluator (no --model and no shipped models/{})",
-                    shipped_model_name::<G>(game_config)
-                ),
-            ),
+            None => {
+                let name = shipped_model_name::<G>(game_config);
+                eprintln!("note: no {name} in {}", model_dirs_text());
+                (
+                    Arc::new(UniformEvaluator) as Arc<dyn Evaluator<G>>,
+                    format!("uniform evaluator (no --model and no shipped {name})"),
+                    None,
+                )
+            }
         },
     };
-    eprintln!("evaluator: {desc}");
-    Ok((eval, desc))
+    match path {
+        Some(_) => eprintln!("evaluator: {desc}, on {}", device_words(device)),
+        None => eprintln!("evaluator: {desc}"),
+    }
+    Ok((eval, desc, path))
 }
 
 /// A device by name (`default`, `cpu`, `cuda[:N]`) with a readable error.
@@ -138,7 +235,32 @@ pub fn load_evaluator<G: Encode>(
 /// # Errors
 /// Unknown device names, CUDA without the `cuda` feature.
 pub fn device(name: &str) -> Result<Device> {
+    let n = name.trim().to_ascii_lowercase();
+    if !cfg!(feature = "cuda") && (n == "cuda" || n.starts_with("cuda:")) {
+        bail!(
+            "device {name:?}: this build has no CUDA support (rebuild with `--features cuda`); \
+             use cpu"
+        );
+    }
     Ok(alphazero_nn::device_from_name(name)?)
+}
+
+/// A device in words for messages: `cpu (burn Flex)`, `cuda:0`; burn's `Debug` text for
+/// anything else.
+pub fn device_words(device: &Device) -> String {
+    let debug = format!("{device:?}");
+    if debug.contains("Flex") {
+        "cpu (burn Flex)".to_string()
+    } else if let Some(i) = debug
+        .split("Cuda(")
+        .nth(1)
+        .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+        .filter(|i| !i.is_empty())
+    {
+        format!("cuda:{i}")
+    } else {
+        debug
+    }
 }
 
 /// Runs one search from the current position of `game` with `config.simulations` simulations,
@@ -287,7 +409,10 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             Arc::new(ShapeFallback::new(net, &cfg))
         }
         None => {
-            eprintln!("evaluator: uniform evaluator (no --model and no shipped gomoku network)");
+            eprintln!(
+                "evaluator: uniform evaluator (no --model and no shipped gomoku network in {})",
+                model_dirs_text()
+            );
             Arc::new(UniformEvaluator)
         }
     };

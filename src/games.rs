@@ -115,8 +115,26 @@ fn split_moves(text: &str) -> Vec<&str> {
         .collect()
 }
 
+/// Games without a FEN: a text with '/' was meant as one, which they do not read.
+fn refuse_fen<G: Game>(text: &str) -> Result<()> {
+    if text.contains('/') {
+        bail!(
+            "{text:?} looks like a FEN, but {} positions are given as a move list from the \
+             start (e.g. \"{}\")",
+            G::NAME,
+            if G::NAME == "connect4" {
+                "4 4 3"
+            } else {
+                "h8 h9 i8"
+            }
+        );
+    }
+    Ok(())
+}
+
 impl PositionText for Gomoku {
     fn parse_position(config: &GomokuConfig, text: &str) -> Result<History<Self>> {
+        refuse_fen::<Self>(text)?;
         // Gomocup moves contain a comma ("7,7"), so only whitespace/';' separate moves.
         play_move_list(Gomoku::new(config), &split_moves(text))
     }
@@ -124,6 +142,7 @@ impl PositionText for Gomoku {
 
 impl PositionText for Connect4 {
     fn parse_position(config: &Connect4Config, text: &str) -> Result<History<Self>> {
+        refuse_fen::<Self>(text)?;
         let t = text.trim();
         let tokens: Vec<&str> = if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
             (0..t.len()).map(|i| &t[i..i + 1]).collect()
@@ -151,8 +170,20 @@ impl PositionText for Xiangqi {
         } else if fen_part.contains('/') {
             Xiangqi::from_fen(fen_part, *config)?
         } else {
-            // A bare move list from the start position.
-            return play_move_list(Xiangqi::new(config), &split_moves(t));
+            // A bare move list from the start position. When even its first word is no move,
+            // the text was most likely meant as a FEN: say both readings failed.
+            return play_move_list(Xiangqi::new(config), &split_moves(t)).map_err(|e| {
+                let first = split_moves(t).first().copied().unwrap_or_default();
+                if Xiangqi::new(config).parse_move(first).is_err() {
+                    e.context(format!(
+                        "{t:?} is neither a FEN (ranks separated by '/', e.g. \
+                         rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w) nor a \
+                         move list from the start position"
+                    ))
+                } else {
+                    e
+                }
+            });
         };
         play_move_list(start, &split_moves(moves_part))
     }

@@ -3,6 +3,22 @@
 //! Subcommands are added here as the crates behind them land.
 use clap::{Parser, Subcommand};
 
+/// `println!` for commands that must keep `SIGPIPE` ignored (they talk to child processes or
+/// sockets): a closed stdout (`| head`) ends the program quietly with the shell's SIGPIPE status
+/// 141 instead of panicking; another write error is reported and exits 1.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!` counterpart of [`outln!`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::write_stdout(format_args!($($arg)*))
+    };
+}
+
 mod cmd;
 mod engine;
 mod games;
@@ -45,8 +61,39 @@ enum Command {
     Bench(cmd::bench::BenchArgs),
 }
 
+/// Writes to stdout; see [`outln!`].
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(141);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// Lets a closed stdout (`alphazero records show F | head`) end the process the usual Unix
+/// way, by `SIGPIPE`, instead of `println!` panicking on the `EPIPE` error (Rust ignores
+/// `SIGPIPE` by default). Only for commands that start no child process and serve no socket:
+/// there a peer that goes away must be an error, not the end of the program.
+fn default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called at the start of `main`, before any other thread exists; restoring a
+    // signal's default disposition has no other effect on the program's state.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
+    match cli.command {
+        // Child processes (external engines), sockets and protocol pipes: keep SIGPIPE ignored.
+        Command::Arena(_) | Command::Serve(_) | Command::Gomocup(_) | Command::Ucci(_) => {}
+        _ => default_sigpipe(),
+    }
     let result: anyhow::Result<()> = match cli.command {
         Command::Perft(a) => cmd::perft::run(&a),
         Command::Serve(a) => cmd::serve::run(&a),

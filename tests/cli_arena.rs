@@ -243,3 +243,24 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
 }
+
+#[test]
+fn arena_into_a_closed_pipe_does_not_panic() {
+    // Regression: printing the cross table into a closed pipe panicked (exit 101). The arena
+    // keeps SIGPIPE ignored (its engines are child processes), so it exits with 141 itself.
+    let (code, stderr) = common::alphazero_stdout_closed_early(
+        &[
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "--games",
+            "2",
+        ],
+        0,
+    );
+    common::assert_quiet_on_closed_stdout(code, &stderr, "arena | head");
+    assert_eq!(code, 141, "{stderr}");
+}

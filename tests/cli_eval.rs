@@ -62,6 +62,7 @@ fn connect4_eval_with_a_run_network_and_bad_inputs() {
     );
     for args in [
         vec!["eval", "connect4", "--sets", "Nope"],
+        vec!["eval", "connect4", "--sets", ""],
         vec!["eval", "connect4", "--testdata", "/nonexistent"],
         vec![
             "eval",
@@ -111,7 +112,7 @@ fn calibration_bins_cover_every_recorded_position() {
         .lines()
         .filter(|l| l.starts_with('['))
         .map(|l| {
-            l.split(')')
+            l.split([')', ']'])
                 .nth(1)
                 .unwrap()
                 .split_whitespace()
@@ -123,6 +124,96 @@ fn calibration_bins_cover_every_recorded_position() {
         .collect();
     assert_eq!(bins.len(), 4);
     assert_eq!(bins.iter().sum::<usize>(), positions);
+    // Half-open bins except the last, which holds +1 itself.
+    let labels: Vec<&str> = out.stdout.lines().filter(|l| l.starts_with('[')).collect();
+    assert!(labels[3].starts_with("[+0.50,+1.00] "), "{}", out.stdout);
+    assert!(labels[0].starts_with("[-1.00,-0.50) "), "{}", out.stdout);
     assert!(positions > 0);
     assert!(out.stdout.contains("expected calibration error"));
+}
+
+/// Runs `alphazero ARGS` in `cwd` with extra environment variables.
+fn alphazero_in(
+    cwd: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .output()
+        .expect("run alphazero");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn shipped_models_come_from_env_then_the_working_directory_before_the_build_tree() {
+    let run = fresh_dir("eval_models_run");
+    tiny_connect4_run(&run);
+    let net = run.join("networks/champion-0000.azc");
+    // ./models under the working directory.
+    let cwd = fresh_dir("eval_models_cwd");
+    std::fs::create_dir_all(cwd.join("models")).unwrap();
+    std::fs::copy(&net, cwd.join("models/connect4.azc")).unwrap();
+    // $ALPHAZERO_MODELS.
+    let env_dir = fresh_dir("eval_models_env");
+    std::fs::copy(&net, env_dir.join("connect4.azc")).unwrap();
+    let args = [
+        "eval",
+        "connect4",
+        "--sets",
+        "Test_L3_R1",
+        "--lines",
+        "2",
+        "--sims",
+        "0",
+    ];
+    let (code, stdout, stderr) = alphazero_in(&cwd, &[], &args);
+    assert_eq!(code, 0, "{stderr}");
+    let local = cwd.join("models/connect4.azc");
+    assert!(
+        stdout.contains(&format!("shipped network {}", local.display())),
+        "{stdout}"
+    );
+    let env = env_dir.to_str().unwrap();
+    let (code, stdout, stderr) = alphazero_in(&cwd, &[("ALPHAZERO_MODELS", env)], &args);
+    assert_eq!(code, 0, "{stderr}");
+    let from_env = env_dir.join("connect4.azc");
+    assert!(
+        stdout.contains(&format!("shipped network {}", from_env.display())),
+        "{stdout}"
+    );
+    // The description names the training config in words, not as a Rust Debug text.
+    assert!(stdout.contains("trained on connect4"), "{stdout}");
+    assert!(!stdout.contains("Connect4Config"), "{stdout}");
+}
+
+#[test]
+fn connect4_test_data_comes_from_alphazero_testdata() {
+    let data = fresh_dir("eval_testdata_env");
+    std::fs::create_dir_all(data.join("connect4")).unwrap();
+    let src = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/testdata/connect4/Test_L3_R1"
+    );
+    std::fs::copy(src, data.join("connect4/Mine")).unwrap();
+    let args = [
+        "eval", "connect4", "--sets", "Mine", "--lines", "2", "--sims", "0",
+    ];
+    let (code, stdout, stderr) = alphazero_in(
+        &data,
+        &[("ALPHAZERO_TESTDATA", data.to_str().unwrap())],
+        &args,
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.lines().any(|l| l.starts_with("Mine ")), "{stdout}");
+    // Without it, the file is not in the default folder: the error names where it looked.
+    let (code, _, stderr) = alphazero_in(&data, &[], &args);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("\"Mine\" not found in"), "{stderr}");
 }

@@ -1,5 +1,6 @@
 //! The `alphazero perft` command: last line is the node count; bad input is one error line and a
 //! non-zero exit, never a panic.
+mod common;
 use std::process::Command;
 
 fn alphazero(args: &[&str]) -> (i32, String, String) {
@@ -77,5 +78,40 @@ fn perft_bad_input_is_one_clear_error_line() {
         assert!(stdout.is_empty(), "{args:?}: {stdout}");
         assert!(stderr.starts_with("error:"), "{args:?}: {stderr}");
         assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn perft_bad_fen_names_the_fen_not_a_move_list() {
+    let cases: [(&[&str], &str); 4] = [
+        (&["--game", "xiangqi", "--fen", "garbage"], "neither a FEN"),
+        (&["--game", "xiangqi", "--fen", ""], "--fen is empty"),
+        (
+            &["--game", "gomoku", "--fen", "8/8/8 w"],
+            "looks like a FEN",
+        ),
+        (
+            &["--game", "xiangqi", "--fen", "4k4/9/9/9/9/9/9/9/9/4K3P w"],
+            "--fen",
+        ),
+    ];
+    for (extra, want) in cases {
+        let mut args = vec!["perft", "--depth", "1"];
+        args.extend_from_slice(extra);
+        let (code, _, stderr) = alphazero(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert!(stderr.contains(want), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn perft_divide_into_a_closed_pipe_does_not_panic() {
+    // Regression: `perft --divide | head -1` panicked in println! (exit 101).
+    for read in [0, 1] {
+        let (code, stderr) = common::alphazero_stdout_closed_early(
+            &["perft", "--game", "xiangqi", "--depth", "2", "--divide"],
+            read,
+        );
+        common::assert_quiet_on_closed_stdout(code, &stderr, "perft --divide | head");
     }
 }

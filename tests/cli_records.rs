@@ -1,6 +1,31 @@
 //! `alphazero records`: list and show record files written by `alphazero train`.
 mod common;
-use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run};
+use alphazero_train::record::{write_records, GameFlags, GameRecord, PlyRecord, RecordHeader};
+use alphazero_train::GameResult;
+use common::{
+    alphazero, alphazero_stdout_closed_early, assert_clean_error, assert_quiet_on_closed_stdout,
+    fresh_dir, tiny_connect4_run,
+};
+
+/// A Connect Four record file of `games` copies of the game 4 4 3, whose second ply is a fast
+/// playout-cap move (0 simulations).
+fn write_connect4_records(path: &std::path::Path, games: usize) {
+    let header = RecordHeader {
+        game: "connect4".into(),
+        config: "Connect4Config".into(),
+        num_actions: 7,
+        first_game_id: 0,
+    };
+    let ply = |action: u16, sims: u16| PlyRecord::new(action, &[(action, 1.0)], 0.25, sims);
+    let game = GameRecord {
+        start: String::new(),
+        result: GameResult::Draw,
+        flags: GameFlags::default(),
+        plies: vec![ply(3, 16), ply(3, 0), ply(2, 16)],
+    };
+    let bytes = write_records(&header, &vec![game; games]).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
 
 #[test]
 fn records_list_show_and_ply_view_of_a_trained_run() {
@@ -75,4 +100,54 @@ fn records_errors_are_one_line() {
         args.extend(extra.iter());
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
+}
+
+#[test]
+fn records_show_names_fast_playout_cap_moves_and_list_counts_training_positions() {
+    let dir = fresh_dir("records_fast");
+    let file = dir.join("000000.azr");
+    write_connect4_records(&file, 2);
+    let f = file.to_str().unwrap();
+    let out = alphazero(&["records", "show", f, "--ply", "1"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("fast search (playout cap), not a training target"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("0 simulations"), "{}", out.stdout);
+    assert!(!out.stdout.contains("Connect4Config"), "{}", out.stdout);
+    let out = alphazero(&["records", "show", f, "--ply", "2"]);
+    assert!(out.stdout.contains("16 simulations"), "{}", out.stdout);
+
+    let out = alphazero(&["records", "list", dir.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let row: Vec<&str> = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("000000.azr"))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // file, games, plies, trained (full-search plies only), ...
+    assert_eq!(&row[..4], ["000000.azr", "2", "6", "4"], "{}", out.stdout);
+    assert!(
+        out.stdout.contains("6 plies, 4 training positions"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn records_show_into_a_closed_pipe_does_not_panic() {
+    // Regression: `records show F | head -2` panicked in println! (exit 101). The output here
+    // (thousands of games) is far larger than a pipe buffer, so a write must meet the closed
+    // pipe.
+    let dir = fresh_dir("records_pipe");
+    let file = dir.join("000000.azr");
+    write_connect4_records(&file, 5000);
+    let (code, stderr) =
+        alphazero_stdout_closed_early(&["records", "show", file.to_str().unwrap()], 2);
+    assert_quiet_on_closed_stdout(code, &stderr, "records show | head -2");
 }

@@ -585,14 +585,14 @@ fn report(
         .iter()
         .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
         .collect();
-    println!("{} games of {}", r.games.len(), r.game);
-    print!("{}", cross_table(r));
+    outln!("{} games of {}", r.games.len(), r.game);
+    out!("{}", cross_table(r));
     let ratings = r.ratings(anchor).context("fitting ratings")?;
-    println!(
+    outln!(
         "\nBradley–Terry ratings (anchor {} = 0, ±95% interval):",
         r.players[anchor]
     );
-    print!("{}", ratings.to_table());
+    out!("{}", ratings.to_table());
     if let Some((s, d, llr)) = sprt {
         let (lo, hi) = s.bounds();
         let verdict = match d {
@@ -600,16 +600,17 @@ fn report(
             SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", s.elo1),
             SprtDecision::Continue => "no decision within --games".into(),
         };
-        println!(
+        outln!(
             "SPRT [{}, {}]: LLR {llr:.3} (bounds {lo:.3}, {hi:.3}): {verdict}",
-            s.elo0, s.elo1
+            s.elo0,
+            s.elo1
         );
     }
     if !failures.is_empty() {
-        println!("\n{} game(s) lost by a player failure:", failures.len());
+        outln!("\n{} game(s) lost by a player failure:", failures.len());
         for g in failures.iter().take(10) {
             if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
-                println!(
+                outln!(
                     "  game {}: {} vs {}: {side:?} failed: {message}",
                     g.index + 1,
                     g.first_name,
@@ -808,11 +809,14 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
     let ratings = report(&r, 0, None, args.out.as_deref(), args.pgn.as_deref())?;
     let png = run.join("ladder.png");
     ladder_plot(&ratings, &png)?;
-    println!("\nladder.png: x = player in the order above (0 = random, then the networks by file name), y = Elo ± 95%");
+    outln!("\nladder.png: x = player in the order above (0 = random, then the networks by file name), y = Elo ± 95%");
     for (i, p) in ratings.players.iter().enumerate() {
-        println!(
+        outln!(
             "  x={i}: {} {:+.1} [{:+.1}, {:+.1}]",
-            p.name, p.elo, p.lo, p.hi
+            p.name,
+            p.elo,
+            p.lo,
+            p.hi
         );
     }
     eprintln!("ladder plot written to {}", png.display());

@@ -44,7 +44,8 @@ enum EvalCommand {
         /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1).
         #[arg(long, value_delimiter = ',')]
         sets: Vec<String>,
-        /// Test-data folder (default: `../shared/testdata/connect4` beside the repository).
+        /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else
+        /// `../shared/testdata/connect4` beside the repository).
         #[arg(long)]
         testdata: Option<PathBuf>,
     },
@@ -62,11 +63,54 @@ enum EvalCommand {
     },
 }
 
-fn default_testdata() -> PathBuf {
-    PathBuf::from(concat!(
+/// The Connect Four test-data folders to try without `--testdata`, in order: `$ALPHAZERO_TESTDATA`
+/// (its `connect4/` subfolder, or the folder itself when it has none), `shared/testdata/connect4`
+/// beside the repository the executable lies in, and the same beside the source tree it was
+/// compiled from.
+fn testdata_candidates() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(d) = std::env::var_os("ALPHAZERO_TESTDATA").filter(|d| !d.is_empty()) {
+        let d = PathBuf::from(d);
+        if d.join("connect4").is_dir() {
+            dirs.push(d.join("connect4"));
+        } else {
+            dirs.push(d);
+        }
+    }
+    if let Some(repo) = crate::engine::exe_repository() {
+        dirs.push(repo.join("../shared/testdata/connect4"));
+    }
+    let built = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../shared/testdata/connect4"
-    ))
+    ));
+    if !dirs.contains(&built) {
+        dirs.push(built);
+    }
+    dirs
+}
+
+/// The test-data folder: `--testdata`, else the first existing of [`testdata_candidates`].
+fn testdata_dir(explicit: Option<&Path>) -> Result<PathBuf> {
+    if let Some(d) = explicit {
+        if !d.is_dir() {
+            bail!("--testdata {} is not a folder", d.display());
+        }
+        return Ok(d.to_path_buf());
+    }
+    let tried = testdata_candidates();
+    if let Some(d) = tried.iter().find(|d| d.is_dir()) {
+        return Ok(d.clone());
+    }
+    bail!(
+        "no Connect Four test data found (tried {}); give --testdata DIR or set \
+         ALPHAZERO_TESTDATA",
+        tried
+            .iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 fn softmax_legal(pos: &Connect4, logits: &[f32]) -> Vec<f32> {
@@ -97,13 +141,7 @@ fn run_connect4(
     sets: &[String],
     testdata: Option<&Path>,
 ) -> Result<()> {
-    let dir = testdata.map_or_else(default_testdata, Path::to_path_buf);
-    if !dir.is_dir() {
-        bail!(
-            "test-data folder {} does not exist (use --testdata DIR)",
-            dir.display()
-        );
-    }
+    let dir = testdata_dir(testdata)?;
     let sets: Vec<String> = if sets.is_empty() {
         DEFAULT_SETS.iter().map(|s| s.to_string()).collect()
     } else {
@@ -112,6 +150,12 @@ fn run_connect4(
             .filter(|s| !s.is_empty())
             .collect()
     };
+    if sets.is_empty() {
+        bail!(
+            "--sets names no test file (leave it out for {})",
+            DEFAULT_SETS.join(",")
+        );
+    }
     for s in &sets {
         if !dir.join(s).is_file() {
             bail!("test file {s:?} not found in {}", dir.display());
@@ -259,14 +303,21 @@ fn run_calibration(game: &GameArgs, run: &Path, bins: usize) -> Result<()> {
         samples.len()
     );
     println!(
-        "{:>15} {:>8} {:>10} {:>10}",
+        "{:<13} {:>8} {:>10} {:>10}",
         "bin", "count", "mean pred", "mean z"
     );
-    for bin in &b {
-        println!(
-            "[{:>+5.2},{:>+5.2}) {:>8} {:>+10.3} {:>+10.3}",
-            bin.lo, bin.hi, bin.count, bin.mean_pred, bin.mean_z
-        );
+    for (i, bin) in b.iter().enumerate() {
+        // Bins are half-open except the last, which holds +1 itself.
+        let close = if i + 1 == b.len() { ']' } else { ')' };
+        let label = format!("[{:>+5.2},{:>+5.2}{close}", bin.lo, bin.hi);
+        if bin.count == 0 {
+            println!("{label} {:>8} {:>10} {:>10}", 0, "-", "-");
+        } else {
+            println!(
+                "{label} {:>8} {:>+10.3} {:>+10.3}",
+                bin.count, bin.mean_pred, bin.mean_z
+            );
+        }
     }
     println!(
         "expected calibration error: {:.4}",

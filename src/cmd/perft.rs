@@ -2,7 +2,7 @@
 use crate::games::{check_depth, GameArgs, PositionText};
 use crate::with_game;
 use alphazero_game::Game;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::time::Instant;
 
 /// Arguments of `alphazero perft`.
@@ -65,7 +65,13 @@ impl FastPerft for alphazero_xiangqi::Xiangqi {
 
 fn run_for<G: PositionText + FastPerft>(cfg: &G::Config, args: &PerftArgs) -> Result<()> {
     let pos = match &args.fen {
-        Some(text) => G::parse_position(cfg, text)?.current().clone(),
+        Some(text) if text.trim().is_empty() => {
+            anyhow::bail!("--fen is empty (leave it out for the start position)")
+        }
+        Some(text) => G::parse_position(cfg, text)
+            .context("--fen")?
+            .current()
+            .clone(),
         None => G::new(cfg),
     };
     let start = Instant::now();

@@ -170,11 +170,16 @@ fn show_for<G: BoardView>(
                 "\nposition before ply {p} ({} to move):\n{pos}",
                 G::side_name(pos.side_to_move())
             );
+            let search = if pr.simulations == 0 {
+                // The record format's marker of a fast playout-cap move.
+                "fast search (playout cap), not a training target".to_string()
+            } else {
+                format!("{} simulations", pr.simulations)
+            };
             println!(
-                "played {}; root value {:+.3} (side to move), {} simulations{}",
+                "played {}; root value {:+.3} (side to move), {search}{}",
                 pos.format_move(played),
                 pr.root_value,
-                pr.simulations,
                 if pr.threat { ", marked threat" } else { "" }
             );
             let pi: Vec<(G::Move, f32)> = pr
@@ -191,10 +196,9 @@ fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> Resu
     let file = read_file(file_path)?;
     let h = &file.header;
     println!(
-        "{}: game {} ({}), {} actions, {} games, first id {}",
+        "{}: game {}, {} actions, {} games, first id {}",
         file_path.display(),
-        h.game,
-        h.config,
+        crate::engine::config_words(&h.game, &h.config),
         h.num_actions,
         file.games.len(),
         h.first_game_id
@@ -203,7 +207,11 @@ fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> Resu
     with_game!(&spec, G, cfg => {
         let n = G::new(cfg).num_actions() as u32;
         if n != h.num_actions {
-            bail!("header says {} actions but {} {:?} has {n}", h.num_actions, h.game, cfg);
+            bail!(
+                "header says {} actions but {} has {n}",
+                h.num_actions,
+                crate::engine::config_words(&h.game, &h.config)
+            );
         }
         show_for::<G>(cfg, &file, game_index, ply)
     })
@@ -224,11 +232,13 @@ fn list(dir: &Path) -> Result<()> {
     if files.is_empty() {
         bail!("no record files (*.azr) in {}", rec_dir.display());
     }
+    // "plies" counts every move played; "trained" only the full-search ones, the positions a
+    // run trains on (fast playout-cap moves are recorded with 0 simulations and skipped).
     println!(
-        "{:<40} {:>6} {:>9} {:>6} {:>6} {:>6}",
-        "file", "games", "positions", "1-0", "draw", "0-1"
+        "{:<40} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6}",
+        "file", "games", "plies", "trained", "1-0", "draw", "0-1"
     );
-    let (mut games, mut plies) = (0usize, 0usize);
+    let (mut games, mut plies, mut trained) = (0usize, 0usize, 0usize);
     for f in &files {
         let name = f
             .file_name()
@@ -236,25 +246,33 @@ fn list(dir: &Path) -> Result<()> {
         match read_file(f) {
             Ok(rf) => {
                 let p: usize = rf.games.iter().map(|g| g.plies.len()).sum();
+                let t: usize = rf
+                    .games
+                    .iter()
+                    .map(|g| g.plies.iter().filter(|p| p.simulations > 0).count())
+                    .sum();
                 let count = |r| rf.games.iter().filter(|g| g.result == r).count();
                 use alphazero_train::GameResult as R;
                 println!(
-                    "{:<40} {:>6} {:>9} {:>6} {:>6} {:>6}",
+                    "{:<40} {:>6} {:>7} {:>7} {:>6} {:>6} {:>6}",
                     name,
                     rf.games.len(),
                     p,
+                    t,
                     count(R::FirstWon),
                     count(R::Draw),
                     count(R::SecondWon)
                 );
                 games += rf.games.len();
                 plies += p;
+                trained += t;
             }
             Err(e) => println!("{name:<40} unreadable: {e:#}"),
         }
     }
     println!(
-        "total: {} files, {games} games, {plies} positions",
+        "total: {} files, {games} games, {plies} plies, {trained} training positions \
+         (full-search moves)",
         files.len()
     );
     Ok(())

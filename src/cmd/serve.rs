@@ -30,10 +30,16 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         )
     })?;
     let device = engine::device(&args.device)?;
-    // Shipped networks where they exist, the uniform evaluator otherwise (each says which).
-    let (c4, c4_desc) = engine::load_evaluator::<Connect4>(None, &Connect4Config, &device)?;
-    let (xq, xq_desc) =
-        engine::load_evaluator::<Xiangqi>(None, &XiangqiConfig::default(), &device)?;
+    // Shipped networks where they exist, the uniform evaluator otherwise (each says which on
+    // stderr). The page and game records name the file only, not the server's folders.
+    let (c4, c4_desc, c4_path) =
+        engine::choose_evaluator::<Connect4>(None, &Connect4Config, &device)?;
+    let (xq, xq_desc, xq_path) =
+        engine::choose_evaluator::<Xiangqi>(None, &XiangqiConfig::default(), &device)?;
+    let public = |desc: &str, path: &Option<std::path::PathBuf>| match path {
+        Some(p) => engine::public_description(desc, p),
+        None => desc.to_string(),
+    };
     let gomoku_device = device.clone();
     let gomoku = move |cfg: &alphazero_gomoku::GomokuConfig| -> Arc<dyn Evaluator<Gomoku>> {
         match engine::shipped_model_path::<Gomoku>(cfg) {
@@ -54,13 +60,18 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         describe: Descriptions {
             gomoku: "shipped network for 8×8 freestyle when present, else the uniform evaluator"
                 .into(),
-            xiangqi: xq_desc,
-            connect4: c4_desc,
+            xiangqi: public(&xq_desc, &xq_path),
+            connect4: public(&c4_desc, &c4_path),
         },
         ..Engines::uniform()
     };
-    eprintln!("serving on http://{addr}/");
     let rt = tokio::runtime::Runtime::new().context("starting the async runtime")?;
-    rt.block_on(alphazero_web::serve(addr, engines))?;
+    rt.block_on(async {
+        // Announce the address only once the socket is bound (a bind error is the only line).
+        let listener = alphazero_web::bind(addr).await?;
+        let local = listener.local_addr().unwrap_or(addr);
+        eprintln!("serving on http://{local}/");
+        alphazero_web::serve_listener(listener, engines).await
+    })?;
     Ok(())
 }

@@ -99,3 +99,47 @@ pub fn assert_clean_error(out: &Output, what: &str) {
     assert_eq!(errors, 1, "{what}: stderr {:?}", out.stderr);
     assert!(!out.stderr.contains("panicked"), "{what}: {}", out.stderr);
 }
+
+/// Runs `alphazero ARGS` with stdout on a pipe that the reader closes early: after reading
+/// `read_lines` lines (0: closed right after the start, before the program writes). Returns
+/// the exit code (-1 when killed by a signal, as by the default `SIGPIPE`) and stderr.
+pub fn alphazero_stdout_closed_early(args: &[&str], read_lines: usize) -> (i32, String) {
+    use std::io::{BufRead, Read};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start binary");
+    let stdout = child.stdout.take().expect("stdout");
+    if read_lines > 0 {
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        for _ in 0..read_lines {
+            line.clear();
+            let n = reader.read_line(&mut line).expect("read stdout");
+            assert!(n > 0, "{args:?} ended before printing {read_lines} lines");
+        }
+        drop(reader);
+    } else {
+        drop(stdout);
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut stderr)
+        .expect("read stderr");
+    let status = child.wait().expect("wait for binary");
+    (status.code().unwrap_or(-1), stderr)
+}
+
+/// Asserts that a program whose stdout was closed early ended without a panic.
+pub fn assert_quiet_on_closed_stdout(code: i32, stderr: &str, what: &str) {
+    assert_ne!(code, 101, "{what} panicked: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    assert!(!stderr.contains("Broken pipe"), "{what}: {stderr}");
+}

@@ -10,18 +10,19 @@ use axum::Json;
 #[derive(Debug, thiserror::Error)]
 pub enum WebError {
     /// The listening socket could not be bound.
-    // The I/O error is part of the message and deliberately not a `source`, so that a
-    // printed error chain (`{:#}`) does not repeat it.
-    #[error("cannot listen on {addr}: {error}")]
+    // The cause is the `source`, not part of the message, so that a printed error chain
+    // (`{:#}`) does not repeat it.
+    #[error("cannot listen on {addr}")]
     Bind {
         /// The address that was asked for.
         addr: SocketAddr,
         /// Why binding failed.
+        #[source]
         error: std::io::Error,
     },
     /// The server loop failed.
-    #[error("web server failed: {0}")]
-    Serve(std::io::Error),
+    #[error("web server failed")]
+    Serve(#[source] std::io::Error),
 }
 
 /// Why one API request failed; answered as `{"error": "..."}` with the status below.

@@ -320,8 +320,7 @@ fn query<T>(q: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
 }
 
 async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
-    let allowed = if uri.path().starts_with("/api/state") || uri.path().starts_with("/api/record")
-    {
+    let allowed = if uri.path().starts_with("/api/state") || uri.path().starts_with("/api/record") {
         "GET"
     } else if uri.path().starts_with("/api/") {
         "POST"

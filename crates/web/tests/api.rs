@@ -333,7 +333,12 @@ async fn bad_json_and_bad_parameters_are_4xx_with_an_error() {
     for (path, body) in cases {
         let r = post_raw(&app, path, &body).await;
         // API.md: every malformed request (not JSON, wrong shape, bad value) is a 400.
-        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{path} {body}: {}", r.text);
+        assert_eq!(
+            r.status,
+            StatusCode::BAD_REQUEST,
+            "{path} {body}: {}",
+            r.text
+        );
         let err = r.json()["error"].as_str().unwrap().to_string();
         assert!(!err.is_empty(), "{body}");
     }
@@ -358,13 +363,21 @@ async fn unknown_game_and_missing_fields_are_400_naming_the_input() {
     )
     .await;
     assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", r.text);
-    assert!(r.json()["error"].as_str().unwrap().contains("chess"), "{}", r.text);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("chess"),
+        "{}",
+        r.text
+    );
     for missing in ["human_side", "simulations", "game"] {
         let mut body = json!({"game": "connect4", "human_side": "first", "simulations": 5});
         body.as_object_mut().unwrap().remove(missing);
         let r = post(&app, "/api/new", body).await;
         assert_eq!(r.status, StatusCode::BAD_REQUEST, "{missing}: {}", r.text);
-        assert!(r.json()["error"].as_str().unwrap().contains(missing), "{}", r.text);
+        assert!(
+            r.json()["error"].as_str().unwrap().contains(missing),
+            "{}",
+            r.text
+        );
     }
 }
 
