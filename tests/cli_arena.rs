@@ -264,3 +264,18 @@ fn arena_into_a_closed_pipe_does_not_panic() {
     common::assert_quiet_on_closed_stdout(code, &stderr, "arena | head");
     assert_eq!(code, 141, "{stderr}");
 }
+
+#[test]
+fn a_count_too_large_for_a_player_says_too_large() {
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "uniform:99999999999",
+        "random",
+    ]);
+    assert_clean_error(&out, "uniform:99999999999");
+    assert!(out.stderr.contains("too large"), "{}", out.stderr);
+    assert!(!out.stderr.contains("positive"), "{}", out.stderr);
+}

@@ -160,6 +160,11 @@ pub fn split_command(text: &str) -> Result<Vec<String>> {
 fn parse_count(spec: &str, what: &str, text: &str) -> Result<u32> {
     match text.parse::<u32>() {
         Ok(n) if n > 0 => Ok(n),
+        // A number, but not one that fits: say so rather than "must be positive".
+        _ if text.parse::<u128>().is_ok_and(|n| n > u128::from(u32::MAX)) => bail!(
+            "player {spec:?}: {what} {text} is too large (at most {})",
+            u32::MAX
+        ),
         _ => bail!("player {spec:?}: {what} must be a positive number, got {text:?}"),
     }
 }
@@ -474,14 +479,10 @@ pub fn cross_table(r: &MatchResult) -> String {
     let labels: Vec<String> = (0..n)
         .map(|i| format!("#{} {}", i + 1, r.players[i]))
         .collect();
-    let w = labels.iter().map(String::len).max().unwrap_or(5).max(5);
-    let cw = cell
-        .iter()
-        .flatten()
-        .map(String::len)
-        .max()
-        .unwrap_or(5)
-        .max(5);
+    // Widths in characters (names may hold non-ASCII characters; `{:<w$}` pads by chars).
+    let chars = |s: &String| s.chars().count();
+    let w = labels.iter().map(chars).max().unwrap_or(5).max(5);
+    let cw = cell.iter().flatten().map(chars).max().unwrap_or(5).max(5);
     let mut s = format!("{:<w$}", "W-D-L");
     for i in 0..n {
         s.push_str(&format!(" {:>cw$}", format!("#{}", i + 1)));
