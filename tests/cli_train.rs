@@ -1,5 +1,7 @@
 //! `alphazero train`: runs, resumes, survives SIGKILL at any moment without losing or
 //! corrupting anything, and rejects bad input with one clear error line.
+use alphazero_train::config::TrainConfig;
+use alphazero_train::metrics::read_metrics;
 use alphazero_train::record::read_records_any;
 use alphazero_train::state::RunState;
 use alphazero_train::storage::{LocalStorage, Storage};
@@ -7,7 +9,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// A tiny, fast configuration: 1×8 network, 6 games of 8 simulations per iteration.
+/// A tiny, fast configuration: 1×8 network, 6 games of 8 simulations per iteration (the
+/// run's limits are left to the caller).
 const TINY: &[&str] = &[
     "--set",
     "model.blocks=1",
@@ -32,20 +35,64 @@ const TINY: &[&str] = &[
     "--set",
     "gating.simulations=4",
     "--set",
-    "run.time_budget_minutes=0",
-    "--set",
     "run.snapshot_every=2",
     "--quiet",
 ];
 
+/// `train` of the tiny config until the whole run has `iterations` iterations.
 fn train_cmd(run: &Path, iterations: u32) -> Command {
+    let mut c = tiny_cmd(run);
+    c.args(["--set", "run.time_budget_minutes=0", "--set"])
+        .arg(format!("run.iterations={iterations}"));
+    c
+}
+
+/// `train` of the tiny config with the run's limits left at the Connect Four defaults.
+fn tiny_cmd(run: &Path) -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_alphazero"));
     c.args(["train", "--game", "connect4", "--run"])
         .arg(run)
-        .args(["--iterations", &iterations.to_string()])
         .args(TINY)
         .stdin(Stdio::null());
     c
+}
+
+/// The `.azr` record keys of a run (not set-aside `*.orphan` / `*.corrupt` files).
+fn record_keys(storage: &LocalStorage) -> Vec<String> {
+    let mut keys = storage.list("records/").unwrap();
+    keys.retain(|k| k.ends_with(".azr"));
+    keys
+}
+
+/// A finished run's counters agree with its data: the state counts exactly the games in
+/// the record files, metrics has one line per committed iteration, and the last line's
+/// buffer fill equals the positions counted (the tiny runs never fill the buffer).
+fn check_counts_consistent(run: &Path) -> RunState {
+    let state = check_run_dir(run);
+    let storage = LocalStorage::open(run).unwrap();
+    let games: u64 = record_keys(&storage)
+        .iter()
+        .map(|k| {
+            read_records_any(&storage.get(k).unwrap())
+                .unwrap()
+                .games
+                .len() as u64
+        })
+        .sum();
+    assert_eq!(games, state.total_games, "games on disk vs state");
+    let metrics = read_metrics(&run.join("metrics.jsonl")).unwrap();
+    let iterations: Vec<u32> = metrics.iter().map(|m| m.iteration).collect();
+    assert_eq!(
+        iterations,
+        (0..state.iteration).collect::<Vec<_>>(),
+        "metrics lines"
+    );
+    let last = metrics.last().expect("metrics");
+    assert_eq!(last.total_games, state.total_games);
+    assert_eq!(last.total_positions, state.total_positions);
+    assert_eq!(last.buffer_fill, state.total_positions, "buffer fill");
+    assert!(!run.join("state/trainer-pending.azc").exists());
+    state
 }
 
 fn temp_run(name: &str) -> PathBuf {
@@ -63,25 +110,36 @@ fn check_run_dir(run: &Path) -> RunState {
         .expect("state exists");
     // Every record file is complete and readable; game ids never repeat.
     let mut ids = Vec::new();
-    let keys = storage.list("records/").unwrap();
-    for key in &keys {
+    let mut committed_games = 0u64;
+    for key in &record_keys(&storage) {
         let file =
             read_records_any(&storage.get(key).unwrap()).unwrap_or_else(|e| panic!("{key}: {e}"));
         assert_eq!(file.header.game, "connect4");
         for i in 0..file.games.len() as u64 {
             ids.push(file.header.first_game_id + i);
         }
+        let id: u64 = key[8..14].parse().unwrap();
+        if id < state.next_record_id {
+            committed_games += file.games.len() as u64;
+        }
     }
     let n = ids.len();
     ids.sort_unstable();
     ids.dedup();
     assert_eq!(ids.len(), n, "a game id was written twice");
-    // Completed iterations' games are all on disk (interrupted ones may add more).
-    assert!(
-        n as u64 >= state.total_games,
-        "{n} games on disk, state counts {}",
-        state.total_games
-    );
+    // The committed record files hold exactly the games the state counts (files of an
+    // interrupted iteration have higher ids), unless one was set aside as corrupt.
+    let corrupt = storage
+        .list("records/")
+        .unwrap()
+        .iter()
+        .any(|k| k.ends_with(".corrupt"));
+    if !corrupt {
+        assert_eq!(
+            committed_games, state.total_games,
+            "committed games on disk vs state"
+        );
+    }
     // The champion's network exists and every network file is complete.
     let nets = storage.list("networks/").unwrap();
     assert!(
@@ -159,10 +217,214 @@ fn train_killed_with_sigkill_at_any_moment_resumes_with_nothing_lost() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let s = check_run_dir(&run);
+    let s = check_counts_consistent(&run);
     assert_eq!(s.iteration, 6);
     assert_eq!(s.total_games, 36);
     let _ = std::fs::remove_dir_all(&run);
+}
+
+/// Runs `cmd` to completion and returns its stderr, asserting success.
+fn run_ok(mut cmd: Command) -> String {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    err
+}
+
+#[test]
+fn resume_after_kill_between_records_and_state_commit_keeps_counts_consistent() {
+    let run = temp_run("orphan");
+    run_ok(train_cmd(&run, 2));
+    // What a kill after writing iteration 2's records, trainer checkpoint and metrics line,
+    // but before committing its state, leaves behind.
+    std::fs::copy(
+        run.join("records/000001.azr"),
+        run.join("records/000002.azr"),
+    )
+    .unwrap();
+    std::fs::write(run.join("state/trainer-pending.azc"), b"half-trained").unwrap();
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let last = metrics
+        .lines()
+        .last()
+        .unwrap()
+        .replace("\"iteration\":1,", "\"iteration\":2,");
+    std::fs::write(run.join("metrics.jsonl"), format!("{metrics}{last}\n")).unwrap();
+
+    let err = run_ok(train_cmd(&run, 3));
+    assert!(
+        err.contains("records/000002.azr") && err.contains("records/000002.azr.orphan"),
+        "{err}"
+    );
+    assert!(run.join("records/000002.azr.orphan").exists());
+    let s = check_counts_consistent(&run);
+    assert_eq!((s.iteration, s.total_games, s.next_record_id), (3, 18, 3));
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn corrupt_record_file_is_quarantined_not_fatal() {
+    let run = temp_run("corrupt");
+    run_ok(train_cmd(&run, 2));
+    let path = run.join("records/000000.azr");
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+
+    let err = run_ok(train_cmd(&run, 3));
+    assert!(
+        err.contains("records/000000.azr") && err.contains("000000.azr.corrupt"),
+        "{err}"
+    );
+    assert!(err.contains("lost 6 games (ids 0..6)"), "{err}");
+    assert!(run.join("records/000000.azr.corrupt").exists());
+    let s = check_run_dir(&run);
+    assert_eq!((s.iteration, s.total_games), (3, 18));
+    // A second resume does not trip over the set-aside file.
+    let err = run_ok(train_cmd(&run, 4));
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(check_run_dir(&run).iteration, 4);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn iterations_flag_limits_one_invocation_and_is_not_saved() {
+    let run = temp_run("per-invocation");
+    for expected in [1, 2] {
+        let mut c = tiny_cmd(&run);
+        c.args(["--iterations", "1"]);
+        let err = run_ok(c);
+        assert!(err.contains("--iterations"), "{err}");
+        assert_eq!(check_counts_consistent(&run).iteration, expected);
+    }
+    let saved =
+        TrainConfig::from_toml_str(&std::fs::read_to_string(run.join("config.toml")).unwrap())
+            .unwrap();
+    let defaults = TrainConfig::default_for("connect4").unwrap();
+    assert_eq!(saved.run.iterations, defaults.run.iterations);
+    assert_eq!(
+        saved.run.time_budget_minutes,
+        defaults.run.time_budget_minutes
+    );
+    // A run at its whole-run limit says how to go on.
+    let err = run_ok(train_cmd(&run, 2));
+    assert!(err.contains("--set run.iterations=N"), "{err}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn second_trainer_on_the_same_run_directory_fails_at_once_naming_the_pid() {
+    let run = temp_run("lock");
+    let mut first = train_cmd(&run, 1000).stderr(Stdio::null()).spawn().unwrap();
+    let pid = first.id();
+    // Wait until the first trainer holds the lock (its pid is in the lock file).
+    let mut held = false;
+    for _ in 0..600 {
+        if std::fs::read_to_string(run.join("lock")).is_ok_and(|t| t.trim() == pid.to_string()) {
+            held = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(held, "the first trainer never took the lock");
+    let out = train_cmd(&run, 1000).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let still_running = first.try_wait().unwrap().is_none();
+    let _ = first.kill(); // SIGKILL: the OS releases the lock.
+    let _ = first.wait();
+    assert!(still_running, "the first trainer ended early");
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("in use")
+            && err.contains(&format!("pid {pid}"))
+            && err.contains(&run.display().to_string()),
+        "{err}"
+    );
+    assert!(
+        !err.contains("resuming") && !err.contains("starting"),
+        "{err}"
+    );
+    // The killed trainer's lock is gone.
+    drop(LocalStorage::open_exclusive(&run).expect("lock free after SIGKILL"));
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn game_size_and_rule_flags_must_agree_with_the_config() {
+    let dir = temp_run("config-consistency");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("xiangqi.toml");
+    std::fs::write(&file, "[game]\nname = \"xiangqi\"\n").unwrap();
+    let run = dir.join("run");
+    let run_s = run.display().to_string();
+    let file_s = file.display().to_string();
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec!["--game", "connect4", "--config", &file_s],
+            vec!["--game connect4", "xiangqi", "disagree"],
+        ),
+        (
+            vec!["--game", "gomoku", "--set", "game.name=xiangqi"],
+            vec!["--game gomoku", "game.name=xiangqi", "disagree"],
+        ),
+        (
+            vec!["--game", "connect4", "--size", "9", "--rule", "renju"],
+            vec!["gomoku only", "connect4"],
+        ),
+        (
+            vec!["--game", "connect4", "--set", "selfplay.simulations=-5"],
+            vec!["selfplay.simulations must be >= 1 (got -5)"],
+        ),
+        (
+            vec!["--game", "connect4", "--set", "model.channels=100000"],
+            vec!["model.channels must be in 1..="],
+        ),
+        (
+            vec!["--game", "connect4", "--iterations", "0"],
+            vec!["--iterations must be >= 1"],
+        ),
+        (vec!["--game", "connect4", "--device", "tpu"], vec!["tpu"]),
+    ];
+    for (args, needles) in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["train", "--run", &run_s, "--dry-run"])
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?} should fail");
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: {n:?} not in {err}");
+        }
+        assert_eq!(err.lines().filter(|l| l.starts_with("error:")).count(), 1);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    assert!(!run.exists(), "a refused command wrote the run directory");
+    // game.size as an integer, from --set or a file.
+    std::fs::write(&file, "[game]\nname = \"gomoku\"\nsize = 9\n").unwrap();
+    for args in [
+        vec!["--game", "gomoku", "--set", "game.size=9"],
+        vec!["--config", &file_s],
+        vec!["--game", "gomoku", "--config", &file_s],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["train", "--run", &run_s, "--dry-run"])
+            .args(&args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cfg = TrainConfig::from_toml_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+        assert_eq!(
+            (cfg.game.name.as_str(), cfg.game.size.as_str()),
+            ("gomoku", "9")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -180,6 +442,15 @@ fn train_bad_input_is_one_clear_error_line() {
                 under_file.display().to_string(),
             ],
             "run directory",
+        ),
+        (
+            vec![
+                "--game".into(),
+                "connect4".into(),
+                "--run".into(),
+                file.display().to_string(),
+            ],
+            "not a directory",
         ),
         (
             vec![

@@ -14,9 +14,19 @@
 //!    `networks/champion-<id>.azc`. Champions are never deleted.
 //!
 //! Durability: every file goes through [`alphazero_train::Storage`] (temp file, fsync,
-//! rename). The run state (`state/run.json`) is written last in an iteration, so a run killed at
-//! any moment resumes from the last completed iteration; record files of an interrupted
-//! iteration are kept and loaded into the buffer (nothing lost), and record ids never repeat.
+//! rename). The run state (`state/run.json`) is written last in an iteration: it is the
+//! commit point. A run killed at any moment resumes exactly from the last committed
+//! iteration: a record file the state does not know of (written by the interrupted
+//! iteration) is set aside as `records/<id>.azr.orphan` and that iteration's self-play is
+//! done again; the trainer checkpoint of the interrupted iteration
+//! (`state/trainer-pending.azc`) is dropped; metrics lines of uncommitted iterations are
+//! removed. So the counters in the state always match the record files and the replay
+//! buffer. A record file that cannot be read is set aside as `records/<id>.azr.corrupt` with
+//! a warning, and the run goes on without its games.
+//!
+//! Only one process trains a run directory at a time: `train` holds an exclusive lock on
+//! `RUN/lock` (with its pid inside) for its whole life; the OS drops it when the process
+//! ends, however it ends.
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
 use alphazero_arena::rating;
@@ -34,12 +44,12 @@ use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog};
 use alphazero_train::record::{read_records, write_records, GameRecord, RecordFile, RecordHeader};
 use alphazero_train::replay::{ReplayBuffer, SampleOptions};
 use alphazero_train::state::{ChampionInfo, RunState};
-use alphazero_train::storage::{champion_key, record_key, LocalStorage, Storage};
+use alphazero_train::storage::{champion_key, record_key, LocalStorage, Storage, StorageError};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `alphazero train`.
@@ -63,11 +73,13 @@ pub struct TrainArgs {
     /// Config override `section.key=value`, e.g. `--set selfplay.simulations=50` (repeatable).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     overrides: Vec<String>,
-    /// Shorthand for `--set run.iterations=N`: stop after N iterations in total.
-    #[arg(long)]
+    /// Stop this invocation after N more iterations (not saved; the whole run's limit is
+    /// `run.iterations`, e.g. `--set run.iterations=200`).
+    #[arg(long, value_name = "N")]
     iterations: Option<u32>,
-    /// Shorthand for `--set run.time_budget_minutes=M`: stop after M minutes of training in total.
-    #[arg(long)]
+    /// Stop this invocation after M minutes (not saved; the whole run's limit is
+    /// `run.time_budget_minutes`). The iteration under way is finished first.
+    #[arg(long, value_name = "M")]
     minutes: Option<f64>,
     /// Device: `cpu` (burn Flex) or, in builds with the `cuda` feature, `cuda[:N]`.
     #[arg(long, default_value = "default")]
@@ -82,16 +94,47 @@ pub struct TrainArgs {
 
 const CONFIG_KEY: &str = "config.toml";
 const LATEST_KEY: &str = "networks/latest.azc";
+/// The trainer checkpoint of an iteration that is not committed yet; it becomes
+/// [`LATEST_KEY`] right after the run state that names its step is saved.
+const PENDING_KEY: &str = "state/trainer-pending.azc";
+
+/// Rejects `--size` / `--rule` for a game other than Gomoku.
+fn check_gomoku_flags(args: &TrainArgs, game: &str) -> Result<()> {
+    if game != "gomoku" && (args.size.is_some() || args.rule.is_some()) {
+        bail!("--size and --rule apply to gomoku only, not {game}");
+    }
+    Ok(())
+}
+
+/// The `game.name` values given by `--set` overrides, in order.
+fn override_games(args: &TrainArgs) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for o in &args.overrides {
+        if let Some(g) = alphazero_train::config::game_name_in_override(o)? {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
 
 /// Builds the effective config: a resumed run's saved config, or the given file / defaults,
 /// with the overrides applied.
 fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
     let mut overrides = args.overrides.clone();
-    if let Some(n) = args.iterations {
-        overrides.push(format!("run.iterations={n}"));
+    if let Some(s) = args.size {
+        overrides.push(format!("game.size={s}"));
     }
-    if let Some(m) = args.minutes {
-        overrides.push(format!("run.time_budget_minutes={m}"));
+    if let Some(r) = &args.rule {
+        overrides.push(format!("game.rule=\"{r}\""));
+    }
+    let set_games = override_games(args)?;
+    if let Some(g) = args.game {
+        if let Some(other) = set_games.iter().find(|s| s.as_str() != g.as_str()) {
+            bail!(
+                "--game {} and --set game.name={other} disagree; give the game once",
+                g.as_str()
+            );
+        }
     }
     let saved_path = args.run.join(CONFIG_KEY);
     if saved_path.is_file() {
@@ -112,9 +155,28 @@ fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
         if args.config.is_some() {
             bail!("--config cannot change a run that already exists; use --set for overrides");
         }
+        check_gomoku_flags(args, &old.game.name)?;
+        if let Some(g) = set_games.iter().find(|s| **s != old.game.name) {
+            bail!(
+                "run directory {} holds a {} run; --set game.name={g} does not match",
+                args.run.display(),
+                old.game.name
+            );
+        }
         let new = old.with_overrides(&overrides)?;
-        if new.game != old.game || new.model != old.model {
-            bail!("the game and the model shape of an existing run cannot change");
+        if new.game != old.game {
+            bail!(
+                "the game of an existing run cannot change: it is {} (size {:?}, rule {:?}), \
+                 the options give size {:?}, rule {:?}",
+                old.game.name,
+                old.game.size,
+                old.game.rule,
+                new.game.size,
+                new.game.rule
+            );
+        }
+        if new.model != old.model {
+            bail!("the model shape of an existing run cannot change");
         }
         return Ok((new, true));
     }
@@ -124,15 +186,33 @@ fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
         }
         None => String::new(),
     };
+    let file_game = alphazero_train::config::game_name_in(&text).with_context(|| {
+        format!(
+            "config {}",
+            args.config.as_deref().unwrap_or(Path::new("")).display()
+        )
+    })?;
+    if let (Some(g), Some(f), Some(path)) = (args.game, &file_game, &args.config) {
+        if g.as_str() != f {
+            bail!(
+                "--game {} and game.name = {f:?} in {} disagree; give the game once",
+                g.as_str(),
+                path.display()
+            );
+        }
+    }
+    // The game the run will have: the last --set game.name, else --game, else the file's.
+    let game = set_games
+        .last()
+        .cloned()
+        .or_else(|| args.game.map(|g| g.as_str().to_string()))
+        .or(file_game);
+    if let Some(game) = &game {
+        check_gomoku_flags(args, game)?;
+    }
     let mut pre = Vec::new();
     if let Some(g) = args.game {
         pre.push(format!("game.name={}", g.as_str()));
-    }
-    if let Some(s) = args.size {
-        pre.push(format!("game.size=\"{s}\""));
-    }
-    if let Some(r) = &args.rule {
-        pre.push(format!("game.rule=\"{r}\""));
     }
     pre.extend(overrides);
     let cfg = TrainConfig::parse(&text, &pre)?;
@@ -172,25 +252,43 @@ fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
 #[allow(clippy::clone_on_copy)]
 pub fn run(args: &TrainArgs) -> Result<()> {
     // Validate everything before touching the disk.
+    if args.iterations == Some(0) {
+        bail!("--iterations must be >= 1 (got 0)");
+    }
+    if let Some(m) = args.minutes {
+        if !(m.is_finite() && m > 0.0) {
+            bail!("--minutes must be a number > 0 (got {m})");
+        }
+    }
     let (cfg, resumed) = effective_config(args)?;
     if cfg.run.iterations == 0 && cfg.run.time_budget_minutes <= 0.0 {
         bail!("run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)");
     }
     let spec = game_spec(&cfg)?;
+    let device = crate::engine::device(&args.device)?;
     if args.dry_run {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
     }
-    let storage = LocalStorage::open(&args.run)
-        .with_context(|| format!("opening run directory {}", args.run.display()))?;
+    // The lock comes first: a second trainer on this directory stops here, having written
+    // nothing.
+    let storage = match LocalStorage::open_exclusive(&args.run) {
+        Ok(s) => s,
+        Err(e @ StorageError::Locked { .. }) => bail!("{e}; wait for it to finish or stop it"),
+        Err(StorageError::Open { root, source }) => {
+            bail!("cannot open run directory {}: {source}", root.display())
+        }
+        Err(e) => {
+            return Err(e).with_context(|| format!("opening run directory {}", args.run.display()))
+        }
+    };
     storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
-    let device = alphazero_nn::device_from_name(&args.device)?;
     eprintln!(
-        "{} run {} ({}), device {:?}",
+        "{} run {} ({}), device {}",
         if resumed { "resuming" } else { "starting" },
         args.run.display(),
         cfg.game.name,
-        device
+        crate::engine::device_words(&device)
     );
     with_game!(&spec, G, gcfg => Trainer_::<G>::new(cfg.clone(), gcfg.clone(), storage, device, args)?.run())
 }
@@ -292,43 +390,134 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         Ok(ck.model)
     }
 
-    /// Loads every record file, newest first, until the buffer's capacity is covered.
-    fn rebuild_buffer(&self, state: &mut RunState) -> Result<ReplayBuffer<G>> {
-        let capacity = self.cfg.replay.capacity as usize;
-        let keys = self.storage.list("records/")?;
+    /// Sets aside record files that the committed state does not know of (ids at or above
+    /// `state.next_record_id`, written by an iteration that a crash interrupted before its
+    /// commit) as `records/<id>.azr.orphan`, so that the redone iteration's games are not
+    /// counted twice.
+    fn set_aside_orphans(&self, state: &RunState) -> Result<()> {
         let num_actions = G::new(&self.game_config).num_actions() as u32;
-        let mut files: Vec<RecordFile> = Vec::new();
-        let mut positions = 0usize;
-        let mut max_id: Option<u64> = None;
-        for key in keys.iter().rev() {
-            let id = key
-                .trim_start_matches("records/")
-                .trim_end_matches(".azr")
-                .parse::<u64>()
-                .ok();
-            if let Some(id) = id {
-                max_id = Some(max_id.map_or(id, |m: u64| m.max(id)));
-            }
-            if positions >= capacity {
+        for key in self.storage.list("records/")? {
+            let Some(id) = record_id(&key) else { continue };
+            if id < state.next_record_id {
                 continue;
             }
-            let bytes = self.storage.get(key)?;
-            let file = read_records(&bytes, G::NAME, num_actions)
-                .with_context(|| format!("record file {key}"))?;
-            positions += file.games.iter().map(|g| g.plies.len()).sum::<usize>();
-            files.push(file);
+            let games = self
+                .storage
+                .get(&key)
+                .ok()
+                .and_then(|b| read_records(&b, G::NAME, num_actions).ok())
+                .map_or_else(|| "its".to_string(), |f| f.games.len().to_string());
+            let to = format!("{key}.orphan");
+            self.storage.rename(&key, &to)?;
+            eprintln!(
+                "warning: {key} was written by iteration {} that did not finish; moved it to {to} \
+                 ({games} games not counted); that iteration's self-play is done again",
+                state.iteration
+            );
         }
-        if let Some(m) = max_id {
-            state.next_record_id = state.next_record_id.max(m + 1);
+        Ok(())
+    }
+
+    /// Loads the committed record files, newest first, until the buffer's capacity is
+    /// covered. A file that cannot be decoded or replayed is set aside as
+    /// `records/<id>.azr.corrupt` with a warning naming the games lost.
+    fn rebuild_buffer(&self, state: &RunState) -> Result<ReplayBuffer<G>> {
+        let capacity = self.cfg.replay.capacity as usize;
+        let num_actions = G::new(&self.game_config).num_actions() as u32;
+        let mut ids: Vec<u64> = self
+            .storage
+            .list("records/")?
+            .iter()
+            .filter_map(|k| record_id(k))
+            .filter(|&id| id < state.next_record_id)
+            .collect();
+        ids.sort_unstable();
+        let mut files: Vec<RecordFile> = Vec::new();
+        let mut positions = 0usize;
+        // Unreadable files waiting for the end of the next older readable file, which
+        // bounds their games from below; `upper` is the first game id after them.
+        let mut corrupt: Vec<(String, String)> = Vec::new();
+        let mut upper = state.next_game_id;
+        let report = |corrupt: &mut Vec<(String, String)>, lower: u64, upper: u64| {
+            if corrupt.is_empty() {
+                return;
+            }
+            let names: Vec<String> = corrupt.iter().map(|(k, _)| k.clone()).collect();
+            for (key, why) in corrupt.iter() {
+                eprintln!(
+                    "warning: record file {key} cannot be read ({why}); moved it to {key}.corrupt"
+                );
+            }
+            eprintln!(
+                "warning: {} lost {} games (ids {lower}..{upper}) and their positions from the \
+                 replay buffer; the run's counters still count them",
+                names.join(", "),
+                upper.saturating_sub(lower)
+            );
+            corrupt.clear();
+        };
+        for &id in ids.iter().rev() {
+            if positions >= capacity {
+                break;
+            }
+            let key = record_key(id);
+            let bytes = self.storage.get(&key)?;
+            let checked = read_records(&bytes, G::NAME, num_actions)
+                .map_err(anyhow::Error::from)
+                .and_then(|file| {
+                    // Replay every game once (into a one-slot scratch buffer) so that a file
+                    // whose moves do not replay is caught here, not in the rebuild.
+                    let mut scratch = ReplayBuffer::<G>::new(1);
+                    let mut n = 0usize;
+                    for (i, g) in file.games.iter().enumerate() {
+                        n += scratch.add_game(
+                            G::new(&self.game_config),
+                            g,
+                            file.header.first_game_id + i as u64,
+                        )?;
+                    }
+                    Ok((file, n))
+                });
+            match checked {
+                Ok((file, n)) => {
+                    let end = file.header.first_game_id + file.games.len() as u64;
+                    report(&mut corrupt, end, upper);
+                    upper = file.header.first_game_id;
+                    positions += n;
+                    files.push(file);
+                }
+                Err(e) => {
+                    self.storage.rename(&key, &format!("{key}.corrupt"))?;
+                    corrupt.push((key, format!("{e:#}")));
+                }
+            }
         }
-        if let Some(f) = files.first() {
-            let end = f.header.first_game_id + f.games.len() as u64;
-            state.next_game_id = state.next_game_id.max(end);
-        }
+        // Unreadable files still waiting are the oldest ones (the loop never stops at the
+        // capacity right after an unreadable file), so their games start at id 0.
+        report(&mut corrupt, 0, upper);
         files.reverse();
         let gc = self.game_config.clone();
         let buf = ReplayBuffer::rebuild_from(&files, capacity, |_, _| Ok(G::new(&gc)))?;
         Ok(buf)
+    }
+
+    /// Finishes or drops the commit of the trainer checkpoint of the last iteration: the
+    /// pending checkpoint becomes `networks/latest.azc` when the state names its step (the
+    /// process died between saving the state and the rename), and is deleted otherwise
+    /// (its iteration was not committed and is done again).
+    fn settle_pending_checkpoint(&self, state: &RunState) -> Result<()> {
+        if !self.storage.exists(PENDING_KEY)? {
+            return Ok(());
+        }
+        let step = load_checkpoint(&self.path(PENDING_KEY)?, G::NAME, &self.device)
+            .ok()
+            .map(|ck| ck.header.step);
+        if step.is_some() && step == state.trainer_step {
+            self.storage.rename(PENDING_KEY, LATEST_KEY)?;
+        } else {
+            self.storage.delete(PENDING_KEY)?;
+        }
+        Ok(())
     }
 
     fn run(self) -> Result<()> {
@@ -338,6 +527,9 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             Some(s) => s,
             None => RunState::new(cfg.run.seed),
         };
+        // Undo what an interrupted, uncommitted iteration left behind.
+        self.settle_pending_checkpoint(&state)?;
+        self.set_aside_orphans(&state)?;
         // Networks: the trainer (latest, with optimizer state) and the champion.
         let lr0 = cfg.train.lr_at(state.iteration, cfg.run.iterations);
         let mut trainer = if self.storage.exists(LATEST_KEY)? {
@@ -371,8 +563,9 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             });
         }
         let mut champion = self.load_net(&champion_key(state.champion_id))?;
-        let mut buffer = self.rebuild_buffer(&mut state)?;
+        let mut buffer = self.rebuild_buffer(&state)?;
         let metrics = MetricsLog::open(self.storage.root().join("metrics.jsonl"))?;
+        metrics.drop_from(state.iteration)?;
         eprintln!(
             "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {}x{} ({} parameters)",
             state.iteration,
@@ -386,18 +579,50 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         let session_start = Instant::now();
         let elapsed_before = state.elapsed_s;
         let mut champion_elo = state.champions.last().map(|c| c.elo).unwrap_or(0.0);
+        let first_iteration = state.iteration;
         loop {
             let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
+            let done_here = state.iteration - first_iteration;
             if cfg.run.iterations > 0 && state.iteration >= cfg.run.iterations {
-                eprintln!("reached run.iterations = {}", cfg.run.iterations);
+                eprintln!(
+                    "the run is complete: reached run.iterations = {}{}",
+                    cfg.run.iterations,
+                    if done_here == 0 {
+                        "; to go on, raise it, e.g. --set run.iterations=N"
+                    } else {
+                        ""
+                    }
+                );
                 break;
             }
             if cfg.run.time_budget_minutes > 0.0 && elapsed >= cfg.run.time_budget_minutes * 60.0 {
                 eprintln!(
-                    "reached the time budget of {} minutes",
-                    cfg.run.time_budget_minutes
+                    "the run is complete: reached run.time_budget_minutes = {}{}",
+                    cfg.run.time_budget_minutes,
+                    if done_here == 0 {
+                        "; to go on, raise it, e.g. --set run.time_budget_minutes=M"
+                    } else {
+                        ""
+                    }
                 );
                 break;
+            }
+            if let Some(n) = self.args.iterations {
+                if done_here >= n {
+                    eprintln!(
+                        "stopping after {n} iteration{} (--iterations); run the command again to go on",
+                        if n == 1 { "" } else { "s" }
+                    );
+                    break;
+                }
+            }
+            if let Some(m) = self.args.minutes {
+                if session_start.elapsed().as_secs_f64() >= m * 60.0 {
+                    eprintln!(
+                        "stopping after {m} minutes (--minutes); run the command again to go on"
+                    );
+                    break;
+                }
             }
             let it_start = Instant::now();
             let iter = state.iteration;
@@ -527,7 +752,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             } else {
                 0.0
             };
-            save_checkpoint(&self.path(LATEST_KEY)?, &self.tag, &trainer)?;
+            save_checkpoint(&self.path(PENDING_KEY)?, &self.tag, &trainer)?;
 
             // 4. Gating.
             let gate_start = Instant::now();
@@ -626,7 +851,10 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             {
                 eprintln!("warning: plots not written: {e}");
             }
+            state.trainer_step = Some(trainer.step());
             state.save(&self.storage)?;
+            // Committed: the iteration's trainer checkpoint becomes the latest.
+            self.storage.rename(PENDING_KEY, LATEST_KEY)?;
             let gate_text = match &gating {
                 Some(g) => format!(
                     "gating +{}={}-{} {}",
@@ -772,6 +1000,15 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         pb.set_message(msg);
         pb
     }
+}
+
+/// The id of a record file key `records/<id>.azr` (`None` for other keys, e.g. set-aside
+/// `*.orphan` / `*.corrupt` files).
+fn record_id(key: &str) -> Option<u64> {
+    key.strip_prefix("records/")?
+        .strip_suffix(".azr")?
+        .parse()
+        .ok()
 }
 
 /// Keeps the last line of each iteration (a run killed after writing metrics but before its

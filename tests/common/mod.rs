@@ -63,8 +63,6 @@ pub fn tiny_connect4_run(dir: &std::path::Path) {
         "connect4",
         "--run",
         dir.to_str().expect("utf-8 path"),
-        "--iterations",
-        "1",
         "--quiet",
     ];
     for set in [
@@ -78,6 +76,7 @@ pub fn tiny_connect4_run(dir: &std::path::Path) {
         "train.batch_size=32",
         "train.steps_per_iteration=2",
         "gating.enabled=false",
+        "run.iterations=1",
         "run.time_budget_minutes=0",
         "run.snapshot_every=1",
     ] {

@@ -24,6 +24,52 @@ use toml::{Table, Value};
 /// The games a config may name.
 pub const GAMES: [&str; 3] = ["connect4", "gomoku", "xiangqi"];
 
+/// The largest `model.blocks` accepted (residual blocks).
+pub const MAX_BLOCKS: u32 = 64;
+/// The largest `model.channels` accepted (trunk width).
+pub const MAX_CHANNELS: u32 = 1024;
+/// The largest `model.value_hidden` accepted.
+pub const MAX_VALUE_HIDDEN: u32 = 4096;
+
+/// The `game.name` a config file's text sets, if any (without applying defaults or
+/// validating anything else).
+///
+/// # Errors
+/// [`ConfigError::Syntax`] when the text is not TOML, [`ConfigError::Type`] when
+/// `game.name` is not a string.
+pub fn game_name_in(text: &str) -> Result<Option<String>, ConfigError> {
+    let t: Table = toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    match t.get("game").and_then(|g| g.get("name")) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(v) => Err(ConfigError::Type {
+            key: "game.name".into(),
+            expected: "a string",
+            found: v.to_string(),
+        }),
+    }
+}
+
+/// The `game.name` an override (`"game.name=xiangqi"`) sets, if it sets that key.
+///
+/// # Errors
+/// [`ConfigError::BadOverride`] when `text` is not `key=value`, [`ConfigError::Type`] when
+/// the value is not a string.
+pub fn game_name_in_override(text: &str) -> Result<Option<String>, ConfigError> {
+    let (path, value) = parse_override(text)?;
+    if path != ["game", "name"] {
+        return Ok(None);
+    }
+    match value {
+        Value::String(s) => Ok(Some(s)),
+        v => Err(ConfigError::Type {
+            key: "game.name".into(),
+            expected: "a string",
+            found: v.to_string(),
+        }),
+    }
+}
+
 /// An error loading, overriding or validating a config. Names the key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
@@ -76,7 +122,8 @@ pub enum ConfigError {
 pub struct GameSection {
     /// `connect4`, `gomoku` or `xiangqi`.
     pub name: String,
-    /// Gomoku board side as text (`"15"`, 5..=20); empty for the other games.
+    /// Gomoku board side as text (`"15"`, 5..=20); empty for the other games. A config file
+    /// or override may give it as an integer (`size = 9`) or as a string (`size = "9"`).
     pub size: String,
     /// Gomoku rule (`freestyle`, `standard`, `renju`); empty for the other games.
     pub rule: String,
@@ -578,6 +625,22 @@ impl TrainConfig {
                 &g.name,
             );
         }
+        if g.name != "gomoku" {
+            if !g.size.is_empty() {
+                return invalid(
+                    "game.size",
+                    format!("applies to gomoku only, not {}", g.name),
+                    &g.size,
+                );
+            }
+            if !g.rule.is_empty() {
+                return invalid(
+                    "game.rule",
+                    format!("applies to gomoku only, not {}", g.name),
+                    &g.rule,
+                );
+            }
+        }
         if g.name == "gomoku" {
             match g.size.trim().parse::<u32>() {
                 Ok(5..=20) => {}
@@ -617,7 +680,12 @@ impl TrainConfig {
             if s.playout_cap.fast_simulations > s.simulations {
                 return invalid(
                     "selfplay.playout_cap.fast_simulations",
-                    format!("must be <= selfplay.simulations ({})", s.simulations),
+                    format!(
+                        "must be <= selfplay.simulations ({}); lower it too \
+                         (--set selfplay.playout_cap.fast_simulations=N) or turn the playout \
+                         cap off (--set selfplay.playout_cap.enabled=false)",
+                        s.simulations
+                    ),
                     s.playout_cap.fast_simulations,
                 );
             }
@@ -659,9 +727,9 @@ impl TrainConfig {
         }
 
         let m = &self.model;
-        at_least("model.blocks", m.blocks, 1)?;
-        at_least("model.channels", m.channels, 1)?;
-        at_least("model.value_hidden", m.value_hidden, 1)?;
+        between("model.blocks", m.blocks, 1, MAX_BLOCKS)?;
+        between("model.channels", m.channels, 1, MAX_CHANNELS)?;
+        between("model.value_hidden", m.value_hidden, 1, MAX_VALUE_HIDDEN)?;
 
         let t = &self.train;
         at_least("train.batch_size", t.batch_size, 1)?;
@@ -732,6 +800,36 @@ fn invalid<T: ToString>(key: &str, message: String, value: T) -> Result<(), Conf
         message,
         value: value.to_string(),
     })
+}
+
+fn between(key: &str, v: u32, min: u32, max: u32) -> Result<(), ConfigError> {
+    if !(min..=max).contains(&v) {
+        return invalid(key, format!("must be in {min}..={max}"), v);
+    }
+    Ok(())
+}
+
+/// The smallest value [`TrainConfig::validate`] can accept for an integer key (used to give
+/// the real bound when a negative integer is rejected before validation).
+fn integer_minimum(key: &str) -> u32 {
+    match key {
+        "selfplay.games_per_iteration"
+        | "selfplay.parallel_games"
+        | "selfplay.simulations"
+        | "selfplay.playout_cap.fast_simulations"
+        | "selfplay.max_plies"
+        | "replay.capacity"
+        | "replay.recent_window"
+        | "model.blocks"
+        | "model.channels"
+        | "model.value_hidden"
+        | "train.batch_size"
+        | "train.lr_step_every"
+        | "gating.games"
+        | "gating.simulations"
+        | "run.snapshot_every" => 1,
+        _ => 0,
+    }
 }
 
 fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
@@ -842,13 +940,18 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
             (bv @ Value::Float(_), Value::Integer(i)) => *bv = Value::Float(*i as f64),
             (bv @ Value::Integer(_), Value::Integer(i)) => {
                 if *i < 0 {
+                    let min = integer_minimum(&key);
                     return Err(ConfigError::Invalid {
                         key,
-                        message: "must be >= 0".into(),
+                        message: format!("must be >= {min}"),
                         value: i.to_string(),
                     });
                 }
                 *bv = Value::Integer(*i);
+            }
+            // `game.size` is text in the config but naturally written as a number.
+            (bv @ Value::String(_), Value::Integer(i)) if key == "game.size" => {
+                *bv = Value::String(i.to_string());
             }
             (bv, uv) if std::mem::discriminant(bv) == std::mem::discriminant(uv) => {
                 *bv = uv.clone();
@@ -958,7 +1061,13 @@ mod tests {
         let err = TrainConfig::from_toml_str("[game]\nname='connect4'\n[model]\nblocks = -3\n")
             .unwrap_err();
         assert!(
-            err.to_string().starts_with("model.blocks must be >= 0"),
+            err.to_string().starts_with("model.blocks must be >= 1"),
+            "{err}"
+        );
+        let err =
+            TrainConfig::from_toml_str("[game]\nname='connect4'\n[run]\nseed = -3\n").unwrap_err();
+        assert!(
+            err.to_string().starts_with("run.seed must be >= 0"),
             "{err}"
         );
         let err =
@@ -974,6 +1083,103 @@ mod tests {
             msg.contains("adam") && msg.contains("train.optimizer"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn negative_and_zero_simulations_report_the_same_real_bound() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        for v in ["-5", "0"] {
+            let err = base
+                .with_overrides(&[format!("selfplay.simulations={v}")])
+                .unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!("selfplay.simulations must be >= 1 (got {v})")
+            );
+        }
+    }
+
+    #[test]
+    fn gomoku_size_is_accepted_as_integer_or_string() {
+        let from_int = TrainConfig::from_toml_str("[game]\nname='gomoku'\nsize = 9\n").unwrap();
+        let from_str = TrainConfig::from_toml_str("[game]\nname='gomoku'\nsize = \"9\"\n").unwrap();
+        assert_eq!(from_int, from_str);
+        assert_eq!(from_int.game.size, "9");
+        let over = TrainConfig::parse("", &["game.name=gomoku", "game.size=9"]).unwrap();
+        assert_eq!(over.game.size, "9");
+        let again = over.with_overrides(&["game.size=10"]).unwrap();
+        assert_eq!(again.game.size, "10");
+        // The saved form parses back.
+        let text = again.to_toml_string().unwrap();
+        assert_eq!(TrainConfig::from_toml_str(&text).unwrap(), again);
+        let err = TrainConfig::parse("", &["game.name=gomoku", "game.size=30"]).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("game.size must be a board side from 5 to 20"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn size_or_rule_for_a_game_other_than_gomoku_is_an_error() {
+        for (o, key) in [
+            ("game.size=9", "game.size"),
+            ("game.rule=renju", "game.rule"),
+        ] {
+            let err = TrainConfig::parse("", &["game.name=connect4", o]).unwrap_err();
+            assert!(
+                matches!(&err, ConfigError::Invalid { key: k, message, .. }
+                    if k == key && message.contains("gomoku only")),
+                "{o}: {err}"
+            );
+        }
+    }
+
+    #[test]
+    fn oversized_model_is_rejected_with_the_bound() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        let err = base.with_overrides(&["model.channels=100000"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("model.channels must be in 1..={MAX_CHANNELS} (got 100000)")
+        );
+    }
+
+    #[test]
+    fn fast_simulations_error_says_how_to_fix_it() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        let err = base
+            .with_overrides(&["selfplay.simulations=10"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("selfplay.playout_cap.fast_simulations=N")
+                && err.contains("selfplay.playout_cap.enabled=false"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn game_names_are_read_from_text_and_overrides() {
+        assert_eq!(
+            game_name_in("[game]\nname = 'xiangqi'\n").unwrap(),
+            Some("xiangqi".to_string())
+        );
+        assert_eq!(game_name_in("[selfplay]\nsimulations = 5\n").unwrap(), None);
+        assert!(game_name_in("[game\n").is_err());
+        assert_eq!(
+            game_name_in_override("game.name=xiangqi").unwrap(),
+            Some("xiangqi".to_string())
+        );
+        assert_eq!(
+            game_name_in_override(" game.name = \"gomoku\"").unwrap(),
+            Some("gomoku".to_string())
+        );
+        assert_eq!(
+            game_name_in_override("selfplay.simulations=5").unwrap(),
+            None
+        );
+        assert!(game_name_in_override("game.name").is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, thiserror::Error)]
 pub enum MetricsError {
     /// File system error on `path`.
-    #[error("metrics file {path}: {source}")]
+    #[error("metrics file {path}")]
     Io {
         /// The metrics file.
         path: PathBuf,
@@ -23,7 +23,7 @@ pub enum MetricsError {
         source: io::Error,
     },
     /// A line is not a valid metrics record.
-    #[error("metrics line {line}: {source}: {text:?}")]
+    #[error("metrics line {line} ({text:?}) is not a metrics record")]
     Parse {
         /// 1-based line number.
         line: usize,
@@ -35,7 +35,7 @@ pub enum MetricsError {
     },
     /// A record could not be serialised (a non-finite float is written as null, so this is
     /// not expected).
-    #[error("cannot serialise metrics: {0}")]
+    #[error("cannot serialise metrics")]
     Serialize(#[source] serde_json::Error),
 }
 
@@ -195,6 +195,65 @@ impl MetricsLog {
     pub fn read_all(&self) -> Result<Vec<IterationMetrics>, MetricsError> {
         read_metrics(&self.path)
     }
+
+    /// Removes the lines of iterations `>= iteration` (left by iterations that a crash
+    /// interrupted before they were committed, and that a resumed run does again) and
+    /// returns how many were removed. Lines that do not parse are kept. The file is
+    /// replaced atomically (temporary file, fsync, rename); nothing is written when no line
+    /// is removed.
+    ///
+    /// # Errors
+    /// [`MetricsError::Io`] naming the path.
+    pub fn drop_from(&self, iteration: u32) -> Result<usize, MetricsError> {
+        let io_err = |source| MetricsError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        let text = fs::read_to_string(&self.path).map_err(io_err)?;
+        let mut kept = String::with_capacity(text.len());
+        let mut removed = 0;
+        for line in text.lines() {
+            let it = serde_json::from_str::<serde_json::Value>(line)
+                .ok()
+                .and_then(|v| v.get("iteration").and_then(serde_json::Value::as_u64));
+            if it.is_some_and(|i| i >= u64::from(iteration)) {
+                removed += 1;
+            } else {
+                kept.push_str(line);
+                kept.push('\n');
+            }
+        }
+        if removed == 0 {
+            return Ok(0);
+        }
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(|| "metrics.jsonl".into(), |n| n.to_string_lossy());
+        let tmp = self
+            .path
+            .with_file_name(format!(".{name}.tmp-{}-metrics", std::process::id()));
+        let result = (|| {
+            let mut f = OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(&tmp)?;
+            f.write_all(kept.as_bytes())?;
+            f.sync_all()?;
+            drop(f);
+            fs::rename(&tmp, &self.path)?;
+            if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                fs::File::open(dir)?.sync_all()?;
+            }
+            Ok(())
+        })();
+        if result.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        result.map_err(io_err)?;
+        Ok(removed)
+    }
 }
 
 /// Reads a `metrics.jsonl` file.
@@ -262,6 +321,26 @@ mod tests {
         assert_eq!(log.read_all().unwrap(), ms);
         let text = fs::read_to_string(log.path()).unwrap();
         assert_eq!(text.lines().count(), 4);
+    }
+
+    #[test]
+    fn drop_from_removes_uncommitted_iterations_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = MetricsLog::open(dir.path().join("metrics.jsonl")).unwrap();
+        let ms = example_metrics(4);
+        for m in &ms {
+            log.append(m).unwrap();
+        }
+        assert_eq!(log.drop_from(4).unwrap(), 0);
+        assert_eq!(log.drop_from(2).unwrap(), 2);
+        assert_eq!(log.read_all().unwrap(), ms[..2].to_vec());
+        log.append(&ms[2]).unwrap();
+        assert_eq!(log.read_all().unwrap(), ms[..3].to_vec());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, vec!["metrics.jsonl"]);
     }
 
     #[test]

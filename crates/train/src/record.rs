@@ -89,10 +89,10 @@ pub enum RecordError {
         expected_actions: u32,
     },
     /// The zstd frame could not be decompressed (corrupt or cut short).
-    #[error("cannot decompress record payload: {0}")]
+    #[error("cannot decompress record payload")]
     Decompress(#[source] std::io::Error),
     /// The zstd frame could not be produced.
-    #[error("cannot compress record payload: {0}")]
+    #[error("cannot compress record payload")]
     Compress(#[source] std::io::Error),
     /// A field holds a value outside its range (or a record cannot be encoded).
     #[error("invalid record data: {what} is {value}")]

@@ -107,7 +107,7 @@ pub enum ReplayError {
         num_actions: usize,
     },
     /// The start position of a recorded game could not be built.
-    #[error("game {game_id}: bad start position: {source}")]
+    #[error("game {game_id}: bad start position")]
     Start {
         /// The game.
         game_id: u64,

@@ -12,7 +12,7 @@ pub enum StateError {
     #[error(transparent)]
     Storage(#[from] StorageError),
     /// The stored state is not valid JSON of a [`RunState`].
-    #[error("run state {key:?} is corrupt: {source}")]
+    #[error("run state {key:?} is corrupt")]
     Corrupt {
         /// The key read.
         key: String,
@@ -71,6 +71,11 @@ pub struct RunState {
     pub elapsed_s: f64,
     /// Every promoted network, oldest first.
     pub champions: Vec<ChampionInfo>,
+    /// Optimizer steps of the trainer checkpoint that belongs to this state (the one an
+    /// iteration saved before committing it); `None` in states written before this field
+    /// existed or before the first iteration.
+    #[serde(default)]
+    pub trainer_step: Option<u64>,
 }
 
 impl RunState {
@@ -93,6 +98,7 @@ impl RunState {
             rng_counter: 0,
             elapsed_s: 0.0,
             champions: Vec::new(),
+            trainer_step: None,
         }
     }
 
@@ -156,6 +162,7 @@ mod tests {
         s.next_game_id = 1400;
         s.next_rng_stream();
         s.elapsed_s = 1234.5;
+        s.trainer_step = Some(321);
         s.champions = (0..3)
             .map(|id| ChampionInfo {
                 id,
@@ -194,6 +201,19 @@ mod tests {
             RunState::load(&storage),
             Err(StateError::UnsupportedVersion { found: 99, .. })
         ));
+    }
+
+    #[test]
+    fn state_without_trainer_step_from_older_builds_still_loads() {
+        let storage = MemoryStorage::new();
+        let mut v = serde_json::to_value(example()).unwrap();
+        v.as_object_mut().unwrap().remove("trainer_step");
+        storage
+            .put(RunState::KEY, &serde_json::to_vec(&v).unwrap())
+            .unwrap();
+        let s = RunState::load(&storage).unwrap().unwrap();
+        assert_eq!(s.trainer_step, None);
+        assert_eq!(s.iteration, 7);
     }
 
     #[test]

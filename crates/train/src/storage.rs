@@ -35,9 +35,9 @@ pub enum StorageError {
     },
     /// An I/O error while operating on a key (full disk, permission denied, a path
     /// component that is a file, …).
-    #[error("storage {op} of key {key:?} failed: {source}")]
+    #[error("storage {op} of key {key:?} failed")]
     Io {
-        /// The operation: "put", "get", "list", "delete" or "exists".
+        /// The operation: "put", "get", "list", "delete", "rename" or "exists".
         op: &'static str,
         /// The key (or list prefix) operated on.
         key: String,
@@ -46,13 +46,27 @@ pub enum StorageError {
         source: io::Error,
     },
     /// The storage root could not be opened or created.
-    #[error("cannot open storage root {root}: {source}")]
+    #[error("cannot open storage root {root}")]
     Open {
         /// The root directory.
         root: PathBuf,
         /// The underlying error.
         #[source]
         source: io::Error,
+    },
+    /// Another process holds the exclusive lock of the storage root
+    /// ([`LocalStorage::open_exclusive`]).
+    #[error(
+        "run directory {root} is in use by another process{}; lock file {lock} is held",
+        pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+    )]
+    Locked {
+        /// The root directory.
+        root: PathBuf,
+        /// The lock file.
+        lock: PathBuf,
+        /// The process id written in the lock file by its holder, when readable.
+        pid: Option<u32>,
     },
 }
 
@@ -94,6 +108,13 @@ pub trait Storage: Send + Sync {
     /// # Errors
     /// [`StorageError::InvalidKey`], [`StorageError::Io`].
     fn exists(&self, key: &str) -> Result<bool, StorageError>;
+
+    /// Moves the object under `from` to `to` atomically, replacing any object under `to`.
+    ///
+    /// # Errors
+    /// [`StorageError::NotFound`] when nothing is stored under `from`,
+    /// [`StorageError::InvalidKey`], [`StorageError::Io`].
+    fn rename(&self, from: &str, to: &str) -> Result<(), StorageError>;
 }
 
 /// The key of game-record file number `id`: `records/000123.azr` (at least six digits).
@@ -152,6 +173,9 @@ fn validate_prefix(prefix: &str) -> Result<(), StorageError> {
 /// Marker in the names of [`LocalStorage`]'s temporary files: `.<name>.tmp-<pid>-<n>`.
 const TMP_MARKER: &str = ".tmp-";
 
+/// The name of the lock file in the root of a [`LocalStorage::open_exclusive`] storage.
+pub const LOCK_FILE: &str = "lock";
+
 /// A [`Storage`] on the local file system under a root directory; key `a/b.c` is the file
 /// `root/a/b.c`.
 ///
@@ -159,10 +183,15 @@ const TMP_MARKER: &str = ".tmp-";
 /// is written, `sync_all`ed, renamed over the final name, and the directory is fsynced. A
 /// crash therefore never leaves a half-written file under a key's name. Leftover temporary
 /// files (names starting with `.`) are never listed and are deleted by [`LocalStorage::open`].
+///
+/// [`LocalStorage::open_exclusive`] also holds an exclusive OS lock on the file `root/lock`
+/// for the storage's lifetime, so that two processes never write one run at once.
 #[derive(Debug)]
 pub struct LocalStorage {
     root: PathBuf,
     counter: AtomicU64,
+    /// The locked `root/lock` file (released when dropped or when the process dies).
+    _lock: Option<File>,
 }
 
 impl LocalStorage {
@@ -174,18 +203,69 @@ impl LocalStorage {
     /// regular file, or no permission).
     pub fn open(root: impl Into<PathBuf>) -> Result<Self, StorageError> {
         let root = root.into();
+        create_root(&root)?;
+        clean_temp_files(&root).map_err(|source| StorageError::Open {
+            root: root.clone(),
+            source,
+        })?;
+        Ok(LocalStorage {
+            root,
+            counter: AtomicU64::new(0),
+            _lock: None,
+        })
+    }
+
+    /// Like [`LocalStorage::open`], but first takes an exclusive lock on the file
+    /// `root/`[`LOCK_FILE`] (created if needed; this process's id is written into it) and
+    /// holds it until the storage is dropped. The OS releases the lock when the process
+    /// ends in any way, `SIGKILL` included. Nothing else is written when the lock is taken
+    /// by another process (temporary files are only cleaned once the lock is held).
+    ///
+    /// # Errors
+    /// [`StorageError::Locked`] at once (no waiting) when another process (or another
+    /// exclusive storage of this process) holds the lock, naming the holder's pid when the
+    /// lock file gives it; [`StorageError::Open`] as for [`LocalStorage::open`] or when the
+    /// lock file cannot be created.
+    pub fn open_exclusive(root: impl Into<PathBuf>) -> Result<Self, StorageError> {
+        let root = root.into();
+        create_root(&root)?;
+        let lock_path = root.join(LOCK_FILE);
         let open_err = |source| StorageError::Open {
             root: root.clone(),
             source,
         };
-        fs::create_dir_all(&root).map_err(open_err)?;
-        if !root.is_dir() {
-            return Err(open_err(io::Error::other("not a directory")));
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&lock_path)
+            .map_err(open_err)?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                let pid = fs::read_to_string(&lock_path)
+                    .ok()
+                    .and_then(|t| t.trim().parse::<u32>().ok());
+                return Err(StorageError::Locked {
+                    root,
+                    lock: lock_path,
+                    pid,
+                });
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(open_err(e)),
         }
+        (|| {
+            file.set_len(0)?;
+            file.write_all(format!("{}\n", std::process::id()).as_bytes())?;
+            file.sync_all()
+        })()
+        .map_err(open_err)?;
         clean_temp_files(&root).map_err(open_err)?;
         Ok(LocalStorage {
             root,
             counter: AtomicU64::new(0),
+            _lock: Some(file),
         })
     }
 
@@ -226,6 +306,28 @@ impl LocalStorage {
         }
         result
     }
+}
+
+/// Creates `root` (and its parents) unless it is already a directory.
+fn create_root(root: &Path) -> Result<(), StorageError> {
+    let open_err = |source| StorageError::Open {
+        root: root.to_path_buf(),
+        source,
+    };
+    if root.exists() && !root.is_dir() {
+        return Err(open_err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "it exists and is not a directory",
+        )));
+    }
+    fs::create_dir_all(root).map_err(open_err)?;
+    if !root.is_dir() {
+        return Err(open_err(io::Error::new(
+            io::ErrorKind::NotADirectory,
+            "not a directory",
+        )));
+    }
+    Ok(())
 }
 
 /// Deletes every file below `dir` whose name starts with `.` and contains [`TMP_MARKER`].
@@ -341,6 +443,29 @@ impl Storage for LocalStorage {
         }
     }
 
+    fn rename(&self, from: &str, to: &str) -> Result<(), StorageError> {
+        let src = self.path_of(from)?;
+        let dst = self.path_of(to)?;
+        if !self.exists(from)? {
+            return Err(StorageError::NotFound {
+                key: from.to_string(),
+            });
+        }
+        let io_err = |source| StorageError::Io {
+            op: "rename",
+            key: from.to_string(),
+            source,
+        };
+        if let Some(dir) = dst.parent() {
+            fs::create_dir_all(dir).map_err(io_err)?;
+        }
+        fs::rename(&src, &dst).map_err(io_err)?;
+        for dir in [dst.parent(), src.parent()].into_iter().flatten() {
+            File::open(dir).and_then(|d| d.sync_all()).map_err(io_err)?;
+        }
+        Ok(())
+    }
+
     fn exists(&self, key: &str) -> Result<bool, StorageError> {
         let path = self.path_of(key)?;
         match fs::metadata(&path) {
@@ -412,6 +537,17 @@ impl Storage for MemoryStorage {
         validate_key(key)?;
         Ok(self.lock().contains_key(key))
     }
+
+    fn rename(&self, from: &str, to: &str) -> Result<(), StorageError> {
+        validate_key(from)?;
+        validate_key(to)?;
+        let mut map = self.lock();
+        let bytes = map.remove(from).ok_or_else(|| StorageError::NotFound {
+            key: from.to_string(),
+        })?;
+        map.insert(to.to_string(), bytes);
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -444,6 +580,14 @@ mod tests {
         assert!(matches!(
             s.get("state.json"),
             Err(StorageError::NotFound { key }) if key == "state.json"
+        ));
+        s.rename("records/000002.azr", "records/000002.azr.orphan")
+            .unwrap();
+        assert_eq!(s.get("records/000002.azr.orphan").unwrap(), b"TWO!");
+        assert!(!s.exists("records/000002.azr").unwrap());
+        assert!(matches!(
+            s.rename("records/000002.azr", "x"),
+            Err(StorageError::NotFound { key }) if key == "records/000002.azr"
         ));
     }
 
@@ -551,6 +695,62 @@ mod tests {
         assert_eq!(v.len(), 4096);
         assert!(v.iter().all(|&b| b == v[0]));
         assert_eq!(s.list("").unwrap(), vec!["k"]);
+    }
+
+    #[test]
+    fn exclusive_open_refuses_a_second_holder_naming_the_pid_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = LocalStorage::open_exclusive(dir.path()).unwrap();
+        let pid = std::process::id();
+        assert_eq!(
+            fs::read_to_string(dir.path().join(LOCK_FILE)).unwrap(),
+            format!("{pid}\n")
+        );
+        // A leftover temp file must survive a refused open (nothing is written or deleted).
+        let tmp = dir.path().join(".x.tmp-1-0");
+        fs::write(&tmp, b"in flight").unwrap();
+        match LocalStorage::open_exclusive(dir.path()) {
+            Err(e @ StorageError::Locked { .. }) => {
+                let msg = e.to_string();
+                assert!(msg.contains(&format!("pid {pid}")), "{msg}");
+                assert!(msg.contains(&dir.path().display().to_string()), "{msg}");
+            }
+            other => panic!("expected a lock error, got {other:?}"),
+        }
+        assert!(tmp.exists());
+        drop(first);
+        let again = LocalStorage::open_exclusive(dir.path()).unwrap();
+        assert!(!tmp.exists());
+        // The lock file is not an object a caller lists under a prefix it uses.
+        assert!(again.list("records/").unwrap().is_empty());
+    }
+
+    #[test]
+    fn root_that_is_a_regular_file_says_not_a_directory_without_repeating_the_cause() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("plain-file");
+        fs::write(&file, b"x").unwrap();
+        for result in [
+            LocalStorage::open(&file),
+            LocalStorage::open_exclusive(&file),
+        ] {
+            let e = result.unwrap_err();
+            let chain = anyhow_like(&e);
+            assert!(chain.contains("not a directory"), "{chain}");
+            assert_eq!(chain.matches("not a directory").count(), 1, "{chain}");
+        }
+    }
+
+    /// The error and its sources joined by ": ", as `anyhow`'s `{:#}` prints them.
+    fn anyhow_like(e: &dyn std::error::Error) -> String {
+        let mut out = e.to_string();
+        let mut cur = e.source();
+        while let Some(s) = cur {
+            out.push_str(": ");
+            out.push_str(&s.to_string());
+            cur = s.source();
+        }
+        out
     }
 
     #[test]
