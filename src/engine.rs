@@ -188,12 +188,33 @@ pub fn load_evaluator<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
-    let (eval, desc, _) = choose_evaluator::<G>(model, game_config, device)?;
-    Ok((eval, desc))
+    let c = choose_evaluator::<G>(model, game_config, device)?;
+    Ok((c.evaluator, c.description))
+}
+
+/// An evaluator chosen by [`choose_evaluator`].
+pub struct ChosenEvaluator<G: Game> {
+    /// The evaluator.
+    pub evaluator: Arc<dyn Evaluator<G>>,
+    /// One line saying what it is (a network with its full path, or the uniform evaluator).
+    pub description: String,
+    /// The network file, `None` for the uniform evaluator.
+    pub path: Option<PathBuf>,
+}
+
+impl<G: Game> ChosenEvaluator<G> {
+    /// [`Self::description`] naming the network by its file name only, for people other
+    /// than the one running the program (the web page, game records).
+    pub fn public_description(&self) -> String {
+        match &self.path {
+            Some(p) => public_description(&self.description, p),
+            None => self.description.clone(),
+        }
+    }
 }
 
 /// As [`load_evaluator`], also returning the network file used (`None` for the uniform
-/// evaluator), e.g. to describe it without its folder ([`public_description`]).
+/// evaluator), e.g. to describe it without its folder.
 ///
 /// # Errors
 /// As [`load_network`] for an explicit or shipped file.
@@ -201,7 +222,7 @@ pub fn choose_evaluator<G: Encode>(
     model: Option<&Path>,
     game_config: &G::Config,
     device: &Device,
-) -> Result<(Arc<dyn Evaluator<G>>, String, Option<PathBuf>)> {
+) -> Result<ChosenEvaluator<G>> {
     let (eval, desc, path) = match model {
         Some(p) => {
             let (e, d) = load_network::<G>(p, game_config, device)?;
@@ -227,7 +248,11 @@ pub fn choose_evaluator<G: Encode>(
         Some(_) => eprintln!("evaluator: {desc}, on {}", device_words(device)),
         None => eprintln!("evaluator: {desc}"),
     }
-    Ok((eval, desc, path))
+    Ok(ChosenEvaluator {
+        evaluator: eval,
+        description: desc,
+        path,
+    })
 }
 
 /// A device by name (`default`, `cpu`, `cuda[:N]`) with a readable error.

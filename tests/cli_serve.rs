@@ -10,8 +10,15 @@ fn serve_on_a_busy_port_fails_without_claiming_to_serve() {
     let out = alphazero(&["serve", "--addr", &addr]);
     assert_clean_error(&out, "serve on a busy port");
     assert!(!out.stderr.contains("serving on"), "{}", out.stderr);
-    let error = out.stderr.lines().find(|l| l.starts_with("error:")).unwrap();
-    assert!(error.contains(&format!("cannot listen on {addr}")), "{error}");
+    let error = out
+        .stderr
+        .lines()
+        .find(|l| l.starts_with("error:"))
+        .unwrap();
+    assert!(
+        error.contains(&format!("cannot listen on {addr}")),
+        "{error}"
+    );
     // The OS reason appears once, not twice.
     assert_eq!(error.matches("os error").count(), 1, "{error}");
 }

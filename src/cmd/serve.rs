@@ -32,14 +32,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let device = engine::device(&args.device)?;
     // Shipped networks where they exist, the uniform evaluator otherwise (each says which on
     // stderr). The page and game records name the file only, not the server's folders.
-    let (c4, c4_desc, c4_path) =
-        engine::choose_evaluator::<Connect4>(None, &Connect4Config, &device)?;
-    let (xq, xq_desc, xq_path) =
-        engine::choose_evaluator::<Xiangqi>(None, &XiangqiConfig::default(), &device)?;
-    let public = |desc: &str, path: &Option<std::path::PathBuf>| match path {
-        Some(p) => engine::public_description(desc, p),
-        None => desc.to_string(),
-    };
+    let c4 = engine::choose_evaluator::<Connect4>(None, &Connect4Config, &device)?;
+    let xq = engine::choose_evaluator::<Xiangqi>(None, &XiangqiConfig::default(), &device)?;
+    let (c4_desc, xq_desc) = (c4.public_description(), xq.public_description());
+    let (c4, xq) = (c4.evaluator, xq.evaluator);
     let gomoku_device = device.clone();
     let gomoku = move |cfg: &alphazero_gomoku::GomokuConfig| -> Arc<dyn Evaluator<Gomoku>> {
         match engine::shipped_model_path::<Gomoku>(cfg) {
@@ -60,8 +56,8 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         describe: Descriptions {
             gomoku: "shipped network for 8×8 freestyle when present, else the uniform evaluator"
                 .into(),
-            xiangqi: public(&xq_desc, &xq_path),
-            connect4: public(&c4_desc, &c4_path),
+            xiangqi: xq_desc,
+            connect4: c4_desc,
         },
         ..Engines::uniform()
     };
