@@ -121,11 +121,11 @@ fn folded_forward_refuses_badly_sized_buffers() {
     let planes = vec![0.0; 3 * 5 * 4 * 2];
     let mut values = vec![0.0; 2];
     assert!(matches!(
-        folded.forward(&planes[1..], &mut vec![0.0; 22], &mut values),
+        folded.forward(&planes[1..], &mut [0.0; 22], &mut values),
         Err(NnError::BatchShape(_))
     ));
     assert!(matches!(
-        folded.forward(&planes, &mut vec![0.0; 21], &mut values),
+        folded.forward(&planes, &mut [0.0; 21], &mut values),
         Err(NnError::BatchShape(_))
     ));
 }
