@@ -52,9 +52,19 @@ impl<G: Encode> NetworkEvaluator<G> {
         config: &ModelConfig,
         device: &Device,
     ) -> Result<NetworkEvaluator<G>, NnError> {
+        let cpu = device.clone().without_autodiff() == Device::flex();
+        Self::build(net, config, device, cpu)
+    }
+
+    fn build(
+        net: &PolicyValueNet,
+        config: &ModelConfig,
+        device: &Device,
+        folded: bool,
+    ) -> Result<NetworkEvaluator<G>, NnError> {
         config.validate()?;
         let device = device.clone().without_autodiff();
-        let folded = if device == Device::flex() {
+        let folded = if folded {
             Some(FoldedNet::new(net, config)?)
         } else {
             None
@@ -83,15 +93,7 @@ impl<G: Encode> NetworkEvaluator<G> {
         config: &ModelConfig,
         device: &Device,
     ) -> Result<NetworkEvaluator<G>, NnError> {
-        config.validate()?;
-        let device = device.clone().without_autodiff();
-        Ok(NetworkEvaluator {
-            net: net.valid().to_device(&device),
-            folded: None,
-            config: config.clone(),
-            device,
-            _game: PhantomData,
-        })
+        Self::build(net, config, device, false)
     }
 
     /// Replaces the network (e.g. after a training round); `net` must have the same shape.
