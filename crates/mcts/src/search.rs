@@ -655,6 +655,45 @@ impl<G: Game> Search<G> {
         false
     }
 
+    /// Appends the child reached from node `id` by edge `e` (position `pos`, `irreversible`
+    /// move) and links it: a terminal node with the exact value of `outcome` when the game is
+    /// over there, else a new node awaiting evaluation. Returns the child's id.
+    fn push_child(
+        &mut self,
+        id: u32,
+        e: usize,
+        pos: G,
+        irreversible: bool,
+        outcome: Option<Outcome>,
+    ) -> u32 {
+        let cid = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            parent: id,
+            parent_edge: e as u32,
+            first_edge: 0,
+            num_edges: 0,
+            n: 0,
+            w: 0.0,
+            in_flight: 0,
+            raw_value: outcome.map_or(0.0, |o| o.value()),
+            side: pos.side_to_move(),
+            state: if outcome.is_some() {
+                NodeState::Terminal
+            } else {
+                NodeState::New
+            },
+            proven: outcome,
+            entry: HistoryEntry {
+                hash: pos.zobrist(),
+                in_check: pos.in_check(),
+                irreversible,
+            },
+        });
+        self.states.push(pos);
+        self.edges[e].child = cid;
+        cid
+    }
+
     /// Plays every edge of the freshly expanded node `id` once and creates a terminal child
     /// for each move that ends the game ("decisive move" check); with the solver the node's
     /// proof is then derived at once. `slot` holds the node's history.
@@ -674,27 +713,7 @@ impl<G: Game> Search<G> {
             let Some(o) = pos.adjudicate(&hist) else {
                 continue;
             };
-            let cid = self.nodes.len() as u32;
-            self.nodes.push(Node {
-                parent: id,
-                parent_edge: e as u32,
-                first_edge: 0,
-                num_edges: 0,
-                n: 0,
-                w: 0.0,
-                in_flight: 0,
-                raw_value: o.value(),
-                side: pos.side_to_move(),
-                state: NodeState::Terminal,
-                proven: Some(o),
-                entry: HistoryEntry {
-                    hash: pos.zobrist(),
-                    in_check: pos.in_check(),
-                    irreversible,
-                },
-            });
-            self.states.push(pos);
-            self.edges[e].child = cid;
+            let cid = self.push_child(id, e, pos, irreversible, Some(o));
             last_terminal = cid;
         }
         hist.pop();
@@ -786,27 +805,7 @@ impl<G: Game> Search<G> {
             let irreversible = parent.is_irreversible(mv);
             let mut pos = parent.clone();
             pos.play_unchecked(mv);
-            let cid = self.nodes.len() as u32;
-            self.nodes.push(Node {
-                parent: id,
-                parent_edge: e as u32,
-                first_edge: 0,
-                num_edges: 0,
-                n: 0,
-                w: 0.0,
-                in_flight: 0,
-                raw_value: 0.0,
-                side: pos.side_to_move(),
-                state: NodeState::New,
-                proven: None,
-                entry: HistoryEntry {
-                    hash: pos.zobrist(),
-                    in_check: pos.in_check(),
-                    irreversible,
-                },
-            });
-            self.states.push(pos);
-            self.edges[e].child = cid;
+            let cid = self.push_child(id, e, pos, irreversible, None);
             let slot = self.pending.len();
             self.fill_leaf_history(cid, slot);
             if let Some(o) = self.states[cid as usize].adjudicate(&self.leaf_hist[slot]) {
