@@ -140,8 +140,7 @@ pub fn load_network<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
-    let ck = load_checkpoint(path, G::NAME, device)
-        .with_context(|| format!("loading network {}", path.display()))?;
+    let ck = load_checkpoint(path, G::NAME, device).context("loading network")?;
     let m = &ck.header.model;
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
@@ -407,8 +406,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     })?;
     let mut found: Option<(PathBuf, GomokuConfig)> = None;
     if let Some(p) = &opts.model {
-        let ck = load_checkpoint(p, Gomoku::NAME, &device)
-            .with_context(|| format!("loading network {}", p.display()))?;
+        let ck = load_checkpoint(p, Gomoku::NAME, &device).context("loading network")?;
         let size = ck.header.model.board_height as u8;
         let cfg = GomokuConfig::new(size, Rule::Freestyle)
             .with_context(|| format!("network {} has board size {size}", p.display()))?;

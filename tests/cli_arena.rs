@@ -279,3 +279,96 @@ fn a_count_too_large_for_a_player_says_too_large() {
     assert!(out.stderr.contains("too large"), "{}", out.stderr);
     assert!(!out.stderr.contains("positive"), "{}", out.stderr);
 }
+
+#[test]
+fn missing_or_unreadable_files_print_the_os_error_once() {
+    let dir = fresh_dir("os_error_once");
+    let testdata = dir.join("testdata");
+    std::fs::create_dir_all(&testdata).unwrap();
+    std::fs::write(testdata.join("Test_L1_R1"), b"\xff\xfe 1\n").unwrap();
+    let cases: [(Vec<&str>, &str); 3] = [
+        (
+            vec![
+                "arena",
+                "--game",
+                "connect4",
+                "--players",
+                "net:/nonexistent/net.azc",
+                "random",
+            ],
+            "os error 2",
+        ),
+        (
+            vec![
+                "play",
+                "--game",
+                "connect4",
+                "--model",
+                dir.to_str().unwrap(),
+            ],
+            "os error 21",
+        ),
+        (
+            vec![
+                "eval",
+                "connect4",
+                "--testdata",
+                testdata.to_str().unwrap(),
+                "--sets",
+                "Test_L1_R1",
+            ],
+            "valid UTF-8",
+        ),
+    ];
+    for (args, cause) in cases {
+        let out = alphazero(&args);
+        assert_clean_error(&out, &format!("{args:?}"));
+        assert_eq!(
+            out.stderr.matches(cause).count(),
+            1,
+            "{args:?}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn sprt_rejects_non_finite_values_and_names_the_16_game_minimum() {
+    for spec in [
+        "--sprt=0,inf",
+        "--sprt=-1e308,1e308",
+        "--sprt=0,35,inf,0.05",
+        "--sprt=0,35,0.05,NaN",
+    ] {
+        let out = alphazero(&[
+            "arena",
+            "--game",
+            "connect4",
+            "--players",
+            "random",
+            "random",
+            "--games",
+            "2",
+            spec,
+        ]);
+        assert_clean_error(&out, spec);
+        assert!(out.stderr.contains("--sprt"), "{spec}: {}", out.stderr);
+    }
+    let help = alphazero(&["arena", "--help"]);
+    assert!(help.stdout.contains("16 games"), "{}", help.stdout);
+
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "random",
+        "random",
+        "--games",
+        "4",
+        "--sprt=0,35,0.49,0.49",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let line = out.stdout.lines().find(|l| l.starts_with("SPRT")).unwrap();
+    assert!(line.contains("only after 16 games, 4 played"), "{line}");
+}

@@ -1,6 +1,6 @@
 //! `alphazero play` driven through stdin: refusals, undo, hint, a full game.
 mod common;
-use common::{alphazero, alphazero_with_input, assert_clean_error};
+use common::{alphazero, alphazero_with_bytes, alphazero_with_input, assert_clean_error};
 
 const C4: &[&str] = &["play", "--game", "connect4", "--sims", "20"];
 
@@ -96,4 +96,22 @@ fn play_bad_arguments_are_one_error_line() {
     ] {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
+}
+
+#[test]
+fn invalid_utf8_input_is_refused_and_the_game_goes_on() {
+    let out = alphazero_with_bytes(C4, b"\xff\xfe\n4\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("UTF-8"), "{}", out.stderr);
+    assert_eq!(out.stdout.matches("refused:").count(), 1, "{}", out.stdout);
+    assert!(out.stdout.contains("you play 4"), "{}", out.stdout);
+    assert!(out.stdout.contains("bye"), "{}", out.stdout);
+}
+
+#[test]
+fn gomoku_bad_column_names_the_last_letter_of_the_board() {
+    let out = alphazero_with_input(&["play", "--game", "gomoku", "--sims", "5"], "z9\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("a..o"), "{}", out.stdout);
+    assert!(!out.stdout.contains("a..t"), "{}", out.stdout);
 }

@@ -151,3 +151,22 @@ fn records_show_into_a_closed_pipe_does_not_panic() {
         alphazero_stdout_closed_early(&["records", "show", file.to_str().unwrap()], 2);
     assert_quiet_on_closed_stdout(code, &stderr, "records show | head -2");
 }
+
+#[test]
+fn records_show_refuses_devices_and_oversized_files_before_reading() {
+    // /dev/zero never ends: reading it whole would exhaust memory.
+    let out = alphazero(&["records", "show", "/dev/zero"]);
+    assert_clean_error(&out, "records show /dev/zero");
+    assert!(out.stderr.contains("not a regular file"), "{}", out.stderr);
+
+    // A sparse file just over the 2 GiB cap: refused by its size, without reading it.
+    let dir = fresh_dir("records_huge");
+    let huge = dir.join("huge.azr");
+    let f = std::fs::File::create(&huge).unwrap();
+    f.set_len((2u64 << 30) + 1).unwrap();
+    drop(f);
+    let out = alphazero(&["records", "show", huge.to_str().unwrap()]);
+    assert_clean_error(&out, "records show of a 2 GiB + 1 file");
+    assert!(out.stderr.contains("limit"), "{}", out.stderr);
+    std::fs::remove_file(&huge).unwrap();
+}

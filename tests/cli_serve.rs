@@ -22,3 +22,69 @@ fn serve_on_a_busy_port_fails_without_claiming_to_serve() {
     // The OS reason appears once, not twice.
     assert_eq!(error.matches("os error").count(), 1, "{error}");
 }
+
+/// POSTs `body` to `path` on `addr` over a plain HTTP/1.1 connection; returns the response text.
+fn post_raw_http(addr: &str, path: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(60)))
+        .unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut reply = String::new();
+    s.read_to_string(&mut reply).unwrap();
+    reply
+}
+
+#[test]
+fn gomoku_engine_field_names_the_network_only_on_its_board() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--device", "cpu"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut addr = None;
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 {
+        if let Some(rest) = line.trim().strip_prefix("serving on http://") {
+            addr = Some(rest.trim_end_matches('/').to_string());
+            break;
+        }
+        line.clear();
+    }
+    let addr = addr.expect("serve announces its address");
+    let new_game = |size: u8, rule: &str| {
+        post_raw_http(
+            &addr,
+            "/api/new",
+            &format!(
+                r#"{{"game":"gomoku","size":{size},"rule":"{rule}","human_side":"first","simulations":1}}"#
+            ),
+        )
+    };
+    let on_8 = new_game(8, "freestyle");
+    let on_8_renju = new_game(8, "renju");
+    let on_20 = new_game(20, "freestyle");
+    let _ = child.kill();
+    let _ = child.wait();
+    // The shipped 8×8 freestyle network is in the repository's models/ folder.
+    assert!(
+        on_8.contains("\"engine\":\"shipped network gomoku-8x8-freestyle.azc"),
+        "{on_8}"
+    );
+    for reply in [on_8_renju, on_20] {
+        assert!(
+            reply.contains("\"engine\":\"uniform evaluator (no network for this size/rule)\""),
+            "{reply}"
+        );
+    }
+}

@@ -508,3 +508,23 @@ fn train_bad_input_is_one_clear_error_line() {
     let _ = std::fs::remove_file(&file);
     let _ = std::fs::remove_dir_all("/tmp/alphazero-no-such-run-dir");
 }
+
+#[test]
+fn new_run_without_game_says_game_is_required() {
+    let run = temp_run("no-game");
+    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["train", "--run", run.to_str().unwrap(), "--iterations", "1"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("error:")).count(),
+        1,
+        "{err}"
+    );
+    assert!(err.contains("--game is required for a new run"), "{err}");
+    assert!(!err.contains("missing config key"), "{err}");
+    let _ = std::fs::remove_dir_all(&run);
+}

@@ -55,8 +55,9 @@ pub struct ArenaArgs {
     #[arg(long)]
     anchor: Option<String>,
     /// Two-player match stopped early by an SPRT: `elo0,elo1[,alpha,beta]` (H0: the first player
-    /// is `elo0` Elo better than the second, H1: `elo1`; α = β = 0.05 by default). `--games`
-    /// is the maximum.
+    /// is `elo0` Elo better than the second, H1: `elo1`; α = β = 0.05 by default). Elo values
+    /// finite and within ±1000. `--games` is the maximum; no decision is taken before 16 games
+    /// (`Sprt::MIN_GAMES`). Write negative values as `--sprt=-10,10`.
     #[arg(long)]
     sprt: Option<String>,
     /// Ply cap per game (reaching it is a draw).
@@ -445,6 +446,10 @@ fn parse_openings(text: &str) -> Result<u32> {
     }
 }
 
+/// The largest Elo difference `--sprt` accepts for `elo0` and `elo1` (a 1000-Elo edge is a
+/// 99.7% score; larger hypotheses are typos).
+const MAX_SPRT_ELO: f64 = 1000.0;
+
 fn parse_sprt(text: &str) -> Result<Sprt> {
     let v: Vec<f64> = text
         .split(',')
@@ -456,6 +461,12 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
         [a, b, c, d] => (*a, *b, *c, *d),
         _ => bail!("--sprt {text:?}: expected elo0,elo1 or elo0,elo1,alpha,beta"),
     };
+    if let Some(bad) = [elo0, elo1, alpha, beta].iter().find(|x| !x.is_finite()) {
+        bail!("--sprt {text:?}: every value must be a finite number, got {bad}");
+    }
+    if let Some(bad) = [elo0, elo1].iter().find(|x| x.abs() > MAX_SPRT_ELO) {
+        bail!("--sprt {text:?}: Elo values must be within ±{MAX_SPRT_ELO}, got {bad}");
+    }
     let ok = elo0 < elo1 && alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5;
     if !ok {
         bail!("--sprt {text:?}: need elo0 < elo1 and 0 < alpha, beta < 0.5");
@@ -599,6 +610,11 @@ fn report(
         let verdict = match d {
             SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", s.elo0),
             SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", s.elo1),
+            SprtDecision::Continue if (r.games.len() as u64) < Sprt::MIN_GAMES => format!(
+                "no decision: the SPRT decides only after {} games, {} played (raise --games)",
+                Sprt::MIN_GAMES,
+                r.games.len()
+            ),
             SprtDecision::Continue => "no decision within --games".into(),
         };
         outln!(

@@ -134,7 +134,9 @@ impl<G: BoardView> Session<'_, G> {
     }
 
     fn run(&mut self, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
-        let mut line = String::new();
+        // Raw bytes, decoded lossily: a line that is not UTF-8 is refused like any bad move
+        // instead of ending the game.
+        let mut raw = Vec::new();
         let mut shown = false;
         loop {
             if !shown {
@@ -155,11 +157,12 @@ impl<G: BoardView> Session<'_, G> {
             }
             write!(out, "{} to move> ", G::side_name(side))?;
             out.flush()?;
-            line.clear();
-            if input.read_line(&mut line)? == 0 {
+            raw.clear();
+            if input.read_until(b'\n', &mut raw)? == 0 {
                 writeln!(out, "\nbye")?;
                 return Ok(());
             }
+            let line = String::from_utf8_lossy(&raw);
             let cmd = line.trim();
             match cmd.to_ascii_lowercase().as_str() {
                 "" => {}

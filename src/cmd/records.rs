@@ -36,8 +36,47 @@ enum RecordsCommand {
     },
 }
 
+/// The largest record file `records` reads (2 GiB). `train` writes files of a few MiB; the cap
+/// keeps a wrong path (a device, a disk image) from being read into memory.
+pub const MAX_RECORD_FILE_BYTES: u64 = 2 << 30;
+
+/// Reads a whole record file after checking that it is a regular file of at most
+/// [`MAX_RECORD_FILE_BYTES`] bytes (devices, FIFOs and huge files are refused before reading).
+fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("reading the metadata of {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "{} is not a regular file (a directory, device or pipe); give a .azr record file",
+            path.display()
+        );
+    }
+    if meta.len() > MAX_RECORD_FILE_BYTES {
+        bail!(
+            "{} is {} bytes, over the {MAX_RECORD_FILE_BYTES}-byte limit for a record file",
+            path.display(),
+            meta.len()
+        );
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // `take` keeps the bound even if the file grows while it is read.
+    file.take(MAX_RECORD_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() as u64 > MAX_RECORD_FILE_BYTES {
+        bail!(
+            "{} grew past the {MAX_RECORD_FILE_BYTES}-byte limit for a record file while it was read",
+            path.display()
+        );
+    }
+    Ok(bytes)
+}
+
 fn read_file(path: &Path) -> Result<RecordFile> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_bounded(path)?;
     read_records_any(&bytes)
         .with_context(|| format!("{}: not a readable record file", path.display()))
 }

@@ -2,13 +2,14 @@
 //! visit heatmap (see `crates/web/API.md` for the JSON API behind it).
 use crate::engine;
 use alphazero_connect4::{Connect4, Connect4Config};
-use alphazero_gomoku::Gomoku;
+use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{Evaluator, UniformEvaluator};
 use alphazero_web::{Descriptions, Engines};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use anyhow::{Context, Result};
+use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Arguments of `alphazero serve`.
 #[derive(clap::Args, Debug)]
@@ -19,6 +20,32 @@ pub struct ServeArgs {
     /// Device for the networks: `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
     #[arg(long, default_value = "default")]
     device: String,
+}
+
+/// A Gomoku evaluator and its public description.
+type GomokuChoice = (Arc<dyn Evaluator<Gomoku>>, String);
+
+/// The description of the Gomoku engine on boards without a shipped network.
+const GOMOKU_UNIFORM: &str = "uniform evaluator (no network for this size/rule)";
+
+/// The evaluator for a Gomoku board: the shipped network for its size and rule (named by file
+/// name only), else the uniform evaluator. A shipped file that cannot be loaded is reported on
+/// stderr and replaced by the uniform evaluator.
+fn gomoku_evaluator(cfg: &GomokuConfig, device: &alphazero_nn::Device) -> GomokuChoice {
+    let uniform = || -> GomokuChoice { (Arc::new(UniformEvaluator), GOMOKU_UNIFORM.into()) };
+    match engine::shipped_model_path::<Gomoku>(cfg) {
+        Some(p) => match engine::load_network::<Gomoku>(&p, cfg, device) {
+            Ok((e, desc)) => (
+                e,
+                format!("shipped {}", engine::public_description(&desc, &p)),
+            ),
+            Err(e) => {
+                eprintln!("warning: {e:#}; using the uniform evaluator");
+                uniform()
+            }
+        },
+        None => uniform(),
+    }
 }
 
 /// Runs `alphazero serve` until interrupted.
@@ -37,25 +64,21 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     let (c4_desc, xq_desc) = (c4.public_description(), xq.public_description());
     let (c4, xq) = (c4.evaluator, xq.evaluator);
     let gomoku_device = device.clone();
-    let gomoku = move |cfg: &alphazero_gomoku::GomokuConfig| -> Arc<dyn Evaluator<Gomoku>> {
-        match engine::shipped_model_path::<Gomoku>(cfg) {
-            Some(p) => match engine::load_network::<Gomoku>(&p, cfg, &gomoku_device) {
-                Ok((e, _)) => e,
-                Err(e) => {
-                    eprintln!("warning: {e:#}; using the uniform evaluator");
-                    Arc::new(UniformEvaluator)
-                }
-            },
-            None => Arc::new(UniformEvaluator),
-        }
+    // One evaluator per board size and rule, loaded on first use and kept: the shipped network
+    // for that size and rule when there is one, else the uniform evaluator.
+    let gomoku_cache: Mutex<HashMap<GomokuConfig, GomokuChoice>> = Mutex::new(HashMap::new());
+    let gomoku = move |cfg: &GomokuConfig| -> GomokuChoice {
+        let mut cache = gomoku_cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache
+            .entry(*cfg)
+            .or_insert_with(|| gomoku_evaluator(cfg, &gomoku_device))
+            .clone()
     };
     let engines = Engines {
         gomoku: Arc::new(gomoku),
         xiangqi: Arc::new(move || xq.clone()),
         connect4: Arc::new(move || c4.clone()),
         describe: Descriptions {
-            gomoku: "shipped network for 8×8 freestyle when present, else the uniform evaluator"
-                .into(),
             xiangqi: xq_desc,
             connect4: c4_desc,
         },

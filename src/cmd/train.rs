@@ -207,9 +207,14 @@ fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
         .cloned()
         .or_else(|| args.game.map(|g| g.as_str().to_string()))
         .or(file_game);
-    if let Some(game) = &game {
-        check_gomoku_flags(args, game)?;
-    }
+    let Some(game) = game else {
+        bail!(
+            "--game is required for a new run: {} holds no run yet; give --game \
+             gomoku|xiangqi|connect4 (or a --config that sets game.name)",
+            args.run.display()
+        );
+    };
+    check_gomoku_flags(args, &game)?;
     let mut pre = Vec::new();
     if let Some(g) = args.game {
         pre.push(format!("game.name={}", g.as_str()));

@@ -21,6 +21,11 @@ fn finish(out: std::process::Output) -> Output {
 
 /// Runs `alphazero ARGS` with `input` on stdin.
 pub fn run_with_input(bin: &str, args: &[&str], input: &str) -> Output {
+    run_with_bytes(bin, args, input.as_bytes())
+}
+
+/// Runs `alphazero ARGS` with the raw bytes `input` on stdin (e.g. invalid UTF-8).
+pub fn run_with_bytes(bin: &str, args: &[&str], input: &[u8]) -> Output {
     let mut child = Command::new(bin)
         .args(args)
         .env("NO_COLOR", "1")
@@ -31,7 +36,7 @@ pub fn run_with_input(bin: &str, args: &[&str], input: &str) -> Output {
         .expect("start binary");
     let mut stdin = child.stdin.take().expect("stdin");
     // The program may exit before reading everything (game over); ignore a broken pipe.
-    let _ = stdin.write_all(input.as_bytes());
+    let _ = stdin.write_all(input);
     drop(stdin);
     finish(child.wait_with_output().expect("wait for binary"))
 }
@@ -39,6 +44,11 @@ pub fn run_with_input(bin: &str, args: &[&str], input: &str) -> Output {
 /// Runs `alphazero ARGS` with empty stdin.
 pub fn alphazero(args: &[&str]) -> Output {
     run_with_input(env!("CARGO_BIN_EXE_alphazero"), args, "")
+}
+
+/// Runs `alphazero ARGS` with the raw bytes `input` on stdin.
+pub fn alphazero_with_bytes(args: &[&str], input: &[u8]) -> Output {
+    run_with_bytes(env!("CARGO_BIN_EXE_alphazero"), args, input)
 }
 
 /// Runs `alphazero ARGS` with `input` on stdin.

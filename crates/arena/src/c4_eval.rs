@@ -93,7 +93,8 @@ impl C4FileReport {
 #[derive(Debug, thiserror::Error)]
 pub enum C4EvalError {
     /// Reading the file failed.
-    #[error("cannot read {path}: {source}")]
+    /// The message names the file only; the I/O error is the [`std::error::Error::source`].
+    #[error("cannot read {path}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -58,22 +58,32 @@ impl GomokuMove {
     /// # Errors
     /// [`ParseError`] (what = "move") when the letter or number is missing or out of range.
     pub fn parse_coord(text: &str) -> Result<Self, ParseError> {
-        let err = |reason: &str| ParseError::new("move", text, reason);
+        Self::parse_coord_within(text, MAX_SIZE)
+    }
+
+    /// Parses the `h8` form for a board of side `size` (clamped to `1..=20`): the column letter
+    /// must be in `a..` the board's last letter and the row in `1..=size`, and the error names
+    /// that range (`column must be a letter a..o` on 15×15).
+    ///
+    /// # Errors
+    /// [`ParseError`] (what = "move") when the letter or number is missing or off the board.
+    pub fn parse_coord_within(text: &str, size: u8) -> Result<Self, ParseError> {
+        let size = size.clamp(1, MAX_SIZE);
+        let last = (b'a' + size - 1) as char;
+        let err = |reason: String| ParseError::new("move", text, reason);
         let t = text.trim();
         let mut chars = t.chars();
         let c = chars
             .next()
-            .ok_or_else(|| err("empty move"))?
+            .ok_or_else(|| err("empty move".into()))?
             .to_ascii_lowercase();
-        if !c.is_ascii_lowercase() || c > (b'a' + MAX_SIZE - 1) as char {
-            return Err(err("column must be a letter a..t"));
+        if !c.is_ascii_lowercase() || c > last {
+            return Err(err(format!("column must be a letter a..{last}")));
         }
-        let row: u8 = chars
-            .as_str()
-            .parse()
-            .map_err(|_| err("row must be a number 1..20"))?;
-        if row == 0 || row > MAX_SIZE {
-            return Err(err("row must be a number 1..20"));
+        let bad_row = || err(format!("row must be a number 1..{size}"));
+        let row: u8 = chars.as_str().parse().map_err(|_| bad_row())?;
+        if row == 0 || row > size {
+            return Err(bad_row());
         }
         Ok(GomokuMove {
             x: c as u8 - b'a',
@@ -131,5 +141,19 @@ mod tests {
             let e = bad.parse::<GomokuMove>().unwrap_err();
             assert_eq!(e.input, bad);
         }
+    }
+
+    #[test]
+    fn coord_errors_name_the_range_of_the_board_in_use() {
+        let e = GomokuMove::parse_coord_within("z9", 15).unwrap_err();
+        assert_eq!(e.reason, "column must be a letter a..o");
+        let e = GomokuMove::parse_coord_within("a16", 15).unwrap_err();
+        assert_eq!(e.reason, "row must be a number 1..15");
+        let e = "z9".parse::<GomokuMove>().unwrap_err();
+        assert_eq!(e.reason, "column must be a letter a..t");
+        assert_eq!(
+            GomokuMove::parse_coord_within("o15", 15).unwrap(),
+            GomokuMove::new(14, 14)
+        );
     }
 }

@@ -497,7 +497,11 @@ impl Game for Gomoku {
     /// # Errors
     /// [`ParseError`] for malformed text or a point off this board.
     fn parse_move(&self, text: &str) -> Result<GomokuMove, ParseError> {
-        let mv: GomokuMove = text.parse()?;
+        let mv = if text.contains(',') {
+            GomokuMove::parse_gomocup(text)?
+        } else {
+            GomokuMove::parse_coord_within(text, self.size() as u8)?
+        };
         if !self.on_board(mv) {
             return Err(ParseError::new(
                 "move",

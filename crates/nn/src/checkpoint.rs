@@ -121,8 +121,9 @@ impl Checkpoint {
 /// Why a checkpoint could not be written or read. Every variant names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    /// Reading, writing, syncing or renaming failed.
-    #[error("{path}: {source}")]
+    /// Reading, writing, syncing or renaming failed. The message names the file only; the I/O
+    /// error is the [`std::error::Error::source`] (so a chain printer shows it once).
+    #[error("{path}")]
     Io {
         /// The file.
         path: PathBuf,

@@ -41,19 +41,21 @@ pub use error::WebError;
 use error::ApiError;
 use play::{AnyMatch, Match, StateJson};
 
-/// Makes the Gomoku evaluator for a board size and rule.
-pub type GomokuEngine = Arc<dyn Fn(&GomokuConfig) -> Arc<dyn Evaluator<Gomoku>> + Send + Sync>;
+/// Makes the Gomoku evaluator for a board size and rule, with its one-line description for
+/// that board (shown on the page and written into records, like [`Descriptions`]): e.g. a
+/// network for one size and rule, the uniform evaluator for the others.
+pub type GomokuEngine =
+    Arc<dyn Fn(&GomokuConfig) -> (Arc<dyn Evaluator<Gomoku>>, String) + Send + Sync>;
 /// Makes the Xiangqi evaluator.
 pub type XiangqiEngine = Arc<dyn Fn() -> Arc<dyn Evaluator<Xiangqi>> + Send + Sync>;
 /// Makes the Connect Four evaluator.
 pub type Connect4Engine = Arc<dyn Fn() -> Arc<dyn Evaluator<Connect4>> + Send + Sync>;
 
-/// A one-line description of each game's engine, shown on the page and written into game
-/// records (e.g. `"network connect4.azc"`, `"uniform evaluator (no network)"`).
+/// A one-line description of the Xiangqi and Connect Four engines, shown on the page and
+/// written into game records (e.g. `"network connect4.azc"`, `"uniform evaluator (no
+/// network)"`). The Gomoku engine describes itself per board (see [`GomokuEngine`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Descriptions {
-    /// Gomoku engine.
-    pub gomoku: String,
     /// Xiangqi engine.
     pub xiangqi: String,
     /// Connect Four engine.
@@ -83,13 +85,18 @@ impl Engines {
     pub fn uniform() -> Self {
         let d = "uniform evaluator (no network)".to_string();
         Engines {
-            gomoku: Arc::new(|_: &GomokuConfig| {
-                Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Gomoku>>
-            }),
+            gomoku: {
+                let d = d.clone();
+                Arc::new(move |_: &GomokuConfig| {
+                    (
+                        Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Gomoku>>,
+                        d.clone(),
+                    )
+                })
+            },
             xiangqi: Arc::new(|| Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Xiangqi>>),
             connect4: Arc::new(|| Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Connect4>>),
             describe: Descriptions {
-                gomoku: d.clone(),
                 xiangqi: d.clone(),
                 connect4: d,
             },
@@ -400,8 +407,9 @@ async fn new_game(
             };
             let config = GomokuConfig::new(req.size.unwrap_or(15), rule)
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-            let m = Match::new(Gomoku::new(&config), human, (e.gomoku)(&config));
-            (AnyMatch::Gomoku(Box::new(m)), e.describe.gomoku.clone())
+            let (evaluator, description) = (e.gomoku)(&config);
+            let m = Match::new(Gomoku::new(&config), human, evaluator);
+            (AnyMatch::Gomoku(Box::new(m)), description)
         }
         GameName::Xiangqi | GameName::Connect4 => {
             if req.size.is_some() || req.rule.is_some() {

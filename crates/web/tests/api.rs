@@ -589,3 +589,65 @@ async fn page_and_assets_are_served() {
         .unwrap()
         .starts_with("text/css"));
 }
+
+#[tokio::test]
+async fn page_size_selector_offers_every_size_the_api_accepts() {
+    let app = app();
+    let page = get(&app, "/").await.text;
+    let start = page.find("<select id=\"size\"").expect("size selector");
+    let select = &page[start..start + page[start..].find("</select>").unwrap()];
+    let values: Vec<u8> = select
+        .split("value=\"")
+        .skip(1)
+        .map(|v| v[..v.find('"').unwrap()].parse().unwrap())
+        .collect();
+    let sizes: Vec<u8> = (alphazero_gomoku::MIN_SIZE..=alphazero_gomoku::MAX_SIZE).collect();
+    assert_eq!(values, sizes, "{select}");
+    assert!(
+        select.contains("<option value=\"15\" selected>"),
+        "{select}"
+    );
+    // Every offered size starts a game.
+    for size in sizes {
+        let r = post(
+            &app,
+            "/api/new",
+            json!({"game": "gomoku", "size": size, "human_side": "first", "simulations": 1}),
+        )
+        .await;
+        assert_eq!(r.status, StatusCode::OK, "size {size}: {}", r.text);
+    }
+}
+
+#[tokio::test]
+async fn gomoku_engine_field_describes_the_evaluator_of_that_board() {
+    use alphazero_gomoku::{GomokuConfig, Rule};
+    use alphazero_mcts::{Evaluator, UniformEvaluator};
+    use std::sync::Arc;
+    let mut engines = Engines::uniform();
+    engines.gomoku = Arc::new(|cfg: &GomokuConfig| {
+        let desc = if cfg.size == 8 && cfg.rule == Rule::Freestyle {
+            "network for 8x8".to_string()
+        } else {
+            format!("uniform on {}x{} {:?}", cfg.size, cfg.size, cfg.rule)
+        };
+        (
+            Arc::new(UniformEvaluator) as Arc<dyn Evaluator<alphazero_gomoku::Gomoku>>,
+            desc,
+        )
+    });
+    let app = router(engines);
+    for (size, rule, want) in [
+        (8, "freestyle", "network for 8x8"),
+        (8, "renju", "uniform on 8x8 Renju"),
+        (20, "freestyle", "uniform on 20x20 Freestyle"),
+    ] {
+        let s = ok(
+            &app,
+            "/api/new",
+            json!({"game": "gomoku", "size": size, "rule": rule, "human_side": "first", "simulations": 1}),
+        )
+        .await;
+        assert_eq!(s["engine"], want, "{size} {rule}");
+    }
+}
