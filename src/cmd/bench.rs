@@ -98,7 +98,7 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     } else {
         Duration::from_secs(2)
     };
-    eprintln!("network device: {dev:?}");
+    eprintln!("network device: {}", crate::engine::device_words(dev));
     let mm = bench_matmul(if quick { 512 } else { 1024 }, t, dev);
     line("matmul", mm, "GFLOP/s");
     for preset in [ModelPreset::Medium, ModelPreset::Large] {
