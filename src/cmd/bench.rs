@@ -69,7 +69,7 @@ fn search_one<G: Game>(name: &str, pos: &G, sims: u32, runs: u32) -> Result<()> 
     };
     let r = bench_simulations(pos, &cfg, &UniformEvaluator, runs)?;
     eprintln!(
-        "search {name}: {} simulations in {:.3} s, tree {} nodes",
+        "search {name}: {runs} searches of {sims} simulations ({} in all) in {:.3} s, last tree {} nodes",
         r.simulations, r.seconds, r.tree_size
     );
     line(&format!("search-{name}"), r.sims_per_sec, "sims/s");
