@@ -1,6 +1,6 @@
 //! `alphazero eval`: Connect Four against the solver, calibration of a run.
 mod common;
-use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run};
+use common::{alphazero, alphazero_in, assert_clean_error, fresh_dir, tiny_connect4_run, Output};
 
 #[test]
 fn connect4_eval_without_a_model_names_its_evaluator_per_file() {
@@ -132,25 +132,6 @@ fn calibration_bins_cover_every_recorded_position() {
     assert!(out.stdout.contains("expected calibration error"));
 }
 
-/// Runs `alphazero ARGS` in `cwd` with extra environment variables.
-fn alphazero_in(
-    cwd: &std::path::Path,
-    env: &[(&str, &str)],
-    args: &[&str],
-) -> (i32, String, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_alphazero"))
-        .args(args)
-        .current_dir(cwd)
-        .envs(env.iter().copied())
-        .output()
-        .expect("run alphazero");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
 #[test]
 fn shipped_models_come_from_env_then_the_working_directory_before_the_build_tree() {
     let run = fresh_dir("eval_models_run");
@@ -173,7 +154,11 @@ fn shipped_models_come_from_env_then_the_working_directory_before_the_build_tree
         "--sims",
         "0",
     ];
-    let (code, stdout, stderr) = alphazero_in(&cwd, &[], &args);
+    let Output {
+        code,
+        stdout,
+        stderr,
+    } = alphazero_in(&cwd, &[], &args);
     assert_eq!(code, 0, "{stderr}");
     let local = cwd.join("models/connect4.azc");
     assert!(
@@ -181,7 +166,11 @@ fn shipped_models_come_from_env_then_the_working_directory_before_the_build_tree
         "{stdout}"
     );
     let env = env_dir.to_str().unwrap();
-    let (code, stdout, stderr) = alphazero_in(&cwd, &[("ALPHAZERO_MODELS", env)], &args);
+    let Output {
+        code,
+        stdout,
+        stderr,
+    } = alphazero_in(&cwd, &[("ALPHAZERO_MODELS", env)], &args);
     assert_eq!(code, 0, "{stderr}");
     let from_env = env_dir.join("connect4.azc");
     assert!(
@@ -205,7 +194,11 @@ fn connect4_test_data_comes_from_alphazero_testdata() {
     let args = [
         "eval", "connect4", "--sets", "Mine", "--lines", "2", "--sims", "0",
     ];
-    let (code, stdout, stderr) = alphazero_in(
+    let Output {
+        code,
+        stdout,
+        stderr,
+    } = alphazero_in(
         &data,
         &[("ALPHAZERO_TESTDATA", data.to_str().unwrap())],
         &args,
@@ -213,7 +206,7 @@ fn connect4_test_data_comes_from_alphazero_testdata() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.lines().any(|l| l.starts_with("Mine ")), "{stdout}");
     // Without it, the file is not in the default folder: the error names where it looked.
-    let (code, _, stderr) = alphazero_in(&data, &[], &args);
+    let Output { code, stderr, .. } = alphazero_in(&data, &[], &args);
     assert_ne!(code, 0);
     assert!(stderr.contains("\"Mine\" not found in"), "{stderr}");
 }

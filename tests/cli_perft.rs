@@ -1,19 +1,7 @@
 //! The `alphazero perft` command: last line is the node count; bad input is one error line and a
 //! non-zero exit, never a panic.
 mod common;
-use std::process::Command;
-
-fn alphazero(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
-        .args(args)
-        .output()
-        .expect("run alphazero");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+use common::{alphazero, Output};
 
 #[test]
 fn perft_cli_matches_every_shared_row_at_depth_3() {
@@ -28,7 +16,11 @@ fn perft_cli_matches_every_shared_row_at_depth_3() {
         .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
     {
         let cols: Vec<&str> = line.split('\t').collect();
-        let (code, stdout, stderr) = alphazero(&[
+        let Output {
+            code,
+            stdout,
+            stderr,
+        } = alphazero(&[
             "perft", "--game", "xiangqi", "--fen", cols[0], "--depth", "3",
         ]);
         assert_eq!(code, 0, "{stderr}");
@@ -40,7 +32,8 @@ fn perft_cli_matches_every_shared_row_at_depth_3() {
 
 #[test]
 fn perft_divide_sums_to_total() {
-    let (code, stdout, _) = alphazero(&["perft", "--game", "xiangqi", "--depth", "2", "--divide"]);
+    let Output { code, stdout, .. } =
+        alphazero(&["perft", "--game", "xiangqi", "--depth", "2", "--divide"]);
     assert_eq!(code, 0);
     let lines: Vec<&str> = stdout.lines().collect();
     let total: u64 = lines.last().unwrap().parse().unwrap();
@@ -73,7 +66,11 @@ fn perft_bad_input_is_one_clear_error_line() {
             "perft", "--game", "connect4", "--fen", "4448", "--depth", "1",
         ],
     ] {
-        let (code, stdout, stderr) = alphazero(&args);
+        let Output {
+            code,
+            stdout,
+            stderr,
+        } = alphazero(&args);
         assert_ne!(code, 0, "{args:?} should fail");
         assert!(stdout.is_empty(), "{args:?}: {stdout}");
         assert!(stderr.starts_with("error:"), "{args:?}: {stderr}");
@@ -98,7 +95,7 @@ fn perft_bad_fen_names_the_fen_not_a_move_list() {
     for (extra, want) in cases {
         let mut args = vec!["perft", "--depth", "1"];
         args.extend_from_slice(extra);
-        let (code, _, stderr) = alphazero(&args);
+        let Output { code, stderr, .. } = alphazero(&args);
         assert_ne!(code, 0, "{args:?}");
         assert!(stderr.contains(want), "{args:?}: {stderr}");
     }

@@ -56,6 +56,19 @@ pub fn alphazero_with_input(args: &[&str], input: &str) -> Output {
     run_with_input(env!("CARGO_BIN_EXE_alphazero"), args, input)
 }
 
+/// Runs `alphazero ARGS` in `cwd` with extra environment variables (empty stdin).
+pub fn alphazero_in(cwd: &std::path::Path, env: &[(&str, &str)], args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(args)
+        .current_dir(cwd)
+        .envs(env.iter().copied())
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run alphazero");
+    finish(out)
+}
+
 /// A fresh empty directory under the target's test temp dir.
 pub fn fresh_dir(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
