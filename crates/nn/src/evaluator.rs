@@ -23,9 +23,7 @@ use crate::{Encode, FoldedNet, ModelConfig, NnError, PolicyValueNet};
 /// Wrap it in `alphazero_mcts::CachedEvaluator` to avoid re-evaluating transpositions and
 /// repeated positions (the cache key is [`alphazero_game::Game::eval_key`]).
 pub struct NetworkEvaluator<G: Encode> {
-    net: PolicyValueNet,
-    /// The folded CPU path, used when the device is burn's Flex CPU backend.
-    folded: Option<FoldedNet>,
+    forward: Forward,
     config: ModelConfig,
     device: Device,
     _game: PhantomData<fn() -> G>,
@@ -38,6 +36,29 @@ impl<G: Encode> std::fmt::Debug for NetworkEvaluator<G> {
             .field("config", &self.config)
             .field("device", &self.device)
             .finish()
+    }
+}
+
+/// The forward pass an evaluator runs: exactly one copy of the weights.
+enum Forward {
+    /// The folded CPU path (burn's Flex device).
+    Folded(FoldedNet),
+    /// burn's eval-mode forward on the evaluator's device (CUDA, or the CPU reference).
+    Burn(PolicyValueNet),
+}
+
+impl Forward {
+    fn new(
+        net: &PolicyValueNet,
+        config: &ModelConfig,
+        device: &Device,
+        folded: bool,
+    ) -> Result<Forward, NnError> {
+        Ok(if folded {
+            Forward::Folded(FoldedNet::new(net, config)?)
+        } else {
+            Forward::Burn(net.valid().to_device(device))
+        })
     }
 }
 
@@ -64,14 +85,8 @@ impl<G: Encode> NetworkEvaluator<G> {
     ) -> Result<NetworkEvaluator<G>, NnError> {
         config.validate()?;
         let device = device.clone().without_autodiff();
-        let folded = if folded {
-            Some(FoldedNet::new(net, config)?)
-        } else {
-            None
-        };
         Ok(NetworkEvaluator {
-            net: net.valid().to_device(&device),
-            folded,
+            forward: Forward::new(net, config, &device, folded)?,
             config: config.clone(),
             device,
             _game: PhantomData,
@@ -102,10 +117,8 @@ impl<G: Encode> NetworkEvaluator<G> {
     /// [`NnError::InvalidConfig`] if the network does not match the evaluator's configuration
     /// (checked when the folded CPU path is in use).
     pub fn set_network(&mut self, net: &PolicyValueNet) -> Result<(), NnError> {
-        if self.folded.is_some() {
-            self.folded = Some(FoldedNet::new(net, &self.config)?);
-        }
-        self.net = net.valid().to_device(&self.device);
+        let folded = matches!(self.forward, Forward::Folded(_));
+        self.forward = Forward::new(net, &self.config, &self.device, folded)?;
         Ok(())
     }
 
@@ -152,16 +165,19 @@ impl<G: Encode> Evaluator<G> for NetworkEvaluator<G> {
             let reps = count_repetitions(req.history, req.position.zobrist());
             req.position.encode(reps, out);
         }
-        if let Some(folded) = &self.folded {
-            return folded
-                .forward(&planes, policy_logits, values)
-                .map_err(|e| EvalError(e.to_string()));
-        }
+        let net = match &self.forward {
+            Forward::Folded(folded) => {
+                return folded
+                    .forward(&planes, policy_logits, values)
+                    .map_err(|e| EvalError(e.to_string()));
+            }
+            Forward::Burn(net) => net,
+        };
         let input: Tensor<4> = Tensor::from_data(
             TensorData::new(planes, [b, m.input_planes, m.board_height, m.board_width]),
             &self.device,
         );
-        let (logits, v) = self.net.forward(input);
+        let (logits, v) = net.forward(input);
         let logits = logits
             .into_data()
             .try_into_vec::<f32>()

@@ -185,16 +185,15 @@ fn matmul(dst: &mut [f32], lhs: &[f32], rhs: &[f32], m: usize, k: usize, n: usiz
         dst[..m * n].fill(0.0);
         return;
     }
-    let parallelism = if parallel && cfg!(feature = "rayon") && m * n * k >= (1 << 21) {
-        #[cfg(feature = "rayon")]
-        {
-            gemm::Parallelism::Rayon(0)
-        }
-        #[cfg(not(feature = "rayon"))]
-        {
-            gemm::Parallelism::None
-        }
+    #[cfg(feature = "rayon")]
+    let parallelism = if parallel && m * n * k >= (1 << 21) {
+        gemm::Parallelism::Rayon(0)
     } else {
+        gemm::Parallelism::None
+    };
+    #[cfg(not(feature = "rayon"))]
+    let parallelism = {
+        let _ = parallel;
         gemm::Parallelism::None
     };
     // SAFETY: the asserts above bound every index gemm reads or writes: dst is m×n with row
