@@ -42,9 +42,9 @@ impl<G: Encode> std::fmt::Debug for NetworkEvaluator<G> {
 /// The forward pass an evaluator runs: exactly one copy of the weights.
 enum Forward {
     /// The folded CPU path (burn's Flex device).
-    Folded(FoldedNet),
+    Folded(Box<FoldedNet>),
     /// burn's eval-mode forward on the evaluator's device (CUDA, or the CPU reference).
-    Burn(PolicyValueNet),
+    Burn(Box<PolicyValueNet>),
 }
 
 impl Forward {
@@ -55,9 +55,9 @@ impl Forward {
         folded: bool,
     ) -> Result<Forward, NnError> {
         Ok(if folded {
-            Forward::Folded(FoldedNet::new(net, config)?)
+            Forward::Folded(Box::new(FoldedNet::new(net, config)?))
         } else {
-            Forward::Burn(net.valid().to_device(device))
+            Forward::Burn(Box::new(net.valid().to_device(device)))
         })
     }
 }
