@@ -44,8 +44,14 @@ pub(crate) fn read_line_any<R: BufRead + ?Sized>(r: &mut R, buf: &mut String) ->
     }
 }
 
-/// The stones (`X,Y,F` with F 1 or 2) of a `BOARD` block read so far, and its first error.
-type BoardBlock = (Vec<(GomokuMove, u8)>, Option<String>);
+/// A `BOARD` block being read: its stones (`X,Y,F` with F 1 or 2) with the number of the
+/// line that gave each, the number of stone lines read so far, and the block's first error.
+#[derive(Default)]
+struct BoardBlock {
+    stones: Vec<(GomokuMove, u8, usize)>,
+    lines: usize,
+    error: Option<String>,
+}
 
 /// Whether the engine goes on after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,6 +165,15 @@ impl GomocupEngine {
     /// * `BEGIN`, `TURN X,Y`, `BOARD`…`DONE` → `MESSAGE …` (value, visits, PV), `DEBUG …`
     ///   (time) and the move `X,Y`. `PLAY X,Y` plays our move X,Y and echoes it. `BEGIN`
     ///   (move first on an empty board) when stones are already on the board → `ERROR …`.
+    /// * `BOARD` block lines are `X,Y,F` with F = 1 (our stone) or 2 (the opponent's), in any
+    ///   order (move order for renju). F = 3 marks a winning-line or renju-forbidden stone and
+    ///   is allowed by the spec only in a continuous game, which this brain does not support,
+    ///   so it is an error like the others. A block with a malformed line, a bad field, a
+    ///   point off the board or a point given twice is answered at `DONE` with one
+    ///   `ERROR BOARD line N "<line>": <reason>` (its first bad line, numbered from 1 after
+    ///   `BOARD`) and no move; the previous position is kept and the brain reads commands as
+    ///   before. A well-formed block that is not a reachable position →
+    ///   `ERROR BOARD rejected: <reason>`.
     /// * `INFO key value` → nothing (`rule` 0/1/4 = freestyle/standard/renju, bit 2
     ///   "continuous" and bit 8 "caro" → `ERROR … unsupported`); unknown keys are ignored.
     /// * `TAKEBACK X,Y` → `OK`. `ABOUT` → `name="…", version="…", author="…", country="…"`.
@@ -247,12 +262,15 @@ impl GomocupEngine {
                 Ok(mv) => writeln!(out, "{}", mv.to_gomocup())?,
             },
             "BOARD" => {
-                if self.size.is_none() {
-                    // Still swallow the block so its lines are not taken as commands.
-                    self.board = Some((Vec::new(), Some("no board: send START first".into())));
-                } else {
-                    self.board = Some((Vec::new(), None));
-                }
+                // Without a board the block is still swallowed, so its lines are not taken
+                // as commands.
+                self.board = Some(BoardBlock {
+                    error: self
+                        .size
+                        .is_none()
+                        .then(|| "no board: send START first".into()),
+                    ..BoardBlock::default()
+                });
             }
             "TAKEBACK" => match self.parse_point(rest).and_then(|mv| self.takeback(mv)) {
                 Err(e) => err_line(out, e)?,
@@ -429,11 +447,12 @@ impl GomocupEngine {
         out: &mut dyn Write,
     ) -> io::Result<Flow> {
         if line.eq_ignore_ascii_case("DONE") {
-            let (list, error) = self.board.take().unwrap_or_default();
-            if let Some(e) = error {
+            let block = self.board.take().unwrap_or_default();
+            if let Some(e) = block.error {
                 err_line(out, e)?;
                 return Ok(Flow::Continue);
             }
+            let list = block.stones;
             let own = list.iter().filter(|s| s.1 == 1).count();
             let opp = list.len() - own;
             // The side with more stones moved first; equal counts: we (to move) are black.
@@ -441,50 +460,64 @@ impl GomocupEngine {
             let (old_stones, old_side) = (std::mem::take(&mut self.stones), self.to_move);
             self.stones = list
                 .iter()
-                .map(|&(m, f)| (m, if f == 1 { us } else { us.opponent() }))
+                .map(|&(m, f, _)| (m, if f == 1 { us } else { us.opponent() }))
                 .collect();
             self.to_move = us;
             if let Err(e) = self.rebuild() {
                 self.stones = old_stones;
                 self.to_move = old_side;
-                return err_line(out, e).map(|()| Flow::Continue);
+                return err_line(out, format!("BOARD rejected: {e}")).map(|()| Flow::Continue);
             }
             self.respond(received, out)?;
             return Ok(Flow::Continue);
         }
-        let parsed = self.board_stone(line);
-        if let Some((list, error)) = self.board.as_mut() {
-            match parsed {
-                Ok(Some(s)) => {
-                    if error.is_none() && list.iter().any(|p| p.0 == s.0) {
-                        *error = Some(format!("{} is given twice", s.0.to_gomocup()));
+        let Some(mut block) = self.board.take() else {
+            return Ok(Flow::Continue);
+        };
+        block.lines += 1;
+        let n = block.lines;
+        if block.error.is_none() {
+            match self.board_stone(line) {
+                Ok((mv, f)) => match block.stones.iter().find(|s| s.0 == mv) {
+                    Some(&(_, _, first)) => {
+                        block.error = Some(format!(
+                            "BOARD line {n} {line:?}: {} is already given on BOARD line {first}",
+                            mv.to_gomocup()
+                        ));
                     }
-                    list.push(s);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    error.get_or_insert(e);
-                }
+                    None => block.stones.push((mv, f, n)),
+                },
+                Err(e) => block.error = Some(format!("BOARD line {n} {line:?}: {e}")),
             }
         }
+        self.board = Some(block);
         Ok(Flow::Continue)
     }
 
-    /// One `X,Y,F` line: `Ok(None)` for F = 3 (ignored).
-    fn board_stone(&self, line: &str) -> Result<Option<(GomokuMove, u8)>, String> {
+    /// One `X,Y,F` line of a `BOARD` block: the point and F (1 = ours, 2 = the opponent's).
+    ///
+    /// F = 3 is refused: the spec allows it only in a continuous game (`INFO rule` bit 2), where
+    /// it marks a stone of a winning line or a renju-forbidden stone; this brain does not play
+    /// continuous games (the `INFO rule` bit is already answered with `ERROR`), so a 3 means
+    /// the position cannot be represented and must not be guessed at.
+    fn board_stone(&self, line: &str) -> Result<(GomokuMove, u8), String> {
         let (xy, f) = line
             .rsplit_once(',')
             .filter(|(xy, _)| xy.contains(','))
-            .ok_or_else(|| format!("bad BOARD line {line:?}: expected X,Y,F"))?;
-        let f: u8 = f
-            .trim()
-            .parse()
-            .map_err(|_| format!("bad BOARD line {line:?}: F must be 1, 2 or 3"))?;
+            .ok_or("expected X,Y,F")?;
+        let f = f.trim();
         let mv = self.parse_point(xy)?;
         match f {
-            1 | 2 => Ok(Some((mv, f))),
-            3 => Ok(None),
-            _ => Err(format!("bad BOARD line {line:?}: F must be 1, 2 or 3")),
+            "1" => Ok((mv, 1)),
+            "2" => Ok((mv, 2)),
+            "3" => Err(
+                "field 3 (a winning-line or forbidden stone of a continuous game) is \
+                        only allowed in a continuous game, which this brain does not support"
+                    .into(),
+            ),
+            _ => Err(format!(
+                "field must be 1 (own stone) or 2 (opponent's stone), got {f:?}"
+            )),
         }
     }
 
@@ -668,6 +701,33 @@ mod tests {
         assert_eq!(p.stone_at(7, 7), Some(Side::First));
         assert_eq!(p.stone_at(8, 8), Some(Side::Second));
         assert_eq!(p.side_to_move(), Side::Second);
+    }
+
+    #[test]
+    fn rejected_board_block_keeps_the_previous_position_and_makes_no_move() {
+        let mut e = engine(&["BOARD", "7,7,2", "8,8,1", "DONE"]);
+        let before = e.position().unwrap().clone();
+        for block in [
+            &["BOARD", "1,1,1", "2,2,3", "DONE"][..],
+            &["BOARD", "1,1,1", "1,1,2", "DONE"],
+            &["BOARD", "1,1,1", "2,15,2", "DONE"],
+            &["BOARD", "1,1", "DONE"],
+        ] {
+            let mut out = Vec::new();
+            for l in block {
+                e.handle_line(l, &mut out).unwrap();
+            }
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.starts_with("ERROR BOARD line "), "{block:?}: {out}");
+            assert_eq!(out.lines().count(), 1, "{block:?}: {out}");
+            assert_eq!(e.position(), Some(&before), "{block:?}");
+        }
+        // Still usable: the next block is read as a block, not as commands.
+        let mut out = Vec::new();
+        for l in ["BOARD", "3,3,2", "DONE"] {
+            e.handle_line(l, &mut out).unwrap();
+        }
+        assert_eq!(e.position().unwrap().stone_count(), 2);
     }
 
     #[test]

@@ -114,6 +114,40 @@ fn gomocup_second_begin_and_coordinates_off_the_board_are_errors_naming_the_boar
 }
 
 #[test]
+fn gomocup_board_field_3_bad_lines_duplicates_and_off_board_points_are_errors_naming_the_line() {
+    check("gomocup_board_errors");
+    let out = run_transcript("gomocup_board_errors");
+    let errors: Vec<&str> = out.lines().filter(|l| l.starts_with("ERROR ")).collect();
+    for want in [
+        "ERROR BOARD line 2 \"8,8,3\": field 3",
+        "ERROR BOARD line 2 \"7,7,2\": 7,7 is already given on BOARD line 1",
+        "ERROR BOARD line 2 \"15,3,2\": \"15,3\" is off the 15x15 board",
+        "ERROR BOARD line 1 \"-1,3,2\": \"-1,3\" is off the 15x15 board",
+        "ERROR BOARD line 1 \"7,7\": expected X,Y,F",
+        "ERROR BOARD line 1 \"7,7,1,2\": bad point \"7,7,1\"",
+        "ERROR BOARD line 1 \"7,7,4\": field must be 1",
+        "ERROR BOARD line 1 \"7,7,x\": field must be 1",
+        "ERROR BOARD line 1 \"7,7,0\": field must be 1",
+        "ERROR BOARD line 1 \"a,7,1\": bad point \"a,7\"",
+        "ERROR BOARD line 1 \"7,7,3\": field 3",
+    ] {
+        assert!(
+            errors.iter().any(|l| l.starts_with(want)),
+            "missing {want:?} in:\n{out}"
+        );
+    }
+    // Every bad block gets exactly one ERROR and no move; the brain then still answers TURN,
+    // RESTART and a good BOARD with moves (3 moves in all), and the stones of a rejected block
+    // never reach the board (TURN 8,8 after the field-3 block is legal).
+    assert_eq!(errors.len(), 11, "{out}");
+    let moves = out
+        .lines()
+        .filter(|l| l.split(',').count() == 2 && !l.contains(' '))
+        .count();
+    assert_eq!(moves, 3, "{out}");
+}
+
+#[test]
 fn ucci_go_with_zero_negative_or_garbage_limits_is_refused() {
     check("ucci_bad_go");
     let out = run_transcript("ucci_bad_go");
