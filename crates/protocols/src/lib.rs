@@ -3,10 +3,15 @@
 //!
 //! * [`run_gomocup`] / [`GomocupEngine`]: the Gomocup "new" (pipe) brain protocol
 //!   (`START`, `BEGIN`, `TURN`, `BOARD … DONE`, `INFO`, `END`, `ABOUT`, `RESTART`,
-//!   `RECTSTART`, `TAKEBACK`, `PLAY`), see `shared/testdata/protocols/gomocup.md`.
+//!   `RECTSTART`, `TAKEBACK`, `PLAY`), see `shared/testdata/protocols/gomocup.md`. A bad
+//!   `BOARD` line (malformed, off the board, repeated, or field 3, which only a continuous
+//!   game may send) is an `ERROR BOARD line N …` at `DONE` (see [`GomocupEngine::handle_line`]).
 //! * [`run_ucci`] / [`UcciEngine`]: UCCI (`ucci`) and UCI (`uci`) for Xiangqi, with
 //!   `position`, `banmoves`, `go depth|nodes|time|movetime|wtime…|infinite`, `stop` and `quit`
-//!   seen while thinking (stdin is read on its own thread).
+//!   seen while thinking (stdin is read on its own thread). A rejected `position` (bad FEN,
+//!   unparsable or illegal move, named with its index) leaves no position: `go` answers
+//!   `nobestmove` / `bestmove (none)` until the next good `position`, never a move for a
+//!   stale position (see [`UcciEngine::run`]).
 //! * [`GomocupClient`] / [`UcciClient`]: spawn an external engine and play it through the
 //!   [`Player`] trait. A crash, a broken pipe, garbage, an illegal move or a timeout is a
 //!   [`PlayerError`], never a hang; the child is killed on drop.

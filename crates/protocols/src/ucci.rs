@@ -1,4 +1,17 @@
 //! The UCCI / UCI engine for Xiangqi.
+//!
+//! # A rejected `position` leaves no position
+//! `position startpos|fen FEN [moves …]` is all or nothing. When the FEN is bad, a move does
+//! not parse or a move is illegal, the engine reports it as one line
+//! `info string error: position move 3 of 4 "h2e3" is illegal: <reason>; no position is set
+//! until the next position command` (the move as the GUI wrote it, counted from 1 among the
+//! moves after `moves`), and it keeps **no** position: neither the previous one nor the
+//! moves before the bad one are searched. A `go` before the next successful `position` (or
+//! `ucinewgame`, which sets the start position) answers
+//! `info string error: no position: …` and `nobestmove` (UCCI) / `bestmove (none)` (UCI) at
+//! once, also for `go infinite` / `go ponder`, so a GUI that sent a position the engine could
+//! not follow never gets a move for a different position. `d` reports the same error.
+//! Other errors (bad `go` numbers, bad `banmoves`, unknown commands) leave the state unchanged.
 
 use std::collections::VecDeque;
 use std::io::{self, BufRead, Write};
@@ -101,6 +114,9 @@ pub struct UcciEngine {
     dialect: Dialect,
     notation: Notation,
     game: History<Xiangqi>,
+    /// Why the last `position` was rejected; while set there is no position (`game` is stale
+    /// and never searched).
+    position_error: Option<String>,
     banned: Vec<Move>,
     millisec: bool,
     quit: bool,
@@ -258,15 +274,39 @@ impl UcciEngine {
             dialect: Dialect::Ucci,
             notation: Notation::Iccs,
             game: History::new(Xiangqi::start(rules)),
+            position_error: None,
             banned: Vec::new(),
             millisec: true,
             quit: false,
         }
     }
 
-    /// The current game (start position and moves).
-    pub fn game(&self) -> &History<Xiangqi> {
-        &self.game
+    /// The current game (start position and moves), `None` after a rejected `position`
+    /// command until the next successful one or `ucinewgame` (see the module docs).
+    pub fn game(&self) -> Option<&History<Xiangqi>> {
+        match self.position_error {
+            Some(_) => None,
+            None => Some(&self.game),
+        }
+    }
+
+    /// Why the last `position` command was rejected, while there is no position.
+    pub fn position_error(&self) -> Option<&str> {
+        self.position_error.as_deref()
+    }
+
+    /// Sets the start position (`ucinewgame`, `setoption newgame`).
+    fn new_game(&mut self) {
+        self.game = History::new(Xiangqi::start(self.rules));
+        self.position_error = None;
+        self.banned.clear();
+    }
+
+    /// The error line for a command that needs a position while there is none.
+    fn no_position(&self) -> Option<String> {
+        self.position_error.as_ref().map(|e| {
+            format!("no position: the last position command was rejected ({e}); send position")
+        })
     }
 
     /// The dialect in use.
@@ -283,9 +323,11 @@ impl UcciEngine {
     /// `stop`, `ponderhit`, `quit`, `d` (prints the FEN). `go depth N` searches until the
     /// principal variation has N plies (capped by the simulation limit). Output: `info depth D
     /// … pv …` whenever the PV grows and at the end, then `bestmove M [ponder P]`, or
-    /// `nobestmove` (UCCI) / `bestmove (none)` (UCI) without a legal move. Errors (bad FEN,
-    /// illegal move, bad number) are reported as `info string error: …` and leave the state
-    /// unchanged.
+    /// `nobestmove` (UCCI) / `bestmove (none)` (UCI) without a legal move. Errors are reported
+    /// as `info string error: …`. A rejected `position` (bad FEN, unparsable or illegal move,
+    /// named with its index) leaves no position: `go` then answers the error and
+    /// `nobestmove` / `bestmove (none)` until the next good `position` or `ucinewgame` (see
+    /// the module docs). Other errors (bad number, bad `banmoves`) leave the state unchanged.
     ///
     /// # Errors
     /// I/O errors of `output`.
@@ -382,10 +424,7 @@ impl UcciEngine {
             }
             "isready" => writeln!(out, "readyok")?,
             "setoption" => self.setoption(args, out)?,
-            "ucinewgame" => {
-                self.game = History::new(Xiangqi::start(self.rules));
-                self.banned.clear();
-            }
+            "ucinewgame" => self.new_game(),
             "position" => self.position(args, out)?,
             "banmoves" => {
                 let parsed: Result<Vec<Move>, ParseError> =
@@ -403,7 +442,10 @@ impl UcciEngine {
                 }
                 self.quit = true;
             }
-            "d" => writeln!(out, "info string fen {}", self.game.current().to_fen())?,
+            "d" => match self.no_position() {
+                Some(e) => self.error(out, e)?,
+                None => writeln!(out, "info string fen {}", self.game.current().to_fen())?,
+            },
             _ => self.error(out, format!("unknown command {first}"))?,
         }
         Ok(())
@@ -441,48 +483,57 @@ impl UcciEngine {
                     format!("simulations must be a positive integer, got {value:?}"),
                 )?,
             },
-            "newgame" => {
-                self.game = History::new(Xiangqi::start(self.rules));
-                self.banned.clear();
-            }
+            "newgame" => self.new_game(),
             // Hash, Threads, Ponder, batch, … are accepted and ignored.
             _ => {}
         }
         Ok(())
     }
 
+    /// `position …`: all or nothing; on any error there is no position afterwards.
     fn position(&mut self, args: &[&str], out: &mut dyn Write) -> io::Result<()> {
+        self.banned.clear();
+        match self.parse_position(args) {
+            Ok(game) => {
+                self.game = game;
+                self.position_error = None;
+                Ok(())
+            }
+            Err(e) => {
+                let line = format!("{e}; no position is set until the next position command");
+                self.position_error = Some(e);
+                self.error(out, line)
+            }
+        }
+    }
+
+    /// The game a `position` command describes, or why it cannot be set up.
+    fn parse_position(&self, args: &[&str]) -> Result<History<Xiangqi>, String> {
         let moves_at = args.iter().position(|a| a.eq_ignore_ascii_case("moves"));
         let head = &args[..moves_at.unwrap_or(args.len())];
         let start = match head.first().map(|s| s.to_ascii_lowercase()).as_deref() {
             Some("startpos") if head.len() == 1 => Xiangqi::start(self.rules),
-            Some("fen") => match Xiangqi::from_fen(&head[1..].join(" "), self.rules) {
-                Ok(p) => p,
-                Err(e) => return self.error(out, e.to_string()),
-            },
+            Some("fen") => Xiangqi::from_fen(&head[1..].join(" "), self.rules)
+                .map_err(|e| format!("position: {e}"))?,
             _ => {
-                return self.error(
-                    out,
-                    format!(
-                        "expected position startpos|fen FEN [moves …], got {:?}",
-                        args.join(" ")
-                    ),
-                )
+                return Err(format!(
+                    "expected position startpos|fen FEN [moves …], got {:?}",
+                    args.join(" ")
+                ))
             }
         };
         let mut game = History::new(start);
-        for t in moves_at.map_or(&[][..], |p| &args[p + 1..]) {
-            let mv = match parse_move(t, self.notation) {
-                Ok(m) => m,
-                Err(e) => return self.error(out, e.to_string()),
-            };
-            if let Err(e) = game.play(mv) {
-                return self.error(out, e.to_string());
-            }
+        let moves = moves_at.map_or(&[][..], |p| &args[p + 1..]);
+        for (i, t) in moves.iter().enumerate() {
+            let at = format!("position move {} of {} {t:?}", i + 1, moves.len());
+            let mv = parse_move(t, self.notation).map_err(|e| format!("{at}: {e}"))?;
+            game.play(mv).map_err(|e| match self.notation {
+                Notation::Iccs => format!("{at} is illegal: {}", e.reason),
+                // The reason names squares in ICCS; say which move that is.
+                Notation::FairyRanks => format!("{at} (ICCS {mv}) is illegal: {}", e.reason),
+            })?;
         }
-        self.game = game;
-        self.banned.clear();
-        Ok(())
+        Ok(game)
     }
 
     fn parse_go(&self, args: &[&str], out: &mut dyn Write) -> io::Result<Go> {
@@ -626,6 +677,17 @@ impl UcciEngine {
         queue: &mut VecDeque<Input>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
+        if let Some(e) = self.no_position() {
+            // Answer at once (even `go infinite`): there is nothing to search, and a GUI
+            // waiting for `bestmove` must not hang.
+            self.error(out, e)?;
+            self.banned.clear();
+            match self.dialect {
+                Dialect::Ucci => writeln!(out, "nobestmove")?,
+                Dialect::Uci => writeln!(out, "bestmove (none)")?,
+            }
+            return Ok(());
+        }
         let go = self.parse_go(args, out)?;
         let mut banned = std::mem::take(&mut self.banned);
         if !go.searchmoves.is_empty() {

@@ -166,6 +166,72 @@ fn ucci_go_with_zero_negative_or_garbage_limits_is_refused() {
 }
 
 #[test]
+fn ucci_illegal_position_move_is_reported_with_its_index_and_go_never_searches_a_stale_position() {
+    check("ucci_position_errors");
+    let out = run_transcript("ucci_position_errors");
+    let lines: Vec<&str> = out.lines().collect();
+    let after = |cmd_line: &str| -> Vec<&str> {
+        let i = lines
+            .iter()
+            .position(|l| l.starts_with(cmd_line))
+            .unwrap_or_else(|| panic!("no {cmd_line:?} in:\n{out}"));
+        lines[i..].to_vec()
+    };
+    let err = after("info string error: position move 3 of 4 \"e0e5\" is illegal: ");
+    assert!(
+        err[0].ends_with("; no position is set until the next position command"),
+        "{out}"
+    );
+    // The following go, d and go infinite answer the error at once, with no search.
+    let no_position = "info string error: no position: the last position command was rejected";
+    assert!(err[1].starts_with(no_position), "{out}");
+    assert_eq!(err[2], "nobestmove", "{out}");
+    assert!(err[3].starts_with(no_position), "{out}");
+    assert!(err[4].starts_with(no_position), "{out}");
+    assert_eq!(err[5], "nobestmove", "{out}");
+    // banmoves is accepted, but go still refuses.
+    assert!(err[6].starts_with(no_position), "{out}");
+    assert_eq!(err[7], "nobestmove", "{out}");
+    let parse = after("info string error: position move 2 of 2 \"x\": cannot parse move");
+    assert!(parse[1].starts_with(no_position), "{out}");
+    assert_eq!(parse[2], "nobestmove", "{out}");
+    let fen = after("info string error: position: cannot parse FEN");
+    assert!(fen[1].starts_with(no_position), "{out}");
+    // A good position searches again; ucinewgame sets the start position.
+    let ok = after("info string fen rnbakab1r/9/1c4nc1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR");
+    assert!(ok[2].starts_with("bestmove "), "{out}");
+    let new =
+        after("info string fen rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w");
+    assert!(new[2].starts_with("bestmove "), "{out}");
+    // Exactly one search per accepted position: 3 bestmoves (first, good, newgame).
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("bestmove")).count(),
+        3,
+        "{out}"
+    );
+}
+
+#[test]
+fn uci_illegal_position_move_in_fairy_ranks_is_named_as_written_and_answers_bestmove_none() {
+    check("uci_position_errors");
+    let out = run_transcript("uci_position_errors");
+    assert!(
+        out.contains("info string error: position move 3 of 3 \"e1e6\" (ICCS e0e5) is illegal: "),
+        "{out}"
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    let nones = lines.iter().filter(|l| **l == "bestmove (none)").count();
+    assert_eq!(nones, 2, "go and go ponder answer at once:\n{out}");
+    // After the good position the search runs, in rank-base-1 notation.
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.starts_with("bestmove ") && *l != "bestmove (none)"),
+        "{out}"
+    );
+}
+
+#[test]
 fn ucci_session_matches_golden() {
     check("ucci_session");
 }
