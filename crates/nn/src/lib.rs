@@ -59,6 +59,7 @@
 
 pub mod bench;
 pub mod checkpoint;
+pub mod conv3x3;
 mod encode;
 mod encoders;
 mod evaluator;

@@ -7,6 +7,8 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 
+use crate::conv3x3::conv3x3_forward;
+
 /// Shape and size of a [`PolicyValueNet`].
 ///
 /// Saved as JSON in every checkpoint header (field names are part of the checkpoint format).
@@ -231,8 +233,8 @@ pub struct ResidualBlock {
 impl ResidualBlock {
     /// `[B, C, H, W]` → `[B, C, H, W]`.
     pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(self.bn1.forward(self.conv1.forward(x.clone())));
-        let y = self.bn2.forward(self.conv2.forward(y));
+        let y = relu(self.bn1.forward(conv3x3_forward(&self.conv1, x.clone())));
+        let y = self.bn2.forward(conv3x3_forward(&self.conv2, y));
         relu(y + x)
     }
 }
@@ -273,7 +275,7 @@ impl PolicyValueNet {
     /// If `C`, `H` or `W` differ from the model's configuration (burn checks shapes).
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
         let [b, _, _, _] = planes.dims();
-        let mut x = relu(self.stem_bn.forward(self.stem.forward(planes)));
+        let mut x = relu(self.stem_bn.forward(conv3x3_forward(&self.stem, planes)));
         for block in &self.blocks {
             x = block.forward(x);
         }
