@@ -1,7 +1,8 @@
 //! Infrastructure of the AlphaZero training loop, generic over [`alphazero_game::Game`]:
 //!
 //! - [`storage`]: an object-store-like [`storage::Storage`] with an atomic local-disk implementation;
-//! - [`record`]: the compact versioned binary game-record format (`.azr`);
+//! - [`record`]: the compact versioned binary game-record format (`.azr`, checksummed since
+//!   version 2; version-1 files are still read);
 //! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
 //! - [`metrics`]: one JSON line per iteration (`metrics.jsonl`);

@@ -1,13 +1,16 @@
 //! The compact, versioned binary game-record format (`.azr` files).
 //!
-//! # Layout (version 1)
+//! # Layout (version 2)
 //! All integers little-endian. The first six bytes are plain so that a wrong or newer file
-//! is recognised without decompressing; everything after them is one zstd frame.
+//! is recognised without decompressing; then comes exactly one zstd frame that carries zstd's
+//! content checksum (the low 32 bits of the XXH64 of the decompressed payload, written by the
+//! encoder with `include_checksum(true)` and verified by the decoder) and the payload size in
+//! its frame header; the last four bytes are a CRC-32 of every byte before them.
 //!
 //! ```text
 //! magic            4 bytes  b"AZRC"
-//! version          u16      FORMAT_VERSION
-//! -- zstd frame --
+//! version          u16      FORMAT_VERSION (2)
+//! -- one zstd frame (content checksum flag set, content size in the header) --
 //! game name        u16 length + UTF-8        (Game::NAME, e.g. "connect4")
 //! config text      u32 length + UTF-8        (caller-defined description of the rules)
 //! action space     u32                       (Game::num_actions)
@@ -26,17 +29,40 @@
 //!     root value   f32                       (search value from the side to move)
 //!     policy len   u16
 //!     policy       len × (action u16, probability u16 quantised: p = q / 65535)
+//! -- end of the zstd frame --
+//! file CRC         u32      CRC-32 (IEEE, as in zlib and PNG) of all bytes before it
 //! ```
 //!
 //! Action indices may depend on the side to move; replaying the moves from the start position
 //! reproduces the positions they were taken from.
+//!
+//! # Integrity
+//! Two checks, each for what the other cannot see. zstd's content checksum covers the
+//! decompressed payload, so a corrupt frame can never decode to different records; but zstd
+//! ignores some bits of a frame (an unused header bit, the single-segment flag, padding and
+//! unused table entries inside compressed blocks), so a flip there would decode to the same
+//! records unnoticed. The file CRC-32 covers every byte as stored (it detects any change of one
+//! byte, and any burst up to 32 bits) and is checked first. A version-2 reader also refuses a
+//! frame without the checksum flag or with bytes between the frame and the CRC. So a changed
+//! byte anywhere in a file is an error ([`RecordError::ChecksumMismatch`],
+//! [`RecordError::BadMagic`] or [`RecordError::UnsupportedVersion`]), never a different game
+//! and never a panic. The payload is still parsed strictly (ranges, lengths, no trailing bytes)
+//! behind the checksums.
+//!
+//! # Version 1 (read only)
+//! Version 1 (files written before the checksums) is the magic, the version and the same
+//! payload in a zstd frame without content checksum, and no file CRC. It is still read (a run
+//! directory written by an older build resumes); only zstd's own frame checks and the strict
+//! parse guard it. Nothing writes version 1 any more.
 
 use std::io::Read;
 
 /// The file magic.
 pub const MAGIC: [u8; 4] = *b"AZRC";
-/// The format version this crate writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this crate writes (and the newest it reads).
+pub const FORMAT_VERSION: u16 = 2;
+/// The oldest format version this crate still reads (version 1: no frame checksum).
+pub const OLDEST_READABLE_VERSION: u16 = 1;
 /// The zstd compression level used for writing.
 pub const ZSTD_LEVEL: i32 = 9;
 /// Upper bound on the decompressed size of one file (guards against decompression bombs).
@@ -58,7 +84,8 @@ pub enum RecordError {
     },
     /// The file has a format version this build cannot read.
     #[error(
-        "unsupported record format version {found} (this build reads version {FORMAT_VERSION})"
+        "unsupported record format version {found} (this build reads versions \
+         {OLDEST_READABLE_VERSION} to {FORMAT_VERSION})"
     )]
     UnsupportedVersion {
         /// The version in the file.
@@ -88,8 +115,20 @@ pub enum RecordError {
         /// The action-space size the caller expected.
         expected_actions: u32,
     },
-    /// The zstd frame could not be decompressed (corrupt or cut short).
-    #[error("cannot decompress record payload")]
+    /// The file CRC-32 (version 2) does not match the bytes before it: the file was changed
+    /// or cut short after it was written.
+    #[error("record file checksum mismatch: stored CRC-32 {stored:#010x}, computed {computed:#010x} over {len} bytes")]
+    ChecksumMismatch {
+        /// The CRC-32 stored in the last four bytes.
+        stored: u32,
+        /// The CRC-32 of the bytes before them.
+        computed: u32,
+        /// How many bytes the CRC was computed over.
+        len: usize,
+    },
+    /// The zstd frame could not be decompressed: corrupt, cut short, or (version 2) its
+    /// content checksum does not match the payload.
+    #[error("cannot decompress record payload (corrupt, cut short or checksum mismatch)")]
     Decompress(#[source] std::io::Error),
     /// The zstd frame could not be produced.
     #[error("cannot compress record payload")]
@@ -288,8 +327,9 @@ fn put_str<const W: usize>(
     Ok(())
 }
 
-/// Encodes a record file: the plain prefix and the zstd-compressed payload. The output is a
-/// pure function of the input (deterministic for a given zstd library version).
+/// Encodes a record file (format [`FORMAT_VERSION`]): the plain prefix, the payload in one
+/// zstd frame with its content checksum, and the file CRC-32. The output is a pure function
+/// of the input (deterministic for a given zstd library version).
 ///
 /// # Errors
 /// [`RecordError::Invalid`] when a record cannot be represented: an action (played or in π)
@@ -300,8 +340,12 @@ pub fn write_records(header: &RecordHeader, games: &[GameRecord]) -> Result<Vec<
     let mut out = Vec::with_capacity(6 + payload.len() / 4);
     out.extend_from_slice(&MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    let compressed = zstd::bulk::compress(&payload, ZSTD_LEVEL).map_err(RecordError::Compress)?;
+    let mut zstd = zstd::bulk::Compressor::new(ZSTD_LEVEL).map_err(RecordError::Compress)?;
+    zstd.include_checksum(true).map_err(RecordError::Compress)?;
+    let compressed = zstd.compress(&payload).map_err(RecordError::Compress)?;
     out.extend_from_slice(&compressed);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
     Ok(out)
 }
 
@@ -356,12 +400,16 @@ fn encode_payload(header: &RecordHeader, games: &[GameRecord]) -> Result<Vec<u8>
     Ok(p)
 }
 
-/// Decodes a record file and checks that it belongs to `game` with `num_actions` actions.
+/// Decodes a record file (format version 1 or 2) and checks that it belongs to `game` with
+/// `num_actions` actions.
 ///
 /// # Errors
 /// [`RecordError::BadMagic`], [`RecordError::UnsupportedVersion`], [`RecordError::Truncated`],
-/// [`RecordError::Decompress`], [`RecordError::Invalid`] (out-of-range field or trailing bytes),
-/// [`RecordError::GameMismatch`] when the header names another game or action-space size.
+/// [`RecordError::ChecksumMismatch`] (version 2: the file CRC-32 does not match),
+/// [`RecordError::Decompress`] (corrupt frame or content checksum mismatch),
+/// [`RecordError::Invalid`]
+/// (out-of-range field, trailing bytes, a version-2 frame without checksum or with bytes after
+/// it), [`RecordError::GameMismatch`] when the header names another game or action-space size.
 pub fn read_records(bytes: &[u8], game: &str, num_actions: u32) -> Result<RecordFile, RecordError> {
     let file = read_records_any(bytes)?;
     if file.header.game != game || file.header.num_actions != num_actions {
@@ -394,11 +442,18 @@ pub fn read_records_any(bytes: &[u8]) -> Result<RecordFile, RecordError> {
         });
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_READABLE_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(RecordError::UnsupportedVersion { found: version });
     }
+    let frame = if version >= 2 {
+        let frame = check_v2_crc(bytes)?;
+        check_v2_frame(frame)?;
+        frame
+    } else {
+        &bytes[6..]
+    };
     let mut payload = Vec::new();
-    zstd::stream::read::Decoder::new(&bytes[6..])
+    zstd::stream::read::Decoder::new(frame)
         .map_err(RecordError::Decompress)?
         .take(MAX_DECOMPRESSED_BYTES + 1)
         .read_to_end(&mut payload)
@@ -410,6 +465,71 @@ pub fn read_records_any(bytes: &[u8]) -> Result<RecordFile, RecordError> {
         });
     }
     decode_payload(&payload)
+}
+
+/// The zstd frame magic number, as it appears in the file.
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xB5, 0x2F, 0xFD];
+/// Bit of the zstd frame header descriptor that says a content checksum follows the frame.
+const ZSTD_CHECKSUM_FLAG: u8 = 1 << 2;
+
+/// Version 2: checks the trailing file CRC-32 and returns the bytes between the version and
+/// the CRC (the zstd frame).
+fn check_v2_crc(bytes: &[u8]) -> Result<&[u8], RecordError> {
+    let Some(body_len) = bytes.len().checked_sub(4).filter(|&n| n >= 6) else {
+        return Err(RecordError::Truncated {
+            what: "file CRC-32",
+            offset: 6,
+            needed: 4,
+            available: bytes.len() - 6,
+        });
+    };
+    let (body, tail) = bytes.split_at(body_len);
+    let stored = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    let computed = crc32fast::hash(body);
+    if stored != computed {
+        return Err(RecordError::ChecksumMismatch {
+            stored,
+            computed,
+            len: body_len,
+        });
+    }
+    Ok(&body[6..])
+}
+
+/// Version 2: `frame` is one zstd frame, with the content checksum flag, and nothing after it
+/// (a writer bug, as the file CRC already matched).
+fn check_v2_frame(frame: &[u8]) -> Result<(), RecordError> {
+    if frame.len() < 5 {
+        return Err(RecordError::Truncated {
+            what: "zstd frame header",
+            offset: 6,
+            needed: 5,
+            available: frame.len(),
+        });
+    }
+    if frame[..4] != ZSTD_MAGIC {
+        return Err(RecordError::Invalid {
+            what: "zstd frame magic",
+            value: format!("{:02x?}", &frame[..4]),
+        });
+    }
+    if frame[4] & ZSTD_CHECKSUM_FLAG == 0 {
+        return Err(RecordError::Invalid {
+            what: "zstd frame checksum flag",
+            value: format!("off (frame header descriptor {:#04x})", frame[4]),
+        });
+    }
+    match zstd::zstd_safe::find_frame_compressed_size(frame) {
+        Ok(n) if n == frame.len() => Ok(()),
+        Ok(n) => Err(RecordError::Invalid {
+            what: "bytes after the zstd frame",
+            value: (frame.len().saturating_sub(n)).to_string(),
+        }),
+        Err(code) => Err(RecordError::Decompress(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            zstd::zstd_safe::get_error_name(code),
+        ))),
+    }
 }
 
 struct Cursor<'a> {
@@ -621,14 +741,146 @@ mod tests {
     }
 
     #[test]
-    fn newer_version_is_unsupported() {
+    fn newer_or_zero_version_is_unsupported() {
         let f = sample_file();
         let mut bytes = write_records(&f.header, &f.games).unwrap();
-        bytes[4..6].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(&bytes[4..6], &2u16.to_le_bytes());
+        for v in [0, FORMAT_VERSION + 1, u16::MAX] {
+            bytes[4..6].copy_from_slice(&v.to_le_bytes());
+            match read_records_any(&bytes) {
+                Err(RecordError::UnsupportedVersion { found }) => assert_eq!(found, v),
+                other => panic!("version {v}: {other:?}"),
+            }
+        }
+    }
+
+    /// A file as the version-1 writer made it: no frame checksum.
+    fn write_v1(f: &RecordFile) -> Vec<u8> {
+        let mut bytes = b"AZRC\x01\x00".to_vec();
+        let payload = encode_payload(&f.header, &f.games).unwrap();
+        bytes.extend_from_slice(&zstd::bulk::compress(&payload, ZSTD_LEVEL).unwrap());
+        bytes
+    }
+
+    /// Appends the file CRC-32 of `body`.
+    fn with_crc(mut body: Vec<u8>) -> Vec<u8> {
+        let crc = crc32fast::hash(&body);
+        body.extend_from_slice(&crc.to_le_bytes());
+        body
+    }
+
+    /// A version-2 file around `payload` (which need not be a valid payload).
+    fn v2_file(payload: &[u8]) -> Vec<u8> {
+        let mut bytes = b"AZRC".to_vec();
+        bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+        let mut z = zstd::bulk::Compressor::new(3).unwrap();
+        z.include_checksum(true).unwrap();
+        bytes.extend_from_slice(&z.compress(payload).unwrap());
+        with_crc(bytes)
+    }
+
+    #[test]
+    fn version_1_files_without_checksum_are_still_read() {
+        let f = sample_file();
+        let v1 = write_v1(&f);
+        assert_eq!(
+            v1[6 + 4] & ZSTD_CHECKSUM_FLAG,
+            0,
+            "the old writer had no checksum"
+        );
+        assert_eq!(read_records(&v1, "connect4", 7).unwrap(), f);
+    }
+
+    #[test]
+    fn written_frames_carry_the_zstd_checksum() {
+        let f = sample_file();
+        let bytes = write_records(&f.header, &f.games).unwrap();
+        assert_eq!(&bytes[6..10], &ZSTD_MAGIC);
+        assert_ne!(bytes[10] & ZSTD_CHECKSUM_FLAG, 0);
+    }
+
+    #[test]
+    fn version_2_frame_without_checksum_or_with_bytes_after_it_is_rejected() {
+        let f = sample_file();
+        // A version-1 frame relabelled as version 2 (with a matching CRC).
+        let mut relabelled = write_v1(&f);
+        relabelled[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
         assert!(matches!(
-            read_records_any(&bytes),
-            Err(RecordError::UnsupportedVersion { found: 2 })
+            read_records_any(&with_crc(relabelled)),
+            Err(RecordError::Invalid {
+                what: "zstd frame checksum flag",
+                ..
+            })
         ));
+        // A second (valid, checksummed) frame appended before the CRC.
+        let mut appended = write_records(&f.header, &f.games).unwrap();
+        appended.truncate(appended.len() - 4);
+        let extra = v2_file(b"more");
+        appended.extend_from_slice(&extra[6..extra.len() - 4]);
+        assert!(matches!(
+            read_records_any(&with_crc(appended)),
+            Err(RecordError::Invalid {
+                what: "bytes after the zstd frame",
+                ..
+            })
+        ));
+        // Something else than a zstd frame.
+        let mut not_zstd = b"AZRC\x02\x00".to_vec();
+        not_zstd.extend_from_slice(&[0u8; 16]);
+        assert!(matches!(
+            read_records_any(&with_crc(not_zstd)),
+            Err(RecordError::Invalid {
+                what: "zstd frame magic",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn file_crc_mismatch_reports_both_values() {
+        let f = sample_file();
+        let mut bytes = write_records(&f.header, &f.games).unwrap();
+        let n = bytes.len();
+        let stored = u32::from_le_bytes(bytes[n - 4..].try_into().unwrap());
+        bytes[n - 4] ^= 1;
+        match read_records_any(&bytes) {
+            Err(RecordError::ChecksumMismatch {
+                stored: s,
+                computed,
+                len,
+            }) => {
+                assert_eq!((s, computed, len), (stored ^ 1, stored, n - 4));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_flipped_byte_or_bit_is_an_error_never_a_wrong_game() {
+        let f = sample_file();
+        let bytes = write_records(&f.header, &f.games).unwrap();
+        let mut flipped = bytes.clone();
+        for i in 0..bytes.len() {
+            for mask in [0xFFu8, 1, 2, 4, 8, 16, 32, 64, 128] {
+                flipped[i] = bytes[i] ^ mask;
+                let what = format!("byte {i} of {} xor {mask:#04x}", bytes.len());
+                match (i, read_records_any(&flipped)) {
+                    (_, Ok(got)) => panic!(
+                        "{what} was read as {}",
+                        if got == f {
+                            "the original"
+                        } else {
+                            "different records"
+                        }
+                    ),
+                    (0..4, Err(RecordError::BadMagic { .. }))
+                    | (4..6, Err(RecordError::UnsupportedVersion { .. }))
+                    | (6.., Err(RecordError::ChecksumMismatch { .. })) => {}
+                    (_, Err(e)) => panic!("{what}: unexpected error {e:?}"),
+                }
+                flipped[i] = bytes[i];
+            }
+        }
     }
 
     #[test]
@@ -636,10 +888,7 @@ mod tests {
         let f = sample_file();
         let payload = encode_payload(&f.header, &f.games).unwrap();
         for cut in [1, 10, payload.len() / 2, payload.len() - 1] {
-            let mut bytes = b"AZRC".to_vec();
-            bytes.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-            bytes.extend_from_slice(&zstd::bulk::compress(&payload[..cut], 3).unwrap());
-            match read_records_any(&bytes) {
+            match read_records_any(&v2_file(&payload[..cut])) {
                 Err(RecordError::Truncated { offset, .. }) => assert!(offset <= cut),
                 other => panic!("cut {cut}: {other:?}"),
             }

@@ -1,8 +1,11 @@
 //! Golden test of the record format: a committed record file decodes to known records, and
-//! writing those records reproduces the file byte for byte.
+//! writing those records reproduces the file byte for byte. `connect4-v1.azr` was written by
+//! the version-1 writer (no checksums) and must keep decoding to the same records, so run
+//! directories from older builds still resume; it is never regenerated.
 //!
-//! Regenerate (after a deliberate format change or a zstd upgrade that changes the
-//! compressed bytes) with `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
+//! Regenerate the current-version file (after a deliberate format change or a zstd upgrade
+//! that changes the compressed bytes) with
+//! `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
 
 use alphazero_connect4::Connect4;
 use alphazero_game::Game;
@@ -12,7 +15,9 @@ use alphazero_train::record::{
 };
 use alphazero_train::replay::ReplayBuffer;
 
-const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v1.azr");
+const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v2.azr");
+/// Written by the version-1 writer; read only.
+const GOLDEN_V1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v1.azr");
 
 fn expected() -> RecordFile {
     // Game 0: the first player stacks column 4 (0-based 3) and wins vertically at ply 7.
@@ -93,7 +98,7 @@ fn writing_the_expected_records_reproduces_the_golden_bytes() {
 #[test]
 fn golden_file_decodes_to_the_expected_records() {
     let golden = std::fs::read(GOLDEN).unwrap();
-    assert_eq!(&golden[..6], b"AZRC\x01\x00");
+    assert_eq!(&golden[..6], b"AZRC\x02\x00");
     let f = read_records(&golden, "connect4", 7).unwrap();
     assert_eq!(f, expected());
     assert_eq!(
@@ -103,8 +108,21 @@ fn golden_file_decodes_to_the_expected_records() {
 }
 
 #[test]
+fn version_1_file_from_the_old_writer_still_decodes_to_the_same_records() {
+    let v1 = std::fs::read(GOLDEN_V1).unwrap();
+    assert_eq!(&v1[..6], b"AZRC\x01\x00");
+    assert_eq!(read_records(&v1, "connect4", 7).unwrap(), expected());
+}
+
+#[test]
 fn golden_games_replay_into_the_buffer() {
-    let f = read_records(&std::fs::read(GOLDEN).unwrap(), "connect4", 7).unwrap();
+    for path in [GOLDEN, GOLDEN_V1] {
+        golden_games_replay(path);
+    }
+}
+
+fn golden_games_replay(path: &str) {
+    let f = read_records(&std::fs::read(path).unwrap(), "connect4", 7).unwrap();
     let buf = ReplayBuffer::rebuild_from(&[f], 100, |_, g| Connect4::from_moves(&g.start)).unwrap();
     // 7 plies minus one fast ply, plus 2 plies of game 1.
     assert_eq!(buf.len(), 8);
