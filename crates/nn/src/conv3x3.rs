@@ -60,13 +60,7 @@ impl Conv3x3Backend for Flex {
         let weight = contiguous(weight);
         let bias = contiguous(bias);
         let mut out = vec![0.0f32; dims.b * dims.co * dims.hw()];
-        forward(
-            &dims,
-            slice(&x),
-            slice(&weight),
-            slice(&bias),
-            &mut out,
-        );
+        forward(&dims, slice(&x), slice(&weight), slice(&bias), &mut out);
         FlexTensor::from_data(TensorData::new(out, [dims.b, dims.co, dims.h, dims.w]))
     }
 }
@@ -77,7 +71,12 @@ struct Conv3x3Backward;
 impl Backward<Flex, 3> for Conv3x3Backward {
     type State = (NodeId, NodeId);
 
-    fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, checkpointer: &mut Checkpointer) {
+    fn backward(
+        self,
+        ops: Ops<Self::State, 3>,
+        grads: &mut Gradients,
+        checkpointer: &mut Checkpointer,
+    ) {
         let [node_x, node_w, node_b] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
         let (x_state, w_state) = ops.state;
@@ -89,7 +88,12 @@ impl Backward<Flex, 3> for Conv3x3Backward {
                 grads.register::<Flex>(node.id, g);
             }
             if let Some(node) = node_w {
-                let g = Flex::conv2d_weight_backward(x.clone(), weight.clone(), grad.clone(), options());
+                let g = Flex::conv2d_weight_backward(
+                    x.clone(),
+                    weight.clone(),
+                    grad.clone(),
+                    options(),
+                );
                 grads.register::<Flex>(node.id, g);
             }
             if let Some(node) = node_b {
@@ -142,7 +146,11 @@ impl<C: CheckpointStrategy> Conv3x3Backend for Autodiff<Flex, C> {
                 let w_state = prep.checkpoint(&weight);
                 prep.finish(
                     (x_state, w_state),
-                    Flex::conv3x3(x.into_primitive(), weight.into_primitive(), bias.into_primitive()),
+                    Flex::conv3x3(
+                        x.into_primitive(),
+                        weight.into_primitive(),
+                        bias.into_primitive(),
+                    ),
                 )
             }
             OpsKind::UnTracked(prep) => prep.finish(Flex::conv3x3(
@@ -214,7 +222,7 @@ impl Dims {
     }
 }
 
-fn contiguous(t: FlexTensor) -> FlexTensor {
+pub(crate) fn contiguous(t: FlexTensor) -> FlexTensor {
     if t.is_contiguous() && t.as_slice::<f32>().is_some() {
         t
     } else {
@@ -222,7 +230,7 @@ fn contiguous(t: FlexTensor) -> FlexTensor {
     }
 }
 
-fn slice(t: &FlexTensor) -> &[f32] {
+pub(crate) fn slice(t: &FlexTensor) -> &[f32] {
     t.as_slice::<f32>()
         .expect("contiguous f32 tensor (checked by the caller)")
 }
@@ -365,7 +373,7 @@ fn tasks(b: usize) -> usize {
 
 /// Runs `f(first_sample, samples, chunk)` over `out` split into per-task chunks of whole
 /// samples (`per_sample` values each); returns the tasks' results in order.
-fn for_sample_chunks<R: Send>(
+pub(crate) fn for_sample_chunks<R: Send>(
     out: &mut [f32],
     b: usize,
     per_sample: usize,
@@ -388,6 +396,33 @@ fn for_sample_chunks<R: Send>(
     out.chunks_mut(chunk)
         .enumerate()
         .map(|(i, c)| f(i * per_task, c.len() / per_sample.max(1), c))
+        .collect()
+}
+
+/// Runs `f(first_sample, samples)` over the batch split into per-task ranges; returns the
+/// tasks' results in order.
+pub(crate) fn for_sample_ranges<R: Send>(b: usize, f: impl Fn(usize, usize) -> R + Sync) -> Vec<R> {
+    let n = tasks(b);
+    let per_task = b.div_ceil(n);
+    let range = |i: usize| (i * per_task, per_task.min(b.saturating_sub(i * per_task)));
+    #[cfg(feature = "rayon")]
+    {
+        use rayon::prelude::*;
+        if n > 1 {
+            return (0..n)
+                .into_par_iter()
+                .map(|i| {
+                    let (first, count) = range(i);
+                    f(first, count)
+                })
+                .collect();
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let (first, count) = range(i);
+            f(first, count)
+        })
         .collect()
 }
 
@@ -425,7 +460,11 @@ fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) ->
     let per_sample = if want_dx { ci * hw } else { 1 };
     let partials = for_sample_chunks(&mut dx, d.b, per_sample, |first, samples, chunk| {
         let mut col = vec![0.0f32; k * hw];
-        let mut dcol = if want_dx { vec![0.0f32; k * hw] } else { Vec::new() };
+        let mut dcol = if want_dx {
+            vec![0.0f32; k * hw]
+        } else {
+            Vec::new()
+        };
         let mut dw = vec![0.0f32; co * k];
         let mut db = vec![0.0f32; co];
         for s in 0..samples {
@@ -446,7 +485,9 @@ fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) ->
         (dw, db)
     });
     let mut parts = partials.into_iter();
-    let (mut dw, mut db) = parts.next().unwrap_or_else(|| (vec![0.0; co * k], vec![0.0; co]));
+    let (mut dw, mut db) = parts
+        .next()
+        .unwrap_or_else(|| (vec![0.0; co * k], vec![0.0; co]));
     for (pw, pb) in parts {
         for (a, b) in dw.iter_mut().zip(&pw) {
             *a += b;
@@ -478,7 +519,10 @@ mod tests {
     }
 
     fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-        t.into_data().convert::<f32>().try_into_vec::<f32>().unwrap()
+        t.into_data()
+            .convert::<f32>()
+            .try_into_vec::<f32>()
+            .unwrap()
     }
 
     /// The fast forward and all three gradients agree with burn's `conv2d` and its autodiff
@@ -564,14 +608,29 @@ mod tests {
             h: 4,
             w: 5,
         };
-        let x: Vec<f32> = (0..d.ci * d.hw()).map(|i| (i as f32 * 0.37).sin()).collect();
-        let c: Vec<f32> = (0..d.k() * d.hw()).map(|i| (i as f32 * 0.11).cos()).collect();
+        let x: Vec<f32> = (0..d.ci * d.hw())
+            .map(|i| (i as f32 * 0.37).sin())
+            .collect();
+        let c: Vec<f32> = (0..d.k() * d.hw())
+            .map(|i| (i as f32 * 0.11).cos())
+            .collect();
         let mut col = vec![0.0; d.k() * d.hw()];
         im2col(&d, &x, &mut col);
         let mut back = vec![0.0; x.len()];
         col2im(&d, &c, &mut back);
-        let lhs: f64 = col.iter().zip(&c).map(|(a, b)| (*a as f64) * (*b as f64)).sum();
-        let rhs: f64 = x.iter().zip(&back).map(|(a, b)| (*a as f64) * (*b as f64)).sum();
-        assert!((lhs - rhs).abs() < 1e-4 * lhs.abs().max(1.0), "{lhs} vs {rhs}");
+        let lhs: f64 = col
+            .iter()
+            .zip(&c)
+            .map(|(a, b)| (*a as f64) * (*b as f64))
+            .sum();
+        let rhs: f64 = x
+            .iter()
+            .zip(&back)
+            .map(|(a, b)| (*a as f64) * (*b as f64))
+            .sum();
+        assert!(
+            (lhs - rhs).abs() < 1e-4 * lhs.abs().max(1.0),
+            "{lhs} vs {rhs}"
+        );
     }
 }

@@ -57,6 +57,7 @@
 //! `alphazero_mcts::CachedEvaluator` for self-play and play.
 #![deny(missing_docs)]
 
+pub mod batch_norm;
 pub mod bench;
 pub mod checkpoint;
 pub mod conv3x3;

@@ -7,6 +7,7 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 
+use crate::batch_norm::batch_norm;
 use crate::conv3x3::conv3x3_forward;
 
 /// Shape and size of a [`PolicyValueNet`].
@@ -233,8 +234,11 @@ pub struct ResidualBlock {
 impl ResidualBlock {
     /// `[B, C, H, W]` → `[B, C, H, W]`.
     pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(self.bn1.forward(conv3x3_forward(&self.conv1, x.clone())));
-        let y = self.bn2.forward(conv3x3_forward(&self.conv2, y));
+        let y = relu(batch_norm(
+            &self.bn1,
+            conv3x3_forward(&self.conv1, x.clone()),
+        ));
+        let y = batch_norm(&self.bn2, conv3x3_forward(&self.conv2, y));
         relu(y + x)
     }
 }
@@ -275,14 +279,20 @@ impl PolicyValueNet {
     /// If `C`, `H` or `W` differ from the model's configuration (burn checks shapes).
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
         let [b, _, _, _] = planes.dims();
-        let mut x = relu(self.stem_bn.forward(conv3x3_forward(&self.stem, planes)));
+        let mut x = relu(batch_norm(
+            &self.stem_bn,
+            conv3x3_forward(&self.stem, planes),
+        ));
         for block in &self.blocks {
             x = block.forward(x);
         }
-        let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+        let p = relu(batch_norm(
+            &self.policy_bn,
+            self.policy_conv.forward(x.clone()),
+        ));
         let p: Tensor<2> = p.reshape([b as i32, -1]);
         let logits = self.policy_fc.forward(p);
-        let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
+        let v = relu(batch_norm(&self.value_bn, self.value_conv.forward(x)));
         let v: Tensor<2> = v.reshape([b as i32, -1]);
         let v = relu(self.value_fc1.forward(v));
         let v = tanh(self.value_fc2.forward(v));
