@@ -38,6 +38,7 @@ fn analyze_writes_a_png_heatmap_and_a_move_table_for_each_game() {
         assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
         let bytes = std::fs::read(&png).expect("heatmap written");
         assert!(bytes.starts_with(PNG_MAGIC), "{args:?}");
+        assert_coordinate_labels_are_drawn(&bytes, &format!("{args:?}"));
         assert!(table_rows(&out.stdout) >= 4, "{args:?}: {}", out.stdout);
         assert!(out.stdout.contains("root value"), "{}", out.stdout);
     }
@@ -53,4 +54,25 @@ fn analyze_rejects_bad_positions_and_finished_games() {
     ] {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
+}
+
+/// The board is framed by a 30-pixel margin; the column labels are drawn in the bottom
+/// margin in dark ink (60, 45, 25): there must be ink there, in several separate places
+/// (one label per column).
+fn assert_coordinate_labels_are_drawn(png_bytes: &[u8], what: &str) {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().expect("decodable PNG");
+    let mut buf = vec![0u8; reader.output_buffer_size().expect("buffer size")];
+    let info = reader.next_frame(&mut buf).expect("one frame");
+    let (w, h) = (info.width as usize, info.height as usize);
+    let px = |x: usize, y: usize| {
+        let i = (y * w + x) * 3;
+        (buf[i], buf[i + 1], buf[i + 2])
+    };
+    // Columns of the bottom margin band that hold at least one ink pixel.
+    let inked: Vec<bool> = (0..w)
+        .map(|x| (h - 28..h - 2).any(|y| px(x, y) == (60, 45, 25)))
+        .collect();
+    let runs = inked.windows(2).filter(|p| !p[0] && p[1]).count();
+    assert!(runs >= 5, "{what}: {runs} ink runs in the label band");
 }

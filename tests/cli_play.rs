@@ -115,3 +115,52 @@ fn gomoku_bad_column_names_the_last_letter_of_the_board() {
     assert!(out.stdout.contains("a..o"), "{}", out.stdout);
     assert!(!out.stdout.contains("a..t"), "{}", out.stdout);
 }
+
+#[test]
+fn renju_forbidden_move_ends_the_game_with_the_reason() {
+    // Black (the human) to move; h8 makes an open three on rank 8 (f8 g8 h8) and one on
+    // file h (h6 h7 h8): a double-three, forbidden for black under renju.
+    let out = alphazero_with_input(
+        &[
+            "play",
+            "--game",
+            "gomoku",
+            "--rule",
+            "renju",
+            "--sims",
+            "10",
+            "--position",
+            "f8 a1 g8 a3 h6 a5 h7 a7",
+        ],
+        "h8\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let over = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("game over:"))
+        .unwrap_or_else(|| panic!("no result line in {}", out.stdout));
+    assert!(over.contains("white (O) wins"), "{over}");
+    assert!(
+        over.contains("black's h8 is a renju forbidden move, a double-three"),
+        "{over}"
+    );
+}
+
+#[test]
+fn connect4_result_line_names_four_in_a_row() {
+    // Engine against itself: a decisive game ends with four in a row, a drawn one full.
+    let out = alphazero(&[
+        "play", "--game", "connect4", "--sims", "10", "--human", "none",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let over = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("game over:"))
+        .unwrap();
+    assert!(
+        over.contains("(four in a row)") || over.contains("(the board is full)"),
+        "{over}"
+    );
+}

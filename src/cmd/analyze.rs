@@ -7,10 +7,11 @@ use crate::engine::{device, load_evaluator, search_position};
 use crate::games::{GameArgs, PositionText};
 use crate::with_game;
 use alphazero_connect4::{C4Move, Connect4, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
-use alphazero_game::{Game, Side};
-use alphazero_gomoku::{Gomoku, GomokuMove};
+use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_gomoku::{Foul, Gomoku, GomokuMove};
 use alphazero_mcts::{SearchConfig, SearchResult};
 use alphazero_nn::Encode;
+use alphazero_train::plots::{draw_text, text_width};
 use alphazero_xiangqi::{Move as XqMove, Square, Xiangqi};
 use anyhow::{bail, Context, Result};
 use plotters::prelude::*;
@@ -32,6 +33,15 @@ pub trait BoardView: PositionText + Encode {
     fn side_name(side: Side) -> &'static str;
     /// The board text ([`std::fmt::Display`]) with ANSI colours for the pieces.
     fn colorize(text: &str) -> String;
+    /// Coordinate labels as the game's move notation writes them: `(columns left to right,
+    /// rows from row 0 at the bottom)`.
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>);
+    /// Why the finished `game` ended with `outcome` (from the side to move), in words
+    /// (`None` when the game has nothing more specific to say than who won).
+    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
+        let _ = (game, outcome);
+        None
+    }
     /// A text heatmap of a move distribution `(move, probability)`: a grid of percentages
     /// where moves are cells (the default is a list sorted by probability).
     fn policy_text(&self, pi: &[(Self::Move, f32)]) -> String {
@@ -81,6 +91,35 @@ fn percent_cell(p: f32) -> String {
 }
 
 impl BoardView for Gomoku {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        let n = self.size();
+        let cols = (0..n)
+            .map(|x| self.format_move(GomokuMove::new(x as u8, 0)))
+            .map(|m| m.trim_end_matches(char::is_numeric).to_string())
+            .collect();
+        ((cols), (1..=n).map(|y| y.to_string()).collect())
+    }
+    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
+        let pos = game.current();
+        let last = pos.last_move()?;
+        if outcome == Outcome::Draw {
+            return Some("the board is full".into());
+        }
+        let mut before = game.clone();
+        before.undo();
+        if let Some(foul) = before.current().is_forbidden(last) {
+            let kind = match foul {
+                Foul::DoubleThree => "double-three",
+                Foul::DoubleFour => "double-four",
+                Foul::Overline => "overline",
+            };
+            return Some(format!(
+                "black's {} is a renju forbidden move, a {kind}, and loses",
+                pos.format_move(last)
+            ));
+        }
+        Some(format!("five in a row with {}", pos.format_move(last)))
+    }
     fn grid(&self) -> (usize, usize) {
         (self.size(), self.size())
     }
@@ -138,6 +177,19 @@ fn c4_landing_row(pos: &Connect4, col: usize) -> usize {
 }
 
 impl BoardView for Connect4 {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            (1..=C4_WIDTH).map(|c| c.to_string()).collect(),
+            vec![String::new(); C4_HEIGHT],
+        )
+    }
+    fn end_reason(_game: &History<Self>, outcome: Outcome) -> Option<String> {
+        Some(if outcome == Outcome::Draw {
+            "the board is full".into()
+        } else {
+            "four in a row".into()
+        })
+    }
     fn grid(&self) -> (usize, usize) {
         (C4_HEIGHT, C4_WIDTH)
     }
@@ -181,6 +233,30 @@ fn xq_cell(sq: Square) -> (usize, usize) {
 }
 
 impl BoardView for Xiangqi {
+    /// ICCS: files `a`–`i`, ranks `0`–`9` (rank 0 = Red's back rank, drawn at the bottom).
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            (b'a'..=b'i').map(|c| (c as char).to_string()).collect(),
+            (0..10).map(|r| r.to_string()).collect(),
+        )
+    }
+    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
+        let pos = game.current();
+        let reason = if !pos.has_legal_move() {
+            if pos.is_check() {
+                "checkmate".to_string()
+            } else {
+                "no legal move (stalemate loses in xiangqi)".to_string()
+            }
+        } else if pos.outcome() == Some(Outcome::Draw) {
+            format!("{} plies without a capture", pos.halfmove_clock())
+        } else if outcome == Outcome::Draw {
+            "repetition".to_string()
+        } else {
+            "repetition: perpetual check loses".to_string()
+        };
+        Some(reason)
+    }
     fn grid(&self) -> (usize, usize) {
         (10, 9)
     }
@@ -289,11 +365,12 @@ pub fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
 }
 
 const CELL: i32 = 40;
-const MARGIN: i32 = 20;
+const MARGIN: i32 = 30;
 
 /// Draws the board of `pos` with each cell shaded by `heat` (`(move, share)`, shares in
 /// [0, 1]; the hottest cell darkest), the pieces as coloured discs, a blue frame on the best
-/// move and, for piece moves, lines from origin to destination of the top three. No text.
+/// move and, for piece moves, lines from origin to destination of the top three; the
+/// coordinates ([`BoardView::axis_labels`]) along the bottom and left edges.
 ///
 /// # Errors
 /// Drawing, encoding or writing failed.
@@ -374,6 +451,25 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
                     }
                 }
             }
+        }
+        let (col_labels, row_labels) = pos.axis_labels();
+        let ink = RGBColor(60, 45, 25);
+        for (c, label) in col_labels.iter().enumerate().take(cols) {
+            let (x, _) = centre(0, c);
+            let tw = text_width(label, 2);
+            draw_text(
+                &root,
+                label,
+                (x - tw / 2, MARGIN + rows as i32 * CELL + 7),
+                2,
+                ink,
+            )
+            .map_err(draw_err)?;
+        }
+        for (r, label) in row_labels.iter().enumerate().take(rows) {
+            let (_, y) = centre(r, 0);
+            let tw = text_width(label, 2);
+            draw_text(&root, label, (MARGIN - 5 - tw, y - 7), 2, ink).map_err(draw_err)?;
         }
         let mut sorted = heat.to_vec();
         sorted.sort_by(|a, b| b.1.total_cmp(&a.1));

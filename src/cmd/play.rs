@@ -52,9 +52,13 @@ fn parse_human(text: &str) -> Result<Option<Side>> {
 }
 
 fn result_line<G: BoardView>(game: &History<G>, o: Outcome) -> String {
-    match o.winner(game.current().side_to_move()) {
+    let result = match o.winner(game.current().side_to_move()) {
         Some(s) => format!("game over: {} wins", G::side_name(s)),
         None => "game over: draw".into(),
+    };
+    match G::end_reason(game, o) {
+        Some(reason) => format!("{result} ({reason})"),
+        None => result,
     }
 }
 

@@ -47,6 +47,13 @@
 //! (decoupled for AdamW, L2 for SGD with momentum); optional global gradient-norm clipping;
 //! learning rate by [`LrSchedule`] (constant, step, cosine) as a function of the step count.
 //!
+//! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
+//! training mode ([`batch_norm`]) are burn *backend extensions* with hand-written backward
+//! passes (per-sample GEMMs with im2col/col2im; per-channel reductions over NCHW in place):
+//! burn 0.22's generic convolution backward and batch-norm reductions copy and scatter the
+//! activations and ran at half the machine's matrix-product rate. Both are checked against
+//! burn's own layers (outputs and every gradient); on CUDA burn's layers are used unchanged.
+//!
 //! # Checkpoints
 //!
 //! [`save_checkpoint`] / [`load_checkpoint`]: one versioned file (see [`checkpoint`]).

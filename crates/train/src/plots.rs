@@ -187,14 +187,18 @@ fn glyph(c: char) -> [u8; 7] {
 /// Pixels from one character's left edge to the next at `scale` 1 (5 wide plus 1 gap).
 const ADVANCE: i32 = 6;
 
-/// Width in pixels of `text` drawn at `scale`.
-fn text_width(text: &str, scale: i32) -> i32 {
+/// Width in pixels of `text` drawn at `scale` with [`draw_text`].
+pub fn text_width(text: &str, scale: i32) -> i32 {
     (text.chars().count() as i32 * ADVANCE - 1).max(0) * scale
 }
 
-/// Draws `text` with its top-left corner at `(x, y)` (pixels), each font dot a
-/// `scale`×`scale` square of pixels.
-fn draw_text<DB: DrawingBackend>(
+/// Draws `text` with the built-in 5×7 bitmap font (upper case, digits and common
+/// punctuation) with its top-left corner at `(x, y)` (pixels), each font dot a
+/// `scale`×`scale` square of pixels; a glyph is `7·scale` pixels tall.
+///
+/// # Errors
+/// The drawing backend's error.
+pub fn draw_text<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     text: &str,
     (x, y): (i32, i32),
