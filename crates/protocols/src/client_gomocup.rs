@@ -105,8 +105,12 @@ impl GomocupClient {
                 .to_ascii_uppercase();
             match w.as_str() {
                 "OK" => Some(Ok(())),
-                "ERROR" => Some(Err(l.to_string())),
-                _ => None,
+                // Informational lines a brain may send at any time (Gomocup protocol).
+                "MESSAGE" | "DEBUG" => None,
+                "ERROR" | "UNKNOWN" => Some(Err(l.to_string())),
+                // Anything else is not a Gomocup brain's answer (e.g. a program that echoes
+                // its input): fail now instead of waiting for the start timeout.
+                _ => Some(Err(format!("unexpected reply {l:?} (expected OK)"))),
             }
         })?;
         if let Err(e) = reply {

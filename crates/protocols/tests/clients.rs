@@ -250,3 +250,18 @@ fn ucci_engine_answers_isready_while_thinking_and_stops_an_infinite_search() {
     assert_eq!(lines.next().unwrap().unwrap(), "bye");
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn gomocup_client_fails_at_once_when_start_is_answered_with_something_other_than_ok() {
+    // `cat` echoes `START 15`; an engine that does not understand START says UNKNOWN.
+    for script in ["exec cat", r#"while read -r l; do echo "UNKNOWN $l"; done"#] {
+        let mut c = gomocup_client(script);
+        let err = c
+            .choose_move(&gomoku_15(), &quick())
+            .expect_err("not a brain");
+        assert!(matches!(err, PlayerError::Failed { .. }), "{script}: {err}");
+        // Failed (not Timeout): refused on the first reply instead of waiting out the
+        // start timeout.
+        assert!(err.to_string().contains("START 15"), "{script}: {err}");
+    }
+}
