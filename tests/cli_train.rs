@@ -383,6 +383,25 @@ fn game_size_and_rule_flags_must_agree_with_the_config() {
             vec!["--iterations must be >= 1"],
         ),
         (vec!["--game", "connect4", "--device", "tpu"], vec!["tpu"]),
+        (
+            vec!["--game", "gomoku", "--size", "9", "--set", "game.size=11"],
+            vec!["--size 9", "game.size=11", "disagree"],
+        ),
+        (
+            vec![
+                "--game",
+                "gomoku",
+                "--rule",
+                "renju",
+                "--set",
+                "game.rule=standard",
+            ],
+            vec!["--rule renju", "game.rule=standard", "disagree"],
+        ),
+        (
+            vec!["--game", "gomoku", "--set", "game.rule=gomoku-ish"],
+            vec!["gomoku-ish"],
+        ),
     ];
     for (args, needles) in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
@@ -423,6 +442,23 @@ fn game_size_and_rule_flags_must_agree_with_the_config() {
             (cfg.game.name.as_str(), cfg.game.size.as_str()),
             ("gomoku", "9")
         );
+    }
+    // The rule is stored by its canonical name, however it was written.
+    for rule in ["Renju", "RENJU", "renju"] {
+        let set = format!("game.rule={rule}");
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["train", "--run", &run_s, "--dry-run", "--game", "gomoku"])
+            .args(["--set", &set])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{rule}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let cfg = TrainConfig::from_toml_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
+        assert_eq!(cfg.game.rule, "renju", "{rule}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -120,6 +120,41 @@ fn override_games(args: &TrainArgs) -> Result<Vec<String>> {
 /// Builds the effective config: a resumed run's saved config, or the given file / defaults,
 /// with the overrides applied.
 fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
+    let (mut cfg, resumed) = effective_config_raw(args)?;
+    cfg.game.rule = canonical_rule(&cfg.game.rule)?;
+    Ok((cfg, resumed))
+}
+
+/// The rule's canonical lower-case name (`Renju` → `renju`); empty stays empty.
+fn canonical_rule(rule: &str) -> Result<String> {
+    if rule.is_empty() {
+        return Ok(String::new());
+    }
+    let r: alphazero_gomoku::Rule = rule
+        .parse()
+        .with_context(|| format!("game.rule {rule:?}"))?;
+    Ok(r.name().to_string())
+}
+
+/// Rejects `--size` / `--rule` that disagree with a `--set game.size=` / `game.rule=`.
+fn check_flags_against_overrides(args: &TrainArgs) -> Result<()> {
+    for o in &args.overrides {
+        let (key, value) = alphazero_train::config::override_key_value(o)?;
+        match (key.as_str(), args.size, &args.rule) {
+            ("game.size", Some(size), _) if value.trim() != size.to_string() => {
+                bail!("--size {size} and --set game.size={value} disagree; give the size once")
+            }
+            ("game.rule", _, Some(rule)) if !value.trim().eq_ignore_ascii_case(rule.trim()) => {
+                bail!("--rule {rule} and --set game.rule={value} disagree; give the rule once")
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn effective_config_raw(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
+    check_flags_against_overrides(args)?;
     let mut overrides = args.overrides.clone();
     if let Some(s) = args.size {
         overrides.push(format!("game.size={s}"));
@@ -163,7 +198,10 @@ fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
                 old.game.name
             );
         }
-        let new = old.with_overrides(&overrides)?;
+        let mut old = old;
+        old.game.rule = canonical_rule(&old.game.rule)?;
+        let mut new = old.with_overrides(&overrides)?;
+        new.game.rule = canonical_rule(&new.game.rule)?;
         if new.game != old.game {
             bail!(
                 "the game of an existing run cannot change: it is {} (size {:?}, rule {:?}), \

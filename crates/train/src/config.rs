@@ -70,6 +70,20 @@ pub fn game_name_in_override(text: &str) -> Result<Option<String>, ConfigError> 
     }
 }
 
+/// The dotted key and the value (a string's contents, or the TOML text of any other value)
+/// of a `key=value` override as [`TrainConfig::with_overrides`] reads it.
+///
+/// # Errors
+/// [`ConfigError::BadOverride`] without `=`.
+pub fn override_key_value(text: &str) -> Result<(String, String), ConfigError> {
+    let (path, value) = parse_override(text)?;
+    let value = match value {
+        Value::String(s) => s,
+        v => v.to_string(),
+    };
+    Ok((path.join("."), value))
+}
+
 /// An error loading, overriding or validating a config. Names the key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
