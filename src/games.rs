@@ -34,12 +34,12 @@ pub struct GameArgs {
     /// Which game.
     #[arg(long, value_enum)]
     pub game: GameName,
-    /// Gomoku board size, 5–20.
-    #[arg(long, default_value_t = 15)]
-    pub size: u8,
-    /// Gomoku rule: freestyle (five or more), standard (exactly five) or renju.
-    #[arg(long, default_value = "freestyle")]
-    pub rule: String,
+    /// Gomoku board size, 5–20 (default 15).
+    #[arg(long)]
+    pub size: Option<u8>,
+    /// Gomoku rule: freestyle (five or more; the default), standard (exactly five) or renju.
+    #[arg(long)]
+    pub rule: Option<String>,
 }
 
 /// A validated game choice with its rules configuration.
@@ -54,12 +54,19 @@ pub enum GameSpec {
 }
 
 impl GameArgs {
-    /// Validates the arguments into a [`GameSpec`].
+    /// Validates the arguments into a [`GameSpec`]; `--size` and `--rule` are refused for
+    /// games other than Gomoku.
     pub fn spec(&self) -> Result<GameSpec> {
+        if self.game != GameName::Gomoku && (self.size.is_some() || self.rule.is_some()) {
+            anyhow::bail!(
+                "--size and --rule apply to gomoku only, not {}",
+                self.game.as_str()
+            );
+        }
         Ok(match self.game {
             GameName::Gomoku => {
-                let rule: Rule = self.rule.parse()?;
-                GameSpec::Gomoku(GomokuConfig::new(self.size, rule)?)
+                let rule: Rule = self.rule.as_deref().unwrap_or("freestyle").parse()?;
+                GameSpec::Gomoku(GomokuConfig::new(self.size.unwrap_or(15), rule)?)
             }
             GameName::Xiangqi => GameSpec::Xiangqi(XiangqiConfig::default()),
             GameName::Connect4 => GameSpec::Connect4(Connect4Config),

@@ -65,6 +65,11 @@ fn perft_bad_input_is_one_clear_error_line() {
         vec![
             "perft", "--game", "connect4", "--fen", "4448", "--depth", "1",
         ],
+        // Gomoku-only flags for other games are refused, not ignored.
+        vec!["perft", "--game", "xiangqi", "--size", "9", "--depth", "1"],
+        vec![
+            "perft", "--game", "connect4", "--rule", "renju", "--depth", "1",
+        ],
     ] {
         let Output {
             code,

@@ -109,9 +109,9 @@ pub fn spec_from_header(game: &str, config: &str) -> Result<GameSpec> {
         let rule = field("rule")
             .with_context(|| format!("no rule in gomoku config {config:?}"))?
             .to_ascii_lowercase();
-        (size, rule)
+        (Some(size), Some(rule))
     } else {
-        (15, "freestyle".into())
+        (None, None)
     };
     GameArgs {
         game: name,

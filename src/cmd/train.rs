@@ -284,8 +284,8 @@ fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
     };
     GameArgs {
         game: name,
-        size,
-        rule,
+        size: (name == GameName::Gomoku).then_some(size),
+        rule: (name == GameName::Gomoku).then_some(rule),
     }
     .spec()
 }
