@@ -235,13 +235,13 @@ impl Board {
         false
     }
 
-    /// Five-window pattern score of `c` playing the empty point `(x, y)`.
-    fn pattern(&self, x: i32, y: i32, c: u8) -> f64 {
-        let mut s = 0.0;
+    /// Calls `f(own)` for every five-window through the empty point `(x, y)` (all four
+    /// directions) that holds no stone of the other colour, with `own` the number of `c`
+    /// stones in it (the point itself not counted).
+    fn for_each_open_window(&self, x: i32, y: i32, c: u8, mut f: impl FnMut(usize)) {
         for (dx, dy) in DIRS {
-            for start in -4..=0 {
+            'window: for start in -4..=0 {
                 let mut own = 0;
-                let mut ok = true;
                 for i in start..start + 5 {
                     if i == 0 {
                         continue;
@@ -249,17 +249,18 @@ impl Board {
                     match self.get(x + i * dx, y + i * dy) {
                         EMPTY => {}
                         v if v == c => own += 1,
-                        _ => {
-                            ok = false;
-                            break;
-                        }
+                        _ => continue 'window,
                     }
                 }
-                if ok {
-                    s += WINDOW_WEIGHT[own.min(4)];
-                }
+                f(own);
             }
         }
+    }
+
+    /// Five-window pattern score of `c` playing the empty point `(x, y)`.
+    fn pattern(&self, x: i32, y: i32, c: u8) -> f64 {
+        let mut s = 0.0;
+        self.for_each_open_window(x, y, c, |own| s += WINDOW_WEIGHT[own.min(4)]);
         s
     }
 
@@ -267,28 +268,7 @@ impl Board {
     /// holds no other stone (a quick filter: 4 = maybe a five, 3 = maybe a four).
     fn window_max(&self, x: i32, y: i32, c: u8) -> usize {
         let mut best = 0;
-        for (dx, dy) in DIRS {
-            for start in -4..=0 {
-                let mut own = 0;
-                let mut ok = true;
-                for i in start..start + 5 {
-                    if i == 0 {
-                        continue;
-                    }
-                    match self.get(x + i * dx, y + i * dy) {
-                        EMPTY => {}
-                        v if v == c => own += 1,
-                        _ => {
-                            ok = false;
-                            break;
-                        }
-                    }
-                }
-                if ok {
-                    best = best.max(own);
-                }
-            }
-        }
+        self.for_each_open_window(x, y, c, |own| best = best.max(own));
         best
     }
 
