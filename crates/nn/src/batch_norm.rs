@@ -322,24 +322,10 @@ pub fn batch_norm(bn: &BatchNorm, x: Tensor<4>) -> Tensor<4> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{host, max_rel_diff};
     use burn::module::Param;
     use burn::nn::BatchNormConfig;
     use burn::tensor::{Device, Distribution};
-
-    fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-        t.into_data()
-            .convert::<f32>()
-            .try_into_vec::<f32>()
-            .unwrap()
-    }
-
-    fn max_rel_diff(a: &[f32], b: &[f32]) -> f32 {
-        assert_eq!(a.len(), b.len());
-        let scale = b.iter().fold(1e-6f32, |m, v| m.max(v.abs()));
-        a.iter()
-            .zip(b)
-            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs() / scale))
-    }
 
     /// Outputs, the gradients of input, γ and β, and the running statistics after two steps
     /// agree with burn's `BatchNorm` (non-trivial γ, β, shifted and scaled inputs).

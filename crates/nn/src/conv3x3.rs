@@ -506,24 +506,10 @@ fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_util::{host, max_rel_diff};
     use burn::nn::conv::Conv2dConfig;
     use burn::nn::PaddingConfig2d;
     use burn::tensor::Distribution;
-
-    fn max_rel_diff(a: &[f32], b: &[f32]) -> f32 {
-        assert_eq!(a.len(), b.len());
-        let scale = b.iter().fold(1e-6f32, |m, v| m.max(v.abs()));
-        a.iter()
-            .zip(b)
-            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs() / scale))
-    }
-
-    fn host<const D: usize>(t: Tensor<D>) -> Vec<f32> {
-        t.into_data()
-            .convert::<f32>()
-            .try_into_vec::<f32>()
-            .unwrap()
-    }
 
     /// The fast forward and all three gradients agree with burn's `conv2d` and its autodiff
     /// gradients, for several shapes (1-sample and multi-sample batches, one input channel,

@@ -73,6 +73,8 @@ mod encoders;
 mod evaluator;
 mod folded;
 mod model;
+#[cfg(test)]
+mod test_util;
 pub mod train;
 
 pub use burn::tensor::Device;
