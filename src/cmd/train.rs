@@ -262,6 +262,18 @@ fn effective_config_raw(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
     Ok((cfg, false))
 }
 
+/// The fraction of the run done before `iteration` (0-based) after `elapsed_s` seconds of
+/// training: by `run.iterations` when set, else by `run.time_budget_minutes`.
+fn run_progress(cfg: &TrainConfig, iteration: u32, elapsed_s: f64) -> Option<f64> {
+    if cfg.run.iterations > 0 {
+        Some(f64::from(iteration) / f64::from(cfg.run.iterations))
+    } else if cfg.run.time_budget_minutes > 0.0 {
+        Some(elapsed_s / (cfg.run.time_budget_minutes * 60.0))
+    } else {
+        None
+    }
+}
+
 fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
     let name = match cfg.game.name.as_str() {
         "gomoku" => GameName::Gomoku,
@@ -574,7 +586,10 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         self.settle_pending_checkpoint(&state)?;
         self.set_aside_orphans(&state)?;
         // Networks: the trainer (latest, with optimizer state) and the champion.
-        let lr0 = cfg.train.lr_at(state.iteration, cfg.run.iterations);
+        let lr0 = cfg.train.lr_at_progress(
+            state.iteration,
+            run_progress(cfg, state.iteration, state.elapsed_s),
+        );
         let mut trainer = if self.storage.exists(LATEST_KEY)? {
             let ck = load_checkpoint(&self.path(LATEST_KEY)?, G::NAME, &self.device)?;
             if ck.header.model != self.model_config {
@@ -729,7 +744,14 @@ impl<'a, G: Encode> Trainer_<'a, G> {
 
             // 2.–3. Training on the replay buffer.
             let batch_size = cfg.train.batch_size as usize;
-            let lr = cfg.train.lr_at(iter, cfg.run.iterations);
+            let lr = cfg.train.lr_at_progress(
+                iter,
+                run_progress(
+                    cfg,
+                    iter,
+                    elapsed_before + session_start.elapsed().as_secs_f64(),
+                ),
+            );
             trainer.set_config(nn_train_config(cfg, lr))?;
             let steps = if buffer.len() >= batch_size.min(256) {
                 cfg.train.steps_for(new_positions)

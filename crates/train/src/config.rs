@@ -255,7 +255,8 @@ pub enum LrSchedule {
     Constant,
     /// `lr · lr_step_factor^(iteration / lr_step_every)`.
     Step,
-    /// Cosine decay from `lr` to `lr_min` over the run's iterations.
+    /// Cosine decay from `lr` to `lr_min` over the run: over `run.iterations` when that is
+    /// set, else over `run.time_budget_minutes` of training time.
     Cosine,
 }
 
@@ -303,6 +304,16 @@ impl LearnerConfig {
     /// The learning rate of `iteration` (0-based) of a run of `total_iterations` (used by
     /// the cosine schedule; 0 = unknown, treated as constant).
     pub fn lr_at(&self, iteration: u32, total_iterations: u32) -> f64 {
+        let progress =
+            (total_iterations > 0).then(|| f64::from(iteration) / f64::from(total_iterations));
+        self.lr_at_progress(iteration, progress)
+    }
+
+    /// The learning rate of `iteration` (0-based) when a fraction `progress` (in [0, 1],
+    /// `None` when unknown) of the run is done: the cosine schedule follows `progress` (and
+    /// stays at `lr` when it is unknown), the step schedule follows `iteration`. A run
+    /// limited by time passes the fraction of `run.time_budget_minutes` spent.
+    pub fn lr_at_progress(&self, iteration: u32, progress: Option<f64>) -> f64 {
         match self.lr_schedule {
             LrSchedule::Constant => self.lr,
             LrSchedule::Step => {
@@ -310,10 +321,10 @@ impl LearnerConfig {
                 self.lr * self.lr_step_factor.powi(k as i32)
             }
             LrSchedule::Cosine => {
-                if total_iterations == 0 {
+                let Some(t) = progress else {
                     return self.lr;
-                }
-                let t = (f64::from(iteration) / f64::from(total_iterations)).min(1.0);
+                };
+                let t = t.clamp(0.0, 1.0);
                 self.lr_min
                     + 0.5 * (self.lr - self.lr_min) * (1.0 + (std::f64::consts::PI * t).cos())
             }
@@ -1316,5 +1327,9 @@ mod tests {
         t.lr_min = 0.0;
         assert!((t.lr_at(50, 100) - 0.05).abs() < 1e-12);
         assert!(t.lr_at(100, 100).abs() < 1e-12);
+        // A time-limited run: the fraction of the time budget spent.
+        assert!((t.lr_at_progress(3, Some(0.5)) - 0.05).abs() < 1e-12);
+        assert!(t.lr_at_progress(3, Some(1.5)).abs() < 1e-12);
+        assert_eq!(t.lr_at_progress(3, None), 0.1);
     }
 }
