@@ -90,7 +90,7 @@ impl Xiangqi {
                 if !placement_ok(p, sq) {
                     return Err(err(
                         fen,
-                        format!("a {:?} {:?} cannot stand on {sq}", p.side, p.kind),
+                        format!("{} ({c}) cannot stand on {sq}", piece_words(p.side, p.kind)),
                     ));
                 }
                 counts[p.side.index()][p.kind.index()] += 1;
@@ -193,4 +193,19 @@ impl Xiangqi {
         let side = if self.side == Side::First { 'w' } else { 'b' };
         format!("{s} {side} - - {} {}", self.halfmove, self.fullmove)
     }
+}
+
+/// A piece in words: `red soldier`, `black elephant`, …
+fn piece_words(side: Side, kind: PieceKind) -> String {
+    let colour = if side == Side::First { "red" } else { "black" };
+    let name = match kind {
+        PieceKind::General => "general",
+        PieceKind::Advisor => "advisor",
+        PieceKind::Elephant => "elephant",
+        PieceKind::Horse => "horse",
+        PieceKind::Chariot => "chariot",
+        PieceKind::Cannon => "cannon",
+        PieceKind::Soldier => "soldier",
+    };
+    format!("{colour} {name}")
 }

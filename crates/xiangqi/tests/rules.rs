@@ -269,6 +269,15 @@ fn bad_fens_are_rejected_with_the_input() {
             "rnba1abnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
             "no general",
         ),
+        // A piece on a point it can never reach is named in words.
+        (
+            "4k4/9/9/9/9/9/9/9/9/4K3P w",
+            "red soldier (P) cannot stand on i0",
+        ),
+        (
+            "4k3b/9/9/9/9/9/9/9/9/4K4 w",
+            "black elephant (b) cannot stand on i9",
+        ),
         (
             "rnbakabnr/4k4/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w",
             "at most",
