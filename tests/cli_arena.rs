@@ -136,32 +136,36 @@ fn bad_player_specs_are_one_error_line() {
 }
 
 #[test]
-fn a_crashing_external_engine_loses_its_games_and_is_reported() {
-    let out = alphazero(&[
-        "arena",
-        "--game",
-        "gomoku",
-        "--size",
-        "9",
-        "--players",
+fn an_external_engine_that_cannot_play_stops_the_arena_before_any_game() {
+    // A crashing program, a missing one, and one that echoes instead of answering OK.
+    for engine in [
         "gomocup:sh -c 'exit 3'",
-        "heuristic:0",
-        "--games",
-        "2",
-    ]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stdout.contains("2 game(s) lost by a player failure"),
-        "{}",
-        out.stdout
-    );
-    assert!(out.stdout.contains("failed:"), "{}", out.stdout);
-    let row = out
-        .stdout
-        .lines()
-        .find(|l| l.starts_with("#2 heuristic-0"))
-        .unwrap();
-    assert!(row.contains("2.0/2"), "{row}");
+        "gomocup:/nonexistent/brain",
+        "gomocup:cat",
+    ] {
+        let out = alphazero(&[
+            "arena",
+            "--game",
+            "gomoku",
+            "--size",
+            "9",
+            "--players",
+            engine,
+            "heuristic:0",
+            "--games",
+            "20",
+        ]);
+        assert_eq!(out.code, 1, "{engine}: {}", out.stdout);
+        assert_clean_error(&out, engine);
+        assert!(
+            out.stderr
+                .contains("cannot play, so the match was not started"),
+            "{engine}: {}",
+            out.stderr
+        );
+        assert!(!out.stdout.contains("game 1/"), "{engine}: {}", out.stdout);
+        assert!(!out.stdout.contains("Elo"), "{engine}: {}", out.stdout);
+    }
 }
 
 #[test]

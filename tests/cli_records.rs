@@ -170,3 +170,24 @@ fn records_show_refuses_devices_and_oversized_files_before_reading() {
     assert!(out.stderr.contains("limit"), "{}", out.stderr);
     std::fs::remove_file(&huge).unwrap();
 }
+
+#[test]
+fn records_list_with_an_unreadable_file_lists_the_rest_and_fails() {
+    let dir = fresh_dir("records_list_unreadable");
+    write_connect4_records(&dir.join("000000.azr"), 2);
+    std::fs::write(dir.join("000001.azr"), b"AZRC\x02\x00garbage").unwrap();
+    let out = alphazero(&["records", "list", dir.to_str().unwrap()]);
+    assert_clean_error(&out, "records list with a bad file");
+    assert!(out.stdout.contains("000001.azr"), "{}", out.stdout);
+    assert!(out.stdout.contains("unreadable"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("total: 2 files, 2 games"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.contains("1 of 2 record files are unreadable"),
+        "{}",
+        out.stderr
+    );
+}

@@ -443,6 +443,29 @@ fn game_size_and_rule_flags_must_agree_with_the_config() {
             ("gomoku", "9")
         );
     }
+    // --size / --rule against the config file's [game].
+    for (flags, needle) in [
+        (vec!["--size", "11"], "--size 11 and game.size = 9"),
+        (
+            vec!["--rule", "renju"],
+            "--rule renju and game.rule = \"standard\"",
+        ),
+    ] {
+        std::fs::write(
+            &file,
+            "[game]\nname = \"gomoku\"\nsize = 9\nrule = \"standard\"\n",
+        )
+        .unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["train", "--run", &run_s, "--dry-run", "--config", &file_s])
+            .args(&flags)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flags:?} should fail");
+        assert!(err.contains(needle), "{flags:?}: {err}");
+    }
     // The rule is stored by its canonical name, however it was written.
     for rule in ["Renju", "RENJU", "renju"] {
         let set = format!("game.rule={rule}");

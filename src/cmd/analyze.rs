@@ -109,12 +109,12 @@ impl BoardView for Gomoku {
         before.undo();
         if let Some(foul) = before.current().is_forbidden(last) {
             let kind = match foul {
-                Foul::DoubleThree => "double-three",
-                Foul::DoubleFour => "double-four",
-                Foul::Overline => "overline",
+                Foul::DoubleThree => "a double-three",
+                Foul::DoubleFour => "a double-four",
+                Foul::Overline => "an overline",
             };
             return Some(format!(
-                "black's {} is a renju forbidden move, a {kind}, and loses",
+                "black's {} is a renju forbidden move, {kind}, and loses",
                 pos.format_move(last)
             ));
         }

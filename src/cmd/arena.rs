@@ -105,6 +105,16 @@ pub enum PlayerSpec {
     Uci(Vec<String>),
 }
 
+impl PlayerSpec {
+    /// Whether the player is an external engine process (Gomocup, UCCI or UCI).
+    pub fn is_external(&self) -> bool {
+        matches!(
+            self,
+            PlayerSpec::Gomocup(_) | PlayerSpec::Ucci(_) | PlayerSpec::Uci(_)
+        )
+    }
+}
+
 /// Splits a command line into words: blanks separate, `'…'` and `"…"` quote, `\` escapes.
 ///
 /// # Errors
@@ -385,6 +395,25 @@ fn mcts_entrant<G: Game>(
             sims,
         }) as Box<dyn Player<G>>
     })
+}
+
+/// Starts one instance of an external engine and asks it for a move from `start`, so that
+/// an engine that cannot start, or does not speak its protocol, stops the command with one
+/// clear error before any game is played (instead of losing every game of the match).
+fn preflight<G: ArenaGame>(entrant: &Entrant<G>, start: &G, limits: &Limits) -> Result<()> {
+    let mut player = (entrant.factory)();
+    let checked = player.new_game().and_then(|()| {
+        player
+            .choose_move(&History::new(start.clone()), limits)
+            .map(|_| ())
+    });
+    if let Err(e) = checked {
+        bail!(
+            "player {} cannot play, so the match was not started: {e}",
+            entrant.name
+        );
+    }
+    Ok(())
 }
 
 fn build_entrant<G: ArenaGame>(
@@ -697,15 +726,21 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         n * (n - 1) / 2
     };
     let openings = args.games.div_ceil(2);
-    let mut config = MatchConfig::new(entrants, G::new(cfg));
-    config.pairing = pairing;
-    config.openings_per_pair = openings;
-    config.opening_plies = opening_plies;
-    config.limits = Limits {
+    let limits = Limits {
         simulations: args.sims,
         movetime: args.movetime.map(Duration::from_millis),
         depth: None,
     };
+    for (text, entrant) in args.players.iter().zip(&entrants) {
+        if PlayerSpec::parse(text)?.is_external() {
+            preflight(entrant, &G::new(cfg), &limits)?;
+        }
+    }
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.pairing = pairing;
+    config.openings_per_pair = openings;
+    config.opening_plies = opening_plies;
+    config.limits = limits;
     config.max_plies = args.max_plies;
     config.threads = args.threads as usize;
     config.seed = args.seed;

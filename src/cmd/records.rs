@@ -278,6 +278,7 @@ fn list(dir: &Path) -> Result<()> {
         "file", "games", "plies", "trained", "1-0", "draw", "0-1"
     );
     let (mut games, mut plies, mut trained) = (0usize, 0usize, 0usize);
+    let mut unreadable = 0usize;
     for f in &files {
         let name = f
             .file_name()
@@ -306,7 +307,10 @@ fn list(dir: &Path) -> Result<()> {
                 plies += p;
                 trained += t;
             }
-            Err(e) => println!("{name:<40} unreadable: {e:#}"),
+            Err(e) => {
+                unreadable += 1;
+                println!("{name:<40} unreadable: {e:#}");
+            }
         }
     }
     println!(
@@ -314,6 +318,12 @@ fn list(dir: &Path) -> Result<()> {
          (full-search moves)",
         files.len()
     );
+    if unreadable > 0 {
+        bail!(
+            "{unreadable} of {} record files are unreadable (listed above)",
+            files.len()
+        );
+    }
     Ok(())
 }
 

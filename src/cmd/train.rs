@@ -230,6 +230,26 @@ fn effective_config_raw(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
             args.config.as_deref().unwrap_or(Path::new("")).display()
         )
     })?;
+    if let Some(path) = &args.config {
+        let file_size = alphazero_train::config::game_field_in(&text, "size")?;
+        if let (Some(size), Some(f)) = (args.size, &file_size) {
+            if f.trim() != size.to_string() {
+                bail!(
+                    "--size {size} and game.size = {f} in {} disagree; give the size once",
+                    path.display()
+                );
+            }
+        }
+        let file_rule = alphazero_train::config::game_field_in(&text, "rule")?;
+        if let (Some(rule), Some(f)) = (&args.rule, &file_rule) {
+            if !f.trim().eq_ignore_ascii_case(rule.trim()) {
+                bail!(
+                    "--rule {rule} and game.rule = {f:?} in {} disagree; give the rule once",
+                    path.display()
+                );
+            }
+        }
+    }
     if let (Some(g), Some(f), Some(path)) = (args.game, &file_game, &args.config) {
         if g.as_str() != f {
             bail!(
@@ -591,7 +611,16 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             run_progress(cfg, state.iteration, state.elapsed_s),
         );
         let mut trainer = if self.storage.exists(LATEST_KEY)? {
-            let ck = load_checkpoint(&self.path(LATEST_KEY)?, G::NAME, &self.device)?;
+            let ck = load_checkpoint(&self.path(LATEST_KEY)?, G::NAME, &self.device).with_context(
+                || {
+                    format!(
+                        "networks/latest.azc (the trainer's network and optimizer state) \
+                         cannot be loaded; to go on from the champion instead, copy {} over \
+                         it (the optimizer state then starts afresh)",
+                        champion_key(state.champion_id)
+                    )
+                },
+            )?;
             if ck.header.model != self.model_config {
                 bail!(
                     "networks/latest.azc has shape {:?}, the run's model is {:?}",
@@ -623,6 +652,14 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         let mut champion = self.load_net(&champion_key(state.champion_id))?;
         let mut buffer = self.rebuild_buffer(&state)?;
         let metrics = MetricsLog::open(self.storage.root().join("metrics.jsonl"))?;
+        if let Some(line) = metrics.torn_line() {
+            let shown: String = line.chars().take(60).collect();
+            eprintln!(
+                "warning: metrics.jsonl ended in an incomplete line (an interrupted write); \
+                 removed it, so that iteration's figures are missing from the metrics and \
+                 plots: {shown:?}…"
+            );
+        }
         metrics.drop_from(state.iteration)?;
         eprintln!(
             "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {}x{} ({} parameters)",

@@ -50,6 +50,19 @@ pub fn game_name_in(text: &str) -> Result<Option<String>, ConfigError> {
     }
 }
 
+/// The value of `[game] key` in a config file's text, as text (a string's contents or the
+/// TOML text of another value), if the file sets it.
+///
+/// # Errors
+/// [`ConfigError::Syntax`] if the text is not TOML.
+pub fn game_field_in(text: &str, key: &str) -> Result<Option<String>, ConfigError> {
+    let t: Table = toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    Ok(t.get("game").and_then(|g| g.get(key)).map(|v| match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }))
+}
+
 /// The `game.name` an override (`"game.name=xiangqi"`) sets, if it sets that key.
 ///
 /// # Errors
@@ -872,20 +885,23 @@ fn finite(key: &str, v: f64) -> Result<(), ConfigError> {
 }
 
 fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
-    if !(v.is_finite() && v > 0.0) {
+    finite(key, v)?;
+    if v <= 0.0 {
         return invalid(key, "must be > 0".into(), v);
     }
     Ok(())
 }
 
 fn non_negative(key: &str, v: f64) -> Result<(), ConfigError> {
-    if !(v.is_finite() && v >= 0.0) {
+    finite(key, v)?;
+    if v < 0.0 {
         return invalid(key, "must be >= 0".into(), v);
     }
     Ok(())
 }
 
 fn in_range(key: &str, v: f64, lo: f64, hi: f64) -> Result<(), ConfigError> {
+    finite(key, v)?;
     if !(v >= lo && v <= hi) {
         return invalid(key, format!("must be in [{lo}, {hi}]"), v);
     }
@@ -1168,6 +1184,25 @@ mod tests {
             err.to_string(),
             format!("model.channels must be in 1..={MAX_CHANNELS} (got 100000)")
         );
+    }
+
+    #[test]
+    fn infinite_and_nan_values_are_rejected_as_not_finite() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        for (set, key) in [
+            ("selfplay.temperature=inf", "selfplay.temperature"),
+            (
+                "selfplay.dirichlet_epsilon=nan",
+                "selfplay.dirichlet_epsilon",
+            ),
+            ("train.lr=inf", "train.lr"),
+        ] {
+            let err = base.with_overrides(&[set]).unwrap_err().to_string();
+            assert!(
+                err.starts_with(&format!("{key} must be a finite number")),
+                "{set}: {err}"
+            );
+        }
     }
 
     #[test]

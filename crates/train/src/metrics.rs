@@ -137,6 +137,7 @@ pub fn to_json_line(m: &IterationMetrics) -> Result<String, MetricsError> {
 #[derive(Debug, Clone)]
 pub struct MetricsLog {
     path: PathBuf,
+    torn_line: Option<String>,
 }
 
 impl MetricsLog {
@@ -157,12 +158,20 @@ impl MetricsLog {
             .open(&path)
             .map_err(io_err)?;
         let bytes = fs::read(&path).map_err(io_err)?;
+        let mut torn_line = None;
         if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
             let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            torn_line = Some(String::from_utf8_lossy(&bytes[keep..]).into_owned());
             f.set_len(keep as u64).map_err(io_err)?;
             f.sync_all().map_err(io_err)?;
         }
-        Ok(MetricsLog { path })
+        Ok(MetricsLog { path, torn_line })
+    }
+
+    /// The incomplete last line that [`MetricsLog::open`] cut off, if there was one (so
+    /// that the caller can say that this iteration's figures were lost).
+    pub fn torn_line(&self) -> Option<&str> {
+        self.torn_line.as_deref()
     }
 
     /// The file path.
@@ -353,6 +362,9 @@ mod tests {
         fs::write(&path, text).unwrap();
         let log = MetricsLog::open(&path).unwrap();
         assert_eq!(log.read_all().unwrap(), vec![ms[0].clone()]);
+        let torn = &to_json_line(&ms[1]).unwrap()[..20];
+        assert_eq!(log.torn_line(), Some(torn), "the cut line is reported");
+        assert_eq!(MetricsLog::open(&path).unwrap().torn_line(), None);
         log.append(&ms[1]).unwrap();
         assert_eq!(log.read_all().unwrap(), ms);
     }

@@ -77,7 +77,11 @@ const PLY_FLAG_THREAT: u8 = 1;
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     /// The file does not start with [`MAGIC`].
-    #[error("not a game-record file: magic is {found:?}, expected {MAGIC:?}")]
+    #[error(
+        "not a game-record file: it starts with \"{}\", not \"AZRC\"{}",
+        found.escape_ascii(),
+        if found.is_empty() { " (the file is empty)" } else { "" }
+    )]
     BadMagic {
         /// The first (up to four) bytes found.
         found: Vec<u8>,
@@ -117,7 +121,7 @@ pub enum RecordError {
     },
     /// The file CRC-32 (version 2) does not match the bytes before it: the file was changed
     /// or cut short after it was written.
-    #[error("record file checksum mismatch: stored CRC-32 {stored:#010x}, computed {computed:#010x} over {len} bytes")]
+    #[error("record file is damaged or cut short (checksum mismatch: stored CRC-32 {stored:#010x}, computed {computed:#010x} over {len} bytes)")]
     ChecksumMismatch {
         /// The CRC-32 stored in the last four bytes.
         stored: u32,

@@ -33,6 +33,15 @@ pub enum StorageError {
         /// The missing key.
         key: String,
     },
+    /// The key names something that is not a regular file (a device, a FIFO, a socket, a
+    /// directory, or a symbolic link to one), which the storage neither reads nor replaces.
+    #[error("{path} (key {key:?}) is not a regular file; move it out of the run directory")]
+    NotAFile {
+        /// The key.
+        key: String,
+        /// Its path.
+        path: PathBuf,
+    },
     /// An I/O error while operating on a key (full disk, permission denied, a path
     /// component that is a file, …).
     #[error("storage {op} of key {key:?} failed")]
@@ -384,6 +393,15 @@ impl Storage for LocalStorage {
 
     fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {
         let path = self.path_of(key)?;
+        // Never read a device or a FIFO (it may never end), nor a directory.
+        if let Ok(m) = fs::metadata(&path) {
+            if !m.is_file() {
+                return Err(StorageError::NotAFile {
+                    key: key.to_string(),
+                    path,
+                });
+            }
+        }
         match fs::read(&path) {
             Ok(b) => Ok(b),
             Err(e)
@@ -469,7 +487,8 @@ impl Storage for LocalStorage {
     fn exists(&self, key: &str) -> Result<bool, StorageError> {
         let path = self.path_of(key)?;
         match fs::metadata(&path) {
-            Ok(m) => Ok(m.is_file()),
+            // A listed key that is not a regular file exists; `get` says what it is.
+            Ok(m) => Ok(!m.is_dir()),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
             // A path component that is a file: nothing can be stored there.
             Err(e) if e.kind() == io::ErrorKind::NotADirectory => Ok(false),
@@ -758,5 +777,26 @@ mod tests {
         assert_eq!(record_key(123), "records/000123.azr");
         assert_eq!(champion_key(5), "networks/champion-0005.azc");
         validate_key(&record_key(1_234_567)).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_that_is_a_symlink_to_a_device_is_listed_and_refused_as_not_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = LocalStorage::open(dir.path().join("run")).unwrap();
+        s.put("records/000001.azr", b"one").unwrap();
+        std::os::unix::fs::symlink("/dev/null", dir.path().join("run/records/000002.azr")).unwrap();
+        assert_eq!(
+            s.list("records/").unwrap(),
+            vec!["records/000001.azr", "records/000002.azr"]
+        );
+        assert!(s.exists("records/000002.azr").unwrap());
+        match s.get("records/000002.azr") {
+            Err(e @ StorageError::NotAFile { .. }) => {
+                assert!(e.to_string().contains("not a regular file"), "{e}")
+            }
+            other => panic!("expected NotAFile, got {other:?}"),
+        }
+        assert_eq!(s.get("records/000001.azr").unwrap(), b"one");
     }
 }
