@@ -501,6 +501,12 @@ impl GomocupEngine {
     /// continuous games (the `INFO rule` bit is already answered with `ERROR`), so a 3 means
     /// the position cannot be represented and must not be guessed at.
     fn board_stone(&self, line: &str) -> Result<(GomokuMove, u8), String> {
+        if line.split(',').count() != 3 {
+            return Err(format!(
+                "expected X,Y,F (three comma-separated numbers), got {} fields",
+                line.split(',').count()
+            ));
+        }
         let (xy, f) = line
             .rsplit_once(',')
             .filter(|(xy, _)| xy.contains(','))

@@ -124,7 +124,7 @@ fn gomocup_board_field_3_bad_lines_duplicates_and_off_board_points_are_errors_na
         "ERROR BOARD line 2 \"15,3,2\": \"15,3\" is off the 15x15 board",
         "ERROR BOARD line 1 \"-1,3,2\": \"-1,3\" is off the 15x15 board",
         "ERROR BOARD line 1 \"7,7\": expected X,Y,F",
-        "ERROR BOARD line 1 \"7,7,1,2\": bad point \"7,7,1\"",
+        "ERROR BOARD line 1 \"7,7,1,2\": expected X,Y,F (three comma-separated numbers), got 4",
         "ERROR BOARD line 1 \"7,7,4\": field must be 1",
         "ERROR BOARD line 1 \"7,7,x\": field must be 1",
         "ERROR BOARD line 1 \"7,7,0\": field must be 1",
