@@ -974,6 +974,16 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
             format!("{prefix}.{k}")
         };
         let Some(bv) = base.get_mut(k) else {
+            // An unknown section: name the first full key set in it (`foo.bar`, not `foo`).
+            let mut key = key;
+            let mut v = uv;
+            while let Value::Table(t) = v {
+                let Some((k2, v2)) = t.iter().next() else {
+                    break;
+                };
+                key = format!("{key}.{k2}");
+                v = v2;
+            }
             return Err(ConfigError::UnknownKey { key });
         };
         match (bv, uv) {
@@ -1325,6 +1335,13 @@ mod tests {
             ConfigError::UnknownKey {
                 key: "selfplay.sims".into()
             }
+        );
+        assert_eq!(
+            base.with_overrides(&["foo.bar=1"]).unwrap_err(),
+            ConfigError::UnknownKey {
+                key: "foo.bar".into()
+            },
+            "an unknown section names the whole key"
         );
         assert_eq!(
             base.with_overrides(&["selfplay"]).unwrap_err(),
