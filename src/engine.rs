@@ -163,6 +163,16 @@ pub fn load_network<G: Encode>(
             want.3
         );
     }
+    let trained_for = config_words(&ck.header.game.name, &ck.header.game.config);
+    let used_for = config_words(G::NAME, &GameTag::of::<G>(game_config).config);
+    if trained_for != used_for {
+        // Same shapes, other rules (e.g. a renju network on a freestyle board): usable, but
+        // its policy and values were learnt under other rules.
+        eprintln!(
+            "warning: network {} was trained for {trained_for}; it is used here for {used_for}",
+            path.display()
+        );
+    }
     let net = NetworkEvaluator::<G>::new(&ck.model, m, device)
         .with_context(|| format!("network {}", path.display()))?;
     let desc = format!(

@@ -164,3 +164,34 @@ fn connect4_result_line_names_four_in_a_row() {
         "{over}"
     );
 }
+
+#[test]
+fn a_network_trained_under_other_rules_is_used_with_a_warning() {
+    let model = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/gomoku-8x8-freestyle.azc"
+    );
+    let out = alphazero_with_input(
+        &[
+            "play", "--game", "gomoku", "--size", "8", "--rule", "renju", "--sims", "5", "--model",
+            model,
+        ],
+        "quit\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("was trained for gomoku 8x8 freestyle; it is used here for gomoku 8x8 renju"),
+        "{}",
+        out.stderr
+    );
+    // The same network under its own rules: no warning.
+    let out = alphazero_with_input(
+        &[
+            "play", "--game", "gomoku", "--size", "8", "--sims", "5", "--model", model,
+        ],
+        "quit\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+}

@@ -15,7 +15,8 @@
 //! [`batch_norm`] is a drop-in for `BatchNorm::forward` that also updates the running
 //! statistics exactly as burn does (`running ← (1 − momentum)·running + momentum·batch`,
 //! biased variance). Checked against burn's `BatchNorm` (outputs, all gradients and the running
-//! statistics) in this module's tests.
+//! statistics) in this module's tests. Tensors must be `f32` (the only dtype the networks of
+//! this crate use; other dtypes panic with a message naming the operation).
 
 use burn::backend::autodiff::checkpoint::base::Checkpointer;
 use burn::backend::autodiff::checkpoint::strategy::CheckpointStrategy;

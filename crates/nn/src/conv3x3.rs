@@ -381,7 +381,8 @@ pub(crate) fn for_sample_chunks<R: Send>(
 ) -> Vec<R> {
     let n = tasks(b);
     let per_task = b.div_ceil(n);
-    let chunk = per_task * per_sample.max(1);
+    // At least 1: an empty batch gives no chunks (and no panic).
+    let chunk = (per_task * per_sample).max(1);
     #[cfg(feature = "rayon")]
     {
         use rayon::prelude::*;
