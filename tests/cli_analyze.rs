@@ -56,6 +56,29 @@ fn analyze_rejects_bad_positions_and_finished_games() {
     }
 }
 
+#[test]
+fn analyze_refuses_an_unwritable_out_path_before_searching() {
+    let dir = fresh_dir("analyze_out");
+    let missing = dir.join("no/such/folder/x.png");
+    for (out, needle) in [
+        (missing.to_str().unwrap(), "does not exist"),
+        (dir.to_str().unwrap(), "is a folder"),
+    ] {
+        // A million simulations would take minutes: the refusal must come first.
+        let args = [
+            "analyze", "--game", "connect4", "--sims", "1000000", "--out", out,
+        ];
+        let result = alphazero(&args);
+        assert_clean_error(&result, out);
+        assert!(result.stderr.contains(needle), "{out}: {}", result.stderr);
+        assert!(
+            result.stdout.is_empty(),
+            "{out}: searched: {}",
+            result.stdout
+        );
+    }
+}
+
 /// The board is framed by a 30-pixel margin; the column labels are drawn in the bottom
 /// margin in dark ink (60, 45, 25): there must be ink there, in several separate places
 /// (one label per column).

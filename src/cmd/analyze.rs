@@ -531,6 +531,23 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
     if let Some(o) = game.outcome() {
         bail!("the position is already decided ({o:?} for the side to move); nothing to analyze");
     }
+    if let Some(out) = &args.out {
+        // Refuse an output path that cannot be written before searching, not after.
+        let dir = out
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            bail!(
+                "--out {}: the folder {} does not exist",
+                out.display(),
+                dir.display()
+            );
+        }
+        if out.is_dir() {
+            bail!("--out {}: is a folder, not a file name", out.display());
+        }
+    }
     let dev = device(&args.device)?;
     let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
     let config = SearchConfig {
