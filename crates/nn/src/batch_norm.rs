@@ -127,6 +127,35 @@ fn is_f32(ts: &[&FlexTensor]) -> bool {
     ts.iter().all(|t| t.dtype() == DType::F32)
 }
 
+/// The forward pass on host data: the normalised output `[B, C, H, W]`, the batch mean and
+/// `1/√(σ² + ε)` per channel (what the backward pass needs).
+fn forward_host(
+    x: &FlexTensor,
+    gamma: &FlexTensor,
+    beta: &FlexTensor,
+    epsilon: f64,
+) -> (FlexTensor, Vec<f32>, Vec<f32>) {
+    assert!(
+        is_f32(&[x, gamma, beta]),
+        "batch_norm_batch_stats: f32 tensors only"
+    );
+    let shape = x.shape();
+    let dims = dims_of(x);
+    let (x, gamma, beta) = (
+        contiguous(x.clone()),
+        contiguous(gamma.clone()),
+        contiguous(beta.clone()),
+    );
+    let (mean, var) = stats(slice(&x), dims[0], dims[1], dims[2]);
+    let inv = inv_std(&var, epsilon);
+    let out = normalise(slice(&x), dims, &mean, &inv, slice(&gamma), slice(&beta));
+    (
+        FlexTensor::from_data(TensorData::new(out, shape)),
+        mean,
+        inv,
+    )
+}
+
 impl BatchNormBackend for Flex {
     fn batch_norm_batch_stats(
         x: FlexTensor,
@@ -134,17 +163,7 @@ impl BatchNormBackend for Flex {
         beta: FlexTensor,
         epsilon: f64,
     ) -> FlexTensor {
-        assert!(
-            is_f32(&[&x, &gamma, &beta]),
-            "batch_norm_batch_stats: f32 tensors only"
-        );
-        let shape = x.shape();
-        let dims = dims_of(&x);
-        let (x, gamma, beta) = (contiguous(x), contiguous(gamma), contiguous(beta));
-        let (mean, var) = stats(slice(&x), dims[0], dims[1], dims[2]);
-        let inv = inv_std(&var, epsilon);
-        let out = normalise(slice(&x), dims, &mean, &inv, slice(&gamma), slice(&beta));
-        FlexTensor::from_data(TensorData::new(out, shape))
+        forward_host(&x, &gamma, &beta, epsilon).0
     }
 
     fn channel_mean_var(x: FlexTensor) -> FlexTensor {
@@ -245,29 +264,12 @@ impl<C: CheckpointStrategy> BatchNormBackend for Autodiff<Flex, C> {
         beta: FloatTensor<Self>,
         epsilon: f64,
     ) -> FloatTensor<Self> {
-        let dims = dims_of(x.primitive());
         let prep = BatchNormBackward
             .prepare::<C>([x.node(), gamma.node(), beta.node()])
             .compute_bound()
             .stateful();
         let run = |x: &FlexTensor, gamma: &FlexTensor, beta: &FlexTensor| {
-            assert!(
-                is_f32(&[x, gamma, beta]),
-                "batch_norm_batch_stats: f32 tensors only"
-            );
-            let (x, gamma, beta) = (
-                contiguous(x.clone()),
-                contiguous(gamma.clone()),
-                contiguous(beta.clone()),
-            );
-            let (mean, var) = stats(slice(&x), dims[0], dims[1], dims[2]);
-            let inv = inv_std(&var, epsilon);
-            let out = normalise(slice(&x), dims, &mean, &inv, slice(&gamma), slice(&beta));
-            (
-                FlexTensor::from_data(TensorData::new(out, x.shape())),
-                mean,
-                inv,
-            )
+            forward_host(x, gamma, beta, epsilon)
         };
         match prep {
             OpsKind::Tracked(mut prep) => {
