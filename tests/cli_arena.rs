@@ -249,6 +249,51 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
 }
 
 #[test]
+fn network_search_settings_are_applied_and_bad_ones_refused() {
+    let dir = fresh_dir("arena_c_puct");
+    tiny_connect4_run(&dir);
+    let net = format!("net:{}:8", dir.join("networks/latest.azc").display());
+    let base = [
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        &net,
+        "random",
+        "--games",
+        "2",
+    ];
+    let mut args = base.to_vec();
+    args.extend(["--c-puct", "1.5", "--leaves-per-batch", "1"]);
+    let out = alphazero(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("search c_puct 1.5, 1 leaves per network call"),
+        "{}",
+        out.stderr
+    );
+    let out = alphazero(&base);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("c_puct AlphaZero c(N), 8 leaves"),
+        "{}",
+        out.stderr
+    );
+    for bad in [
+        ["--c-puct", "0"],
+        ["--c-puct", "nan"],
+        ["--leaves-per-batch", "0"],
+    ] {
+        let mut args = base.to_vec();
+        args.extend(bad);
+        let out = alphazero(&args);
+        assert_eq!(out.code, 2, "{bad:?}: {}", out.stderr);
+        assert!(out.stderr.contains(bad[0]), "{bad:?}: {}", out.stderr);
+    }
+}
+
+#[test]
 fn arena_into_a_closed_pipe_does_not_panic() {
     // Regression: printing the cross table into a closed pipe panicked (exit 101). The arena
     // keeps SIGPIPE ignored (its engines are child processes), so it exits with 141 itself.

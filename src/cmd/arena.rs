@@ -12,7 +12,7 @@ use alphazero_arena::{
 use alphazero_connect4::Connect4;
 use alphazero_game::{Game, History, Outcome};
 use alphazero_gomoku::Gomoku;
-use alphazero_mcts::{Evaluator, SearchConfig};
+use alphazero_mcts::{CPuct, Evaluator, SearchConfig};
 use alphazero_nn::Device;
 use alphazero_xiangqi::Xiangqi;
 use anyhow::{bail, Context, Result};
@@ -45,6 +45,15 @@ pub struct ArenaArgs {
     /// node limit given to external engines.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sims: Option<u32>,
+    /// Exploration constant c_puct of the network players' PUCT search (a constant; default:
+    /// AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
+    #[arg(long, value_parser = parse_c_puct)]
+    c_puct: Option<f32>,
+    /// Leaves the network players' search collects (with virtual loss) per network call: 1
+    /// is the sequential search of the paper; more is faster per simulation but searches
+    /// a little wider.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
+    leaves_per_batch: u32,
     /// Time per move in milliseconds (search players stop early, external engines get it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     movetime: Option<u64>,
@@ -351,15 +360,46 @@ impl ArenaGame for Xiangqi {
     }
 }
 
+/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`).
+#[derive(Clone, Copy, Debug)]
+struct NetSearch {
+    c_puct: Option<f32>,
+    leaves_per_batch: u32,
+}
+
+impl NetSearch {
+    fn of(args: &ArenaArgs) -> Self {
+        NetSearch {
+            c_puct: args.c_puct,
+            leaves_per_batch: args.leaves_per_batch,
+        }
+    }
+}
+
+fn parse_c_puct(text: &str) -> std::result::Result<f32, String> {
+    match text.trim().parse::<f32>() {
+        Ok(c) if c.is_finite() && c > 0.0 && c <= 100.0 => Ok(c),
+        _ => Err(format!("{text:?}: expected a number in (0, 100]")),
+    }
+}
+
 fn net_entrant<G: ArenaGame>(
     file: &Path,
     sims: Option<u32>,
     cfg: &G::Config,
     dev: &Device,
     seed: u64,
+    search: NetSearch,
 ) -> Result<Entrant<G>> {
     let (eval, desc) = load_network::<G>(file, cfg, dev)?;
-    eprintln!("player net: {desc}");
+    let c = match search.c_puct {
+        Some(c) => format!("c_puct {c}"),
+        None => "c_puct AlphaZero c(N)".into(),
+    };
+    eprintln!(
+        "player net: {desc}; search {c}, {} leaves per network call",
+        search.leaves_per_batch
+    );
     let stem = file
         .file_stem()
         .map_or_else(|| "net".into(), |s| s.to_string_lossy().into_owned());
@@ -367,7 +407,7 @@ fn net_entrant<G: ArenaGame>(
         Some(s) => format!("{stem}@{s}"),
         None => stem,
     };
-    Ok(mcts_entrant(name, eval, 100, sims, seed))
+    Ok(mcts_entrant(name, eval, 100, sims, seed, search))
 }
 
 fn mcts_entrant<G: Game>(
@@ -376,6 +416,7 @@ fn mcts_entrant<G: Game>(
     default_sims: u32,
     sims: Option<u32>,
     seed: u64,
+    search: NetSearch,
 ) -> Entrant<G> {
     let n = name.clone();
     Entrant::new(name, move || {
@@ -387,6 +428,8 @@ fn mcts_entrant<G: Game>(
                 seed,
                 // Immediate wins/losses seen at expansion, as in self-play.
                 terminal_check: G::NAME != "xiangqi",
+                leaves_per_batch: search.leaves_per_batch,
+                c_puct: search.c_puct.map(CPuct::Constant).unwrap_or_default(),
                 ..SearchConfig::default()
             },
         );
@@ -421,6 +464,7 @@ fn build_entrant<G: ArenaGame>(
     cfg: &G::Config,
     dev: &Device,
     seed: u64,
+    search: NetSearch,
 ) -> Result<Entrant<G>> {
     let spec = PlayerSpec::parse(text)?;
     Ok(match &spec {
@@ -445,7 +489,7 @@ fn build_entrant<G: ArenaGame>(
                 }) as Box<dyn Player<G>>
             })
         }
-        PlayerSpec::Net(file, sims) => net_entrant::<G>(file, *sims, cfg, dev, seed)?,
+        PlayerSpec::Net(file, sims) => net_entrant::<G>(file, *sims, cfg, dev, seed, search)?,
         _ => {
             let (name, f) = G::special(&spec, text, seed)?;
             Entrant { name, factory: f }
@@ -700,7 +744,15 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         .players
         .iter()
         .enumerate()
-        .map(|(i, p)| build_entrant::<G>(p, cfg, &dev, mix(args.seed, i as u64 + 1)))
+        .map(|(i, p)| {
+            build_entrant::<G>(
+                p,
+                cfg,
+                &dev,
+                mix(args.seed, i as u64 + 1),
+                NetSearch::of(args),
+            )
+        })
         .collect::<Result<Vec<_>>>()?;
     unique_names(&mut entrants);
     let anchor = match &args.anchor {
@@ -841,6 +893,7 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
             cfg,
             &dev,
             mix(seed, i as u64 + 1),
+            NetSearch::of(args),
         )?);
     }
     let n = entrants.len();

@@ -813,6 +813,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             let (mut planes, mut legal, mut pi) =
                 (vec![0f32; c * h * w], vec![false; a], vec![0f32; a]);
             let mut moves = Vec::new();
+            let q_weight = cfg.train.value_q_weight as f32;
             let mut sums = [0f64; 4];
             let pb = self.progress(steps, format!("iter {iter} training"));
             let train_start = Instant::now();
@@ -830,7 +831,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                     for &(act, prob) in &s.sample.policy {
                         pi[act as usize] = prob;
                     }
-                    batch.push(&planes, &legal, &pi, s.sample.z)?;
+                    batch.push(&planes, &legal, &pi, s.sample.value_target(q_weight))?;
                 }
                 let st = trainer.train_step(&batch)?;
                 sums[0] += f64::from(st.policy_loss);

@@ -302,6 +302,12 @@ pub struct LearnerConfig {
     pub momentum: f64,
     /// Gradient-norm clip; 0 disables clipping.
     pub grad_clip: f64,
+    /// Weight λ in [0, 1] of the search's root value q in the value target
+    /// `(1 − λ)·z + λ·q`, both from the side to move (0 = the game result z alone, as in
+    /// AlphaZero; 0.5 = the "(z + q)/2" target of Prasad's "Lessons from AlphaZero" for
+    /// Connect Four, a short-term value in KataGo's sense). Older records without a root
+    /// value do not exist: every recorded ply carries it.
+    pub value_q_weight: f64,
 }
 
 impl LearnerConfig {
@@ -416,8 +422,9 @@ pub struct TrainConfig {
 }
 
 impl TrainConfig {
-    /// The defaults for a game: `connect4` (5×64 network, 160 simulations), `gomoku`
-    /// (15×15 freestyle, 10×128, 400 simulations) or `xiangqi` (10×128, 400 simulations).
+    /// The defaults for a game: `connect4` (4×32 network, 128 simulations with playout-cap
+    /// randomisation, 60 minutes, no gating), `gomoku` (15×15 freestyle, 10×128, 400
+    /// simulations) or `xiangqi` (10×128, 400 simulations).
     ///
     /// # Errors
     /// [`ConfigError::Invalid`] for `game.name` when the game is unknown.
@@ -480,6 +487,7 @@ impl TrainConfig {
                 weight_decay: 1e-4,
                 momentum: 0.9,
                 grad_clip: 5.0,
+                value_q_weight: 0.0,
             },
             gating: GatingConfig {
                 enabled: true,
@@ -518,7 +526,10 @@ impl TrainConfig {
                 c.selfplay.playout_cap.full_probability = 0.3;
                 c.selfplay.max_plies = 42;
                 c.selfplay.resign.min_ply = 10;
-                c.replay.recent_window = 10_000;
+                // Half of each batch from the newest 40,000 positions (about the last 6,000
+                // games), the rest from the whole buffer.
+                c.replay.recent_fraction = 0.5;
+                c.replay.recent_window = 40_000;
                 c.model = ModelConfig {
                     blocks: 4,
                     channels: 32,
@@ -526,6 +537,14 @@ impl TrainConfig {
                 };
                 c.train.samples_per_position = 8.0;
                 c.train.lr = 2e-3;
+                // Cosine decay over the run (its time budget) to 1e-4, and the value target
+                // (z + q)/2: measured in sessions 3–4 on this machine (README, "Measured").
+                c.train.lr_schedule = LrSchedule::Cosine;
+                c.train.lr_min = 1e-4;
+                c.train.value_q_weight = 0.5;
+                // No gating: every iteration's network plays the next self-play games (as in
+                // AlphaZero, unlike AlphaGo Zero); `gating.enabled = true` restores it.
+                c.gating.enabled = false;
                 c.gating.games = 30;
                 c.gating.simulations = 48;
                 c.gating.sprt.enabled = false;
@@ -788,6 +807,7 @@ impl TrainConfig {
             return invalid("train.momentum", "must be < 1".into(), t.momentum);
         }
         non_negative("train.grad_clip", t.grad_clip)?;
+        in_range("train.value_q_weight", t.value_q_weight, 0.0, 1.0)?;
 
         let gt = &self.gating;
         if gt.enabled {
@@ -1292,6 +1312,14 @@ mod tests {
             ),
             ("game.name=chess", "game.name must be one of"),
             ("train.momentum=1", "train.momentum must be < 1"),
+            (
+                "train.value_q_weight=1.5",
+                "train.value_q_weight must be in [0, 1]",
+            ),
+            (
+                "train.value_q_weight=-0.1",
+                "train.value_q_weight must be in [0, 1]",
+            ),
         ];
         let base = TrainConfig::default_for("connect4")
             .unwrap()

@@ -39,6 +39,19 @@ pub struct Sample<G: Game> {
     pub threat: bool,
 }
 
+impl<G: Game> Sample<G> {
+    /// The value target `(1 − λ)·z + λ·q` for `q_weight` λ (clamped to [0, 1]): the game
+    /// result z mixed with the search's root value q, both from the side to move of this
+    /// position (see `train.value_q_weight`). A non-finite root value counts as z.
+    pub fn value_target(&self, q_weight: f32) -> f32 {
+        let l = q_weight.clamp(0.0, 1.0);
+        if l == 0.0 || !self.root_value.is_finite() {
+            return self.z;
+        }
+        ((1.0 - l) * self.z + l * self.root_value.clamp(-1.0, 1.0)).clamp(-1.0, 1.0)
+    }
+}
+
 /// How [`ReplayBuffer::sample_batch`] draws.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SampleOptions {
@@ -391,6 +404,28 @@ mod tests {
 
     fn start() -> Connect4 {
         Connect4::new(&Connect4Config)
+    }
+
+    #[test]
+    fn value_target_mixes_z_with_the_root_value_from_the_same_side() {
+        let mut buf = ReplayBuffer::new(100);
+        let mut g = c4_game(&[0, 1, 0, 1, 0, 1, 0], GameResult::FirstWon, &[]);
+        for (i, p) in g.plies.iter_mut().enumerate() {
+            // The search's root value, from the side to move: the winner's positions +0.5.
+            p.root_value = if i % 2 == 0 { 0.5 } else { -0.5 };
+        }
+        buf.add_game(start(), &g, 1).unwrap();
+        for s in buf.iter() {
+            assert_eq!(s.value_target(0.0), s.z);
+            assert_eq!(s.value_target(1.0), s.root_value);
+            let want = 0.5 * s.z + 0.5 * s.root_value;
+            assert!((s.value_target(0.5) - want).abs() < 1e-6, "ply {}", s.ply);
+            // Same sign as z here: both say the first player wins.
+            assert_eq!(s.value_target(0.5).signum(), s.z.signum());
+        }
+        let mut odd = buf.get(0).unwrap().clone();
+        odd.root_value = f32::NAN;
+        assert_eq!(odd.value_target(0.5), odd.z);
     }
 
     #[test]

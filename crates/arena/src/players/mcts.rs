@@ -28,6 +28,9 @@ pub struct MctsPlayer<G: Game> {
     search: Option<Search<G>>,
     /// Start position and moves of the game at the tree's root.
     searched: Option<(G, Vec<G::Move>)>,
+    /// Playouts per leaf of a rollout player, whose evaluator is re-seeded by
+    /// [`Player::set_seed`] (its playouts are a function of the position and its seed).
+    rollout_playouts: Option<u32>,
 }
 
 impl<G: Game> MctsPlayer<G> {
@@ -47,14 +50,18 @@ impl<G: Game> MctsPlayer<G> {
             },
             search: None,
             searched: None,
+            rollout_playouts: None,
         }
     }
 
     /// The "pure MCTS" baseline `rollout-N`: `playouts` simulations per move, each leaf valued
     /// by one random playout ([`RolloutEvaluator`] with 1 playout, seeded with `seed`),
     /// uniform priors, paper defaults otherwise.
+    ///
+    /// [`Player::set_seed`] re-seeds the playouts too, so games of a match from the same
+    /// opening differ (the evaluator's playouts depend only on the position and its seed).
     pub fn rollout(playouts: u32, seed: u64) -> Self {
-        Self::new(
+        let mut player = Self::new(
             format!("rollout-{playouts}"),
             Arc::new(RolloutEvaluator::new(1, seed)),
             SearchConfig {
@@ -66,7 +73,9 @@ impl<G: Game> MctsPlayer<G> {
                 terminal_check: true,
                 ..SearchConfig::default()
             },
-        )
+        );
+        player.rollout_playouts = Some(1);
+        player
     }
 
     /// `uniform-N`: search with the [`UniformEvaluator`] (uniform priors, value 0), `simulations`
@@ -209,5 +218,10 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
 
     fn set_seed(&mut self, seed: u64) {
         self.config.seed = seed;
+        if let Some(k) = self.rollout_playouts {
+            self.evaluator = Arc::new(RolloutEvaluator::new(k, seed));
+            self.search = None;
+            self.searched = None;
+        }
     }
 }
