@@ -383,6 +383,19 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
     }
 }
 
+/// The search of the interactive commands (`play`, `analyze`): the paper's defaults with
+/// `simulations`, plus [`SearchConfig::terminal_check`] for Gomoku and Connect Four, so an
+/// immediate win (or the opponent's) is never missed because the network's prior for it is
+/// tiny (Xiangqi leaves it off: its adjudication generates moves and costs ~12×).
+pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> SearchConfig {
+    SearchConfig {
+        simulations,
+        seed,
+        terminal_check: G::NAME != "xiangqi",
+        ..SearchConfig::default()
+    }
+}
+
 /// Settings of the protocol engines (`alphazero gomocup`, `alphazero ucci`, `pbrain-alphazero`).
 #[derive(Clone, Debug, Default)]
 pub struct BrainOptions {
@@ -449,11 +462,15 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             Arc::new(UniformEvaluator)
         }
     };
+    let mut config = engine_config(opts);
+    // Immediate fives (own and the opponent's) are seen when a node is expanded, whatever
+    // the network's prior says.
+    config.search.terminal_check = true;
     alphazero_protocols::run_gomocup(
         std::io::stdin().lock(),
         std::io::stdout().lock(),
         evaluator,
-        engine_config(opts),
+        config,
     )
     .context("Gomocup brain I/O")
 }

@@ -79,6 +79,37 @@ fn analyze_refuses_an_unwritable_out_path_before_searching() {
     }
 }
 
+/// Regression (trial 4): `analyze` (and `play`) searched without `terminal_check`, so the
+/// shipped network, whose prior for the winning column 1 of `121212` is 0.004, gave all 800
+/// visits to column 2 and missed the win in one.
+#[test]
+fn analyze_never_misses_a_win_in_one_whatever_the_prior() {
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/connect4.azc");
+    for (position, win) in [("121212", "1"), ("767676", "7"), ("343434", "3")] {
+        let out = alphazero(&[
+            "analyze",
+            "--game",
+            "connect4",
+            "--model",
+            model,
+            "--position",
+            position,
+            "--sims",
+            "800",
+        ]);
+        assert_eq!(out.code, 0, "{position}: {}", out.stderr);
+        let best = out
+            .stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("best "))
+            .unwrap_or_else(|| panic!("{position}: no best line: {}", out.stdout));
+        assert!(
+            best.split_whitespace().next() == Some(win),
+            "{position}: best {best}, expected {win}"
+        );
+    }
+}
+
 /// The board is framed by a 30-pixel margin; the column labels are drawn in the bottom
 /// margin in dark ink (60, 45, 25): there must be ink there, in several separate places
 /// (one label per column).

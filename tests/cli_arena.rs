@@ -269,7 +269,7 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr
-            .contains("search c_puct 1.5, 1 leaves per network call"),
+            .contains("search c_puct 1.5, 1 leaf per network call"),
         "{}",
         out.stderr
     );
@@ -277,6 +277,27 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stderr.contains("c_puct AlphaZero c(N), 8 leaves"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    // Two players without randomness from the empty board: the same games again and again.
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        &net,
+        "uniform:8",
+        "--games",
+        "4",
+        "--openings",
+        "none",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("warning: --openings none with only network / uniform players"),
         "{}",
         out.stderr
     );
@@ -293,25 +314,66 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     }
 }
 
+/// Regression (trial 4): an `--out` / `--pgn` that cannot be written was found only after the
+/// whole match had been played.
+#[test]
+fn unwritable_out_and_pgn_are_refused_before_the_match() {
+    let dir = fresh_dir("arena_out");
+    let missing = dir.join("no/such/folder/r.json");
+    for flag in ["--out", "--pgn"] {
+        for (path, needle) in [
+            (missing.to_str().unwrap(), "does not exist"),
+            (dir.to_str().unwrap(), "is a folder"),
+        ] {
+            // A million-playout rollout match would take hours: the refusal must come first.
+            let out = alphazero(&[
+                "arena",
+                "--game",
+                "connect4",
+                "--players",
+                "rollout:1000000",
+                "random",
+                "--games",
+                "100",
+                flag,
+                path,
+            ]);
+            assert_clean_error(&out, path);
+            assert!(out.stderr.contains(flag), "{flag} {path}: {}", out.stderr);
+            assert!(out.stderr.contains(needle), "{flag} {path}: {}", out.stderr);
+            assert!(!out.stdout.contains("game 1/"), "{}", out.stdout);
+        }
+    }
+}
+
 #[test]
 fn arena_into_a_closed_pipe_does_not_panic() {
     // Regression: printing the cross table into a closed pipe panicked (exit 101). The arena
     // keeps SIGPIPE ignored (its engines are child processes), so it exits with 141 itself.
-    let (code, stderr) = common::alphazero_stdout_closed_early(
-        &[
-            "arena",
-            "--game",
-            "connect4",
-            "--players",
-            "random",
-            "random",
-            "--games",
-            "2",
-        ],
-        0,
-    );
-    common::assert_quiet_on_closed_stdout(code, &stderr, "arena | head");
-    assert_eq!(code, 141, "{stderr}");
+    // Exit 0 means the write found the pipe still open: a child spawned at the same moment by
+    // another test thread can hold the read end for an instant (fork before exec). Retried;
+    // a panic (101) or any other code fails at once.
+    for attempt in 1..=3 {
+        let (code, stderr) = common::alphazero_stdout_closed_early(
+            &[
+                "arena",
+                "--game",
+                "connect4",
+                "--players",
+                "random",
+                "random",
+                "--games",
+                "2",
+            ],
+            0,
+        );
+        common::assert_quiet_on_closed_stdout(code, &stderr, "arena | head");
+        if code == 0 && attempt < 3 {
+            continue;
+        }
+        assert_eq!(code, 141, "{stderr}");
+        break;
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use crate::with_game;
 use alphazero_connect4::{C4Move, Connect4, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
 use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Foul, Gomoku, GomokuMove};
-use alphazero_mcts::{SearchConfig, SearchResult};
+use alphazero_mcts::SearchResult;
 use alphazero_nn::Encode;
 use alphazero_train::plots::{draw_text, text_width};
 use alphazero_xiangqi::{Move as XqMove, Square, Xiangqi};
@@ -532,28 +532,11 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
         bail!("the position is already decided ({o:?} for the side to move); nothing to analyze");
     }
     if let Some(out) = &args.out {
-        // Refuse an output path that cannot be written before searching, not after.
-        let dir = out
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            bail!(
-                "--out {}: the folder {} does not exist",
-                out.display(),
-                dir.display()
-            );
-        }
-        if out.is_dir() {
-            bail!("--out {}: is a folder, not a file name", out.display());
-        }
+        super::check_output_path("--out", out)?;
     }
     let dev = device(&args.device)?;
     let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
-    let config = SearchConfig {
-        simulations: args.sims,
-        ..SearchConfig::default()
-    };
+    let config = crate::engine::interactive_search_config::<G>(args.sims, 0);
     let r = search_position(&game, &*eval, &config, None)?;
     println!("{}", board_text(pos, use_color()));
     println!(

@@ -397,8 +397,13 @@ fn net_entrant<G: ArenaGame>(
         None => "c_puct AlphaZero c(N)".into(),
     };
     eprintln!(
-        "player net: {desc}; search {c}, {} leaves per network call",
-        search.leaves_per_batch
+        "player net: {desc}; search {c}, {} {} per network call",
+        search.leaves_per_batch,
+        if search.leaves_per_batch == 1 {
+            "leaf"
+        } else {
+            "leaves"
+        }
     );
     let stem = file
         .file_stem()
@@ -735,6 +740,23 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         );
     }
     let opening_plies = parse_openings(&args.openings)?;
+    if opening_plies == 0 && args.games > 2 {
+        let specs = args
+            .players
+            .iter()
+            .map(|p| PlayerSpec::parse(p))
+            .collect::<Result<Vec<_>>>()?;
+        if specs
+            .iter()
+            .all(|s| matches!(s, PlayerSpec::Net(..) | PlayerSpec::Uniform(_)))
+        {
+            eprintln!(
+                "warning: --openings none with only network / uniform players: their search has \
+                 no randomness, so each pair plays the same two games over and over (use \
+                 --openings random-K for different games)"
+            );
+        }
+    }
     let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
     if sprt.is_some() && args.players.len() != 2 {
         bail!("--sprt needs exactly 2 players, got {}", args.players.len());
@@ -931,6 +953,13 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
 /// Runs `alphazero arena`.
 pub fn run(args: &ArenaArgs) -> Result<()> {
     let spec = args.game.spec()?;
+    // Output files that cannot be written are refused before the match, not after it.
+    if let Some(p) = &args.out {
+        super::check_output_path("--out", p)?;
+    }
+    if let Some(p) = &args.pgn {
+        super::check_output_path("--pgn", p)?;
+    }
     match &args.snapshots {
         Some(run_dir) => with_game!(&spec, G, cfg => run_ladder::<G>(cfg, run_dir, args)),
         None => with_game!(&spec, G, cfg => run_players::<G>(cfg, args)),

@@ -219,11 +219,7 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
         game,
         human,
         eval: &*eval,
-        config: SearchConfig {
-            simulations: args.sims,
-            seed: args.seed,
-            ..SearchConfig::default()
-        },
+        config: crate::engine::interactive_search_config::<G>(args.sims, args.seed),
         movetime: args.movetime,
         color: use_color(),
     };

@@ -24,6 +24,11 @@ use toml::{Table, Value};
 /// The games a config may name.
 pub const GAMES: [&str; 3] = ["connect4", "gomoku", "xiangqi"];
 
+/// The largest `selfplay.simulations` / `gating.simulations` accepted: a record stores a
+/// ply's simulation count in 16 bits.
+pub const MAX_SIMULATIONS: u32 = u16::MAX as u32;
+/// The largest `train.batch_size` accepted (positions per training batch).
+pub const MAX_BATCH_SIZE: u32 = 65_536;
 /// The largest `model.blocks` accepted (residual blocks).
 pub const MAX_BLOCKS: u32 = 64;
 /// The largest `model.channels` accepted (trunk width).
@@ -722,6 +727,7 @@ impl TrainConfig {
         at_least("selfplay.games_per_iteration", s.games_per_iteration, 1)?;
         at_least("selfplay.parallel_games", s.parallel_games, 1)?;
         at_least("selfplay.simulations", s.simulations, 1)?;
+        at_most("selfplay.simulations", s.simulations, MAX_SIMULATIONS)?;
         non_negative("selfplay.temperature", s.temperature)?;
         non_negative("selfplay.final_temperature", s.final_temperature)?;
         positive("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
@@ -790,6 +796,7 @@ impl TrainConfig {
 
         let t = &self.train;
         at_least("train.batch_size", t.batch_size, 1)?;
+        at_most("train.batch_size", t.batch_size, MAX_BATCH_SIZE)?;
         if t.steps_per_iteration == 0 {
             positive("train.samples_per_position", t.samples_per_position)?;
         }
@@ -813,6 +820,7 @@ impl TrainConfig {
         if gt.enabled {
             at_least("gating.games", gt.games, 1)?;
             at_least("gating.simulations", gt.simulations, 1)?;
+            at_most("gating.simulations", gt.simulations, MAX_SIMULATIONS)?;
         }
         in_range("gating.win_rate", gt.win_rate, 0.0, 1.0)?;
         if gt.sprt.enabled {
@@ -888,6 +896,13 @@ fn integer_minimum(key: &str) -> u32 {
         | "run.snapshot_every" => 1,
         _ => 0,
     }
+}
+
+fn at_most(key: &str, v: u32, max: u32) -> Result<(), ConfigError> {
+    if v > max {
+        return invalid(key, format!("must be <= {max}"), v);
+    }
+    Ok(())
 }
 
 fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
@@ -1312,6 +1327,14 @@ mod tests {
             ),
             ("game.name=chess", "game.name must be one of"),
             ("train.momentum=1", "train.momentum must be < 1"),
+            (
+                "train.batch_size=1000000000",
+                "train.batch_size must be <= 65536",
+            ),
+            (
+                "selfplay.simulations=1000000000",
+                "selfplay.simulations must be <= 65535",
+            ),
             (
                 "train.value_q_weight=1.5",
                 "train.value_q_weight must be in [0, 1]",
