@@ -304,6 +304,7 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     for bad in [
         ["--c-puct", "0"],
         ["--c-puct", "nan"],
+        ["--c-puct", "1e-46"],
         ["--leaves-per-batch", "0"],
     ] {
         let mut args = base.to_vec();

@@ -377,8 +377,18 @@ impl NetSearch {
 }
 
 fn parse_c_puct(text: &str) -> std::result::Result<f32, String> {
-    match text.trim().parse::<f32>() {
-        Ok(c) if c.is_finite() && c > 0.0 && c <= 100.0 => Ok(c),
+    // Parsed as f64 so that a tiny positive value is refused for what it is (too small for
+    // the search's f32), not reported as out of a range it is in.
+    match text.trim().parse::<f64>() {
+        Ok(c) if c.is_finite() && c > 0.0 && c <= 100.0 => {
+            if c < 1e-6 {
+                Err(format!(
+                    "{text:?}: too small (the search needs c_puct >= 1e-6)"
+                ))
+            } else {
+                Ok(c as f32)
+            }
+        }
         _ => Err(format!("{text:?}: expected a number in (0, 100]")),
     }
 }
