@@ -383,7 +383,8 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
     }
 }
 
-/// The search of the interactive commands (`play`, `analyze`): the paper's defaults with
+/// The search of the interactive commands (`play`, `analyze`) and of the arena's network
+/// players: the paper's defaults with
 /// `simulations`, plus [`SearchConfig::terminal_check`] for Gomoku and Connect Four, so an
 /// immediate win (or the opponent's) is never missed because the network's prior for it is
 /// tiny (Xiangqi leaves it off: its adjudication generates moves and costs ~12×).

@@ -438,14 +438,11 @@ fn mcts_entrant<G: Game>(
         let p = MctsPlayer::new(
             n.clone(),
             eval.clone(),
+            // Immediate wins/losses seen at expansion, as in self-play and `play`.
             SearchConfig {
-                simulations: sims.unwrap_or(default_sims),
-                seed,
-                // Immediate wins/losses seen at expansion, as in self-play.
-                terminal_check: G::NAME != "xiangqi",
                 leaves_per_batch: search.leaves_per_batch,
                 c_puct: search.c_puct.map(CPuct::Constant).unwrap_or_default(),
-                ..SearchConfig::default()
+                ..crate::engine::interactive_search_config::<G>(sims.unwrap_or(default_sims), seed)
             },
         );
         Box::new(WithSims {
