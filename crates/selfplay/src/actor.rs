@@ -358,13 +358,12 @@ fn make_move<G: Game>(
         }
     };
     let action = pos.move_to_action(mv) as u16;
-    let policy: Vec<(u16, f32)> = result
-        .policy
+    let children: Vec<(usize, Option<Outcome>)> = result
+        .children
         .iter()
-        .enumerate()
-        .filter(|(_, &p)| p > 0.0)
-        .map(|(a, &p)| (a as u16, p))
+        .map(|c| (c.action, c.proven))
         .collect();
+    let policy = policy_target(&result.policy, &children);
     let sims = if slot.full_move {
         result.simulations.clamp(1, u16::MAX as u32) as u16
     } else {
@@ -403,6 +402,51 @@ fn make_move<G: Game>(
     Ok(None)
 }
 
+/// The policy target π recorded for a ply: the search's policy (`[num_actions]`) as sparse
+/// `(action, probability)` pairs, without the moves the search proved losing.
+///
+/// `children` are the root's moves as `(action index, proven result of playing it from the
+/// root's side to move)`. The search's π counts the visits a move got before the solver (or a
+/// terminal check) proved it lost, so after a proof, e.g. at a root proven drawn, part of π
+/// still sits on losing moves. Those entries are dropped and the rest renormalised; when the
+/// non-losing moves got no weight at all, π is uniform over them. When every move is proven
+/// lost (a lost root) nothing is dropped: any π would name a losing move, and the visits
+/// still rank how long each one resists.
+fn policy_target(policy: &[f32], children: &[(usize, Option<Outcome>)]) -> Vec<(u16, f32)> {
+    let all = || {
+        policy
+            .iter()
+            .enumerate()
+            .filter(|(_, &p)| p > 0.0)
+            .map(|(a, &p)| (a as u16, p))
+            .collect::<Vec<_>>()
+    };
+    let lost = |a: usize| {
+        children
+            .iter()
+            .any(|&(c, proven)| c == a && proven == Some(Outcome::Loss))
+    };
+    let keep: Vec<usize> = children
+        .iter()
+        .filter(|&&(_, proven)| proven != Some(Outcome::Loss))
+        .map(|&(a, _)| a)
+        .collect();
+    if keep.is_empty() || keep.len() == children.len() {
+        return all();
+    }
+    let kept: Vec<(u16, f32)> = all()
+        .into_iter()
+        .filter(|&(a, _)| !lost(a.into()))
+        .collect();
+    let mass: f32 = kept.iter().map(|&(_, p)| p).sum();
+    if mass > 0.0 {
+        kept.into_iter().map(|(a, p)| (a, p / mass)).collect()
+    } else {
+        let p = 1.0 / keep.len() as f32;
+        keep.into_iter().map(|a| (a as u16, p)).collect()
+    }
+}
+
 fn flags<G: Game>(slot: &Slot<G>, truncated: bool) -> GameFlags {
     GameFlags {
         resigned: false,
@@ -435,5 +479,39 @@ fn finish<G: Game>(
             ..flags
         },
         plies: std::mem::take(&mut slot.plies),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn policy_target_drops_moves_proven_losing() {
+        let policy = [0.5, 0.25, 0.25, 0.0];
+        let children = [
+            (0, Some(Outcome::Loss)),
+            (1, None),
+            (2, Some(Outcome::Draw)),
+            (3, None),
+        ];
+        assert_eq!(policy_target(&policy, &children), vec![(1, 0.5), (2, 0.5)]);
+        // No proof: π as searched, zero entries left out.
+        let open = [(0, None), (1, None), (2, None), (3, None)];
+        assert_eq!(
+            policy_target(&policy, &open),
+            vec![(0, 0.5), (1, 0.25), (2, 0.25)]
+        );
+        // Every move lost: nothing to move the weight to, π as searched.
+        let lost = [0, 1, 2, 3].map(|a| (a, Some(Outcome::Loss)));
+        assert_eq!(policy_target(&policy, &lost).len(), 3);
+        // All the weight on losing moves, an unvisited move proven drawn: it gets π.
+        let draw_unvisited = [
+            (0, Some(Outcome::Loss)),
+            (1, Some(Outcome::Loss)),
+            (2, Some(Outcome::Loss)),
+            (3, Some(Outcome::Draw)),
+        ];
+        assert_eq!(policy_target(&policy, &draw_unvisited), vec![(3, 1.0)]);
     }
 }

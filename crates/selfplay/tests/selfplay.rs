@@ -87,6 +87,26 @@ fn selfplay_records_replay_legally_with_normalised_policy() {
 }
 
 #[test]
+fn selfplay_policy_has_no_weight_on_moves_the_solver_proved_losing() {
+    // First has a, b, c on the bottom row; second (to move) must block d, every other
+    // move loses to d1 and is proven so by the search (terminal check + solver).
+    let start = Connect4::from_moves("17273").unwrap();
+    let mut cfg = c4_config(5);
+    cfg.search.simulations = 200;
+    cfg.search.terminal_check = true;
+    cfg.search.solver = true;
+    cfg.parallel_games = 2;
+    let mut recs = Vec::new();
+    play_selfplay_games(&start, &UniformEvaluator, &cfg, 2, 0, |r| recs.push(r)).unwrap();
+    for r in &recs {
+        let first = &r.plies[0];
+        let pi: Vec<(u16, f32)> = first.policy_f32().collect();
+        assert_eq!(pi, vec![(3, 1.0)], "π of the forced block");
+        assert_eq!(first.action, 3);
+    }
+}
+
+#[test]
 fn selfplay_is_deterministic_for_a_seed_and_differs_across_seeds() {
     let start = Connect4::new(&Connect4Config);
     let run = |seed| {

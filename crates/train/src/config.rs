@@ -215,7 +215,10 @@ pub struct SelfPlayConfig {
     pub playout_cap: PlayoutCapConfig,
     /// Resignation.
     pub resign: ResignConfig,
-    /// Games longer than this are stopped and adjudicated a draw (flagged truncated).
+    /// Games reaching this many plies are stopped and recorded as draws flagged
+    /// `truncated`. A cut-off game has no result, so its positions are not trained as draws:
+    /// their value target is the search's root value q alone (as if
+    /// `train.value_q_weight` were 1 for that game); their policy targets are kept.
     pub max_plies: u32,
     /// Use Gumbel root search instead of PUCT with Dirichlet noise.
     pub gumbel: bool,
@@ -311,7 +314,8 @@ pub struct LearnerConfig {
     /// `(1 − λ)·z + λ·q`, both from the side to move (0 = the game result z alone, as in
     /// AlphaZero; 0.5 = the "(z + q)/2" target of Prasad's "Lessons from AlphaZero" for
     /// Connect Four, a short-term value in KataGo's sense). Older records without a root
-    /// value do not exist: every recorded ply carries it.
+    /// value do not exist: every recorded ply carries it. Positions of games cut off at
+    /// `selfplay.max_plies` always take q alone (their z = 0 is no result).
     pub value_q_weight: f64,
 }
 
@@ -428,8 +432,9 @@ pub struct TrainConfig {
 
 impl TrainConfig {
     /// The defaults for a game: `connect4` (4×32 network, 128 simulations with playout-cap
-    /// randomisation, 60 minutes, no gating), `gomoku` (15×15 freestyle, 10×128, 400
-    /// simulations) or `xiangqi` (10×128, 400 simulations).
+    /// randomisation, 60 minutes, no gating, value target (z + q)/2), `gomoku` (15×15
+    /// freestyle, 10×128, 400 simulations, gating, value target z) or `xiangqi` (10×128, 400
+    /// simulations, resignation, no gating, value target (z + q)/2).
     ///
     /// # Errors
     /// [`ConfigError::Invalid`] for `game.name` when the game is unknown.
@@ -575,6 +580,13 @@ impl TrainConfig {
                 c.selfplay.resign.enabled = true;
                 c.selfplay.terminal_check = false;
                 c.selfplay.resign.min_ply = 40;
+                // Early Xiangqi networks draw most gating games (the 120-ply no-capture
+                // rule, repetitions), so a 55% bar was almost never reached and runs did not
+                // learn. As for Connect Four: no gating (every iteration's network plays the
+                // next games) and the value target (z + q)/2, which gives drawn and cut-off
+                // games a signal.
+                c.train.value_q_weight = 0.5;
+                c.gating.enabled = false;
                 Ok(c)
             }
             other => Err(ConfigError::Invalid {
@@ -608,12 +620,12 @@ impl TrainConfig {
                     key: "game.name".into(),
                     expected: "a string",
                     found: v.to_string(),
-                })
+                });
             }
             None => {
                 return Err(ConfigError::MissingKey {
                     key: "game.name".into(),
-                })
+                });
             }
         };
         let base = TrainConfig::default_for(&name)?;
@@ -711,7 +723,7 @@ impl TrainConfig {
                         "game.size",
                         "must be a board side from 5 to 20".into(),
                         &g.size,
-                    )
+                    );
                 }
             }
             let rule = g.rule.trim().to_ascii_lowercase();
@@ -978,7 +990,7 @@ fn set_path(table: &mut Table, path: &[String], value: Value) -> Result<(), Conf
                     key: path[..=i].join("."),
                     expected: "a table",
                     found: other.to_string(),
-                })
+                });
             }
         };
     }
@@ -1047,7 +1059,7 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
                     key,
                     expected: type_name(bv),
                     found: uv.to_string(),
-                })
+                });
             }
         }
     }
@@ -1402,6 +1414,43 @@ mod tests {
             base.with_overrides(&["selfplay.simulations.x=1"]),
             Err(ConfigError::Type { key, .. }) if key == "selfplay.simulations"
         ));
+    }
+
+    #[test]
+    fn xiangqi_defaults_learn_without_gating_and_with_the_q_value_target() {
+        let x = TrainConfig::default_for("xiangqi").unwrap();
+        assert!(!x.gating.enabled, "draw-heavy gating never promoted");
+        assert_eq!(x.train.value_q_weight, 0.5);
+        assert!(x.selfplay.resign.enabled);
+        let c4 = TrainConfig::default_for("connect4").unwrap();
+        assert_eq!(
+            (x.gating.enabled, x.train.value_q_weight),
+            (c4.gating.enabled, c4.train.value_q_weight)
+        );
+    }
+
+    /// A shipped config file of `configs/`, parsed as `train --config` does.
+    fn shipped_config(name: &str) -> TrainConfig {
+        let path = format!("{}/../../configs/{name}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        TrainConfig::from_toml_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn xiangqi_cpu_config_is_small_learns_without_gating_and_resigns() {
+        let c = shipped_config("xiangqi-cpu.toml");
+        assert_eq!(c.game.name, "xiangqi");
+        assert!(
+            c.model.blocks <= 4 && c.model.channels <= 32,
+            "{:?}",
+            c.model
+        );
+        assert!(!c.gating.enabled);
+        assert_eq!(c.train.value_q_weight, 0.5);
+        assert!(c.selfplay.playout_cap.enabled);
+        assert!(c.selfplay.resign.enabled);
+        assert!(c.run.time_budget_minutes > 0.0);
+        shipped_config("gomoku-8x8-cpu.toml");
     }
 
     #[test]

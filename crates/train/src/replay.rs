@@ -37,14 +37,24 @@ pub struct Sample<G: Game> {
     pub game_id: u64,
     /// The caller marked this position as hard (threat) for hard-position mining.
     pub threat: bool,
+    /// Its game was cut off at the ply limit (`selfplay.max_plies`, record flag
+    /// `truncated`): `z` (0) is no game result, and [`Sample::value_target`] uses the root
+    /// value alone.
+    pub truncated: bool,
 }
 
 impl<G: Game> Sample<G> {
     /// The value target `(1 − λ)·z + λ·q` for `q_weight` λ (clamped to [0, 1]): the game
     /// result z mixed with the search's root value q, both from the side to move of this
-    /// position (see `train.value_q_weight`). A non-finite root value counts as z.
+    /// position (see `train.value_q_weight`). A game cut off at the ply limit has no result,
+    /// so its positions take λ = 1 (q alone) whatever `q_weight` is. A non-finite root value
+    /// counts as z.
     pub fn value_target(&self, q_weight: f32) -> f32 {
-        let l = q_weight.clamp(0.0, 1.0);
+        let l = if self.truncated {
+            1.0
+        } else {
+            q_weight.clamp(0.0, 1.0)
+        };
         if l == 0.0 || !self.root_value.is_finite() {
             return self.z;
         }
@@ -108,7 +118,9 @@ pub enum ReplayError {
         reason: String,
     },
     /// A policy entry names an action outside the game's action space.
-    #[error("game {game_id}, ply {ply}: policy action {action} is outside the action space of {num_actions}")]
+    #[error(
+        "game {game_id}, ply {ply}: policy action {action} is outside the action space of {num_actions}"
+    )]
     PolicyAction {
         /// The game.
         game_id: u64,
@@ -202,7 +214,8 @@ impl<G: Game> ReplayBuffer<G> {
     /// Replays a finished game from `start` (with a [`History`], so repetitions are counted)
     /// and adds one sample per ply searched with `simulations > 0` (fast playout-cap moves
     /// are skipped). z of each sample is the game result seen from that position's side to
-    /// move. The game is added whole or not at all. Returns the number of samples added.
+    /// move; the samples of a game flagged `truncated` are marked [`Sample::truncated`]. The
+    /// game is added whole or not at all. Returns the number of samples added.
     ///
     /// # Errors
     /// [`ReplayError::IllegalAction`] when a recorded move cannot be played,
@@ -245,6 +258,7 @@ impl<G: Game> ReplayBuffer<G> {
                     ply: pos.ply(),
                     game_id,
                     threat: ply.threat,
+                    truncated: game.flags.truncated,
                 });
             }
             let illegal = |reason: String| ReplayError::IllegalAction {
@@ -426,6 +440,32 @@ mod tests {
         let mut odd = buf.get(0).unwrap().clone();
         odd.root_value = f32::NAN;
         assert_eq!(odd.value_target(0.5), odd.z);
+    }
+
+    #[test]
+    fn truncated_game_samples_have_the_root_value_target_not_a_draw() {
+        let mut g = c4_game(&[0, 1, 2, 3, 4, 5], GameResult::Draw, &[]);
+        g.flags.truncated = true;
+        for (i, p) in g.plies.iter_mut().enumerate() {
+            p.root_value = if i % 2 == 0 { 0.6 } else { -0.6 };
+        }
+        let mut buf = ReplayBuffer::new(100);
+        buf.add_game(start(), &g, 4).unwrap();
+        assert_eq!(buf.len(), 6);
+        for s in buf.iter() {
+            assert!(s.truncated);
+            assert_eq!(s.z, 0.0);
+            for lambda in [0.0, 0.5, 1.0] {
+                assert_eq!(s.value_target(lambda), s.root_value, "ply {}", s.ply);
+            }
+        }
+        // The same moves as a genuine draw keep z for λ = 0.
+        g.flags.truncated = false;
+        let mut buf = ReplayBuffer::new(100);
+        buf.add_game(start(), &g, 5).unwrap();
+        assert!(buf
+            .iter()
+            .all(|s| !s.truncated && s.value_target(0.0) == 0.0));
     }
 
     #[test]
