@@ -168,6 +168,28 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         self.legal_moves(out)
     }
 
+    /// The search's candidate moves (what [`Game::candidate_moves`] gives) and whether they
+    /// are **complete**: whether they provably contain every move that could change the
+    /// game-theoretic result here, so that a solver may prove the position lost (or drawn)
+    /// from these moves alone. Defaults to the candidate moves, complete when they are all the
+    /// legal moves. Gomoku narrows the set to the forced replies when a five is threatened.
+    fn search_moves(&self, out: &mut Vec<Self::Move>) -> bool {
+        self.candidate_moves(out);
+        let n = out.len();
+        let mut all = Vec::new();
+        self.legal_moves(&mut all);
+        all.len() == n
+    }
+
+    /// A result proven by the game's own tactical search, from the side to move, spending
+    /// at most `budget` nodes of it (Gomoku: a five now, an unstoppable five of the opponent,
+    /// a VCF). `None` when nothing was proven (always, by default). A `Win` names the winning
+    /// first move in [`TacticalProof::best`], which must be one of [`Game::search_moves`].
+    fn tactical_proof(&self, budget: u32) -> Option<TacticalProof<Self::Move>> {
+        let _ = budget;
+        None
+    }
+
     /// Whether `mv` is legal here. Must agree with [`Game::legal_moves`].
     fn is_legal(&self, mv: Self::Move) -> bool {
         let mut v = Vec::new();
@@ -287,6 +309,18 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         self.legal_moves(&mut v);
         v
     }
+}
+
+/// A result proven by [`Game::tactical_proof`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TacticalProof<M> {
+    /// The proven result from the side to move.
+    pub outcome: Outcome,
+    /// For a win: the first move of the proof (it wins by force).
+    pub best: Option<M>,
+    /// The proof line, the side to move's moves and the forced replies alternating (empty
+    /// when the game does not give one).
+    pub line: Vec<M>,
 }
 
 /// A game in progress: the start position, the moves played, and what the repetition rules

@@ -25,6 +25,7 @@
 mod board;
 mod moves;
 mod position;
+mod tactics;
 
 use std::fmt;
 use std::str::FromStr;
@@ -32,6 +33,7 @@ use std::str::FromStr;
 pub use alphazero_game::{ParseError, Side};
 pub use moves::GomokuMove;
 pub use position::{inverse_symmetry, transform_point, Gomoku};
+pub use tactics::VcfResult;
 
 /// Smallest supported board side length.
 pub const MIN_SIZE: u8 = 5;

@@ -2,9 +2,10 @@
 
 use std::fmt;
 
-use alphazero_game::{zobrist_table, Game, IllegalMove, Outcome, ParseError, Side};
+use alphazero_game::{zobrist_table, Game, IllegalMove, Outcome, ParseError, Side, TacticalProof};
 
 use crate::board::{Board, BLACK, EMPTY, WHITE};
+use crate::tactics::{self, VcfResult};
 use crate::{Foul, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
 
 const CELLS: usize = MAX_SIZE as usize * MAX_SIZE as usize;
@@ -225,6 +226,55 @@ impl Gomoku {
         Ok(pos)
     }
 
+    /// The empty points where a stone of `side` would win now (make five under the rule), in
+    /// ascending action index. Empty once the game is over.
+    pub fn five_points(&self, side: Side) -> Vec<GomokuMove> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        self.board
+            .five_points(color_of(side), self.config.rule, &mut out);
+        out.into_iter()
+            .map(|(x, y)| GomokuMove::new(x as u8, y as u8))
+            .collect()
+    }
+
+    /// VCF (victory by continuous fours) for the side to move, placing at most `budget`
+    /// stones in the search. [`VcfResult::Win`] carries the proof line (attacker's fours and
+    /// the defender's forced blocks alternating); [`VcfResult::NoWin`] means no VCF exists;
+    /// [`VcfResult::Unknown`] that the budget ran out. A finished game has no VCF.
+    pub fn vcf(&self, budget: u32) -> VcfResult {
+        if self.outcome.is_some() {
+            return VcfResult::NoWin;
+        }
+        tactics::vcf(&self.board, self.config.rule, self.side, budget)
+    }
+
+    /// The moves that matter when a five is threatened, and whether the position is decided
+    /// by them: `Some((moves, outcome))` when the side to move can make five (`moves` = that
+    /// point, `Win`), or the opponent threatens five (`moves` = the blocks the side to move
+    /// may play; `Loss` when they cannot stop every threat), `None` otherwise.
+    fn forced_moves(&self) -> Option<(Vec<GomokuMove>, Option<Outcome>)> {
+        let own = self.five_points(self.side);
+        if let Some(&mv) = own.first() {
+            return Some((vec![mv], Some(Outcome::Win)));
+        }
+        let threats = self.five_points(self.side.opponent());
+        if threats.is_empty() {
+            return None;
+        }
+        let mut board = self.board;
+        let color = color_of(self.side);
+        let blocks: Vec<GomokuMove> = threats
+            .iter()
+            .copied()
+            .filter(|m| board.may_play(i32::from(m.x), i32::from(m.y), color, self.config.rule))
+            .collect();
+        let lost = threats.len() >= 2 || blocks.is_empty();
+        Some((blocks, lost.then_some(Outcome::Loss)))
+    }
+
     /// Recomputes the candidate mask and the hash from the stones.
     fn rebuild(&mut self) {
         self.near = [0; MAX_SIZE as usize];
@@ -336,7 +386,17 @@ impl Game for Gomoku {
         }
         let n = self.config.size;
         if self.stones == 0 {
-            out.push(GomokuMove::new(n / 2, n / 2));
+            // The opening set: the points within distance 2 of the centre (clipped to the
+            // board), so that self-play and the network see more than one first move.
+            let c = i32::from(n / 2);
+            let r = i32::from(self.config.candidate_radius).min(c);
+            for y in c - r..=c + r {
+                for x in c - r..=c + r {
+                    if (0..i32::from(n)).contains(&x) && (0..i32::from(n)).contains(&y) {
+                        out.push(GomokuMove::new(x as u8, y as u8));
+                    }
+                }
+            }
             return;
         }
         let renju_black = self.config.rule == Rule::Renju && self.side == Side::First;
@@ -355,6 +415,61 @@ impl Game for Gomoku {
         }
         if out.is_empty() {
             self.legal_moves(out);
+        }
+    }
+
+    /// When a five is threatened the set is exactly the forced moves (own five, else the
+    /// blocks of the opponent's five points that the side to move may play) and complete;
+    /// otherwise [`Game::candidate_moves`], complete only when it is every legal move.
+    fn search_moves(&self, out: &mut Vec<GomokuMove>) -> bool {
+        out.clear();
+        if self.outcome.is_some() {
+            return true;
+        }
+        if let Some((moves, _)) = self.forced_moves() {
+            if !moves.is_empty() {
+                out.extend(moves);
+                return true;
+            }
+        }
+        self.candidate_moves(out);
+        out.len() + self.stone_count() == self.size() * self.size()
+    }
+
+    /// A five now (`Win`), a threat of five the side to move cannot stop (two five points, or
+    /// under renju one on black's forbidden point: `Loss`), else a VCF found within `budget`
+    /// stones (`Win`, with its line). `budget` 0 still reports fives and unstoppable threats.
+    fn tactical_proof(&self, budget: u32) -> Option<TacticalProof<GomokuMove>> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        match self.forced_moves() {
+            Some((moves, Some(Outcome::Win))) => {
+                return Some(TacticalProof {
+                    outcome: Outcome::Win,
+                    best: moves.first().copied(),
+                    line: moves,
+                })
+            }
+            Some((_, Some(o))) => {
+                return Some(TacticalProof {
+                    outcome: o,
+                    best: None,
+                    line: Vec::new(),
+                })
+            }
+            _ => {}
+        }
+        if budget == 0 {
+            return None;
+        }
+        match self.vcf(budget) {
+            VcfResult::Win(line) => Some(TacticalProof {
+                outcome: Outcome::Win,
+                best: line.first().copied(),
+                line,
+            }),
+            VcfResult::NoWin | VcfResult::Unknown => None,
         }
     }
 
@@ -423,6 +538,22 @@ impl Game for Gomoku {
 
     fn zobrist(&self) -> u64 {
         self.hash
+    }
+
+    /// The Zobrist hash (stones and side to move) mixed with the last move, which the
+    /// network's last-move plane shows: the same stones played in another order are another
+    /// network input. Equals [`Game::zobrist`] when there is no last move.
+    fn eval_key(&self, _history: &[alphazero_game::HistoryEntry]) -> u64 {
+        match self.last {
+            None => self.hash,
+            Some(m) => {
+                // murmur3's 64-bit finalizer: a bijection, so distinct points mix distinctly.
+                let mut z = 1 + u64::from(m.x) + (u64::from(m.y) << 8);
+                z = (z ^ (z >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+                z = (z ^ (z >> 33)).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+                self.hash ^ z ^ (z >> 33)
+            }
+        }
     }
 
     fn zobrist_from_scratch(&self) -> u64 {

@@ -106,6 +106,16 @@ pub struct SearchConfig {
     pub terminal_check: bool,
     /// Gumbel root with sequential halving instead of PUCT at the root (`None`).
     pub gumbel: Option<GumbelConfig>,
+    /// The game's own tactical search at every expanded node ([`alphazero_game::Game::tactical_proof`],
+    /// Gomoku: fives, unstoppable threats and VCF), with this node budget per call; its proven
+    /// wins and losses enter the MCTS-solver. `None` (default): not called. `Some(0)`: only
+    /// the cheap checks (Gomoku: fives and unstoppable threats, no VCF).
+    pub tactical_budget: Option<u32>,
+    /// When set, the Dirichlet α of the root noise is this total divided by the number of root
+    /// candidates actually searched (AlphaZero's α ≈ 10 / typical number of legal moves), so
+    /// that the noise keeps its shape when a game searches only part of its action space
+    /// (Gomoku's candidate points). `None` (default): [`SearchConfig::dirichlet_alpha`] as is.
+    pub dirichlet_alpha_total: Option<f32>,
     /// Seed of the search's RNG (Dirichlet noise, Gumbel samples).
     pub seed: u64,
 }
@@ -126,6 +136,8 @@ impl Default for SearchConfig {
             solver: true,
             terminal_check: false,
             gumbel: None,
+            tactical_budget: None,
+            dirichlet_alpha_total: None,
             seed: 0,
         }
     }
@@ -212,6 +224,14 @@ impl SearchConfig {
             a,
             "must be finite and > 0",
         )?;
+        if let Some(a) = self.dirichlet_alpha_total {
+            check(
+                a.is_finite() && a > 0.0,
+                "dirichlet_alpha_total",
+                a,
+                "must be finite and > 0",
+            )?;
+        }
         let e = self.dirichlet_epsilon;
         check(
             (0.0..=1.0).contains(&e),

@@ -44,6 +44,11 @@ struct Node {
     proven: Option<Outcome>,
     /// This position as a history entry (for repetition checks of its descendants).
     entry: HistoryEntry,
+    /// Whether the node's edges provably contain every move that could change the result
+    /// ([`Game::search_moves`]), so that a loss or draw may be proven from them.
+    complete: bool,
+    /// The edge that wins by the game's tactical proof ([`Game::tactical_proof`]), or `NONE`.
+    win_edge: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -151,6 +156,8 @@ pub struct Search<G: Game> {
     gumbel: Option<GumbelRoot>,
     logits_buf: Vec<f32>,
     values_buf: Vec<f32>,
+    /// The tactical proof line of the root, when the game's tactics decided it.
+    root_line: Vec<G::Move>,
 }
 
 /// Reuses a request vector's allocation for a new borrow lifetime (in-place collect of an
@@ -233,6 +240,7 @@ impl<G: Game> Search<G> {
             gumbel: None,
             logits_buf: Vec::new(),
             values_buf: Vec::new(),
+            root_line: Vec::new(),
         };
         s.reset_root(position, entry);
         s
@@ -256,11 +264,14 @@ impl<G: Game> Search<G> {
             state: NodeState::New,
             proven: None,
             entry,
+            complete: false,
+            win_edge: NONE,
         });
         self.states.push(position);
         self.noise_applied = false;
         self.root_prepared = false;
         self.gumbel = None;
+        self.root_line.clear();
     }
 
     /// The configuration.
@@ -470,7 +481,7 @@ impl<G: Game> Search<G> {
                 self.nodes[0].w += val;
             } else {
                 self.backup(id, val);
-                if terminal && self.config.solver {
+                if self.config.solver && self.nodes[id as usize].proven.is_some() {
                     self.propagate_proof(id);
                 }
                 self.sims_done += 1;
@@ -590,25 +601,24 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Whether the node's edges cover every legal move (not only the candidates).
-    fn all_moves_considered(&mut self, id: u32) -> bool {
-        if !self.config.use_candidate_moves {
-            return true;
-        }
-        self.states[id as usize].legal_moves(&mut self.moves);
-        self.moves.len() == self.nodes[id as usize].num_edges as usize
+    /// Whether the node's edges cover every move that could change its result (all legal
+    /// moves, or a set the game certified complete).
+    fn all_moves_considered(&self, id: u32) -> bool {
+        self.nodes[id as usize].complete
     }
 
     /// Expands node `id` with the evaluator's logits row and value. Returns whether the node
     /// turned out terminal (no candidate move).
     fn expand(&mut self, id: u32, logits: &[f32], value: f32) -> bool {
         let pos = &self.states[id as usize];
-        if self.config.use_candidate_moves {
-            pos.candidate_moves(&mut self.moves);
+        let complete = if self.config.use_candidate_moves {
+            pos.search_moves(&mut self.moves)
         } else {
             pos.legal_moves(&mut self.moves);
-        }
+            true
+        };
         let node = &mut self.nodes[id as usize];
+        node.complete = complete;
         if self.moves.is_empty() {
             // The game should have reported an outcome; treat as a draw rather than panic.
             node.state = NodeState::Terminal;
@@ -652,7 +662,42 @@ impl<G: Game> Search<G> {
             }
             edges.iter_mut().for_each(|e| e.prior /= sum);
         }
+        if let Some(budget) = self.config.tactical_budget {
+            self.apply_tactics(id, budget);
+        }
         false
+    }
+
+    /// Runs the game's tactical search on the freshly expanded node `id` and records a proven
+    /// result: a win through its winning edge, a loss as it is. The node's value becomes the
+    /// exact one.
+    fn apply_tactics(&mut self, id: u32, budget: u32) {
+        let Some(proof) = self.states[id as usize].tactical_proof(budget) else {
+            return;
+        };
+        let node = &self.nodes[id as usize];
+        let (f, n) = (node.first_edge as usize, node.num_edges as usize);
+        match proof.outcome {
+            Outcome::Win => {
+                let Some(mv) = proof.best else { return };
+                let Some(i) = self.edges[f..f + n].iter().position(|e| e.mv == mv) else {
+                    // The game broke its promise (the move is not a search move): no proof.
+                    return;
+                };
+                let node = &mut self.nodes[id as usize];
+                node.win_edge = (f + i) as u32;
+                node.proven = Some(Outcome::Win);
+                node.raw_value = 1.0;
+            }
+            o => {
+                let node = &mut self.nodes[id as usize];
+                node.proven = Some(o);
+                node.raw_value = o.value();
+            }
+        }
+        if id == 0 {
+            self.root_line = proof.line;
+        }
     }
 
     /// Appends the child reached from node `id` by edge `e` (position `pos`, `irreversible`
@@ -688,6 +733,8 @@ impl<G: Game> Search<G> {
                 in_check: pos.in_check(),
                 irreversible,
             },
+            complete: false,
+            win_edge: NONE,
         });
         self.states.push(pos);
         self.edges[e].child = cid;
@@ -748,9 +795,13 @@ impl<G: Game> Search<G> {
         } else if self.config.root_noise && !self.noise_applied {
             self.noise_applied = true;
             let mut priors: Vec<f32> = self.edges[f..f + n].iter().map(|e| e.prior).collect();
+            let alpha = match self.config.dirichlet_alpha_total {
+                Some(total) => total / priors.len().max(1) as f32,
+                None => self.config.dirichlet_alpha,
+            };
             crate::dirichlet_noise(
                 &mut priors,
-                self.config.dirichlet_alpha,
+                alpha,
                 self.config.dirichlet_epsilon,
                 &mut self.rng,
             );
@@ -992,6 +1043,9 @@ impl<G: Game> Search<G> {
         if node.state != NodeState::Expanded {
             return None;
         }
+        if node.win_edge != NONE && node.proven == Some(Outcome::Win) {
+            return Some(node.win_edge as usize);
+        }
         let (f, n) = (node.first_edge as usize, node.num_edges as usize);
         let mut best: Option<(usize, (u8, u32, f32))> = None;
         for i in f..f + n {
@@ -1032,13 +1086,25 @@ impl<G: Game> Search<G> {
         let edges = &self.edges[f..f + n];
         let children: Vec<ChildStats<G::Move>> = edges
             .iter()
-            .map(|e| ChildStats {
-                mv: e.mv,
-                action: e.action as usize,
-                visits: e.n,
-                q: if e.n > 0 { e.w / e.n as f32 } else { 0.0 },
-                prior: e.prior,
-                proven: self.edge_proven(e, root.side),
+            .enumerate()
+            .map(|(i, e)| {
+                let proven = if f + i == root.win_edge as usize {
+                    Some(Outcome::Win)
+                } else {
+                    self.edge_proven(e, root.side)
+                };
+                ChildStats {
+                    mv: e.mv,
+                    action: e.action as usize,
+                    visits: e.n,
+                    q: match (proven, e.n) {
+                        (Some(o), _) => o.value(),
+                        (None, 0) => 0.0,
+                        (None, n) => e.w / n as f32,
+                    },
+                    prior: e.prior,
+                    proven,
+                }
             })
             .collect();
         let mut best = self.best_edge(0).expect("expanded root has edges");
@@ -1083,6 +1149,21 @@ impl<G: Game> Search<G> {
                     e.prior
                 };
             }
+        }
+        if root_won && self.edges[best].child == NONE && self.root_line.len() > 1 {
+            // The tactical proof line is the principal variation.
+            let pv = self.root_line.clone();
+            return SearchResult {
+                best_move: Some(self.edges[best].mv),
+                action: Some(self.edges[best].action as usize),
+                policy,
+                root_value,
+                pv,
+                children,
+                proven,
+                simulations: self.sims_done,
+                root_visits: root.n,
+            };
         }
         let mut pv = vec![self.edges[best].mv];
         let mut id = self.edges[best].child;
