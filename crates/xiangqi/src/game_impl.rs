@@ -144,11 +144,17 @@ impl Game for Xiangqi {
         self.compute_hash()
     }
 
-    /// The Zobrist hash mixed with how often the position occurred before (since the last
-    /// capture); equals [`Game::zobrist`] for a first occurrence.
+    /// The Zobrist hash mixed with what else the network sees: how often the position
+    /// occurred before (since the last capture) and the no-capture clock
+    /// ([`Xiangqi::halfmove_clock`]); equals [`Game::zobrist`] for a first occurrence at
+    /// clock 0.
     fn eval_key(&self, history: &[HistoryEntry]) -> u64 {
         let n = u64::from(count_repetitions(history, self.hash));
-        self.hash ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        // murmur3's 64-bit finalizer of (repetitions, clock): a bijection with 0 ↦ 0.
+        let mut z = (n << 16) | u64::from(self.halfmove);
+        z = (z ^ (z >> 33)).wrapping_mul(0xFF51_AFD7_ED55_8CCD);
+        z = (z ^ (z >> 33)).wrapping_mul(0xC4CE_B9FE_1A85_EC53);
+        self.hash ^ z ^ (z >> 33)
     }
 
     fn num_actions(&self) -> usize {

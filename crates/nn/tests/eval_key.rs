@@ -1,0 +1,173 @@
+//! The network cache key covers every input plane: two histories whose positions have the same
+//! `Game::eval_key` must encode to bit-identical planes, or `CachedEvaluator` hands one of
+//! them the other's evaluation (the Gomocup brain answered the same stones sent in another
+//! order with the first order's value: the last-move plane differed, the key did not).
+//!
+//! Each test gathers many random histories of one game, including the same stones or pieces
+//! reached by different move orders and (Xiangqi) different no-capture clocks and
+//! repetitions, and checks key equality ⇒ encoding equality, with the repetition count
+//! taken from the history exactly as `NetworkEvaluator` does.
+
+mod common;
+
+use std::collections::HashMap;
+
+use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_game::{count_repetitions, Game, History};
+use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
+use alphazero_nn::Encode;
+use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+use common::Rng;
+
+/// Key → (encoding, description) of every history seen, checking equal keys against each
+/// other. Counts how many histories shared a key with an earlier one (so that a test can
+/// check it exercised transpositions at all).
+struct KeyCheck<G: Encode> {
+    seen: HashMap<u64, (Vec<u32>, String)>,
+    shared: usize,
+    _game: std::marker::PhantomData<G>,
+}
+
+impl<G: Encode> KeyCheck<G> {
+    fn new() -> Self {
+        KeyCheck {
+            seen: HashMap::new(),
+            shared: 0,
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    fn add(&mut self, history: &History<G>) {
+        let pos = history.current();
+        let key = pos.eval_key(history.entries());
+        let reps = count_repetitions(history.entries(), pos.zobrist());
+        let mut planes = vec![0f32; G::input_len(pos.config())];
+        pos.encode(reps, &mut planes);
+        let bits: Vec<u32> = planes.iter().map(|x| x.to_bits()).collect();
+        let desc = format!("{pos}\nmoves {:?}, repetitions {reps}", history.moves());
+        match self.seen.get(&key) {
+            Some((other, other_desc)) => {
+                assert!(
+                    *other == bits,
+                    "{}: equal eval_key {key:#018x}, different encodings:\n{other_desc}\n--- and ---\n{desc}",
+                    G::NAME
+                );
+                self.shared += 1;
+            }
+            None => {
+                self.seen.insert(key, (bits, desc));
+            }
+        }
+    }
+
+    /// Plays `moves` from `start`, adding the history after every move; stops at the first
+    /// move that cannot be played.
+    fn add_line(&mut self, start: G, moves: &[G::Move]) {
+        let mut h = History::new(start);
+        self.add(&h);
+        for &mv in moves {
+            if h.outcome().is_some() || h.play(mv).is_err() {
+                return;
+            }
+            self.add(&h);
+        }
+    }
+}
+
+/// A random line of up to `plies` legal moves from `start`.
+fn random_line<G: Game>(start: &G, plies: usize, rng: &mut Rng) -> Vec<G::Move> {
+    let mut pos = start.clone();
+    let mut line = Vec::new();
+    let mut moves = Vec::new();
+    for _ in 0..plies {
+        if pos.outcome().is_some() {
+            break;
+        }
+        pos.legal_moves(&mut moves);
+        if moves.is_empty() {
+            break;
+        }
+        let mv = moves[rng.below(moves.len())];
+        pos.play_unchecked(mv);
+        line.push(mv);
+    }
+    line
+}
+
+/// The same moves of each side in another order (each side's moves shuffled, colours still
+/// alternating): the same stones, another last move.
+fn reorder<M: Copy>(line: &[M], rng: &mut Rng) -> Vec<M> {
+    let mut sides: [Vec<M>; 2] = [Vec::new(), Vec::new()];
+    for (i, &m) in line.iter().enumerate() {
+        sides[i % 2].push(m);
+    }
+    for s in sides.iter_mut() {
+        for i in (1..s.len()).rev() {
+            s.swap(i, rng.below(i + 1));
+        }
+    }
+    (0..line.len()).map(|i| sides[i % 2][i / 2]).collect()
+}
+
+#[test]
+fn gomoku_equal_eval_keys_give_identical_encodings_for_stones_in_any_order() {
+    let mut rng = Rng(0x5eed_0001);
+    for (size, rule) in [(7, Rule::Freestyle), (9, Rule::Renju)] {
+        let start = Gomoku::new(&GomokuConfig::new(size, rule).unwrap());
+        let mut check = KeyCheck::<Gomoku>::new();
+        for _ in 0..150 {
+            let line = random_line(&start, 2 + rng.below(9), &mut rng);
+            check.add_line(start.clone(), &line);
+            for _ in 0..3 {
+                check.add_line(start.clone(), &reorder(&line, &mut rng));
+            }
+        }
+        assert!(
+            check.shared > 100,
+            "{size}: only {} shared keys",
+            check.shared
+        );
+    }
+}
+
+#[test]
+fn xiangqi_equal_eval_keys_give_identical_encodings_across_clocks_and_repetitions() {
+    let mut rng = Rng(0x5eed_0002);
+    let config = XiangqiConfig::default();
+    let board = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+    let mut check = KeyCheck::<Xiangqi>::new();
+    // The same board with other no-capture clocks.
+    let starts: Vec<Xiangqi> = [0, 1, 7, 60, 119, 200]
+        .iter()
+        .map(|clock| Xiangqi::from_fen(&format!("{board} w - - {clock} 1"), config).unwrap())
+        .collect();
+    // Horses out and back: positions repeat.
+    let shuffle: Vec<_> = ["b0c2", "b9c7", "c2b0", "c7b9"]
+        .iter()
+        .cycle()
+        .take(12)
+        .map(|m| starts[0].parse_move(m).unwrap())
+        .collect();
+    for start in &starts {
+        check.add_line(start.clone(), &shuffle);
+        for _ in 0..30 {
+            let line = random_line(start, 1 + rng.below(12), &mut rng);
+            check.add_line(start.clone(), &line);
+            check.add_line(start.clone(), &reorder(&line, &mut rng));
+        }
+    }
+    assert!(check.shared > 50, "only {} shared keys", check.shared);
+}
+
+#[test]
+fn connect4_equal_eval_keys_give_identical_encodings_across_move_orders() {
+    let mut rng = Rng(0x5eed_0003);
+    let start = Connect4::new(&Connect4Config);
+    let mut check = KeyCheck::<Connect4>::new();
+    for _ in 0..300 {
+        let line = random_line(&start, 1 + rng.below(12), &mut rng);
+        check.add_line(start, &line);
+        check.add_line(start, &reorder(&line, &mut rng));
+    }
+    assert!(check.shared > 100, "only {} shared keys", check.shared);
+}
