@@ -15,7 +15,10 @@ use std::collections::HashMap;
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_game::{count_repetitions, Game, History};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
-use alphazero_nn::Encode;
+use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
+use alphazero_nn::{
+    default_device, Encode, ModelConfig, ModelPreset, NetworkEvaluator, TrainConfig, Trainer,
+};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::Rng;
 
@@ -170,4 +173,57 @@ fn connect4_equal_eval_keys_give_identical_encodings_across_move_orders() {
         check.add_line(start, &reorder(&line, &mut rng));
     }
     assert!(check.shared > 100, "only {} shared keys", check.shared);
+}
+
+/// The value of the position after `moves` from a cached and from an uncached network
+/// evaluator (the cached one shared across calls, as in one engine process).
+fn cached_and_fresh_value<G: Encode>(
+    cached: &CachedEvaluator<NetworkEvaluator<G>>,
+    fresh: &NetworkEvaluator<G>,
+    start: &G,
+    moves: &[&str],
+) -> (f32, f32) {
+    let mut h = History::new(start.clone());
+    for m in moves {
+        let mv = h.current().parse_move(m).unwrap();
+        h.play(mv).unwrap();
+    }
+    let req = [EvalRequest {
+        position: h.current(),
+        history: h.entries(),
+    }];
+    let a = h.current().num_actions();
+    let (mut l, mut v, mut l1, mut v1) = (vec![0.0; a], [0.0], vec![0.0; a], [0.0]);
+    cached.evaluate(&req, &mut l, &mut v).unwrap();
+    fresh.evaluate(&req, &mut l1, &mut v1).unwrap();
+    (v[0], v1[0])
+}
+
+#[test]
+fn cached_network_gives_the_same_stones_in_another_order_their_own_value() {
+    let config = GomokuConfig::new(9, Rule::Freestyle).unwrap();
+    let device = default_device();
+    let model = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &config);
+    let mut trainer = Trainer::new(&model, TrainConfig::default(), &device).unwrap();
+    let batch = common::random_batch(&model, 8, &mut Rng(5));
+    for _ in 0..3 {
+        trainer.train_step(&batch).unwrap();
+    }
+    let net = trainer.inference_model();
+    let fresh = NetworkEvaluator::<Gomoku>::new(&net, &model, &device).unwrap();
+    let cached = CachedEvaluator::new(
+        NetworkEvaluator::<Gomoku>::new(&net, &model, &device).unwrap(),
+        1000,
+    );
+    let start = Gomoku::new(&config);
+    let first = ["e5", "d4", "f6", "c3", "g7"];
+    let other = ["g7", "c3", "f6", "d4", "e5"];
+    let (c1, f1) = cached_and_fresh_value(&cached, &fresh, &start, &first);
+    let (c2, f2) = cached_and_fresh_value(&cached, &fresh, &start, &other);
+    assert_eq!(c1, f1);
+    assert_ne!(f1, f2, "the last-move plane changes the network's value");
+    assert_eq!(
+        c2, f2,
+        "the second order got the first order's cached value"
+    );
 }
