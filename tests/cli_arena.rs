@@ -484,3 +484,270 @@ fn sprt_rejects_non_finite_values_and_names_the_16_game_minimum() {
     let line = out.stdout.lines().find(|l| l.starts_with("SPRT")).unwrap();
     assert!(line.contains("only after 16 games, 4 played"), "{line}");
 }
+
+/// A shell script that appends everything the arena sends to `log` and passes it on to our
+/// own engine (`alphazero ARGS…`): the stand-in for an external engine whose input we check.
+fn logging_engine(dir: &std::path::Path, log: &str, args: &str) -> String {
+    let script = dir.join(format!("{log}.sh"));
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ntee -a '{}' | exec '{}' {args}\n",
+            dir.join(log).display(),
+            env!("CARGO_BIN_EXE_alphazero")
+        ),
+    )
+    .unwrap();
+    // Run through `sh` (not executed itself: a script just written can be "text file busy"
+    // while another test thread forks), so the engine's default name is `sh`.
+    format!("sh {}", script.display())
+}
+
+/// The lines of a logged engine input.
+fn logged(dir: &std::path::Path, log: &str) -> Vec<String> {
+    std::fs::read_to_string(dir.join(log))
+        .unwrap_or_else(|e| panic!("{log}: {e}"))
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn gomoku_ladder_sends_each_rung_its_info_lines_and_writes_the_table() {
+    let dir = fresh_dir("arena_ladder_gomocup");
+    let depth = logging_engine(&dir, "depth.log", "gomocup --fixed-sims 4");
+    let nodes = logging_engine(&dir, "nodes.log", "gomocup --fixed-sims 4");
+    let md = dir.join("ladder.md");
+    let rung1 = format!("gomocup:{depth}{{info=MAX_DEPTH 2}}");
+    let rung2 = format!(
+        "gomocup:{nodes} {{info=MAX_NODE 100, info=SHOW_DETAIL 0, movetime=700, name=n100}}"
+    );
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "gomoku",
+        "--size",
+        "9",
+        "--players",
+        "heuristic:0",
+        "--ladder",
+        &rung1,
+        &rung2,
+        "--games",
+        "4",
+        "--ladder-out",
+        md.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("8 games of gomoku: heuristic-0 against 2 rung(s), 4 games each"),
+        "{}",
+        out.stdout
+    );
+    let table: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("Ladder of heuristic-0"))
+        .collect();
+    assert!(
+        table[1].starts_with("rung") && table[1].contains("Elo (95%)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        table[2].starts_with("sh (MAX_DEPTH 2) "),
+        "{}",
+        out.stdout
+    );
+    assert!(table[3].starts_with("n100 "), "{}", out.stdout);
+    for row in &table[2..4] {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        // rung words…, games, W-D-L, score, Elo [lo, hi], failures
+        let games_at = cells.len() - 7;
+        assert_eq!(cells[games_at], "4", "{row}");
+        let wdl: u32 = cells[games_at + 1]
+            .split('-')
+            .map(|x| x.parse::<u32>().unwrap())
+            .sum();
+        assert_eq!(wdl, 4, "{row}");
+        assert_eq!(cells[cells.len() - 1], "0", "no failures: {row}");
+    }
+    // Every START is followed by the rule and that rung's INFO lines, and only that rung's.
+    let d = logged(&dir, "depth.log");
+    let starts: Vec<usize> = (0..d.len())
+        .filter(|&i| d[i].starts_with("START 9"))
+        .collect();
+    // The preflight's game plus one per game (a brain is restarted per game).
+    assert!(starts.len() >= 2, "{d:?}");
+    for &i in &starts {
+        assert_eq!(
+            d[i + 1..i + 3],
+            ["INFO rule 0", "INFO MAX_DEPTH 2"],
+            "{d:?}"
+        );
+    }
+    assert!(!d.iter().any(|l| l.contains("MAX_NODE")), "{d:?}");
+    let n = logged(&dir, "nodes.log");
+    let i = n.iter().position(|l| l.starts_with("START 9")).unwrap();
+    assert_eq!(
+        n[i + 1..i + 4],
+        ["INFO rule 0", "INFO MAX_NODE 100", "INFO SHOW_DETAIL 0"],
+        "{n:?}"
+    );
+    assert!(n.iter().any(|l| l == "INFO timeout_turn 700"), "{n:?}");
+    assert!(!n.iter().any(|l| l == "INFO timeout_turn 1000"), "{n:?}");
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        text.starts_with("## Ladder: heuristic-0 (gomoku)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("| sh (MAX_DEPTH 2) | 4 | "),
+        "{text}"
+    );
+    assert!(text.contains("| n100 | 4 | "), "{text}");
+    assert!(text.contains("Command: `"), "{text}");
+}
+
+#[test]
+fn xiangqi_ladder_sends_go_depth_and_options_per_rung() {
+    let dir = fresh_dir("arena_ladder_ucci");
+    let d1 = logging_engine(&dir, "d1.log", "ucci --fixed-sims 4");
+    let d2 = logging_engine(&dir, "d2.log", "ucci --fixed-sims 4");
+    let json = dir.join("ladder.json");
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "xiangqi",
+        "--players",
+        "alphabeta:1",
+        "--ladder",
+        &format!("ucci:{d1}{{depth=1,option=usebook=false}}"),
+        &format!("ucci:{d2}{{depth=2,nodes=50}}"),
+        "--games",
+        "2",
+        "--max-plies",
+        "16",
+        "--out",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("sh (depth 1, usebook=false)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("sh (depth 2, nodes 50)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        !out.stdout.contains("lost by a player failure"),
+        "{}",
+        out.stdout
+    );
+    let a = logged(&dir, "d1.log");
+    let hello = a.iter().position(|l| l == "ucci").unwrap();
+    assert!(
+        a[hello..].iter().any(|l| l == "setoption usebook false"),
+        "{a:?}"
+    );
+    let gos: Vec<&String> = a.iter().filter(|l| l.starts_with("go")).collect();
+    assert!(gos.len() >= 2, "{a:?}");
+    assert!(gos.iter().all(|l| *l == "go depth 1"), "{a:?}");
+    // UCCI takes one limit: the depth wins over the nodes.
+    let b = logged(&dir, "d2.log");
+    assert!(
+        b.iter()
+            .filter(|l| l.starts_with("go"))
+            .all(|l| l == "go depth 2"),
+        "{b:?}"
+    );
+    assert!(!b.iter().any(|l| l.contains("usebook")), "{b:?}");
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(
+        text.contains("\"ladder\"") && text.contains("\"rung\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn bad_ladders_and_settings_are_one_error_line_naming_the_input() {
+    let g = |game: &'static str, players: &[&'static str], rest: &[&'static str]| {
+        let mut a = vec!["arena", "--game", game, "--players"];
+        a.extend(players);
+        a.extend(rest);
+        a
+    };
+    for (args, needle) in [
+        (
+            g("gomoku", &["gomocup:x{depth=2}", "random"], &[]),
+            "info=MAX_DEPTH",
+        ),
+        (
+            g("gomoku", &["gomocup:x{info=MAX_DEPTH 2", "random"], &[]),
+            "not closed",
+        ),
+        (
+            g("gomoku", &["random", "gomocup:x{dpeth=2}"], &[]),
+            "\"dpeth\"",
+        ),
+        (
+            g("xiangqi", &["ucci:x{info=A}", "random"], &[]),
+            "setting info",
+        ),
+        (
+            g("xiangqi", &["ucci:x{depth=0}", "random"], &[]),
+            "depth=\"0\"",
+        ),
+        (
+            g("xiangqi", &["ucci:x{option=usebook}", "random"], &[]),
+            "NAME=VALUE",
+        ),
+        (
+            g("connect4", &["uniform:8{nodes=5}", "random"], &[]),
+            "uniform:N",
+        ),
+        (
+            g("connect4", &["random", "random"], &["--ladder", "random"]),
+            "exactly one --players",
+        ),
+        (
+            g("connect4", &["random"], &["--ladder", "rollout:5{depth=1}"]),
+            "rollout:5{depth=1}",
+        ),
+        (
+            g(
+                "gomoku",
+                &["random"],
+                &["--ladder", "gomocup:/nonexistent/brain{info=MAX_NODE 100}"],
+            ),
+            "cannot play, so the match was not started",
+        ),
+    ] {
+        let out = alphazero(&args);
+        assert_clean_error(&out, &format!("{args:?}"));
+        assert!(out.stderr.contains(needle), "{args:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("game 1/"), "{args:?}: {}", out.stderr);
+    }
+    // Flags that do not go with --ladder are refused by the parser.
+    for extra in [
+        vec!["--gauntlet"],
+        vec!["--sprt", "0,10"],
+        vec!["--anchor", "random"],
+    ] {
+        let mut args = g("connect4", &["random"], &["--ladder", "random"]);
+        args.extend(extra.iter());
+        let out = alphazero(&args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+    }
+    let out = alphazero(&g(
+        "connect4",
+        &["random", "random"],
+        &["--ladder-out", "x.md"],
+    ));
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("--ladder"), "{}", out.stderr);
+}

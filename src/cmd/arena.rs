@@ -6,11 +6,12 @@ use crate::engine::{device, load_network};
 use crate::games::GameArgs;
 use crate::with_game;
 use alphazero_arena::{
-    run_match, Entrant, GameRecord, Limits, MatchConfig, MatchResult, MctsPlayer, MoveChoice,
-    Pairing, Player, PlayerError, RandomPlayer, Ratings, Sprt, SprtDecision,
+    ladder_markdown, ladder_table, run_match, Entrant, GameRecord, LadderRow, LimitedPlayer,
+    Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerSettings, RandomPlayer,
+    Ratings, Sprt, SprtDecision,
 };
 use alphazero_connect4::Connect4;
-use alphazero_game::{Game, History, Outcome};
+use alphazero_game::{Game, History};
 use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{CPuct, Evaluator, SearchConfig};
 use alphazero_nn::Device;
@@ -28,7 +29,11 @@ pub struct ArenaArgs {
     /// Players: `random`, `rollout:N`, `uniform:N`, `net:FILE[:SIMS]`, `heuristic:L` (gomoku,
     /// L = 0–2), `alphabeta:D` (xiangqi), `gomocup:CMD` (gomoku), `ucci:CMD` / `uci:CMD`
     /// (xiangqi). CMD is an external engine's command line (quote it; words split as a shell
-    /// would, with '…' and "…" quoting).
+    /// would, with '…' and "…" quoting). A spec may end in settings `{KEY=VALUE,…}`:
+    /// `depth=D`, `nodes=N` (ucci/uci: `go depth D` / `go nodes N`; depth also alphabeta),
+    /// `option=NAME=VALUE` (ucci/uci setoption, repeatable), `info=PAYLOAD` (gomocup: an
+    /// `INFO` line after every START, e.g. `info=MAX_DEPTH 2`, repeatable), `movetime=MS` and
+    /// `name=LABEL` (any player).
     #[arg(long, num_args = 1.., value_name = "SPEC")]
     players: Vec<String>,
     /// Games per pair of players (each opening is played with both colours, so odd numbers
@@ -86,6 +91,16 @@ pub struct ArenaArgs {
     /// Players are not given then; --sims is the networks' simulations (default 100).
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
     snapshots: Option<PathBuf>,
+    /// Strength ladder: the one player of --players (the challenger) plays --games games
+    /// against each of these rungs in turn (specs as for --players, settings included, e.g.
+    /// 'gomocup:pbrain-rapfi{info=MAX_DEPTH 2}' 'ucci:eleeye{depth=1,option=usebook=false}'),
+    /// every rung from the same openings with colours alternating; prints a table of W-D-L,
+    /// score and Elo ±95% per rung.
+    #[arg(long, num_args = 1.., value_name = "SPEC", conflicts_with_all = ["gauntlet", "sprt", "anchor", "snapshots"])]
+    ladder: Vec<String>,
+    /// Write the --ladder table as Markdown here (with the command line and settings).
+    #[arg(long, value_name = "FILE.md", requires = "ladder")]
+    ladder_out: Option<PathBuf>,
     /// Device for networks: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]
     device: String,
@@ -190,12 +205,55 @@ fn parse_count(spec: &str, what: &str, text: &str) -> Result<u32> {
 }
 
 impl PlayerSpec {
-    /// Parses one `--players` entry.
+    /// Parses one `--players` / `--ladder` entry with its settings block (if any), and
+    /// checks that each setting applies to that kind of player.
     ///
     /// # Errors
-    /// An unknown kind or a bad number, naming the spec.
+    /// An unknown kind, a bad number, a bad settings block or a setting the kind does not
+    /// take, naming the spec.
+    pub fn parse_with_settings(spec: &str) -> Result<(PlayerSpec, PlayerSettings)> {
+        let (base, settings) = PlayerSettings::split(spec)?;
+        let kind = PlayerSpec::parse_base(spec, base)?;
+        let allowed: &[&str] = match kind {
+            PlayerSpec::Gomocup(_) => &["info", "movetime", "name"],
+            PlayerSpec::Ucci(_) | PlayerSpec::Uci(_) => {
+                &["depth", "nodes", "option", "movetime", "name"]
+            }
+            PlayerSpec::AlphaBeta(_) => &["depth", "movetime", "name"],
+            _ => &["movetime", "name"],
+        };
+        if let Some(key) = settings.keys().into_iter().find(|k| !allowed.contains(k)) {
+            let hint = match (&kind, key) {
+                (PlayerSpec::Gomocup(_), "depth" | "nodes") => {
+                    "; the Gomocup protocol has no depth or node limit, Rapfi takes \
+                     info=MAX_DEPTH N or info=MAX_NODE N"
+                }
+                (
+                    PlayerSpec::Net(..) | PlayerSpec::Uniform(_) | PlayerSpec::Rollout(_),
+                    "nodes",
+                ) => "; give the simulations in the spec (uniform:N, net:FILE:SIMS)",
+                _ => "",
+            };
+            bail!(
+                "player {spec:?}: setting {key} does not apply to this kind of player (it \
+                 takes {}){hint}",
+                allowed.join(", ")
+            );
+        }
+        Ok((kind, settings))
+    }
+
+    /// Parses one `--players` entry (its settings block checked, then dropped).
+    ///
+    /// # Errors
+    /// As [`PlayerSpec::parse_with_settings`].
     pub fn parse(spec: &str) -> Result<PlayerSpec> {
-        let s = spec.trim();
+        Ok(PlayerSpec::parse_with_settings(spec)?.0)
+    }
+
+    /// Parses the part of `spec` before its settings block.
+    fn parse_base(spec: &str, base: &str) -> Result<PlayerSpec> {
+        let s = base.trim();
         let (kind, arg) = match s.split_once(':') {
             Some((k, a)) => (k.to_ascii_lowercase(), Some(a)),
             None => (s.to_ascii_lowercase(), None),
@@ -245,35 +303,14 @@ impl PlayerSpec {
 }
 
 /// A player with its own simulation count, whatever the match-wide limits say.
-struct WithSims<G: Game> {
-    inner: Box<dyn Player<G>>,
-    sims: Option<u32>,
-}
-
-impl<G: Game> Player<G> for WithSims<G> {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn new_game(&mut self) -> Result<(), PlayerError> {
-        self.inner.new_game()
-    }
-    fn choose_move(
-        &mut self,
-        game: &History<G>,
-        limits: &Limits,
-    ) -> Result<MoveChoice<G>, PlayerError> {
-        let l = Limits {
-            simulations: self.sims.or(limits.simulations),
-            ..*limits
-        };
-        self.inner.choose_move(game, &l)
-    }
-    fn game_over(&mut self, game: &History<G>, outcome: Outcome) {
-        self.inner.game_over(game, outcome)
-    }
-    fn set_seed(&mut self, seed: u64) {
-        self.inner.set_seed(seed)
-    }
+fn with_sims<G: Game>(inner: Box<dyn Player<G>>, sims: Option<u32>) -> Box<dyn Player<G>> {
+    Box::new(LimitedPlayer::new(
+        inner,
+        Limits {
+            simulations: sims,
+            ..Limits::default()
+        },
+    ))
 }
 
 type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
@@ -281,10 +318,17 @@ type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
 /// Games with players of their own (heuristics, engines over a protocol).
 pub trait ArenaGame: BoardView {
     /// A factory for a game-specific spec, or an error saying the spec is for another game.
+    /// `settings` carries the protocol extras of an external engine (Gomocup `INFO` lines,
+    /// UCCI/UCI options); limits and names are applied by the caller.
     ///
     /// # Errors
     /// The spec does not apply to this game.
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
+    fn special(
+        spec: &PlayerSpec,
+        settings: &PlayerSettings,
+        text: &str,
+        seed: u64,
+    ) -> Result<(String, Factory<Self>)>;
 }
 
 fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
@@ -292,13 +336,23 @@ fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
 }
 
 impl ArenaGame for Connect4 {
-    fn special(_: &PlayerSpec, text: &str, _: u64) -> Result<(String, Factory<Self>)> {
+    fn special(
+        _: &PlayerSpec,
+        _: &PlayerSettings,
+        text: &str,
+        _: u64,
+    ) -> Result<(String, Factory<Self>)> {
         Err(wrong_game::<Self>(text))
     }
 }
 
 impl ArenaGame for Gomoku {
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+    fn special(
+        spec: &PlayerSpec,
+        settings: &PlayerSettings,
+        text: &str,
+        seed: u64,
+    ) -> Result<(String, Factory<Self>)> {
         match spec {
             PlayerSpec::Heuristic(l) => {
                 let l = *l;
@@ -311,7 +365,8 @@ impl ArenaGame for Gomoku {
                 ))
             }
             PlayerSpec::Gomocup(cmd) => {
-                let cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
+                let mut cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
+                cfg.info = settings.info.clone();
                 let name = cfg.name.clone();
                 Ok((
                     name,
@@ -327,7 +382,12 @@ impl ArenaGame for Gomoku {
 }
 
 impl ArenaGame for Xiangqi {
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+    fn special(
+        spec: &PlayerSpec,
+        settings: &PlayerSettings,
+        text: &str,
+        seed: u64,
+    ) -> Result<(String, Factory<Self>)> {
         use alphazero_protocols::{Dialect, UcciClient, UcciClientConfig};
         match spec {
             PlayerSpec::AlphaBeta(d) => {
@@ -346,7 +406,8 @@ impl ArenaGame for Xiangqi {
                 } else {
                     Dialect::Uci
                 };
-                let cfg = UcciClientConfig::new(cmd.clone(), dialect);
+                let mut cfg = UcciClientConfig::new(cmd.clone(), dialect);
+                cfg.options.extend(settings.options.iter().cloned());
                 let name = cfg.name.clone();
                 Ok((
                     name,
@@ -445,10 +506,7 @@ fn mcts_entrant<G: Game>(
                 ..crate::engine::interactive_search_config::<G>(sims.unwrap_or(default_sims), seed)
             },
         );
-        Box::new(WithSims {
-            inner: Box::new(p),
-            sims,
-        }) as Box<dyn Player<G>>
+        with_sims(Box::new(p), sims)
     })
 }
 
@@ -478,34 +536,42 @@ fn build_entrant<G: ArenaGame>(
     seed: u64,
     search: NetSearch,
 ) -> Result<Entrant<G>> {
-    let spec = PlayerSpec::parse(text)?;
-    Ok(match &spec {
+    let (spec, settings) = PlayerSpec::parse_with_settings(text)?;
+    let entrant = match &spec {
         PlayerSpec::Random => Entrant::new("random", move || {
             Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
         }),
         PlayerSpec::Rollout(n) => {
             let n = *n;
             Entrant::new(format!("rollout-{n}"), move || {
-                Box::new(WithSims {
-                    inner: Box::new(MctsPlayer::<G>::rollout(n, seed)),
-                    sims: Some(n),
-                }) as Box<dyn Player<G>>
+                with_sims(Box::new(MctsPlayer::<G>::rollout(n, seed)), Some(n))
             })
         }
         PlayerSpec::Uniform(n) => {
             let n = *n;
             Entrant::new(format!("uniform-{n}"), move || {
-                Box::new(WithSims {
-                    inner: Box::new(MctsPlayer::<G>::uniform(n)),
-                    sims: Some(n),
-                }) as Box<dyn Player<G>>
+                with_sims(Box::new(MctsPlayer::<G>::uniform(n)), Some(n))
             })
         }
         PlayerSpec::Net(file, sims) => net_entrant::<G>(file, *sims, cfg, dev, seed, search)?,
         _ => {
-            let (name, f) = G::special(&spec, text, seed)?;
+            let (name, f) = G::special(&spec, &settings, text, seed)?;
             Entrant { name, factory: f }
         }
+    };
+    Ok(with_settings(entrant, &settings))
+}
+
+/// The entrant under its settings' name and own limits (unchanged without settings).
+fn with_settings<G: Game>(entrant: Entrant<G>, settings: &PlayerSettings) -> Entrant<G> {
+    let name = settings.display_name(&entrant.name);
+    let own = settings.limits;
+    if own == Limits::default() {
+        return Entrant { name, ..entrant };
+    }
+    let inner = entrant.factory;
+    Entrant::new(name, move || {
+        Box::new(LimitedPlayer::new(inner(), own)) as Box<dyn Player<G>>
     })
 }
 
@@ -670,6 +736,28 @@ fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDeci
     Ok((all, Some((decision, sprt.llr(w, d, l)))))
 }
 
+/// Lists (up to 10 of) the games lost by a player failure, if any.
+fn print_failures(r: &MatchResult) {
+    let failures: Vec<&GameRecord> = r
+        .games
+        .iter()
+        .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
+        .collect();
+    if !failures.is_empty() {
+        outln!("\n{} game(s) lost by a player failure:", failures.len());
+        for g in failures.iter().take(10) {
+            if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
+                outln!(
+                    "  game {}: {} vs {}: {side:?} failed: {message}",
+                    g.index + 1,
+                    g.first_name,
+                    g.second_name
+                );
+            }
+        }
+    }
+}
+
 fn report(
     r: &MatchResult,
     anchor: usize,
@@ -677,11 +765,6 @@ fn report(
     out: Option<&Path>,
     pgn: Option<&Path>,
 ) -> Result<Ratings> {
-    let failures: Vec<&GameRecord> = r
-        .games
-        .iter()
-        .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
-        .collect();
     outln!("{} games of {}", r.games.len(), r.game);
     out!("{}", cross_table(r));
     let ratings = r.ratings(anchor).context("fitting ratings")?;
@@ -708,19 +791,7 @@ fn report(
             s.elo1
         );
     }
-    if !failures.is_empty() {
-        outln!("\n{} game(s) lost by a player failure:", failures.len());
-        for g in failures.iter().take(10) {
-            if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
-                outln!(
-                    "  game {}: {} vs {}: {side:?} failed: {message}",
-                    g.index + 1,
-                    g.first_name,
-                    g.second_name
-                );
-            }
-        }
-    }
+    print_failures(r);
     if let Some(p) = out {
         let json = serde_json::json!({
             "match": r,
@@ -957,6 +1028,134 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
     Ok(())
 }
 
+/// `--ladder`: the challenger (the one `--players` entry) against each rung in turn, one
+/// gauntlet [`run_match`] per rung from the same openings (`--seed`), then the ladder table.
+fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
+    if args.players.len() != 1 {
+        bail!(
+            "--ladder needs exactly one --players entry (the challenger), got {}",
+            args.players.len()
+        );
+    }
+    let opening_plies = parse_openings(&args.openings)?;
+    let dev = device(&args.device)?;
+    let texts: Vec<&String> = args.players.iter().chain(&args.ladder).collect();
+    let mut entrants = texts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            build_entrant::<G>(
+                p,
+                cfg,
+                &dev,
+                mix(args.seed, i as u64 + 1),
+                NetSearch::of(args),
+            )
+        })
+        .collect::<Result<Vec<_>>>()?;
+    unique_names(&mut entrants);
+    let limits = Limits {
+        simulations: args.sims,
+        movetime: args.movetime.map(Duration::from_millis),
+        depth: None,
+    };
+    // Every external engine answers one move before any game: a bad rung stops the ladder
+    // now, not after the rungs before it were played.
+    for (text, entrant) in texts.iter().zip(&entrants) {
+        if PlayerSpec::parse(text)?.is_external() {
+            preflight(entrant, &G::new(cfg), &limits)?;
+        }
+    }
+    let openings = args.games.div_ceil(2);
+    let rungs = entrants.len() - 1;
+    let on_game = progress_callback(rungs * 2 * openings as usize);
+    let challenger = entrants[0].clone();
+    let mut all = MatchResult {
+        game: G::NAME.into(),
+        players: entrants.iter().map(|e| e.name.clone()).collect(),
+        games: Vec::new(),
+    };
+    let mut rows = Vec::new();
+    for (k, rung) in entrants.iter().enumerate().skip(1) {
+        let mut config = MatchConfig::new(vec![challenger.clone(), rung.clone()], G::new(cfg));
+        config.pairing = Pairing::Gauntlet { challenger: 0 };
+        config.openings_per_pair = openings;
+        config.opening_plies = opening_plies;
+        config.limits = limits;
+        config.max_plies = args.max_plies;
+        config.threads = args.threads as usize;
+        config.seed = args.seed;
+        config.on_game = Some(on_game.clone());
+        let r = run_match(&config)?;
+        let row = LadderRow::from_match(&r, 0, 1);
+        eprintln!(
+            "rung {k}/{rungs} {}: {}-{}-{}",
+            row.rung, row.wins, row.draws, row.losses
+        );
+        rows.push(row);
+        for mut g in r.games {
+            g.index = all.games.len();
+            g.second = if g.second == 1 { k } else { 0 };
+            g.first = if g.first == 1 { k } else { 0 };
+            g.winner = g.winner.map(|w| if w == 1 { k } else { 0 });
+            all.games.push(g);
+        }
+    }
+    outln!(
+        "{} games of {}: {} against {rungs} rung(s), {} games each from {openings} \
+         opening(s) of {opening_plies} random plies, colours alternating",
+        all.games.len(),
+        all.game,
+        entrants[0].name,
+        2 * openings,
+    );
+    out!("{}", ladder_table(&entrants[0].name, &rows));
+    print_failures(&all);
+    if let Some(p) = &args.out {
+        let json = serde_json::json!({ "match": all, "ladder": rows });
+        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("results written to {}", p.display());
+    }
+    if let Some(p) = &args.pgn {
+        std::fs::write(p, all.to_text()).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("games written to {}", p.display());
+    }
+    if let Some(p) = &args.ladder_out {
+        let command: Vec<String> = std::env::args().map(|a| quote_arg(&a)).collect();
+        let mut notes = format!(
+            "{} games per rung ({openings} opening(s) of {opening_plies} random plies, each \
+             played with both colours), seed {}, ply cap {}",
+            2 * openings,
+            args.seed,
+            args.max_plies
+        );
+        if let Some(s) = args.sims {
+            notes.push_str(&format!(", --sims {s}"));
+        }
+        if let Some(t) = args.movetime {
+            notes.push_str(&format!(", --movetime {t} ms"));
+        }
+        notes.push_str(&format!(".\n\nCommand: `{}`", command.join(" ")));
+        let md = ladder_markdown(&entrants[0].name, &all.game, &rows, &notes);
+        std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("ladder written to {}", p.display());
+    }
+    Ok(())
+}
+
+/// A command-line word quoted for a POSIX shell when it needs it.
+fn quote_arg(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', r"'\''"))
+    }
+}
+
 /// Runs `alphazero arena`.
 pub fn run(args: &ArenaArgs) -> Result<()> {
     let spec = args.game.spec()?;
@@ -966,6 +1165,12 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     }
     if let Some(p) = &args.pgn {
         super::check_output_path("--pgn", p)?;
+    }
+    if let Some(p) = &args.ladder_out {
+        super::check_output_path("--ladder-out", p)?;
+    }
+    if !args.ladder.is_empty() {
+        return with_game!(&spec, G, cfg => run_engine_ladder::<G>(cfg, args));
     }
     match &args.snapshots {
         Some(run_dir) => with_game!(&spec, G, cfg => run_ladder::<G>(cfg, run_dir, args)),

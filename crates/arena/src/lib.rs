@@ -7,23 +7,30 @@
 //! * [`play_game`], [`run_match`] with [`MatchConfig`]: round robin or gauntlet, balanced
 //!   random openings, threads, JSON and PGN-like records.
 //! * [`rating`]: Elo ↔ score, W/D/L → Elo ± CI, Bradley–Terry fit, SPRT.
+//! * [`settings`]: per-player settings in a spec's `{…}` block (own limits, Gomocup `INFO`
+//!   lines, UCCI/UCI options), applied with [`LimitedPlayer`].
+//! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
 //! * [`c4_eval`]: agreement with the Connect Four solver, value calibration.
 #![deny(missing_docs)]
 
 pub mod c4_eval;
+pub mod ladder;
 pub mod matches;
 pub mod player;
 pub mod players;
 pub mod rating;
+pub mod settings;
 
 pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
+pub use ladder::{ladder_markdown, ladder_table, LadderRow};
 pub use matches::{
     play_game, random_opening, run_match, Entrant, GameRecord, GameResult, MatchConfig, MatchError,
     MatchResult, PairStats, Pairing, PlayerFactory, Termination,
 };
-pub use player::{Limits, MoveChoice, Player, PlayerError};
+pub use player::{LimitedPlayer, Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
 pub use rating::{
     elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, sprt_llr, sprt_llr_normal,
     EloEstimate, Ratings, Sprt, SprtDecision,
 };
+pub use settings::{PlayerSettings, SettingsError};

@@ -21,6 +21,10 @@ pub struct GomocupClientConfig {
     pub timeout_margin: Duration,
     /// Time allowed for `START` to be answered (10 s: brains load their files then).
     pub start_timeout: Duration,
+    /// Extra `INFO` payloads sent after every `START` (after `INFO rule`), e.g. `MAX_DEPTH 2`
+    /// or `MAX_NODE 1000` to hold Rapfi (and other brains with the Yixin-Board extensions)
+    /// to a strength. Empty by default.
+    pub info: Vec<String>,
 }
 
 impl GomocupClientConfig {
@@ -36,6 +40,7 @@ impl GomocupClientConfig {
             default_move_time: Duration::from_secs(1),
             timeout_margin: Duration::from_secs(1),
             start_timeout: Duration::from_secs(10),
+            info: Vec::new(),
         }
     }
 }
@@ -43,7 +48,8 @@ impl GomocupClientConfig {
 /// An external Gomocup brain behind [`Player<Gomoku>`].
 ///
 /// The process is started on first use and restarted after any failure. Every game begins
-/// with `START N` and `INFO rule R` (0 freestyle, 1 standard, 4 renju), every move with
+/// with `START N` and `INFO rule R` (0 freestyle, 1 standard, 4 renju), then
+/// `INFO <payload>` for each of [`GomocupClientConfig::info`]; every move begins with
 /// `INFO timeout_turn`, `INFO timeout_match 0`, `INFO time_left 2147483647`, then `TURN X,Y`
 /// when exactly one opponent move is new since the brain's last move, `BEGIN` on an empty
 /// board, else `BOARD` with every stone in move order (`X,Y,1` own, `X,Y,2` opponent) and
@@ -95,6 +101,7 @@ impl GomocupClient {
 
     fn start(&mut self, size: usize, rule: Rule) -> Result<(), PlayerError> {
         let timeout = self.config.start_timeout;
+        let info = self.config.info.clone();
         let p = self.process()?;
         p.send(&format!("START {size}"))?;
         let reply = p.recv_until(timeout, |l| {
@@ -117,6 +124,9 @@ impl GomocupClient {
             return Err(p.error(format!("START {size} refused: {e}")));
         }
         p.send(&format!("INFO rule {}", rule_code(rule)))?;
+        for payload in &info {
+            p.send(&format!("INFO {payload}"))?;
+        }
         self.started = Some((size, rule));
         self.known.clear();
         self.known_from_empty = true;
