@@ -393,9 +393,14 @@ pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> Search
         simulations,
         seed,
         terminal_check: G::NAME != "xiangqi",
+        tactical_budget: Some(INTERACTIVE_TACTICAL_BUDGET),
         ..SearchConfig::default()
     }
 }
+
+/// The tactical search's node budget per expanded node in the interactive commands, the
+/// arena's network players and the Gomocup brain (Gomoku's VCF; other games have none).
+pub const INTERACTIVE_TACTICAL_BUDGET: u32 = 2_000;
 
 /// Settings of the protocol engines (`alphazero gomocup`, `alphazero ucci`, `pbrain-alphazero`).
 #[derive(Clone, Debug, Default)]
@@ -467,6 +472,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     // Immediate fives (own and the opponent's) are seen when a node is expanded, whatever
     // the network's prior says.
     config.search.terminal_check = true;
+    config.search.tactical_budget = Some(INTERACTIVE_TACTICAL_BUDGET);
     alphazero_protocols::run_gomocup(
         std::io::stdin().lock(),
         std::io::stdout().lock(),

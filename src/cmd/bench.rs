@@ -26,6 +26,9 @@ pub enum BenchWhat {
     Nn,
     /// Self-play games/hour for Connect Four with a small fresh network.
     Selfplay,
+    /// Gomoku threat-space search: VCF nodes/s on random 15×15 middle-game positions, and
+    /// the time to find the 9- and 11-ply VCFs of the rule test data.
+    Tactics,
     /// Everything.
     All,
 }
@@ -89,6 +92,73 @@ fn search(quick: bool) -> Result<()> {
     search_one("xiangqi-mid", mid.current(), sims, runs)?;
     let c4 = Connect4::new(&Connect4Config);
     search_one("connect4", &c4, sims, runs)?;
+    Ok(())
+}
+
+/// VCF positions of `crates/gomoku/tests/data/vcf.txt` (rule, size, side, plies, stones).
+const VCF_DATA: &str = include_str!("../../crates/gomoku/tests/data/vcf.txt");
+
+fn tactics(quick: bool) -> Result<()> {
+    use alphazero_game::Side;
+    use alphazero_gomoku::{GomokuMove, Rule, VcfResult};
+    use rand::{Rng, SeedableRng};
+    // Random middle-game positions (fixed seed): 20–40 stones near the centre.
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    let count = if quick { 100 } else { 1_000 };
+    let mut positions = Vec::new();
+    while positions.len() < count {
+        let mut pos = Gomoku::new(&GomokuConfig::default());
+        let stones = rng.random_range(20..40);
+        for _ in 0..stones {
+            let x = rng.random_range(3u8..12);
+            let y = rng.random_range(3u8..12);
+            let _ = pos.play(GomokuMove::new(x, y));
+        }
+        if pos.outcome().is_none() {
+            positions.push(pos);
+        }
+    }
+    let start = Instant::now();
+    let (mut nodes, mut wins) = (0u64, 0);
+    for p in &positions {
+        let (r, n) = p.vcf_counted(20_000);
+        nodes += u64::from(n);
+        wins += u32::from(matches!(r, VcfResult::Win(_)));
+    }
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    eprintln!(
+        "tactics: VCF on {count} random 15x15 positions: {nodes} nodes in {secs:.3} s, {wins} wins"
+    );
+    line("vcf-gomoku15", nodes as f64 / secs, "nodes/s");
+    line("vcf-gomoku15-per-position", secs * 1e3 / count as f64, "ms");
+    for row in VCF_DATA.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = row.split_whitespace().collect();
+        if f.len() != 6 || !(f[3] == "9" || f[3] == "11") {
+            continue;
+        }
+        let rule: Rule = f[0].parse()?;
+        let cfg = GomokuConfig::new(f[1].parse()?, rule)?;
+        let side = if f[2] == "black" {
+            Side::First
+        } else {
+            Side::Second
+        };
+        let stones = |s: &str| -> Result<Vec<GomokuMove>> {
+            s.split(',')
+                .map(|t| GomokuMove::parse_coord(t).map_err(Into::into))
+                .collect()
+        };
+        let pos = Gomoku::from_stones(&cfg, &stones(f[4])?, &stones(f[5])?, side)?;
+        let start = Instant::now();
+        let (r, n) = pos.vcf_counted(1_000_000);
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        anyhow::ensure!(matches!(r, VcfResult::Win(_)), "no VCF found in {row}");
+        eprintln!(
+            "tactics: {}-ply VCF ({rule}) found in {ms:.3} ms, {n} nodes",
+            f[3]
+        );
+        line(&format!("vcf-{}ply-{rule}", f[3]), ms, "ms");
+    }
     Ok(())
 }
 
@@ -190,6 +260,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
     }
     if all || w == BenchWhat::Search {
         search(args.quick)?;
+    }
+    if all || w == BenchWhat::Tactics {
+        tactics(args.quick)?;
     }
     if all || w == BenchWhat::Nn || w == BenchWhat::Selfplay {
         let dev = device(&args.device)?;

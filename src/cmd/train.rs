@@ -406,6 +406,9 @@ fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) ->
         root_noise: noise,
         gumbel: cfg.selfplay.gumbel.then(GumbelConfig::default),
         terminal_check: cfg.selfplay.terminal_check,
+        tactical_budget: (cfg.selfplay.tactical_budget > 0).then_some(cfg.selfplay.tactical_budget),
+        dirichlet_alpha_total: (cfg.selfplay.dirichlet_alpha_total > 0.0)
+            .then_some(cfg.selfplay.dirichlet_alpha_total as f32),
         seed,
         ..SearchConfig::default()
     }

@@ -245,8 +245,14 @@ impl Gomoku {
     /// the defender's forced blocks alternating); [`VcfResult::NoWin`] means no VCF exists;
     /// [`VcfResult::Unknown`] that the budget ran out. A finished game has no VCF.
     pub fn vcf(&self, budget: u32) -> VcfResult {
+        self.vcf_counted(budget).0
+    }
+
+    /// [`Gomoku::vcf`] and the number of stones the search placed (its nodes), for
+    /// benchmarks.
+    pub fn vcf_counted(&self, budget: u32) -> (VcfResult, u32) {
         if self.outcome.is_some() {
-            return VcfResult::NoWin;
+            return (VcfResult::NoWin, 0);
         }
         tactics::vcf(&self.board, self.config.rule, self.side, budget)
     }

@@ -66,10 +66,9 @@ struct Vcf {
 }
 
 /// Zobrist keys for the VCF table: `[colour − 1][y · MAX_SIZE + x]`.
-static KEYS: [u64; 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize)] =
-    alphazero_game::zobrist_table::<{ 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize) }>(
-        0x7AC7_1C5_0F0F_0001,
-    );
+static KEYS: [u64; 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize)] = alphazero_game::zobrist_table::<
+    { 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize) },
+>(0x7AC7_1C5_0F0F_0001);
 
 #[inline]
 fn key(color: u8, x: i32, y: i32) -> u64 {
@@ -328,15 +327,16 @@ impl Vcf {
     }
 }
 
-/// VCF for `attacker` on `board` (the attacker to move), at most `budget` stones placed.
-pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> VcfResult {
+/// VCF for `attacker` on `board` (the attacker to move), at most `budget` stones placed;
+/// also returns the stones placed (the search's nodes).
+pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (VcfResult, u32) {
     let a = color_of(attacker);
     let d = other(a);
     let b = *board;
     let mut fives = Vec::new();
     b.five_points(a, rule, &mut fives);
     if let Some(&(x, y)) = fives.first() {
-        return VcfResult::Win(vec![GomokuMove::new(x as u8, y as u8)]);
+        return (VcfResult::Win(vec![GomokuMove::new(x as u8, y as u8)]), 0);
     }
     let mut defender = Vec::new();
     b.five_points(d, rule, &mut defender);
@@ -360,13 +360,14 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> Vcf
         line: Vec::new(),
         cut: false,
     };
-    if s.search(&defender, 0) {
-        VcfResult::Win(s.line)
+    let result = if s.search(&defender, 0) {
+        VcfResult::Win(std::mem::take(&mut s.line))
     } else if s.cut {
         VcfResult::Unknown
     } else {
         VcfResult::NoWin
-    }
+    };
+    (result, s.nodes)
 }
 
 #[cfg(test)]

@@ -96,7 +96,8 @@ fn check_line(pos: &Gomoku, line: &[GomokuMove]) {
     let mut p = pos.clone();
     for (i, &m) in line.iter().enumerate() {
         if i % 2 == 0 {
-            p.play(m).unwrap_or_else(|e| panic!("attacker move {i} {m}: {e}"));
+            p.play(m)
+                .unwrap_or_else(|e| panic!("attacker move {i} {m}: {e}"));
             if p.outcome() == Some(Outcome::Loss) {
                 assert_eq!(i + 1, line.len(), "the line goes on after a five");
                 return;
@@ -104,12 +105,19 @@ fn check_line(pos: &Gomoku, line: &[GomokuMove]) {
             assert!(p.outcome().is_none(), "attacker move {m} ends the game");
             let fives = ref_fives(&p, a);
             assert!(!fives.is_empty(), "attacker move {m} is not a four");
-            assert!(ref_fives(&p, a.opponent()).is_empty(), "defender can make five");
+            assert!(
+                ref_fives(&p, a.opponent()).is_empty(),
+                "defender can make five"
+            );
             if fives.len() >= 2 {
                 assert_eq!(i + 1, line.len(), "the line goes on after a double threat");
                 return;
             }
-            assert_eq!(line.get(i + 1), Some(&fives[0]), "the defender's only reply");
+            assert_eq!(
+                line.get(i + 1),
+                Some(&fives[0]),
+                "the defender's only reply"
+            );
         } else {
             p.play(m).unwrap();
             if p.outcome() == Some(Outcome::Win) {
@@ -173,7 +181,11 @@ fn cases() -> Vec<Case> {
 #[test]
 fn vcf_data_file_lines_are_forced_wins_of_the_stated_length() {
     let cases = cases();
-    assert!(cases.len() >= 6, "the data file holds {} cases", cases.len());
+    assert!(
+        cases.len() >= 6,
+        "the data file holds {} cases",
+        cases.len()
+    );
     for plies in [3, 5, 7, 9] {
         assert!(
             cases.iter().any(|c| c.plies == plies),
@@ -189,7 +201,11 @@ fn vcf_data_file_lines_are_forced_wins_of_the_stated_length() {
             c.text
         );
         // The stated length is the shortest: the brute force agrees on both sides of it.
-        assert!(ref_vcf(&c.pos, c.plies), "reference finds no VCF: {}", c.text);
+        assert!(
+            ref_vcf(&c.pos, c.plies),
+            "reference finds no VCF: {}",
+            c.text
+        );
         assert!(
             !ref_vcf(&c.pos, c.plies - 2),
             "reference finds a shorter VCF: {}",
@@ -214,12 +230,21 @@ fn renju_white_four_on_a_black_forbidden_block_wins() {
     assert!(ref_vcf(&pos, 3));
     let mut after = pos.clone();
     after.play(p("g7")).unwrap();
-    assert_eq!(after.is_forbidden(p("h8")), Some(alphazero_gomoku::Foul::DoubleThree));
+    assert_eq!(
+        after.is_forbidden(p("h8")),
+        Some(alphazero_gomoku::Foul::DoubleThree)
+    );
     // Black to move after g7: the only block is forbidden, so the position is lost.
     let proof = after.tactical_proof(0).expect("an unblockable four");
     assert_eq!(proof.outcome, Outcome::Loss);
     // Freestyle: black blocks h8 and white has no VCF here.
-    let free = Gomoku::from_stones(&GomokuConfig::new(15, Rule::Freestyle).unwrap(), &black, &white, Side::Second).unwrap();
+    let free = Gomoku::from_stones(
+        &GomokuConfig::new(15, Rule::Freestyle).unwrap(),
+        &black,
+        &white,
+        Side::Second,
+    )
+    .unwrap();
     assert!(!matches!(free.vcf(10_000), VcfResult::Win(ref l) if l == &vec![p("g7"), p("h8")]));
 }
 
@@ -414,9 +439,24 @@ fn print_vcf_cases() {
             }
             found[plies as usize] += 1;
             let (b, w) = stones(&pos);
-            let j = |v: &[GomokuMove]| v.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(",");
-            let side = if pos.side_to_move() == Side::First { "black" } else { "white" };
-            println!("{} 15 {side} {plies} {} {}  # line {}", rule, j(&b), j(&w), j(&line));
+            let j = |v: &[GomokuMove]| {
+                v.iter()
+                    .map(|m| m.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            let side = if pos.side_to_move() == Side::First {
+                "black"
+            } else {
+                "white"
+            };
+            println!(
+                "{} 15 {side} {plies} {} {}  # line {}",
+                rule,
+                j(&b),
+                j(&w),
+                j(&line)
+            );
         }
     }
 }

@@ -68,6 +68,19 @@ pub fn game_field_in(text: &str, key: &str) -> Result<Option<String>, ConfigErro
     }))
 }
 
+/// Whether a config file's text sets any key of the table `[section]` (e.g. `model`).
+///
+/// # Errors
+/// [`ConfigError::Syntax`] if the text is not TOML.
+pub fn sets_section_in(text: &str, section: &str) -> Result<bool, ConfigError> {
+    let t: Table = toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
+    Ok(match t.get(section) {
+        None => false,
+        Some(Value::Table(s)) => !s.is_empty(),
+        Some(_) => true,
+    })
+}
+
 /// The `game.name` an override (`"game.name=xiangqi"`) sets, if it sets that key.
 ///
 /// # Errors
@@ -226,6 +239,13 @@ pub struct SelfPlayConfig {
     /// wins-in-1 and forced replies are seen at once (cheap for Connect Four and Gomoku,
     /// costly for Xiangqi).
     pub terminal_check: bool,
+    /// The game's tactical search at every expanded node (Gomoku: fives, unstoppable threats
+    /// and VCF), its proofs entering the MCTS-solver: the VCF node budget per call; 0 = off.
+    pub tactical_budget: u32,
+    /// When > 0, the root noise's Dirichlet α is this total divided by the number of root
+    /// candidates searched (AlphaZero's α ≈ 10 / typical number of moves), instead of
+    /// `dirichlet_alpha`; 0 = use `dirichlet_alpha` as is.
+    pub dirichlet_alpha_total: f64,
 }
 
 /// `[replay]`: the replay buffer.
@@ -470,6 +490,8 @@ impl TrainConfig {
                 max_plies: 400,
                 gumbel: false,
                 terminal_check: true,
+                tactical_budget: 0,
+                dirichlet_alpha_total: 0.0,
             },
             replay: ReplayConfig {
                 capacity: 200_000,
@@ -569,6 +591,10 @@ impl TrainConfig {
                 c.game.rule = "freestyle".into();
                 c.selfplay.temperature_moves = 12;
                 c.selfplay.dirichlet_alpha = 0.05;
+                // About 40 candidate points near the stones: α ≈ 0.25 each; VCF at every
+                // node within 200 stones placed.
+                c.selfplay.dirichlet_alpha_total = 10.0;
+                c.selfplay.tactical_budget = 200;
                 c.selfplay.max_plies = 225;
                 Ok(c)
             }
@@ -743,6 +769,13 @@ impl TrainConfig {
         non_negative("selfplay.temperature", s.temperature)?;
         non_negative("selfplay.final_temperature", s.final_temperature)?;
         positive("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
+        if !(s.dirichlet_alpha_total.is_finite() && s.dirichlet_alpha_total >= 0.0) {
+            return invalid(
+                "selfplay.dirichlet_alpha_total",
+                "must be finite and >= 0 (0 = off)".into(),
+                s.dirichlet_alpha_total,
+            );
+        }
         in_range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
         positive("selfplay.c_puct", s.c_puct)?;
         non_negative("selfplay.fpu_reduction", s.fpu_reduction)?;
@@ -1297,6 +1330,15 @@ mod tests {
             None
         );
         assert!(game_name_in_override("game.name").is_err());
+    }
+
+    #[test]
+    fn sections_set_by_a_file_are_found() {
+        assert!(sets_section_in("[model]\nblocks = 2\n", "model").unwrap());
+        assert!(!sets_section_in("[model]\n[game]\nname = 'gomoku'\n", "model").unwrap());
+        assert!(!sets_section_in("[train]\nlr = 0.1\n", "model").unwrap());
+        assert!(sets_section_in("model.channels = 8\n", "model").unwrap());
+        assert!(sets_section_in("[model\n", "model").is_err());
     }
 
     #[test]

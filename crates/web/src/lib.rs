@@ -102,6 +102,8 @@ impl Engines {
             },
             search: SearchConfig {
                 terminal_check: true,
+                // Gomoku's fives, unstoppable threats and VCF (other games: none).
+                tactical_budget: Some(2_000),
                 root_noise: false,
                 ..SearchConfig::default()
             },
