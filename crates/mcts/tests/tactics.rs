@@ -1,0 +1,160 @@
+//! The search with the game's tactical proofs (Gomoku: fives, unstoppable threats, VCF) in
+//! the MCTS-solver: proven wins are played and named, losses are proven from certified move
+//! sets instead of spending every simulation.
+
+use alphazero_game::{Game, Outcome, Side};
+use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, VcfResult};
+use alphazero_mcts::{Search, SearchConfig, UniformEvaluator};
+
+fn p(s: &str) -> GomokuMove {
+    GomokuMove::parse_coord(s).unwrap()
+}
+
+fn cfg(sims: u32, tactics: Option<u32>) -> SearchConfig {
+    SearchConfig {
+        simulations: sims,
+        terminal_check: true,
+        tactical_budget: tactics,
+        ..SearchConfig::default()
+    }
+}
+
+/// The positions of `crates/gomoku/tests/data/vcf.txt` (side to move has a VCF).
+fn vcf_positions() -> Vec<(String, Gomoku)> {
+    include_str!("../../gomoku/tests/data/vcf.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let rule: Rule = f[0].parse().unwrap();
+            let cfg = GomokuConfig::new(f[1].parse().unwrap(), rule).unwrap();
+            let side = if f[2] == "black" {
+                Side::First
+            } else {
+                Side::Second
+            };
+            let stones = |s: &str| s.split(',').map(p).collect::<Vec<_>>();
+            let pos = Gomoku::from_stones(&cfg, &stones(f[4]), &stones(f[5]), side).unwrap();
+            (l.to_string(), pos)
+        })
+        .collect()
+}
+
+#[test]
+fn vcf_positions_are_proven_won_and_the_vcf_move_is_played() {
+    for (text, pos) in vcf_positions() {
+        let mut s = Search::new(pos.clone(), Vec::new(), cfg(400, Some(20_000))).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        assert_eq!(r.proven, Some(Outcome::Win), "{text}");
+        assert_eq!(r.root_value, 1.0);
+        let VcfResult::Win(line) = pos.vcf(20_000) else {
+            panic!("no VCF: {text}")
+        };
+        assert_eq!(r.best_move, Some(line[0]), "{text}");
+        // The winning child is reported as a proven win with its exact value, and the PV is
+        // the proof line.
+        let child = r.children.iter().find(|c| Some(c.mv) == r.best_move).unwrap();
+        assert_eq!((child.proven, child.q), (Some(Outcome::Win), 1.0));
+        assert_eq!(r.pv, line);
+        let total: f32 = r.policy.iter().sum();
+        assert!((total - 1.0).abs() < 1e-5);
+        assert_eq!(r.policy[pos.move_to_action(line[0])], 1.0);
+    }
+}
+
+#[test]
+fn without_tactics_the_uniform_search_does_not_prove_the_vcf_positions() {
+    // The reason for the tactics: the plain search proves none of the longer VCFs.
+    let proven = vcf_positions()
+        .into_iter()
+        .filter(|(_, pos)| {
+            let mut s = Search::new(pos.clone(), Vec::new(), cfg(400, None)).unwrap();
+            s.run(&UniformEvaluator).unwrap().proven == Some(Outcome::Win)
+        })
+        .count();
+    assert!(proven < vcf_positions().len(), "{proven} proven without tactics");
+}
+
+/// White to move; black has a four (b5–e5, a5 white: the only five point is f5) and an open
+/// three c7 d7 e7: after the forced block black makes an open four.
+fn four_and_three() -> Gomoku {
+    let cfg = GomokuConfig::new(15, Rule::Freestyle).unwrap();
+    let black = [p("b5"), p("c5"), p("d5"), p("e5"), p("c7"), p("d7"), p("e7")];
+    let white = [p("a5"), p("j12"), p("k13"), p("m13"), p("n2"), p("l2")];
+    Gomoku::from_stones(&cfg, &black, &white, Side::Second).unwrap()
+}
+
+#[test]
+fn a_forced_block_into_a_lost_position_is_proven_lost_at_once() {
+    let pos = four_and_three();
+    let mut s = Search::new(pos, Vec::new(), cfg(800, Some(2_000))).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!(r.proven, Some(Outcome::Loss));
+    assert_eq!(r.best_move, Some(p("f5")), "the block is the only search move");
+    assert_eq!(r.children.len(), 1);
+    assert!(r.simulations <= 2, "{} simulations spent", r.simulations);
+}
+
+#[test]
+fn an_open_four_against_the_side_to_move_is_proven_lost_without_search() {
+    // Regression: before certified move sets the root was never proven and every simulation
+    // was spent on the two blocks.
+    let cfg15 = GomokuConfig::new(15, Rule::Freestyle).unwrap();
+    let black = [p("d8"), p("e8"), p("f8"), p("g8"), p("a1")];
+    let white = [p("h1"), p("j2"), p("l3"), p("n5")];
+    let pos = Gomoku::from_stones(&cfg15, &black, &white, Side::Second).unwrap();
+    for tactics in [Some(0), None] {
+        let mut s = Search::new(pos.clone(), Vec::new(), cfg(800, tactics)).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        assert_eq!(r.proven, Some(Outcome::Loss), "tactics {tactics:?}");
+        assert!(r.simulations <= 4, "{} simulations", r.simulations);
+    }
+}
+
+#[test]
+fn the_defender_of_a_vcf_position_avoids_moves_that_leave_the_vcf() {
+    // In each VCF position, give the move to the defender instead: whenever some candidate
+    // leaves the attacker no VCF (checked with a large budget), the search's move must be one
+    // of those (or the defender's own win).
+    let mut checked = 0;
+    for (text, pos) in vcf_positions() {
+        let stones: Vec<(usize, usize, Side)> = (0..pos.size())
+            .flat_map(|y| (0..pos.size()).map(move |x| (x, y)))
+            .filter_map(|(x, y)| pos.stone_at(x, y).map(|s| (x, y, s)))
+            .collect();
+        let of = |side| -> Vec<GomokuMove> {
+            stones
+                .iter()
+                .filter(|s| s.2 == side)
+                .map(|s| GomokuMove::new(s.0 as u8, s.1 as u8))
+                .collect()
+        };
+        let defender = pos.side_to_move().opponent();
+        let flipped =
+            Gomoku::from_stones(pos.config(), &of(Side::First), &of(Side::Second), defender)
+                .unwrap();
+        let mut moves = Vec::new();
+        flipped.search_moves(&mut moves);
+        let safe: Vec<GomokuMove> = moves
+            .iter()
+            .copied()
+            .filter(|&m| {
+                let mut q = flipped.clone();
+                q.play(m).unwrap();
+                q.outcome().is_some() || !matches!(q.vcf(200_000), VcfResult::Win(_))
+            })
+            .collect();
+        if safe.is_empty() || safe.len() == moves.len() {
+            continue;
+        }
+        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(800, Some(20_000))).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        if r.proven == Some(Outcome::Win) {
+            continue; // the defender has its own forced win
+        }
+        let mv = r.best_move.unwrap();
+        assert!(safe.contains(&mv), "{mv} leaves a VCF; safe: {safe:?}\n{text}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} positions had a defence to check");
+}
