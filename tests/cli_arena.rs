@@ -555,11 +555,7 @@ fn gomoku_ladder_sends_each_rung_its_info_lines_and_writes_the_table() {
         "{}",
         out.stdout
     );
-    assert!(
-        table[2].starts_with("sh (MAX_DEPTH 2) "),
-        "{}",
-        out.stdout
-    );
+    assert!(table[2].starts_with("sh (MAX_DEPTH 2) "), "{}", out.stdout);
     assert!(table[3].starts_with("n100 "), "{}", out.stdout);
     for row in &table[2..4] {
         let cells: Vec<&str> = row.split_whitespace().collect();
@@ -602,10 +598,7 @@ fn gomoku_ladder_sends_each_rung_its_info_lines_and_writes_the_table() {
         text.starts_with("## Ladder: heuristic-0 (gomoku)"),
         "{text}"
     );
-    assert!(
-        text.contains("| sh (MAX_DEPTH 2) | 4 | "),
-        "{text}"
-    );
+    assert!(text.contains("| sh (MAX_DEPTH 2) | 4 | "), "{text}");
     assert!(text.contains("| n100 | 4 | "), "{text}");
     assert!(text.contains("Command: `"), "{text}");
 }
