@@ -25,44 +25,6 @@ impl Xiangqi {
     pub fn has_legal_move(&self) -> bool {
         self.legal_list().len() > 0
     }
-
-    /// The repetition verdict alone (no checkmate / move-limit test): `Some` when the current
-    /// position has occurred `repetition_count` times since the last capture.
-    fn repetition_outcome(&self, history: &[HistoryEntry]) -> Option<Outcome> {
-        let need = u32::from(self.config.repetition_count.max(2));
-        let hash = self.hash;
-        if count_repetitions(history, hash) + 1 < need {
-            return None;
-        }
-        // The earliest occurrence since the last irreversible move.
-        let mut first = history.len();
-        for (i, e) in history.iter().enumerate().rev() {
-            if e.hash == hash {
-                first = i;
-            }
-            if e.irreversible {
-                break;
-            }
-        }
-        // Moves first..n; move k (from position k) gave check iff position k+1 is in check.
-        // The side to move in position k is ours when (n - k) is even.
-        let n = history.len();
-        let mut all_checks = [true, true]; // [side to move now, opponent]
-        for k in first..n {
-            let gave_check = if k + 1 == n {
-                self.is_check()
-            } else {
-                history[k + 1].in_check
-            };
-            let who = (n - k) % 2; // 0 = side to move now, 1 = opponent
-            all_checks[who] &= gave_check;
-        }
-        Some(match (all_checks[0], all_checks[1]) {
-            (true, false) => Outcome::Loss,
-            (false, true) => Outcome::Win,
-            _ => Outcome::Draw,
-        })
-    }
 }
 
 impl Game for Xiangqi {
@@ -121,11 +83,15 @@ impl Game for Xiangqi {
     }
 
     /// [`Game::outcome`], then repetition: when the current position has occurred
-    /// `repetition_count` times (this one included) since the last capture, the cycle from its
-    /// first occurrence to now is examined; a side all of whose moves in it gave check loses
-    /// (perpetual check); if both or neither did, draw. Perpetual chase is not judged.
+    /// `repetition_count` times (this one included) since the last capture, the cycle since
+    /// its previous occurrence is judged by [`Xiangqi::repetition_verdict`] (perpetual check
+    /// loses, then, under the Asian rule, perpetual chase loses; otherwise draw).
+    /// [`Xiangqi::end_reason`] says which rule ended the game.
     fn adjudicate(&self, history: &[HistoryEntry]) -> Option<Outcome> {
-        self.outcome().or_else(|| self.repetition_outcome(history))
+        self.outcome().or_else(|| {
+            self.repetition_verdict(history)
+                .map(|v| v.outcome(self.side))
+        })
     }
 
     fn is_irreversible(&self, mv: Move) -> bool {

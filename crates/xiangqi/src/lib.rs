@@ -11,11 +11,12 @@
 //! * End of game ([`Game::outcome`](alphazero_game::Game::outcome)): a side with no legal move
 //!   (checkmate or stalemate) loses; `no_capture_draw_plies` plies without capture draw.
 //! * Repetition ([`Game::adjudicate`](alphazero_game::Game::adjudicate)): when the position has
-//!   occurred `repetition_count` times since the last capture, a side that gave check with every
-//!   one of its moves in the cycle loses (perpetual check); both or neither: draw.
-//!
-//! **Known simplification:** perpetual *chase* (AXF/WXF rules against chasing an unprotected
-//! piece) is not judged; such repetitions are draws.
+//!   occurred `repetition_count` times since the last capture, the cycle since its previous
+//!   occurrence is judged: a side that gave check with every one of its moves loses (perpetual
+//!   check); otherwise, under the default [`RepetitionRule::Asian`], a side that chased the
+//!   same unprotected piece with every move loses (perpetual chase); both or neither: draw.
+//!   [`Xiangqi::end_reason`] and [`Xiangqi::repetition_verdict`] name the rule that ended a
+//!   game; the rules and what is not judged are in [`repetition`](mod@repetition).
 //!
 //! * Action space ([`NUM_ACTIONS`] = 2086): all geometrically possible from→to moves (line
 //!   moves, horse, elephant and advisor moves), **seen from the side to move**: Black's moves are
@@ -46,10 +47,12 @@ mod game_impl;
 mod perft;
 mod position;
 pub mod reference;
+pub mod repetition;
 mod tables;
 mod types;
 
 pub use actions::NUM_ACTIONS;
 pub use perft::{perft, perft_divide};
 pub use position::{Xiangqi, XiangqiConfig};
+pub use repetition::{EndReason, RepetitionRule, RepetitionVerdict};
 pub use types::{Move, Piece, PieceKind, Square, FILES, NUM_SQUARES, RANKS};

@@ -1,5 +1,6 @@
 //! The position: board, side to move, counters, incremental Zobrist hash, move generation.
 
+use crate::repetition::RepetitionRule;
 use crate::tables::{tables, Tables, NORTH, SOUTH};
 use crate::types::{Move, Piece, PieceKind, Square, NUM_SQUARES};
 use alphazero_game::{zobrist_table, Side};
@@ -9,12 +10,16 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct XiangqiConfig {
     /// A position occurring this many times in total (the current one included) since the last
-    /// capture ends the game (perpetual check loses, otherwise draw). Default 3. Values below 2
-    /// are treated as 2.
+    /// capture ends the game, judged by [`XiangqiConfig::repetition`]. Default 3. Values below
+    /// 2 are treated as 2.
     pub repetition_count: u8,
     /// Plies without a capture after which the game is drawn (Pikafish "rule 60": 120).
     /// 0 disables the rule. Default 120.
     pub no_capture_draw_plies: u16,
+    /// How a repetition is judged: [`RepetitionRule::Asian`] (perpetual check, then perpetual
+    /// chase, loses; the default) or [`RepetitionRule::CheckOnly`] (only perpetual check
+    /// loses). See [`Xiangqi::repetition_verdict`].
+    pub repetition: RepetitionRule,
 }
 
 impl Default for XiangqiConfig {
@@ -22,6 +27,7 @@ impl Default for XiangqiConfig {
         XiangqiConfig {
             repetition_count: 3,
             no_capture_draw_plies: 120,
+            repetition: RepetitionRule::Asian,
         }
     }
 }

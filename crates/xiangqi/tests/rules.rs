@@ -1,7 +1,9 @@
 //! Rule unit tests on small hand-made positions.
 
 use alphazero_game::{Game, History, Outcome, Side};
-use alphazero_xiangqi::{Move, Piece, PieceKind, Square, Xiangqi, XiangqiConfig, NUM_ACTIONS};
+use alphazero_xiangqi::{
+    Move, Piece, PieceKind, RepetitionVerdict, Square, Xiangqi, XiangqiConfig, NUM_ACTIONS,
+};
 
 fn pos(fen: &str) -> Xiangqi {
     Xiangqi::from_fen(fen, XiangqiConfig::default()).unwrap_or_else(|e| panic!("{e}"))
@@ -182,6 +184,26 @@ fn perpetual_check_win_for_the_side_to_move_when_the_opponent_checked() {
     );
     // Position (R a9, k e9, Black to move) occurs for the third time.
     assert_eq!(h.outcome(), Some(Outcome::Win));
+}
+
+/// Regression: perpetual check used to be judged on every move since the *first* occurrence of
+/// the repeated position, so one quiet move in an earlier cycle excused the checks of the last
+/// one (draw). The cycle between the last two occurrences is judged now.
+#[test]
+fn perpetual_check_is_judged_on_the_last_cycle_not_since_the_first_occurrence() {
+    let start = pos("4k4/R8/9/9/9/9/9/9/9/5K3 w - - 0 1");
+    let mut h = History::new(start);
+    // First cycle: a quiet chariot move (a8a7), then a check.
+    play_all(&mut h, &["a8a7", "e9e8", "a7a8", "e8e9"]);
+    assert_eq!(h.outcome(), None);
+    // Second cycle: checks only.
+    play_all(&mut h, &["a8a9", "e9e8", "a9a8", "e8e9"]);
+    assert_eq!(h.current().side_to_move(), Side::First);
+    assert_eq!(h.outcome(), Some(Outcome::Loss), "red checked perpetually");
+    assert_eq!(
+        h.current().repetition_verdict(h.entries()),
+        Some(RepetitionVerdict::PerpetualCheck { by: Side::First })
+    );
 }
 
 #[test]
