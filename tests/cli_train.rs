@@ -3,7 +3,7 @@
 use alphazero_train::config::TrainConfig;
 use alphazero_train::metrics::read_metrics;
 use alphazero_train::record::read_records_any;
-use alphazero_train::state::RunState;
+use alphazero_train::state::{file_fingerprint, RunState};
 use alphazero_train::storage::{LocalStorage, Storage};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -586,4 +586,150 @@ fn new_run_without_game_says_game_is_required() {
     assert!(err.contains("--game is required for a new run"), "{err}");
     assert!(!err.contains("missing config key"), "{err}");
     let _ = std::fs::remove_dir_all(&run);
+}
+
+/// A shipped network of `models/`.
+fn shipped(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(name)
+}
+
+/// The outputs (policy logits, then the value) of a Connect Four network file on a fixed input.
+fn network_outputs(path: &Path) -> Vec<f32> {
+    let device = alphazero_nn::default_device();
+    let ck = alphazero_nn::load_checkpoint(path, "connect4", &device)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let m = &ck.header.model;
+    let n = m.input_planes * m.board_height * m.board_width;
+    let planes: Vec<f32> = (0..n).map(|i| (i % 3 == 0) as u8 as f32).collect();
+    let (mut logits, values) = ck.model.predict(m, &planes, &device).unwrap();
+    logits.extend(values);
+    logits
+}
+
+#[test]
+fn init_starts_a_run_from_a_checkpoint_records_it_and_never_replaces_a_runs_networks() {
+    // A network to start from: the champion after one iteration of another tiny run.
+    let donor = temp_run("init-donor");
+    run_ok(train_cmd(&donor, 1));
+    let file = donor.join("networks/champion-0001.azc");
+    let run = temp_run("init");
+    let mut cmd = train_cmd(&run, 1);
+    cmd.arg("--init").arg(&file);
+    let err = run_ok(cmd);
+    assert!(err.contains("networks initialised from"), "{err}");
+    let s = check_counts_consistent(&run);
+    assert_eq!(s.iteration, 1);
+    let init = s.init.clone().expect("the run state records --init");
+    let bytes = std::fs::read(&file).unwrap();
+    assert_eq!(init.fingerprint, file_fingerprint(&bytes));
+    assert!(init.path.ends_with("champion-0001.azc"), "{}", init.path);
+    assert_eq!(init.trained_for, "connect4");
+    // The run's first champion is the file's network, not a fresh random one.
+    let champion0 = network_outputs(&run.join("networks/champion-0000.azc"));
+    assert_eq!(champion0, network_outputs(&file));
+    assert_ne!(
+        champion0,
+        network_outputs(&donor.join("networks/champion-0000.azc"))
+    );
+    // The same network (a copy elsewhere) resumes the run.
+    let copy = temp_run("init-copy.azc");
+    std::fs::copy(&file, &copy).unwrap();
+    let mut cmd = train_cmd(&run, 2);
+    cmd.arg("--init").arg(&copy);
+    let err = run_ok(cmd);
+    assert!(err.contains("resuming"), "{err}");
+    let s = check_counts_consistent(&run);
+    assert_eq!((s.iteration, s.init.as_ref()), (2, Some(&init)));
+    // Another network is refused, and nothing changes.
+    let champions = std::fs::read(run.join("networks/champion-0000.azc")).unwrap();
+    for (dir, other, needle) in [
+        (
+            &run,
+            donor.join("networks/champion-0000.azc"),
+            "never replaced",
+        ),
+        (&donor, file.clone(), "already has networks"),
+    ] {
+        let mut cmd = train_cmd(dir, 3);
+        cmd.arg("--init").arg(&other);
+        let out = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains(needle) && err.contains("drop --init"), "{err}");
+        assert_eq!(
+            check_run_dir(dir).iteration,
+            if *dir == run { 2 } else { 1 }
+        );
+    }
+    assert_eq!(
+        std::fs::read(run.join("networks/champion-0000.azc")).unwrap(),
+        champions
+    );
+    for d in [&donor, &run, &copy] {
+        let _ = std::fs::remove_dir_all(d);
+        let _ = std::fs::remove_file(d);
+    }
+}
+
+#[test]
+fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
+    let run = temp_run("init-refused");
+    let refused = |args: &[&str], needles: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["train", "--run", run.to_str().unwrap()])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert_eq!(
+            err.lines().filter(|l| l.starts_with("error:")).count(),
+            1,
+            "{err}"
+        );
+        for n in needles {
+            assert!(err.contains(n), "{args:?}: no {n:?} in {err}");
+        }
+        assert!(!run.exists(), "{args:?} wrote the run directory");
+    };
+    let gomoku8 = shipped("gomoku-8x8-freestyle.azc");
+    let connect4 = shipped("connect4.azc");
+    let g8 = gomoku8.to_str().unwrap();
+    refused(
+        &["--game", "connect4", "--init", g8],
+        &["gomoku", "connect4"],
+    );
+    refused(
+        &["--game", "gomoku", "--init", g8],
+        &["gomoku 8x8 freestyle", "gomoku 15x15 freestyle", "--size 8"],
+    );
+    // The tiny run's model is 1x8; the file's 4x32.
+    let mut args = vec!["--game", "connect4", "--init", connect4.to_str().unwrap()];
+    args.extend(TINY);
+    refused(&args, &["4x32", "1x8", "model.channels=32"]);
+    // Without model.* settings a new run takes the file's size.
+    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["train", "--game", "gomoku", "--size", "8", "--run"])
+        .arg(&run)
+        .args(["--init", g8, "--dry-run"])
+        .output()
+        .unwrap();
+    let (stdout, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("model 4x32 (value head 32) taken from --init"),
+        "{err}"
+    );
+    let cfg = TrainConfig::from_toml_str(&stdout).unwrap();
+    assert_eq!(
+        (cfg.model.blocks, cfg.model.channels, cfg.model.value_hidden),
+        (4, 32, 32)
+    );
+    assert!(!run.exists());
 }

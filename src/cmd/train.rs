@@ -27,6 +27,19 @@
 //! Only one process trains a run directory at a time: `train` holds an exclusive lock on
 //! `RUN/lock` (with its pid inside) for its whole life; the OS drops it when the process
 //! ends, however it ends.
+//!
+//! Warm start: `--init FILE` starts a run's networks from a checkpoint (a shipped
+//! `models/*.azc`, or any champion, snapshot or `latest.azc` of another run) instead of
+//! random weights. The file must be a network of the run's game whose input planes, board
+//! and action count fit it; a different network size is refused, except that a new run
+//! with no `model.*` setting (no `--set model.…`, no `[model]` in `--config`) takes the
+//! file's size. Only the weights are taken (with the batch-norm statistics): the optimizer
+//! and its step count start afresh, and the replay buffer fills by self-play. The file
+//! becomes `networks/champion-0000.azc` and `networks/latest.azc`, and the run state records
+//! it (`init`: absolute path, fingerprint of its bytes, its step, the game it was trained
+//! for). A run that already has committed networks refuses `--init` with any other file
+//! (its champion is never replaced silently); the file it started from (same fingerprint,
+//! any path) just resumes it.
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
 use alphazero_arena::rating;
@@ -43,7 +56,7 @@ use alphazero_train::config::{Optimizer, TrainConfig};
 use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog};
 use alphazero_train::record::{read_records, write_records, GameRecord, RecordFile, RecordHeader};
 use alphazero_train::replay::{ReplayBuffer, SampleOptions};
-use alphazero_train::state::{ChampionInfo, RunState};
+use alphazero_train::state::{file_fingerprint, ChampionInfo, InitInfo, RunState};
 use alphazero_train::storage::{champion_key, record_key, LocalStorage, Storage, StorageError};
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -90,6 +103,13 @@ pub struct TrainArgs {
     /// Validate the configuration, print the effective config and exit without writing anything.
     #[arg(long)]
     dry_run: bool,
+    /// Start the run's networks from this checkpoint (e.g. a shipped `models/*.azc`) instead
+    /// of random weights; the replay buffer fills by self-play. It must be a network of the
+    /// run's game and board; a new run without `model.*` settings takes its network size. A
+    /// run that already has networks refuses any other file (giving the file it started from
+    /// again resumes it).
+    #[arg(long, value_name = "FILE")]
+    init: Option<PathBuf>,
 }
 
 const CONFIG_KEY: &str = "config.toml";
@@ -282,6 +302,166 @@ fn effective_config_raw(args: &TrainArgs) -> Result<(TrainConfig, bool)> {
     Ok((cfg, false))
 }
 
+/// Whether the user set a `model.*` key: by `--set model.…` or in the `--config` file.
+fn model_set_by_user(args: &TrainArgs) -> Result<bool> {
+    for o in &args.overrides {
+        let (key, _) = alphazero_train::config::override_key_value(o)?;
+        if key == "model" || key.starts_with("model.") {
+            return Ok(true);
+        }
+    }
+    match &args.config {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("reading config {}", p.display()))?;
+            Ok(alphazero_train::config::sets_section_in(&text, "model")
+                .with_context(|| format!("config {}", p.display()))?)
+        }
+        None => Ok(false),
+    }
+}
+
+/// A checked `--init` network file.
+struct InitFile {
+    /// The file as given.
+    path: PathBuf,
+    /// What the run state records of it.
+    info: InitInfo,
+}
+
+/// Checks `--init FILE` against the run before anything is written: a network of game `G`
+/// whose input planes, board and action count fit `game_config`, and whose network size is
+/// the run's. A new run (`resumed` false) whose user did not set `model.*` takes the file's
+/// size into `cfg.model` (said on stderr); otherwise a different size is an error naming
+/// both. A file trained under other rules of the same shapes is used with a warning.
+fn check_init<G: Encode>(
+    path: &Path,
+    game_config: &G::Config,
+    cfg: &mut TrainConfig,
+    resumed: bool,
+    user_model: bool,
+    device: &alphazero_nn::Device,
+) -> Result<InitFile> {
+    let shown = path.display();
+    let bytes = std::fs::read(path).with_context(|| format!("--init {shown}: cannot read it"))?;
+    let run_game = crate::engine::config_words(G::NAME, &GameTag::of::<G>(game_config).config);
+    let ck = load_checkpoint(path, G::NAME, device)
+        .with_context(|| format!("--init {shown} is no network for this {run_game} run"))?;
+    let m = &ck.header.model;
+    let trained_for = crate::engine::config_words(&ck.header.game.name, &ck.header.game.config);
+    let pos = G::new(game_config);
+    let (h, w) = pos.board_shape();
+    let want = (G::num_planes(game_config), h, w, pos.num_actions());
+    let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
+    if want != have {
+        let hint = if G::NAME == "gomoku" && !resumed && m.board_height == m.board_width {
+            format!("; to train on its board, give --size {}", m.board_height)
+        } else {
+            String::new()
+        };
+        bail!(
+            "--init {shown}: the network was trained for {trained_for} ({} planes {}×{}, {} \
+             actions) and does not fit this run's {run_game} ({} planes {}×{}, {} actions){hint}",
+            have.0,
+            have.1,
+            have.2,
+            have.3,
+            want.0,
+            want.1,
+            want.2,
+            want.3
+        );
+    }
+    let file_size = (m.residual_blocks, m.channels, m.value_hidden);
+    let run_size = (
+        cfg.model.blocks as usize,
+        cfg.model.channels as usize,
+        cfg.model.value_hidden as usize,
+    );
+    if file_size != run_size {
+        let words = |(b, c, v): (usize, usize, usize)| format!("{b}x{c} (value head {v})");
+        if resumed || user_model {
+            let how = if resumed {
+                "the model of an existing run cannot change".to_string()
+            } else {
+                format!(
+                    "drop the model.* settings to take the file's size, or set \
+                     model.blocks={}, model.channels={}, model.value_hidden={}",
+                    file_size.0, file_size.1, file_size.2
+                )
+            };
+            bail!(
+                "--init {shown}: the network is {}, the run's model is {}; {how}",
+                words(file_size),
+                words(run_size)
+            );
+        }
+        let as_u32 = |v: usize, key: &str| {
+            u32::try_from(v).with_context(|| format!("--init {shown}: {key} {v} is too large"))
+        };
+        cfg.model.blocks = as_u32(file_size.0, "blocks")?;
+        cfg.model.channels = as_u32(file_size.1, "channels")?;
+        cfg.model.value_hidden = as_u32(file_size.2, "value_hidden")?;
+        cfg.validate()
+            .with_context(|| format!("--init {shown}: its network size"))?;
+        eprintln!(
+            "model {} taken from --init {shown} (no model.* setting given)",
+            words(file_size)
+        );
+    }
+    if trained_for != run_game {
+        eprintln!(
+            "warning: --init {shown} was trained for {trained_for}; this run is {run_game}"
+        );
+    }
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    Ok(InitFile {
+        path: path.to_path_buf(),
+        info: InitInfo {
+            path: absolute.display().to_string(),
+            fingerprint: file_fingerprint(&bytes),
+            step: ck.header.step,
+            trained_for,
+        },
+    })
+}
+
+/// Whether the run's networks are to be made from `init`: yes for a run without a committed
+/// state (nothing of it counts yet), no for a run started from the same file (same
+/// fingerprint), which resumes; an error for any other run that already has networks.
+fn init_needed(storage: &LocalStorage, run: &Path, init: &InitFile) -> Result<bool> {
+    let Some(state) = RunState::load(storage)? else {
+        return Ok(true);
+    };
+    let given = init.path.display();
+    match &state.init {
+        Some(i) if i.fingerprint == init.info.fingerprint => {
+            eprintln!(
+                "--init {given}: the run was started from this network ({}); resuming it",
+                i.path
+            );
+            Ok(false)
+        }
+        Some(i) => bail!(
+            "run {} was started from {} ({}); --init {given} is another network ({}), and a \
+             run's networks are never replaced: drop --init to resume the run, or give a new \
+             --run directory",
+            run.display(),
+            i.path,
+            i.fingerprint,
+            init.info.fingerprint
+        ),
+        None => bail!(
+            "run {} already has networks (iteration {}, champion {}) that did not come from \
+             --init; --init {given} would replace them: drop --init to resume the run, or give \
+             a new --run directory",
+            run.display(),
+            state.iteration,
+            state.champion_id
+        ),
+    }
+}
+
 /// The fraction of the run done before `iteration` (0-based) after `elapsed_s` seconds of
 /// training: by `run.iterations` when set, else by `run.time_budget_minutes`.
 fn run_progress(cfg: &TrainConfig, iteration: u32, elapsed_s: f64) -> Option<f64> {
@@ -335,12 +515,21 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             bail!("--minutes must be a number > 0 (got {m})");
         }
     }
-    let (cfg, resumed) = effective_config(args)?;
+    let (mut cfg, resumed) = effective_config(args)?;
     if cfg.run.iterations == 0 && cfg.run.time_budget_minutes <= 0.0 {
         bail!("run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)");
     }
     let spec = game_spec(&cfg)?;
     let device = crate::engine::device(&args.device)?;
+    let init = match &args.init {
+        Some(path) => {
+            let user_model = model_set_by_user(args)?;
+            Some(with_game!(&spec, G, gcfg => check_init::<G>(
+                path, gcfg, &mut cfg, resumed, user_model, &device
+            )?))
+        }
+        None => None,
+    };
     if args.dry_run {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
@@ -357,6 +546,11 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             return Err(e).with_context(|| format!("opening run directory {}", args.run.display()))
         }
     };
+    // Checked before anything is written: a run's networks are never replaced.
+    let init = match init {
+        Some(i) if init_needed(&storage, &args.run, &i)? => Some(i),
+        _ => None,
+    };
     storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
     eprintln!(
         "{} run {} ({}), device {}",
@@ -365,7 +559,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         cfg.game.name,
         crate::engine::device_words(&device)
     );
-    with_game!(&spec, G, gcfg => Trainer_::<G>::new(cfg.clone(), gcfg.clone(), storage, device, args)?.run())
+    with_game!(&spec, G, gcfg => Trainer_::<G>::new(cfg.clone(), gcfg.clone(), storage, device, args, init)?.run())
 }
 
 #[allow(non_camel_case_types)]
@@ -377,6 +571,9 @@ struct Trainer_<'a, G: Encode> {
     args: &'a TrainArgs,
     tag: GameTag,
     model_config: alphazero_nn::ModelConfig,
+    /// The `--init` network to start the run's networks from (only for a run without
+    /// committed networks).
+    init: Option<InitFile>,
 }
 
 fn nn_train_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
@@ -428,6 +625,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         storage: LocalStorage,
         device: alphazero_nn::Device,
         args: &'a TrainArgs,
+        init: Option<InitFile>,
     ) -> Result<Self> {
         let pos = G::new(&game_config);
         let (h, w) = pos.board_shape();
@@ -445,6 +643,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             device,
             args,
             model_config,
+            init,
         })
     }
 
@@ -613,7 +812,36 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             state.iteration,
             run_progress(cfg, state.iteration, state.elapsed_s),
         );
-        let mut trainer = if self.storage.exists(LATEST_KEY)? {
+        let mut trainer = if let Some(init) = &self.init {
+            // Warm start: the file's weights, a fresh optimizer at step 0.
+            let ck = load_checkpoint(&init.path, G::NAME, &self.device)
+                .with_context(|| format!("--init {}", init.path.display()))?;
+            if ck.header.model != self.model_config {
+                bail!(
+                    "--init {}: network shape {:?} does not match the run's model {:?}",
+                    init.path.display(),
+                    ck.header.model,
+                    self.model_config
+                );
+            }
+            let t = Trainer::from_model(
+                ck.model,
+                &self.model_config,
+                nn_train_config(cfg, lr0),
+                &self.device,
+                0,
+            )?;
+            save_model(
+                &self.path(&champion_key(0))?,
+                &self.tag,
+                &t.inference_model(),
+                &self.model_config,
+                0,
+            )?;
+            save_checkpoint(&self.path(LATEST_KEY)?, &self.tag, &t)?;
+            state.init = Some(init.info.clone());
+            t
+        } else if self.storage.exists(LATEST_KEY)? {
             let ck = load_checkpoint(&self.path(LATEST_KEY)?, G::NAME, &self.device).with_context(
                 || {
                     format!(
@@ -652,6 +880,11 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 elo: 0.0,
             });
         }
+        if self.init.is_some() {
+            // Committed at once, so that the run knows where its networks came from even if
+            // it is stopped before its first iteration ends.
+            state.save(&self.storage)?;
+        }
         let mut champion = self.load_net(&champion_key(state.champion_id))?;
         let mut buffer = self.rebuild_buffer(&state)?;
         let metrics = MetricsLog::open(self.storage.root().join("metrics.jsonl"))?;
@@ -664,6 +897,12 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             );
         }
         metrics.drop_from(state.iteration)?;
+        if let Some(i) = &state.init {
+            eprintln!(
+                "networks initialised from {} (step {}, trained for {}, {})",
+                i.path, i.step, i.trained_for, i.fingerprint
+            );
+        }
         eprintln!(
             "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {}x{} ({} parameters)",
             state.iteration,

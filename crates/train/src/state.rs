@@ -46,6 +46,38 @@ pub struct ChampionInfo {
     pub elo: f64,
 }
 
+/// The network file a run was started from (`alphazero train --init FILE`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InitInfo {
+    /// The file as given, made absolute when the run started.
+    pub path: String,
+    /// A fingerprint of the file's bytes (`fnv1a64:` and 16 hex digits, see
+    /// [`file_fingerprint`]): a later `--init` is the same network when it has the same
+    /// fingerprint, wherever the file lies.
+    pub fingerprint: String,
+    /// The training step stored in the file.
+    pub step: u64,
+    /// The game and rules the file was trained for, in words (`gomoku 8x8 freestyle`).
+    pub trained_for: String,
+}
+
+/// The fingerprint [`InitInfo::fingerprint`] of a file's bytes: `fnv1a64:` followed by the
+/// 64-bit FNV-1a hash in 16 lower-case hex digits.
+///
+/// ```
+/// use alphazero_train::state::file_fingerprint;
+/// assert_eq!(file_fingerprint(b""), "fnv1a64:cbf29ce484222325");
+/// assert_ne!(file_fingerprint(b"a"), file_fingerprint(b"b"));
+/// ```
+pub fn file_fingerprint(bytes: &[u8]) -> String {
+    let mut h: u64 = 0xCBF2_9CE4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01B3);
+    }
+    format!("fnv1a64:{h:016x}")
+}
+
 /// Everything needed to resume a run (besides the stored records and networks).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunState {
@@ -76,6 +108,10 @@ pub struct RunState {
     /// existed or before the first iteration.
     #[serde(default)]
     pub trainer_step: Option<u64>,
+    /// The network file the run was started from (`train --init`); `None` for a run that
+    /// started from random weights (and in states written before this field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<InitInfo>,
 }
 
 impl RunState {
@@ -99,6 +135,7 @@ impl RunState {
             elapsed_s: 0.0,
             champions: Vec::new(),
             trainer_step: None,
+            init: None,
         }
     }
 
@@ -163,6 +200,12 @@ mod tests {
         s.next_rng_stream();
         s.elapsed_s = 1234.5;
         s.trainer_step = Some(321);
+        s.init = Some(InitInfo {
+            path: "/models/connect4.azc".into(),
+            fingerprint: file_fingerprint(b"weights"),
+            step: 9000,
+            trained_for: "connect4".into(),
+        });
         s.champions = (0..3)
             .map(|id| ChampionInfo {
                 id,
@@ -208,11 +251,13 @@ mod tests {
         let storage = MemoryStorage::new();
         let mut v = serde_json::to_value(example()).unwrap();
         v.as_object_mut().unwrap().remove("trainer_step");
+        v.as_object_mut().unwrap().remove("init");
         storage
             .put(RunState::KEY, &serde_json::to_vec(&v).unwrap())
             .unwrap();
         let s = RunState::load(&storage).unwrap().unwrap();
         assert_eq!(s.trainer_step, None);
+        assert_eq!(s.init, None);
         assert_eq!(s.iteration, 7);
     }
 
