@@ -240,22 +240,12 @@ impl BoardView for Xiangqi {
             (0..10).map(|r| r.to_string()).collect(),
         )
     }
-    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
-        let pos = game.current();
-        let reason = if !pos.has_legal_move() {
-            if pos.is_check() {
-                "checkmate".to_string()
-            } else {
-                "no legal move (stalemate loses in xiangqi)".to_string()
-            }
-        } else if pos.outcome() == Some(Outcome::Draw) {
-            format!("{} plies without a capture", pos.halfmove_clock())
-        } else if outcome == Outcome::Draw {
-            "repetition".to_string()
-        } else {
-            "repetition: perpetual check loses".to_string()
-        };
-        Some(reason)
+    /// The rules' own words ([`Xiangqi::end_reason`]): checkmate, stalemate, the no-capture
+    /// limit, or the repetition verdict (`repetition: perpetual chase by red loses`).
+    fn end_reason(game: &History<Self>, _outcome: Outcome) -> Option<String> {
+        game.current()
+            .end_reason(game.entries())
+            .map(|r| r.to_string())
     }
     fn grid(&self) -> (usize, usize) {
         (10, 9)
