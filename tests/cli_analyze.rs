@@ -130,3 +130,43 @@ fn assert_coordinate_labels_are_drawn(png_bytes: &[u8], what: &str) {
     let runs = inked.windows(2).filter(|p| !p[0] && p[1]).count();
     assert!(runs >= 5, "{what}: {runs} ink runs in the label band");
 }
+
+/// A 9-ply VCF position of `crates/gomoku/tests/data/vcf.txt` (freestyle, white to move) as a
+/// move list: black and white stones alternating.
+const VCF_9_PLY: &str = "k4 h5 d5 g6 e6 j7 f6 l7 j6 h8 e11 i9 f11 l9 g11 d10 d12 g10 k12 k11 l12";
+
+#[test]
+fn analyze_shows_a_proven_vcf_win_first_with_its_exact_value() {
+    // Regression: a proven win with 0 visits was listed below unproven moves with Q +0.000.
+    let out = alphazero(&[
+        "analyze",
+        "--game",
+        "gomoku",
+        "--position",
+        VCF_9_PLY,
+        "--sims",
+        "200",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let first = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("rank"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no rank-1 row: {}", out.stdout));
+    assert!(
+        first.contains("proven Win"),
+        "rank 1: {first}\n{}",
+        out.stdout
+    );
+    assert!(first.contains("+1.000"), "rank 1: {first}");
+    let best = out
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("best "))
+        .unwrap_or_else(|| panic!("no best line: {}", out.stdout));
+    assert!(
+        first.split_whitespace().nth(1) == best.split_whitespace().next(),
+        "best {best} is not the rank-1 move {first}"
+    );
+}

@@ -304,10 +304,10 @@ pub fn board_text<G: BoardView>(pos: &G, color: bool) -> String {
 }
 
 /// The top `n` root children of a search result as a table: rank, move, visits, share of the
-/// root visits, Q and prior (values from the side to move at the root).
+/// root visits, Q and prior (values from the side to move at the root); proven wins first
+/// (with their exact Q), proven losses last.
 pub fn top_moves_table<G: Game>(pos: &G, r: &SearchResult<G>, n: usize) -> String {
-    let mut kids: Vec<_> = r.children.iter().collect();
-    kids.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
+    let kids = r.ranked_children();
     let total: u32 = r.children.iter().map(|c| c.visits).sum::<u32>().max(1);
     let mut s = format!(
         "{:>4}  {:<8} {:>8} {:>7} {:>7} {:>7}\n",

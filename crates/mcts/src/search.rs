@@ -113,6 +113,28 @@ pub struct SearchResult<G: Game> {
     pub root_visits: u32,
 }
 
+impl<G: Game> SearchResult<G> {
+    /// The root children in display order: proven wins first, proven losses last, the rest by
+    /// visits, then prior, then candidate order (what analysis tables show).
+    pub fn ranked_children(&self) -> Vec<&ChildStats<G::Move>> {
+        let class = |c: &ChildStats<G::Move>| match c.proven {
+            Some(Outcome::Win) => 2u8,
+            Some(Outcome::Loss) => 0,
+            _ => 1,
+        };
+        let mut kids: Vec<(usize, &ChildStats<G::Move>)> =
+            self.children.iter().enumerate().collect();
+        kids.sort_by(|(i, a), (j, b)| {
+            class(b)
+                .cmp(&class(a))
+                .then(b.visits.cmp(&a.visits))
+                .then(b.prior.total_cmp(&a.prior))
+                .then(i.cmp(j))
+        });
+        kids.into_iter().map(|(_, c)| c).collect()
+    }
+}
+
 struct GumbelRoot {
     /// Gumbel(0, 1) sample per root edge.
     g: Vec<f32>,

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use alphazero_connect4::Connect4;
-use alphazero_game::{Game, History, Side};
+use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{ChildStats, Evaluator, Search, SearchConfig, SearchResult};
 use alphazero_xiangqi::Xiangqi;
@@ -31,6 +31,9 @@ pub(crate) struct TopMove {
     pub q: f32,
     /// Prior P(a) of the evaluator, in [0, 1].
     pub prior: f32,
+    /// `"win"`, `"loss"` or `"draw"` when the solver or the game's tactics proved the result
+    /// of this move (from the searched side), else `null`.
+    pub proven: Option<&'static str>,
 }
 
 /// The last search of a session, as sent to the page.
@@ -248,27 +251,21 @@ impl<G: WebGame> Match<G> {
             }
             columns = Some(col);
         }
-        let mut order: Vec<usize> = (0..result.children.len()).collect();
-        order.sort_by(|&a, &b| {
-            let (x, y) = (&result.children[a], &result.children[b]);
-            share(y)
-                .total_cmp(&share(x))
-                .then(y.visits.cmp(&x.visits))
-                .then(y.prior.total_cmp(&x.prior))
-                .then(a.cmp(&b))
-        });
-        let top_moves = order
-            .iter()
+        let top_moves = result
+            .ranked_children()
+            .into_iter()
             .take(TOP_MOVES)
-            .map(|&i| {
-                let ch = &result.children[i];
-                TopMove {
-                    mv: pos.format_move(ch.mv),
-                    visits: ch.visits,
-                    share: share(ch),
-                    q: ch.q,
-                    prior: ch.prior,
-                }
+            .map(|ch| TopMove {
+                mv: pos.format_move(ch.mv),
+                visits: ch.visits,
+                share: share(ch),
+                q: ch.q,
+                prior: ch.prior,
+                proven: ch.proven.map(|o| match o {
+                    Outcome::Win => "win",
+                    Outcome::Loss => "loss",
+                    Outcome::Draw => "draw",
+                }),
             })
             .collect();
         let mut pv = Vec::with_capacity(result.pv.len());

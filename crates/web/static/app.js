@@ -307,7 +307,8 @@ function render(s) {
       (a.played ? `played ${a.played}` : `would play ${a.best_move || "—"}`);
     for (const t of a.top_moves) {
       const tr = document.createElement("tr");
-      for (const x of [t.move, t.visits, (100 * t.share).toFixed(1) + "%", t.q.toFixed(3), t.prior.toFixed(3)]) {
+      const q = t.proven ? `${t.q.toFixed(3)} (proven ${t.proven})` : t.q.toFixed(3);
+      for (const x of [t.move, t.visits, (100 * t.share).toFixed(1) + "%", q, t.prior.toFixed(3)]) {
         const td = document.createElement("td");
         td.textContent = x;
         tr.appendChild(td);
