@@ -153,9 +153,18 @@ async fn gomoku_full_game_flow_with_engine_first_on_small_board() {
         .unwrap()
         .contains("not your turn"));
     let s = ok(&app, "/api/engine", json!({"session": id})).await;
-    assert_eq!(s["last_move"], "d4"); // the only candidate on an empty board is the centre
-    assert_eq!(s["board"][3][3], "black");
-    assert_eq!(s["analysis"]["heatmap"][3][3], 1.0);
+    // The opening set of an empty board: the 5×5 square around the centre d4 (b2..f6).
+    let first = s["last_move"].as_str().unwrap().to_string();
+    let (col, row) = (first.as_bytes()[0] - b'a', first[1..].parse::<usize>().unwrap() - 1);
+    assert!((1..=5).contains(&col) && (1..=5).contains(&row), "{first}");
+    assert_eq!(s["board"][6 - row][usize::from(col)], "black");
+    let heat: f64 = s["analysis"]["heatmap"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter().map(|v| v.as_f64().unwrap()))
+        .sum();
+    assert!((heat - 1.0).abs() < 1e-4, "heatmap sums to {heat}");
     // Gomocup x,y notation is accepted too.
     let s = ok(&app, "/api/move", json!({"session": id, "move": "0,0"})).await;
     assert_eq!(s["last_move"], "a1");
