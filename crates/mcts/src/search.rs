@@ -1296,11 +1296,16 @@ impl<G: Game> Search<G> {
                 }
             }
             nodes[i].first_edge = first;
+            if old.win_edge != NONE {
+                // The winning edge moves with its node's edges.
+                nodes[i].win_edge = first + (old.win_edge - old.first_edge);
+            }
             i += 1;
         }
         self.nodes = nodes;
         self.edges = edges;
         self.states = states;
+        self.root_line.clear();
         self.noise_applied = false;
         self.root_prepared = false;
         self.gumbel = None;

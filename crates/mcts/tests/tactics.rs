@@ -53,7 +53,11 @@ fn vcf_positions_are_proven_won_and_the_vcf_move_is_played() {
         assert_eq!(r.best_move, Some(line[0]), "{text}");
         // The winning child is reported as a proven win with its exact value, and the PV is
         // the proof line.
-        let child = r.children.iter().find(|c| Some(c.mv) == r.best_move).unwrap();
+        let child = r
+            .children
+            .iter()
+            .find(|c| Some(c.mv) == r.best_move)
+            .unwrap();
         assert_eq!((child.proven, child.q), (Some(Outcome::Win), 1.0));
         assert_eq!(r.pv, line);
         let total: f32 = r.policy.iter().sum();
@@ -72,14 +76,25 @@ fn without_tactics_the_uniform_search_does_not_prove_the_vcf_positions() {
             s.run(&UniformEvaluator).unwrap().proven == Some(Outcome::Win)
         })
         .count();
-    assert!(proven < vcf_positions().len(), "{proven} proven without tactics");
+    assert!(
+        proven < vcf_positions().len(),
+        "{proven} proven without tactics"
+    );
 }
 
 /// White to move; black has a four (b5–e5, a5 white: the only five point is f5) and an open
 /// three c7 d7 e7: after the forced block black makes an open four.
 fn four_and_three() -> Gomoku {
     let cfg = GomokuConfig::new(15, Rule::Freestyle).unwrap();
-    let black = [p("b5"), p("c5"), p("d5"), p("e5"), p("c7"), p("d7"), p("e7")];
+    let black = [
+        p("b5"),
+        p("c5"),
+        p("d5"),
+        p("e5"),
+        p("c7"),
+        p("d7"),
+        p("e7"),
+    ];
     let white = [p("a5"), p("j12"), p("k13"), p("m13"), p("n2"), p("l2")];
     Gomoku::from_stones(&cfg, &black, &white, Side::Second).unwrap()
 }
@@ -90,7 +105,11 @@ fn a_forced_block_into_a_lost_position_is_proven_lost_at_once() {
     let mut s = Search::new(pos, Vec::new(), cfg(800, Some(2_000))).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!(r.proven, Some(Outcome::Loss));
-    assert_eq!(r.best_move, Some(p("f5")), "the block is the only search move");
+    assert_eq!(
+        r.best_move,
+        Some(p("f5")),
+        "the block is the only search move"
+    );
     assert_eq!(r.children.len(), 1);
     assert!(r.simulations <= 2, "{} simulations spent", r.simulations);
 }
@@ -153,8 +172,58 @@ fn the_defender_of_a_vcf_position_avoids_moves_that_leave_the_vcf() {
             continue; // the defender has its own forced win
         }
         let mv = r.best_move.unwrap();
-        assert!(safe.contains(&mv), "{mv} leaves a VCF; safe: {safe:?}\n{text}");
+        assert!(
+            safe.contains(&mv),
+            "{mv} leaves a VCF; safe: {safe:?}\n{text}"
+        );
         checked += 1;
     }
-    assert!(checked >= 3, "only {checked} positions had a defence to check");
+    assert!(
+        checked >= 3,
+        "only {checked} positions had a defence to check"
+    );
+}
+
+#[test]
+fn tree_reuse_keeps_the_winning_edge_of_a_tactically_proven_node() {
+    // Regression: after `advance` the arenas are renumbered; the node's winning edge kept its
+    // old index (out of bounds in a self-play game on 15×15).
+    let mut checked = 0;
+    for (text, pos) in vcf_positions() {
+        let defender = pos.side_to_move().opponent();
+        let stones = |side| -> Vec<GomokuMove> {
+            (0..pos.size())
+                .flat_map(|y| (0..pos.size()).map(move |x| (x, y)))
+                .filter(|&(x, y)| pos.stone_at(x, y) == Some(side))
+                .map(|(x, y)| GomokuMove::new(x as u8, y as u8))
+                .collect()
+        };
+        let flipped = Gomoku::from_stones(
+            pos.config(),
+            &stones(Side::First),
+            &stones(Side::Second),
+            defender,
+        )
+        .unwrap();
+        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(300, Some(20_000))).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        // A move after which the attacker's VCF was proven inside the tree.
+        let Some(lost) = r
+            .children
+            .iter()
+            .find(|c| c.proven == Some(Outcome::Loss) && c.visits > 0)
+        else {
+            continue;
+        };
+        let mv = lost.mv;
+        s.advance(mv).unwrap();
+        let after = s.result();
+        assert_eq!(after.proven, Some(Outcome::Win), "{text}");
+        let mut child = flipped.clone();
+        child.play(mv).unwrap();
+        let proof = child.tactical_proof(20_000).expect("the attacker's win");
+        assert_eq!(after.best_move, proof.best, "{text}");
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} positions checked");
 }
