@@ -175,14 +175,15 @@ fn connect4_equal_eval_keys_give_identical_encodings_across_move_orders() {
     assert!(check.shared > 100, "only {} shared keys", check.shared);
 }
 
-/// The value of the position after `moves` from a cached and from an uncached network
-/// evaluator (the cached one shared across calls, as in one engine process).
-fn cached_and_fresh_value<G: Encode>(
+/// The outputs (policy logits, then the value) for the position after `moves` from a cached
+/// and from an uncached network evaluator (the cached one shared across calls, as in one
+/// engine process).
+fn cached_and_fresh_outputs<G: Encode>(
     cached: &CachedEvaluator<NetworkEvaluator<G>>,
     fresh: &NetworkEvaluator<G>,
     start: &G,
     moves: &[&str],
-) -> (f32, f32) {
+) -> (Vec<f32>, Vec<f32>) {
     let mut h = History::new(start.clone());
     for m in moves {
         let mv = h.current().parse_move(m).unwrap();
@@ -193,14 +194,17 @@ fn cached_and_fresh_value<G: Encode>(
         history: h.entries(),
     }];
     let a = h.current().num_actions();
-    let (mut l, mut v, mut l1, mut v1) = (vec![0.0; a], [0.0], vec![0.0; a], [0.0]);
-    cached.evaluate(&req, &mut l, &mut v).unwrap();
-    fresh.evaluate(&req, &mut l1, &mut v1).unwrap();
-    (v[0], v1[0])
+    let run = |e: &dyn Evaluator<G>| {
+        let (mut out, mut v) = (vec![0.0; a], [0.0]);
+        e.evaluate(&req, &mut out, &mut v).unwrap();
+        out.push(v[0]);
+        out
+    };
+    (run(cached), run(fresh))
 }
 
 #[test]
-fn cached_network_gives_the_same_stones_in_another_order_their_own_value() {
+fn cached_network_gives_the_same_stones_in_another_order_their_own_evaluation() {
     let config = GomokuConfig::new(9, Rule::Freestyle).unwrap();
     let device = default_device();
     let model = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &config);
@@ -218,12 +222,12 @@ fn cached_network_gives_the_same_stones_in_another_order_their_own_value() {
     let start = Gomoku::new(&config);
     let first = ["e5", "d4", "f6", "c3", "g7"];
     let other = ["g7", "c3", "f6", "d4", "e5"];
-    let (c1, f1) = cached_and_fresh_value(&cached, &fresh, &start, &first);
-    let (c2, f2) = cached_and_fresh_value(&cached, &fresh, &start, &other);
+    let (c1, f1) = cached_and_fresh_outputs(&cached, &fresh, &start, &first);
+    let (c2, f2) = cached_and_fresh_outputs(&cached, &fresh, &start, &other);
     assert_eq!(c1, f1);
-    assert_ne!(f1, f2, "the last-move plane changes the network's value");
+    assert_ne!(f1, f2, "the last-move plane changes the network's output");
     assert_eq!(
         c2, f2,
-        "the second order got the first order's cached value"
+        "the second order got the first order's cached evaluation"
     );
 }
