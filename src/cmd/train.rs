@@ -410,9 +410,7 @@ fn check_init<G: Encode>(
         );
     }
     if trained_for != run_game {
-        eprintln!(
-            "warning: --init {shown} was trained for {trained_for}; this run is {run_game}"
-        );
+        eprintln!("warning: --init {shown} was trained for {trained_for}; this run is {run_game}");
     }
     let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     Ok(InitFile {
