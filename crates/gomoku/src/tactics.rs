@@ -68,7 +68,7 @@ struct Vcf {
 /// Zobrist keys for the VCF table: `[colour − 1][y · MAX_SIZE + x]`.
 static KEYS: [u64; 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize)] = alphazero_game::zobrist_table::<
     { 2 * (MAX_SIZE as usize) * (MAX_SIZE as usize) },
->(0x7AC7_1C5_0F0F_0001);
+>(0x7AC7_01C5_0F0F_0001);
 
 #[inline]
 fn key(color: u8, x: i32, y: i32) -> u64 {
