@@ -188,7 +188,7 @@ fn connect4_test_data_comes_from_alphazero_testdata() {
     std::fs::create_dir_all(data.join("connect4")).unwrap();
     let src = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/connect4/Test_L3_R1"
+        "/tests/data/connect4/Test_L3_R1"
     );
     std::fs::copy(src, data.join("connect4/Mine")).unwrap();
     let args = [
@@ -209,4 +209,40 @@ fn connect4_test_data_comes_from_alphazero_testdata() {
     let Output { code, stderr, .. } = alphazero_in(&data, &[], &args);
     assert_ne!(code, 0);
     assert!(stderr.contains("\"Mine\" not found in"), "{stderr}");
+}
+
+#[test]
+fn connect4_eval_reads_the_repository_test_data_from_any_directory() {
+    // Regression: the default test data was `../shared/testdata` beside the repository, which
+    // a user's clone does not have. It is the repository's own `tests/data/connect4` now.
+    let cwd = fresh_dir("eval_default_testdata");
+    let out = alphazero_in(
+        &cwd,
+        &[("ALPHAZERO_TESTDATA", "")],
+        &[
+            "eval",
+            "connect4",
+            "--sets",
+            "Test_L2_R1",
+            "--lines",
+            "3",
+            "--sims",
+            "0",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.lines().any(|l| l.starts_with("Test_L2_R1 ")),
+        "{}",
+        out.stdout
+    );
+    let missing = alphazero_in(
+        &cwd,
+        &[("ALPHAZERO_TESTDATA", "")],
+        &["eval", "connect4", "--sets", "Nope", "--sims", "0"],
+    );
+    assert_ne!(missing.code, 0);
+    let want = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/connect4");
+    assert!(missing.stderr.contains(want), "{}", missing.stderr);
+    assert!(!missing.stderr.contains("shared"), "{}", missing.stderr);
 }

@@ -7,7 +7,7 @@ use common::{alphazero, Output};
 fn perft_cli_matches_every_shared_row_at_depth_3() {
     let data = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/xiangqi/perft.tsv"
+        "/tests/data/xiangqi/perft.tsv"
     ))
     .expect("shared perft.tsv");
     let mut rows = 0;

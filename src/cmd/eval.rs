@@ -13,6 +13,7 @@ use alphazero_game::{Game, History, Side};
 use alphazero_mcts::{EvalRequest, SearchConfig};
 use alphazero_train::record::read_records_any;
 use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 
 /// Arguments of `alphazero eval`.
@@ -44,8 +45,8 @@ enum EvalCommand {
         /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1).
         #[arg(long, value_delimiter = ',')]
         sets: Vec<String>,
-        /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else
-        /// `../shared/testdata/connect4` beside the repository).
+        /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else the repository's
+        /// `tests/data/connect4`).
         #[arg(long)]
         testdata: Option<PathBuf>,
     },
@@ -64,9 +65,9 @@ enum EvalCommand {
 }
 
 /// The Connect Four test-data folders to try without `--testdata`, in order: `$ALPHAZERO_TESTDATA`
-/// (its `connect4/` subfolder, or the folder itself when it has none), `shared/testdata/connect4`
-/// beside the repository the executable lies in, and the same beside the source tree it was
-/// compiled from.
+/// (its `connect4/` subfolder, or the folder itself when it has none), `tests/data/connect4` of
+/// the repository the executable lies in, of the current directory, and of the source tree it
+/// was compiled from (so `cargo install --path .` still finds the clone's data).
 fn testdata_candidates() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("ALPHAZERO_TESTDATA").filter(|d| !d.is_empty()) {
@@ -78,12 +79,15 @@ fn testdata_candidates() -> Vec<PathBuf> {
         }
     }
     if let Some(repo) = crate::engine::exe_repository() {
-        dirs.push(repo.join("../shared/testdata/connect4"));
+        dirs.push(repo.join("tests/data/connect4"));
     }
-    let built = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/testdata/connect4"
-    ));
+    if let Ok(cwd) = std::env::current_dir() {
+        let here = cwd.join("tests/data/connect4");
+        if !dirs.contains(&here) {
+            dirs.push(here);
+        }
+    }
+    let built = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/connect4"));
     if !dirs.contains(&built) {
         dirs.push(built);
     }
@@ -163,8 +167,25 @@ fn run_connect4(
     }
     let dev = device(device_name)?;
     let (eval, desc) = load_evaluator::<Connect4>(model, &Connect4Config, &dev)?;
+    // The positions each file gives (the first `lines` non-empty ones), for the progress bar.
+    let mut per_file = Vec::new();
+    for s in &sets {
+        let path = dir.join(s);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        per_file.push((text.lines().filter(|l| !l.trim().is_empty()).count() as u64).min(lines));
+    }
+    let pb = ProgressBar::new(per_file.iter().sum());
+    pb.set_style(
+        ProgressStyle::with_template(
+            "{msg:>12} [{bar:30}] {pos}/{len} positions {per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
     let mut err: Option<anyhow::Error> = None;
     let mut policy_fn = |pos: &Connect4| -> (Vec<f32>, f32) {
+        pb.inc(1);
         let mut logits = vec![0.0f32; pos.num_actions()];
         let mut v = [0.0f32];
         let req = [EvalRequest {
@@ -197,9 +218,18 @@ fn run_connect4(
         max_lines: lines as usize,
         ..C4EvalConfig::default()
     };
-    let ch: Option<&mut dyn FnMut(&Connect4) -> C4Move> =
-        if sims > 0 { Some(&mut chooser) } else { None };
-    let reports = evaluate_sets(&dir, &set_refs, &mut policy_fn, ch, &cfg)?;
+    let mut reports = Vec::new();
+    let mut done = 0;
+    for (set, n) in set_refs.iter().zip(&per_file) {
+        pb.set_message(set.to_string());
+        let ch: Option<&mut dyn FnMut(&Connect4) -> C4Move> =
+            if sims > 0 { Some(&mut chooser) } else { None };
+        reports.extend(evaluate_sets(&dir, &[set], &mut policy_fn, ch, &cfg)?);
+        // Positions already decided are skipped without an evaluation: count them too.
+        done += n;
+        pb.set_position(done);
+    }
+    pb.finish_and_clear();
     if let Some(e) = err.or(search_err) {
         return Err(e.context("evaluating positions"));
     }

@@ -1,5 +1,5 @@
 //! Learning quality on Connect Four: how often a policy, a value and a search agree with
-//! the exact solver on Pascal Pons' test sets (`shared/testdata/connect4`, one
+//! the exact solver on Pascal Pons' test sets (`tests/data/connect4` of the repository, one
 //! `"<moves> <score>"` line per position, moves 1-based columns, score from the side to move).
 
 use std::path::{Path, PathBuf};
@@ -21,11 +21,11 @@ pub const ALL_SETS: [&str; 6] = [
 /// The sets evaluated by default (fast to solve).
 pub const DEFAULT_SETS: [&str; 4] = ["Test_L3_R1", "Test_L2_R1", "Test_L2_R2", "Test_L1_R1"];
 
-/// The test-data folder as seen from this crate (`<repo>/../shared/testdata/connect4`).
+/// The test-data folder as seen from this crate (`<repo>/tests/data/connect4`).
 pub fn default_testdata_dir() -> PathBuf {
     PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/testdata/connect4"
+        "/../../tests/data/connect4"
     ))
 }
 

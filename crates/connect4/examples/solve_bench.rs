@@ -2,7 +2,7 @@
 //!
 //! `cargo run --release -p alphazero-connect4 --example solve_bench -- [LIMIT] [SET...]`
 //! LIMIT = positions per set (default 1000); SET defaults to L3_R1 L2_R1 L2_R2 L1_R1 L1_R2.
-//! The sets are read from `$C4_TESTDATA/Test_<SET>` (default: the shared test data).
+//! The sets are read from `$C4_TESTDATA/Test_<SET>` (default: the repository's tests/data/connect4).
 use std::time::Instant;
 
 use alphazero_connect4::{solver::Solver, Connect4};
@@ -17,11 +17,7 @@ fn main() {
             .to_vec();
     }
     let dir = std::env::var("C4_TESTDATA").unwrap_or_else(|_| {
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../../shared/testdata/connect4"
-        )
-        .to_string()
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/connect4").to_string()
     });
     let mut solver = Solver::new();
     for set in sets {

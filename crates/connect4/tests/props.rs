@@ -27,7 +27,7 @@ fn position() -> impl Strategy<Value = Connect4> {
 
 const L2_R1: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/connect4/Test_L2_R1"
+    "/../../tests/data/connect4/Test_L2_R1"
 );
 
 /// Positions with at most ~13 moves left: a Test_L2_R1 line plus a few random moves.

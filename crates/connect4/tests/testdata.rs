@@ -1,12 +1,9 @@
 //! Data-driven tests over Pascal Pons' Connect Four test sets
-//! (`shared/testdata/connect4/Test_L*_R*`, lines `"<moves> <score>"`).
+//! (the repository's `tests/data/connect4/Test_L*_R*`, lines `"<moves> <score>"`).
 use alphazero_connect4::{solver::Solver, Connect4};
 use alphazero_game::Game;
 
-const DIR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/connect4"
-);
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/connect4");
 const SETS: [&str; 6] = ["L1_R1", "L1_R2", "L1_R3", "L2_R1", "L2_R2", "L3_R1"];
 
 /// `(moves, score)` of every line of `Test_<set>`.

@@ -1,14 +1,11 @@
-//! Data-driven rule tests over `shared/testdata/gomoku` (rule_tests.json and the forbidden-point
-//! cases of renju_puzzles.json).
+//! Data-driven rule tests over the repository's `tests/data/gomoku` (rule_tests.json and the
+//! forbidden-point cases of renju_puzzles.json).
 
 use alphazero_game::{Game, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule};
 use serde_json::Value;
 
-const DATA: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/gomoku"
-);
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/gomoku");
 
 fn load(name: &str) -> Value {
     let path = format!("{DATA}/{name}");

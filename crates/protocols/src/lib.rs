@@ -3,8 +3,8 @@
 //!
 //! * [`run_gomocup`] / [`GomocupEngine`]: the Gomocup "new" (pipe) brain protocol
 //!   (`START`, `BEGIN`, `TURN`, `BOARD … DONE`, `INFO`, `END`, `ABOUT`, `RESTART`,
-//!   `RECTSTART`, `TAKEBACK`, `PLAY`), see `shared/testdata/protocols/gomocup.md`. A bad
-//!   `BOARD` line (malformed, off the board, repeated, or field 3, which only a continuous
+//!   `RECTSTART`, `TAKEBACK`, `PLAY`), see the repository's `tests/data/protocols/gomocup.md`.
+//!   A bad `BOARD` line (malformed, off the board, repeated, or field 3, which only a continuous
 //!   game may send) is an `ERROR BOARD line N …` at `DONE` (see [`GomocupEngine::handle_line`]).
 //! * [`run_ucci`] / [`UcciEngine`]: UCCI (`ucci`) and UCI (`uci`) for Xiangqi, with
 //!   `position`, `banmoves`, `go depth|nodes|time|movetime|wtime…|infinite`, `stop` and `quit`

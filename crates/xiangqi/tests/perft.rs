@@ -1,11 +1,11 @@
-//! Data-driven perft over every row of `shared/testdata/xiangqi/perft.tsv`.
+//! Data-driven perft over every row of `tests/data/xiangqi/perft.tsv` (the repository's).
 
 use alphazero_game::Game;
 use alphazero_xiangqi::{perft, perft_divide, reference, Xiangqi, XiangqiConfig};
 
 const PERFT_TSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/xiangqi/perft.tsv"
+    "/../../tests/data/xiangqi/perft.tsv"
 );
 
 /// (FEN, counts at depths 1..=5).

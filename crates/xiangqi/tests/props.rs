@@ -7,7 +7,7 @@ use proptest::prelude::*;
 
 const PERFT_TSV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/testdata/xiangqi/perft.tsv"
+    "/../../tests/data/xiangqi/perft.tsv"
 );
 
 /// Start positions: the standard one and every perft.tsv position.
