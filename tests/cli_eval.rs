@@ -213,7 +213,7 @@ fn connect4_test_data_comes_from_alphazero_testdata() {
 
 #[test]
 fn connect4_eval_reads_the_repository_test_data_from_any_directory() {
-    // Regression: the default test data was `../shared/testdata` beside the repository, which
+    // Regression: the default test data was a folder beside the repository ("shared"), which
     // a user's clone does not have. It is the repository's own `tests/data/connect4` now.
     let cwd = fresh_dir("eval_default_testdata");
     let out = alphazero_in(
