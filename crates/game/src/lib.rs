@@ -190,6 +190,12 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         None
     }
 
+    /// A deeper, costlier tactical search for the root of a search (Gomoku: VCT, threats of
+    /// three and four), at most `budget` nodes. Defaults to [`Game::tactical_proof`].
+    fn root_tactical_proof(&self, budget: u32) -> Option<TacticalProof<Self::Move>> {
+        self.tactical_proof(budget)
+    }
+
     /// Whether `mv` is legal here. Must agree with [`Game::legal_moves`].
     fn is_legal(&self, mv: Self::Move) -> bool {
         let mut v = Vec::new();

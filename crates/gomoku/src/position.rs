@@ -257,6 +257,18 @@ impl Gomoku {
         tactics::vcf(&self.board, self.config.rule, self.side, budget)
     }
 
+    /// VCT (victory by continuous threats: threes and fours) for the side to move with at
+    /// most `depth` non-four threats, within `budget` stones placed by its inner VCF
+    /// searches: the winning first move, or `None`. Defender replies farther than distance 2
+    /// from every stone are not tried (see the tactics module). Also returns the stones
+    /// placed. A finished game has no VCT.
+    pub fn vct(&self, depth: u32, budget: u32) -> (Option<GomokuMove>, u32) {
+        if self.outcome.is_some() {
+            return (None, 0);
+        }
+        tactics::vct(&self.board, self.config.rule, self.side, depth, budget)
+    }
+
     /// The moves that matter when a five is threatened, and whether the position is decided
     /// by them: `Some((moves, outcome))` when the side to move can make five (`moves` = that
     /// point, `Win`), or the opponent threatens five (`moves` = the blocks the side to move
@@ -477,6 +489,23 @@ impl Game for Gomoku {
             }),
             VcfResult::NoWin | VcfResult::Unknown => None,
         }
+    }
+
+    /// [`Game::tactical_proof`], then a VCT of up to two non-four threats within `budget`
+    /// stones placed (defences within distance 2 of the stones; see [`Gomoku::vct`]).
+    fn root_tactical_proof(&self, budget: u32) -> Option<TacticalProof<GomokuMove>> {
+        if let Some(p) = self.tactical_proof(budget.min(20_000)) {
+            return Some(p);
+        }
+        if self.forced_moves().is_some() {
+            return None; // a five is threatened: the VCF above decides
+        }
+        let (best, _) = self.vct(2, budget);
+        best.map(|mv| TacticalProof {
+            outcome: Outcome::Win,
+            best: Some(mv),
+            line: vec![mv],
+        })
     }
 
     fn is_legal(&self, mv: GomokuMove) -> bool {

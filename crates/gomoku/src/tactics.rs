@@ -370,6 +370,147 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
     (result, s.nodes)
 }
 
+/// Scratch state of one VCT search: the board, the stones placed by every VCF inside it.
+struct Vct {
+    board: Board,
+    rule: Rule,
+    attacker: Side,
+    nodes: u32,
+    budget: u32,
+    cut: bool,
+}
+
+impl Vct {
+    fn vcf(&mut self, budget: u32) -> VcfResult {
+        let left = self.budget.saturating_sub(self.nodes).min(budget);
+        if left == 0 {
+            self.cut = true;
+            return VcfResult::Unknown;
+        }
+        let (r, n) = vcf(&self.board, self.rule, self.attacker, left);
+        self.nodes += n.max(1);
+        if r == VcfResult::Unknown {
+            self.cut = true;
+        }
+        r
+    }
+
+    /// Empty points within distance 2 of a stone of `colour` (or of any stone when `None`),
+    /// in row order; renju: black's forbidden points are left out for black.
+    fn near_points(&mut self, colour: Option<u8>, mover: u8) -> Vec<(i32, i32)> {
+        let n = self.board.n;
+        let mut out = Vec::new();
+        for y in 0..n {
+            let mut rows = 0u32;
+            for r in (y - 2).max(0)..=(y + 2).min(n - 1) {
+                rows |= match colour {
+                    Some(c) => self.board.stones[usize::from(c - 1)][r as usize],
+                    None => self.board.stones[0][r as usize] | self.board.stones[1][r as usize],
+                };
+            }
+            let spread = rows | rows << 1 | rows << 2 | rows >> 1 | rows >> 2;
+            let occupied = self.board.stones[0][y as usize] | self.board.stones[1][y as usize];
+            let mut free = spread & !occupied & ((1u64 << n) - 1) as u32;
+            while free != 0 {
+                let x = free.trailing_zeros() as i32;
+                free &= free - 1;
+                if self.board.may_play(x, y, mover, self.rule) {
+                    out.push((x, y));
+                }
+            }
+        }
+        out
+    }
+
+    /// The attacker (to move) wins by threats within `depth` non-four threats: a VCF, or a
+    /// move after which the attacker threatens a VCF and every defender reply near the
+    /// stones still leaves a win of depth − 1. The winning first move is returned.
+    fn search(&mut self, depth: u32) -> Option<GomokuMove> {
+        if let VcfResult::Win(line) = self.vcf(VCT_VCF_BUDGET) {
+            return line.first().copied();
+        }
+        if depth == 0 || self.nodes >= self.budget {
+            return None;
+        }
+        let a = color_of(self.attacker);
+        let d = other(a);
+        let mut fives = Vec::new();
+        self.board.five_points(d, self.rule, &mut fives);
+        if !fives.is_empty() {
+            return None; // the attacker must block first: left to the VCF above
+        }
+        for (mx, my) in self.near_points(Some(a), a) {
+            if self.nodes >= self.budget {
+                self.cut = true;
+                return None;
+            }
+            self.board.set(mx, my, a);
+            // A threat: with the defender passing, the attacker would win by VCF.
+            let threat = match self.vcf(VCT_VCF_BUDGET) {
+                VcfResult::Win(line) => Some(line),
+                _ => None,
+            };
+            let mut refuted = threat.is_none();
+            if let Some(line) = threat {
+                // Replies on the threat's VCF line first: they refute most often.
+                let mut replies = self.near_points(None, d);
+                replies.sort_by_key(|&(x, y)| !line.contains(&GomokuMove::new(x as u8, y as u8)));
+                for (rx, ry) in replies {
+                    self.board.set(rx, ry, d);
+                    let holds = self.search(depth - 1).is_some();
+                    self.board.clear(rx, ry);
+                    if !holds {
+                        refuted = true;
+                        break;
+                    }
+                }
+            }
+            self.board.clear(mx, my);
+            if !refuted {
+                return Some(GomokuMove::new(mx as u8, my as u8));
+            }
+        }
+        None
+    }
+}
+
+/// Stones placed per VCF call inside the VCT.
+const VCT_VCF_BUDGET: u32 = 200;
+
+/// VCT (victory by continuous threats) for `attacker`, the attacker to move: a VCF, or a
+/// move that threatens a VCF (a three, or any move after which a VCF would follow if the
+/// defender passed) such that after **every** defender reply within distance 2 of a stone
+/// the attacker still wins, with at most `depth` such non-four threats. Defences farther than
+/// 2 from every stone are not tried (they cannot touch the threat, but the proof is only as
+/// good as that assumption). Returns the first move, or `None` when none was found within
+/// `budget` stones placed by the inner VCF searches; also the stones placed.
+pub(crate) fn vct(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    depth: u32,
+    budget: u32,
+) -> (Option<GomokuMove>, u32) {
+    let mut s = Vct {
+        board: *board,
+        rule,
+        attacker,
+        nodes: 0,
+        budget,
+        cut: false,
+    };
+    let mut found = None;
+    // Iterative deepening: the fewest threats first.
+    for d in 0..=depth {
+        found = s.search(d);
+        if found.is_some() || s.nodes >= budget {
+            break;
+        }
+    }
+    let _ = s.cut;
+    (found, s.nodes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -471,3 +471,69 @@ fn tactical_proof_names_the_vcf_first_move_among_the_search_moves() {
         assert!(set.contains(&proof.best.unwrap()), "{}", c.text);
     }
 }
+
+/// Checks a one-threat VCT first move against **every** legal reply (far ones included): after
+/// `m` and any reply the attacker still has a VCF (or has won).
+fn check_vct_move(pos: &Gomoku, m: GomokuMove) {
+    let mut after = pos.clone();
+    after.play(m).unwrap();
+    assert!(after.outcome().is_none(), "{m} ends the game");
+    for r in after.legal_moves_vec() {
+        let mut q = after.clone();
+        q.play(r).unwrap();
+        match q.outcome() {
+            Some(Outcome::Win) => continue, // the defender's reply was a foul
+            Some(o) => panic!("reply {r} ends the game with {o:?}\n{pos}"),
+            None => {}
+        }
+        assert!(
+            matches!(q.vcf(1_000_000), VcfResult::Win(_)),
+            "after {m} the reply {r} refutes the VCT\n{pos}"
+        );
+    }
+}
+
+#[test]
+fn vct_finds_a_double_three_that_no_vcf_sees() {
+    let p = |s: &str| GomokuMove::parse_coord(s).unwrap();
+    let black = [p("f8"), p("g8"), p("h6"), p("h7")];
+    let white = [p("a15"), p("c15"), p("o1"), p("m1")];
+    for (rule, wins) in [
+        (Rule::Freestyle, true),
+        (Rule::Standard, true),
+        (Rule::Renju, false), // h8 is a double three: forbidden for black
+    ] {
+        let cfg = GomokuConfig::new(15, rule).unwrap();
+        let pos = Gomoku::from_stones(&cfg, &black, &white, Side::First).unwrap();
+        assert_eq!(pos.vcf(100_000), VcfResult::NoWin, "{rule}");
+        let (found, _) = pos.vct(1, 200_000);
+        assert_eq!(found.is_some(), wins, "{rule}: {found:?}");
+        if let Some(m) = found {
+            check_vct_move(&pos, m);
+        }
+    }
+}
+
+#[test]
+fn one_threat_vcts_in_random_positions_hold_against_every_reply() {
+    let mut checked = 0;
+    for seed in 0..400u64 {
+        let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][(seed % 3) as usize];
+        let Some(pos) = random_position(rule, 13, 12 + (seed % 14) as usize, seed) else {
+            continue;
+        };
+        if pos.vcf(100_000) != VcfResult::NoWin
+            || !pos.five_points(pos.side_to_move().opponent()).is_empty()
+        {
+            continue;
+        }
+        if let (Some(m), _) = pos.vct(1, 50_000) {
+            check_vct_move(&pos, m);
+            checked += 1;
+            if checked >= 5 {
+                break;
+            }
+        }
+    }
+    assert!(checked >= 3, "only {checked} VCT positions found");
+}

@@ -111,6 +111,11 @@ pub struct SearchConfig {
     /// wins and losses enter the MCTS-solver. `None` (default): not called. `Some(0)`: only
     /// the cheap checks (Gomoku: fives and unstoppable threats, no VCF).
     pub tactical_budget: Option<u32>,
+    /// The game's deeper tactical search at the root only
+    /// ([`alphazero_game::Game::root_tactical_proof`], Gomoku: VCT), with this node budget;
+    /// replaces the per-node tactics at the root. `None` (default): the root gets the per-node
+    /// tactics like every node.
+    pub root_tactical_budget: Option<u32>,
     /// When set, the Dirichlet α of the root noise is this total divided by the number of root
     /// candidates actually searched (AlphaZero's α ≈ 10 / typical number of legal moves), so
     /// that the noise keeps its shape when a game searches only part of its action space
@@ -137,6 +142,7 @@ impl Default for SearchConfig {
             terminal_check: false,
             gumbel: None,
             tactical_budget: None,
+            root_tactical_budget: None,
             dirichlet_alpha_total: None,
             seed: 0,
         }

@@ -180,6 +180,8 @@ pub struct Search<G: Game> {
     values_buf: Vec<f32>,
     /// The tactical proof line of the root, when the game's tactics decided it.
     root_line: Vec<G::Move>,
+    /// Whether the root got its deeper tactical search ([`SearchConfig::root_tactical_budget`]).
+    root_tactics_done: bool,
 }
 
 /// Reuses a request vector's allocation for a new borrow lifetime (in-place collect of an
@@ -263,6 +265,7 @@ impl<G: Game> Search<G> {
             logits_buf: Vec::new(),
             values_buf: Vec::new(),
             root_line: Vec::new(),
+            root_tactics_done: false,
         };
         s.reset_root(position, entry);
         s
@@ -294,6 +297,7 @@ impl<G: Game> Search<G> {
         self.root_prepared = false;
         self.gumbel = None;
         self.root_line.clear();
+        self.root_tactics_done = false;
     }
 
     /// The configuration.
@@ -684,8 +688,17 @@ impl<G: Game> Search<G> {
             }
             edges.iter_mut().for_each(|e| e.prior /= sum);
         }
-        if let Some(budget) = self.config.tactical_budget {
-            self.apply_tactics(id, budget);
+        match (
+            id,
+            self.config.root_tactical_budget,
+            self.config.tactical_budget,
+        ) {
+            (0, Some(budget), _) => {
+                self.root_tactics_done = true;
+                self.apply_tactics(id, budget, true);
+            }
+            (_, _, Some(budget)) => self.apply_tactics(id, budget, false),
+            _ => {}
         }
         false
     }
@@ -693,8 +706,14 @@ impl<G: Game> Search<G> {
     /// Runs the game's tactical search on the freshly expanded node `id` and records a proven
     /// result: a win through its winning edge, a loss as it is. The node's value becomes the
     /// exact one.
-    fn apply_tactics(&mut self, id: u32, budget: u32) {
-        let Some(proof) = self.states[id as usize].tactical_proof(budget) else {
+    fn apply_tactics(&mut self, id: u32, budget: u32, root: bool) {
+        let pos = &self.states[id as usize];
+        let proof = if root {
+            pos.root_tactical_proof(budget)
+        } else {
+            pos.tactical_proof(budget)
+        };
+        let Some(proof) = proof else {
             return;
         };
         let node = &self.nodes[id as usize];
@@ -794,6 +813,16 @@ impl<G: Game> Search<G> {
 
     fn prepare_root(&mut self) {
         self.root_prepared = true;
+        if let (Some(budget), false) = (self.config.root_tactical_budget, self.root_tactics_done) {
+            // A reused root was expanded as an inner node: give it the root's tactics now.
+            self.root_tactics_done = true;
+            if self.nodes[0].proven.is_none() {
+                self.apply_tactics(0, budget, true);
+                if self.config.solver && self.nodes[0].proven.is_some() {
+                    return;
+                }
+            }
+        }
         let root = &self.nodes[0];
         let (f, n) = (root.first_edge as usize, root.num_edges as usize);
         if let Some(gc) = self.config.gumbel {
@@ -1306,6 +1335,7 @@ impl<G: Game> Search<G> {
         self.edges = edges;
         self.states = states;
         self.root_line.clear();
+        self.root_tactics_done = false;
         self.noise_applied = false;
         self.root_prepared = false;
         self.gumbel = None;

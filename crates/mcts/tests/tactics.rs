@@ -227,3 +227,26 @@ fn tree_reuse_keeps_the_winning_edge_of_a_tactically_proven_node() {
     }
     assert!(checked >= 3, "only {checked} positions checked");
 }
+
+#[test]
+fn root_vct_plays_a_double_three_the_per_node_tactics_cannot_prove() {
+    let cfg15 = GomokuConfig::new(15, Rule::Freestyle).unwrap();
+    let black = [p("f8"), p("g8"), p("h6"), p("h7")];
+    let white = [p("a15"), p("c15"), p("o1"), p("m1")];
+    let pos = Gomoku::from_stones(&cfg15, &black, &white, Side::First).unwrap();
+    let mut config = cfg(200, Some(2_000));
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let plain = s.run(&UniformEvaluator).unwrap();
+    assert_ne!(plain.proven, Some(Outcome::Win));
+    config.root_tactical_budget = Some(200_000);
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!((r.proven, r.best_move), (Some(Outcome::Win), Some(p("h8"))));
+    // A reused root (expanded as an inner node) gets the root tactics on its next run.
+    let white_first = Gomoku::from_stones(&cfg15, &black, &white[..3], Side::Second).unwrap();
+    let mut s = Search::new(white_first, Vec::new(), config).unwrap();
+    s.run(&UniformEvaluator).unwrap();
+    s.advance(p("m1")).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!((r.proven, r.best_move), (Some(Outcome::Win), Some(p("h8"))));
+}
