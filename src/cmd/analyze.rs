@@ -36,12 +36,6 @@ pub trait BoardView: PositionText + Encode {
     /// Coordinate labels as the game's move notation writes them: `(columns left to right,
     /// rows from row 0 at the bottom)`.
     fn axis_labels(&self) -> (Vec<String>, Vec<String>);
-    /// Why the finished `game` ended with `outcome` (from the side to move), in words
-    /// (`None` when the game has nothing more specific to say than who won).
-    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
-        let _ = (game, outcome);
-        None
-    }
     /// A text heatmap of a move distribution `(move, probability)`: a grid of percentages
     /// where moves are cells (the default is a list sorted by probability).
     fn policy_text(&self, pi: &[(Self::Move, f32)]) -> String {
@@ -98,27 +92,6 @@ impl BoardView for Gomoku {
             .map(|m| m.trim_end_matches(char::is_numeric).to_string())
             .collect();
         ((cols), (1..=n).map(|y| y.to_string()).collect())
-    }
-    fn end_reason(game: &History<Self>, outcome: Outcome) -> Option<String> {
-        let pos = game.current();
-        let last = pos.last_move()?;
-        if outcome == Outcome::Draw {
-            return Some("the board is full".into());
-        }
-        let mut before = game.clone();
-        before.undo();
-        if let Some(foul) = before.current().is_forbidden(last) {
-            let kind = match foul {
-                Foul::DoubleThree => "a double-three",
-                Foul::DoubleFour => "a double-four",
-                Foul::Overline => "an overline",
-            };
-            return Some(format!(
-                "black's {} is a renju forbidden move, {kind}, and loses",
-                pos.format_move(last)
-            ));
-        }
-        Some(format!("five in a row with {}", pos.format_move(last)))
     }
     fn grid(&self) -> (usize, usize) {
         (self.size(), self.size())
@@ -183,13 +156,6 @@ impl BoardView for Connect4 {
             vec![String::new(); C4_HEIGHT],
         )
     }
-    fn end_reason(_game: &History<Self>, outcome: Outcome) -> Option<String> {
-        Some(if outcome == Outcome::Draw {
-            "the board is full".into()
-        } else {
-            "four in a row".into()
-        })
-    }
     fn grid(&self) -> (usize, usize) {
         (C4_HEIGHT, C4_WIDTH)
     }
@@ -239,13 +205,6 @@ impl BoardView for Xiangqi {
             (b'a'..=b'i').map(|c| (c as char).to_string()).collect(),
             (0..10).map(|r| r.to_string()).collect(),
         )
-    }
-    /// The rules' own words ([`Xiangqi::end_reason`]): checkmate, stalemate, the no-capture
-    /// limit, or the repetition verdict (`repetition: perpetual chase by red loses`).
-    fn end_reason(game: &History<Self>, _outcome: Outcome) -> Option<String> {
-        game.current()
-            .end_reason(game.entries())
-            .map(|r| r.to_string())
     }
     fn grid(&self) -> (usize, usize) {
         (10, 9)

@@ -56,7 +56,7 @@ fn result_line<G: BoardView>(game: &History<G>, o: Outcome) -> String {
         Some(s) => format!("game over: {} wins", G::side_name(s)),
         None => "game over: draw".into(),
     };
-    match G::end_reason(game, o) {
+    match game.current().end_reason_text(game.entries()) {
         Some(reason) => format!("{result} ({reason})"),
         None => result,
     }

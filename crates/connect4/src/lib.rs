@@ -371,6 +371,14 @@ impl Game for Connect4 {
 
     /// `Loss` right after the opponent made four in a row (also when that stone filled the
     /// board), `Draw` on a full board without four in a row, else `None`.
+    /// `four in a row` or `the board is full`.
+    fn end_reason_text(&self, _history: &[alphazero_game::HistoryEntry]) -> Option<String> {
+        Some(match self.outcome()? {
+            Outcome::Draw => "the board is full".into(),
+            _ => "four in a row".into(),
+        })
+    }
+
     fn outcome(&self) -> Option<Outcome> {
         if self.won {
             Some(Outcome::Loss)

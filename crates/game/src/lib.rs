@@ -247,6 +247,15 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         self.outcome()
     }
 
+    /// Why the game is over here, in words for players (`"five in a row with h8"`,
+    /// `"repetition: perpetual chase by red loses"`, `"the board is full"`), with the same
+    /// `history` as [`Game::adjudicate`]; `None` while the game goes on, or when the game has
+    /// nothing more specific to say than who won (the default).
+    fn end_reason_text(&self, history: &[HistoryEntry]) -> Option<String> {
+        let _ = history;
+        None
+    }
+
     /// Whether playing `mv` here makes every earlier position unreachable (a capture in
     /// Xiangqi, any stone drop in Gomoku and Connect Four). Defaults to `true`.
     fn is_irreversible(&self, mv: Self::Move) -> bool {

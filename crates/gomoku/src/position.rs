@@ -491,6 +491,32 @@ impl Game for Gomoku {
         }
     }
 
+    /// `the board is full`, `five in a row with h8`, or under renju `black's h8 is a renju
+    /// forbidden move, a double-three, and loses`.
+    fn end_reason_text(&self, _history: &[alphazero_game::HistoryEntry]) -> Option<String> {
+        let outcome = self.outcome?;
+        if outcome == Outcome::Draw {
+            return Some("the board is full".into());
+        }
+        let last = self.last?;
+        let at = self.format_move(last);
+        if outcome == Outcome::Win {
+            // The side to move won on the other side's move: black's renju foul.
+            let mut board = self.board;
+            board.clear(i32::from(last.x), i32::from(last.y));
+            let kind = match board.foul(i32::from(last.x), i32::from(last.y)) {
+                Some(crate::Foul::DoubleThree) => "a double-three",
+                Some(crate::Foul::DoubleFour) => "a double-four",
+                Some(crate::Foul::Overline) => "an overline",
+                None => return Some(format!("a forbidden move at {at}")),
+            };
+            return Some(format!(
+                "black's {at} is a renju forbidden move, {kind}, and loses"
+            ));
+        }
+        Some(format!("five in a row with {at}"))
+    }
+
     /// [`Game::tactical_proof`], then a VCT of up to two non-four threats within `budget`
     /// stones placed (defences within distance 2 of the stones; see [`Gomoku::vct`]).
     fn root_tactical_proof(&self, budget: u32) -> Option<TacticalProof<GomokuMove>> {

@@ -73,6 +73,10 @@ pub(crate) struct OutcomeJson {
     pub winner: Option<&'static str>,
     /// e.g. "Black wins — you win" / "Draw".
     pub text: String,
+    /// Why the game ended, in words (`five in a row with h8`, `repetition: perpetual chase
+    /// by red loses`, `black's h8 is a renju forbidden move, a double-three, and loses`), or
+    /// `null` when the game has nothing more to say.
+    pub reason: Option<String>,
 }
 
 /// The whole state of a session as sent to the page (see API.md).
@@ -155,10 +159,19 @@ impl<G: WebGame> Match<G> {
                 (res, format!("{} wins — {who}", capitalise(G::colour(w))))
             }
         };
+        let reason = self
+            .history
+            .current()
+            .end_reason_text(self.history.entries());
+        let text = match &reason {
+            Some(r) => format!("{text} ({r})"),
+            None => text,
+        };
         Some(OutcomeJson {
             result,
             winner: winner.map(side_name),
             text,
+            reason,
         })
     }
 

@@ -129,6 +129,9 @@ async fn connect4_full_game_flow_ends_with_a_result() {
     let result = end["outcome"]["result"].as_str().unwrap();
     assert!(["1-0", "0-1", "1/2-1/2"].contains(&result));
     assert!(end["legal_moves"].as_array().unwrap().is_empty());
+    let reason = end["outcome"]["reason"].as_str().unwrap();
+    let expected = if result == "1/2-1/2" { "the board is full" } else { "four in a row" };
+    assert_eq!(reason, expected);
 }
 
 #[tokio::test]
@@ -155,7 +158,10 @@ async fn gomoku_full_game_flow_with_engine_first_on_small_board() {
     let s = ok(&app, "/api/engine", json!({"session": id})).await;
     // The opening set of an empty board: the 5×5 square around the centre d4 (b2..f6).
     let first = s["last_move"].as_str().unwrap().to_string();
-    let (col, row) = (first.as_bytes()[0] - b'a', first[1..].parse::<usize>().unwrap() - 1);
+    let (col, row) = (
+        first.as_bytes()[0] - b'a',
+        first[1..].parse::<usize>().unwrap() - 1,
+    );
     assert!((1..=5).contains(&col) && (1..=5).contains(&row), "{first}");
     assert_eq!(s["board"][6 - row][usize::from(col)], "black");
     let heat: f64 = s["analysis"]["heatmap"]
@@ -171,6 +177,13 @@ async fn gomoku_full_game_flow_with_engine_first_on_small_board() {
     assert_eq!(s["board"][6][0], "white");
     let end = play_out(&app, s, 60).await;
     assert!(!end["outcome"]["text"].as_str().unwrap().is_empty());
+    // The reason in words: a five (with its point) or a full board.
+    let reason = end["outcome"]["reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("five in a row with ") || reason == "the board is full",
+        "{reason}"
+    );
+    assert!(end["outcome"]["text"].as_str().unwrap().contains(reason));
 }
 
 #[tokio::test]

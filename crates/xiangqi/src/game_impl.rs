@@ -87,6 +87,12 @@ impl Game for Xiangqi {
     /// its previous occurrence is judged by [`Xiangqi::repetition_verdict`] (perpetual check
     /// loses, then, under the Asian rule, perpetual chase loses; otherwise draw).
     /// [`Xiangqi::end_reason`] says which rule ended the game.
+    /// The rules' own words ([`Xiangqi::end_reason`]): checkmate, stalemate, the no-capture
+    /// limit, or the repetition verdict (`repetition: perpetual chase by red loses`).
+    fn end_reason_text(&self, history: &[HistoryEntry]) -> Option<String> {
+        self.end_reason(history).map(|r| r.to_string())
+    }
+
     fn adjudicate(&self, history: &[HistoryEntry]) -> Option<Outcome> {
         self.outcome().or_else(|| {
             self.repetition_verdict(history)
