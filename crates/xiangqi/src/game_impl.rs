@@ -1,9 +1,11 @@
 //! `alphazero_game::Game` for [`Xiangqi`], with the repetition rules.
 
 use crate::actions::{self, NUM_ACTIONS};
-use crate::position::{MoveList, Xiangqi, XiangqiConfig};
+use crate::position::{AnyMove, MoveList, Xiangqi, XiangqiConfig};
 use crate::types::Move;
-use alphazero_game::{count_repetitions, Game, HistoryEntry, Outcome, ParseError, Side};
+use alphazero_game::{
+    count_repetitions, Game, HistoryEntry, Outcome, ParseError, Side, TacticalProof,
+};
 
 impl Xiangqi {
     /// The move as seen from the side to move (rotated by 180° when Black is to move).
@@ -21,9 +23,12 @@ impl Xiangqi {
         actions::index_of(self.oriented(mv))
     }
 
-    /// Whether the side to move has at least one legal move.
+    /// Whether the side to move has at least one legal move (generation stops at the first
+    /// piece that has one).
     pub fn has_legal_move(&self) -> bool {
-        self.legal_list().len() > 0
+        let mut any = AnyMove::default();
+        self.generate(&mut any);
+        any.0
     }
 }
 
@@ -51,6 +56,13 @@ impl Game for Xiangqi {
     fn legal_moves(&self, out: &mut Vec<Move>) {
         out.clear();
         self.generate(out);
+    }
+
+    /// Every mate in one (a move that leaves the opponent no legal move, check or not), else
+    /// a mate by continuous checks within `budget` nodes ([`Xiangqi::mate_search`]): a `Win`
+    /// with its first move and line. Nothing else is proven. `budget` 0: mates in one only.
+    fn tactical_proof(&self, budget: u32) -> Option<TacticalProof<Move>> {
+        self.mate_proof(budget)
     }
 
     fn is_legal(&self, mv: Move) -> bool {

@@ -21,6 +21,9 @@
 //! * Action space ([`NUM_ACTIONS`] = 2086): all geometrically possible from→to moves (line
 //!   moves, horse, elephant and advisor moves), **seen from the side to move**: Black's moves are
 //!   rotated by 180° before indexing. Symmetry 1 mirrors the files.
+//! * Tactics ([`Game::tactical_proof`](alphazero_game::Game::tactical_proof)): every mate in
+//!   one ([`Xiangqi::mates_in_one`]), then a mate search by continuous checks under a node
+//!   budget ([`Xiangqi::mate_search`]).
 //! * [`perft`], [`perft_divide`], [`reference::perft`].
 //!
 //! ```
@@ -49,10 +52,12 @@ mod position;
 pub mod reference;
 pub mod repetition;
 mod tables;
+mod tactics;
 mod types;
 
 pub use actions::NUM_ACTIONS;
 pub use perft::{perft, perft_divide};
 pub use position::{Xiangqi, XiangqiConfig};
 pub use repetition::{EndReason, RepetitionRule, RepetitionVerdict};
+pub use tactics::{MateResult, MAX_MATE_PLIES};
 pub use types::{Move, Piece, PieceKind, Square, FILES, NUM_SQUARES, RANKS};

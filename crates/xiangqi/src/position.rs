@@ -97,6 +97,27 @@ impl MoveList {
 /// Where generated moves go.
 pub(crate) trait MoveSink {
     fn push_move(&mut self, m: Move);
+    /// Whether the generator may stop (checked after each piece): the sink has what it needs.
+    #[inline]
+    fn done(&self) -> bool {
+        false
+    }
+}
+
+/// A sink that only records whether some legal move exists; generation stops after the first
+/// piece that has one.
+#[derive(Default)]
+pub(crate) struct AnyMove(pub(crate) bool);
+
+impl MoveSink for AnyMove {
+    #[inline]
+    fn push_move(&mut self, _m: Move) {
+        self.0 = true;
+    }
+    #[inline]
+    fn done(&self) -> bool {
+        self.0
+    }
 }
 
 impl MoveSink for MoveList {
@@ -358,6 +379,9 @@ impl Xiangqi {
 
         let mut bits = self.occ[us];
         while bits != 0 {
+            if sink.done() {
+                return;
+            }
             let from = bits.trailing_zeros() as usize;
             bits &= bits - 1;
             let pc = b[from];

@@ -7,7 +7,7 @@
 
 use crate::position::Xiangqi;
 use crate::types::{Move, Piece, PieceKind, Square};
-use alphazero_game::{Game, Side};
+use alphazero_game::{Game, Outcome, Side};
 
 /// A board as `[rank][file]` (rank 0 = Red's back rank).
 pub(crate) type Grid = [[Option<Piece>; 9]; 10];
@@ -233,4 +233,61 @@ pub fn perft(pos: &Xiangqi, depth: u32) -> u64 {
             perft(&c, depth - 1)
         })
         .sum()
+}
+
+/// The moves of the side to move that force a win within `plies` plies, this move included
+/// (1: mate in one, 3: mate in two moves, …), found by plain minimax over the public rules
+/// ([`Game::legal_moves`], [`Game::outcome`]): the attacker's move must leave the opponent
+/// without a legal move at once, or be followed, for **every** legal reply, by a forced win
+/// within `plies − 2` plies. A position drawn by the no-capture rule is no win; repetition is
+/// not judged. With `checks_only`, every attacker move of a line longer than one ply must give
+/// check (the lines of [`Xiangqi::mate_search`]); a mate in one may be any move.
+/// Exponential: for tests and for verifying claimed mates.
+pub fn mating_moves(pos: &Xiangqi, plies: u32, checks_only: bool) -> Vec<Move> {
+    if plies == 0 || pos.outcome().is_some() {
+        return Vec::new();
+    }
+    pos.legal_moves_vec()
+        .into_iter()
+        .filter(|&m| {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            wins_after(&child, plies - 1, checks_only)
+        })
+        .collect()
+}
+
+/// The attacker has just moved into `child`: whether the attacker wins within `left` more
+/// plies whatever the opponent replies. A line longer than one ply is a check line under
+/// `checks_only`: its moves must give check.
+fn wins_after(child: &Xiangqi, left: u32, checks_only: bool) -> bool {
+    match child.outcome() {
+        Some(Outcome::Loss) => return true,
+        Some(_) => return false,
+        None => {}
+    }
+    if left < 2 || (checks_only && !child.in_check()) {
+        return false;
+    }
+    child.legal_moves_vec().into_iter().all(|r| {
+        let mut next = child.clone();
+        next.play_unchecked(r);
+        if next.outcome().is_some() {
+            // The attacker has no move, or the game is drawn by the no-capture rule.
+            return false;
+        }
+        next.legal_moves_vec().into_iter().any(|m| {
+            let mut c = next.clone();
+            c.play_unchecked(m);
+            (!checks_only || c.in_check()) && wins_after(&c, left - 2, checks_only)
+        })
+    })
+}
+
+/// The length in plies (odd) of the shortest forced win of the side to move found by
+/// [`mating_moves`] within `max_plies`, or `None`.
+pub fn shortest_mate(pos: &Xiangqi, max_plies: u32, checks_only: bool) -> Option<u32> {
+    (1..=max_plies)
+        .step_by(2)
+        .find(|&n| !mating_moves(pos, n, checks_only).is_empty())
 }
