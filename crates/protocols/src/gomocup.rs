@@ -1,15 +1,37 @@
 //! The Gomocup (Piskvork "new" pipe protocol) brain.
 
 use std::io::{self, BufRead, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
-use alphazero_mcts::Evaluator;
+use alphazero_mcts::{EvalRequest, Evaluator};
 
-use crate::think::{think, Control, ThinkLimits};
+use crate::think::{think, Control, Event, ThinkLimits, Thought};
 use crate::EngineConfig;
+
+/// Nodes of the tactical search (five, forced block, VCF) for a move made with no time to
+/// search (`INFO time_left` ≤ 0, `timeout_turn 0`, or nothing from the search by the hard
+/// deadline).
+const QUICK_TACTICAL_BUDGET: u32 = 500;
+
+/// `SWAP2BOARD` with 3 stones: the search's value for white (to move) below `-SWAP2_MARGIN`
+/// → `SWAP`, above it → stay white and play the 4th stone, otherwise place the 4th and 5th
+/// stones and let the opponent choose.
+const SWAP2_MARGIN: f32 = 0.1;
+
+/// The 3-stone openings (black, white, black) `SWAP2BOARD` with an empty board chooses from,
+/// as offsets from the centre; the one whose searched value for white is nearest 0 is played.
+const SWAP2_OPENINGS: [[(i8, i8); 3]; 6] = [
+    [(0, 0), (1, 1), (2, 0)],
+    [(0, 0), (0, 1), (2, 2)],
+    [(0, 0), (1, 0), (-1, 2)],
+    [(0, 0), (2, 1), (1, -1)],
+    [(0, 0), (-1, -1), (2, 1)],
+    [(0, 0), (1, 2), (2, -1)],
+];
 
 /// Reads one line ending in LF, CR or CR LF (the terminator is dropped) into `buf`.
 /// Returns `false` at end of input with nothing read. Invalid UTF-8 is replaced.
@@ -44,13 +66,41 @@ pub(crate) fn read_line_any<R: BufRead + ?Sized>(r: &mut R, buf: &mut String) ->
     }
 }
 
-/// A `BOARD` block being read: its stones (`X,Y,F` with F 1 or 2) with the number of the
-/// line that gave each, the number of stone lines read so far, and the block's first error.
+/// A `BOARD` or `SWAP2BOARD` block being read: its stones (`X,Y,F` with F 1 or 2; `X,Y` in
+/// move order for `SWAP2BOARD`, stored with F 0) with the number of the line that gave each,
+/// the number of stone lines read so far, and the block's first error.
 #[derive(Default)]
 struct BoardBlock {
+    swap2: bool,
     stones: Vec<(GomokuMove, u8, usize)>,
     lines: usize,
     error: Option<String>,
+}
+
+/// The time one move may take: `allotted` (the turn limit, or the move's share of the match
+/// time) and `search`, the part the search aims at (`allotted` less the safety margin). The
+/// answer is sent at `allotted` less a smaller margin at the latest (the hard deadline), with
+/// the search's best move so far if it has not finished.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct TurnTime {
+    allotted: Duration,
+    search: Duration,
+}
+
+impl TurnTime {
+    /// The hard deadline's distance from the command: `allotted` less 2 % (at least 20 ms),
+    /// never before `search`.
+    fn hard(&self) -> Duration {
+        let margin = (self.allotted / 50).max(Duration::from_millis(20));
+        self.allotted.saturating_sub(margin).max(self.search)
+    }
+
+    fn share(&self, k: u32) -> TurnTime {
+        TurnTime {
+            allotted: self.allotted / k.max(1),
+            search: self.search / k.max(1),
+        }
+    }
 }
 
 /// Whether the engine goes on after a command.
@@ -81,7 +131,10 @@ pub struct GomocupEngine {
     game: Option<History<Gomoku>>,
     timeout_turn: Option<u64>,
     timeout_match: Option<u64>,
-    time_left: Option<i64>,
+    /// The last `INFO time_left` (ms) and [`Self::match_used`] when it came.
+    time_left: Option<(i64, Duration)>,
+    /// Time spent answering moves since `START` / `RESTART` (from each command to its answer).
+    match_used: Duration,
     max_memory: Option<u64>,
     folder: Option<String>,
     /// Lines of a `BOARD` block being read, and the first error in it.
@@ -121,6 +174,7 @@ impl GomocupEngine {
             timeout_turn: None,
             timeout_match: None,
             time_left: None,
+            match_used: Duration::ZERO,
             max_memory: None,
             folder: None,
             board: None,
@@ -174,6 +228,24 @@ impl GomocupEngine {
     ///   `BOARD`) and no move; the previous position is kept and the brain reads commands as
     ///   before. A well-formed block that is not a reachable position →
     ///   `ERROR BOARD rejected: <reason>`.
+    /// * `SWAP2BOARD` block (lines `X,Y` in move order, black first, then `DONE`; Gomocup's
+    ///   swap2 opening): 0 stones → the three opening stones `X,Y X,Y X,Y` (black, white,
+    ///   black; of a few fixed openings the one the search finds nearest to balanced);
+    ///   3 stones → `SWAP` (take black) when the search's value for white is below −0.1,
+    ///   `X,Y` (stay white, 4th stone) above +0.1, else `X,Y X,Y` (4th and 5th stones, the
+    ///   opponent chooses); 5 stones → `SWAP` when white's value is negative, else `X,Y`
+    ///   (the 6th stone, as white). Each answer follows `MESSAGE swap2 …` (the value and
+    ///   the choice). The board becomes the block's stones plus those answered. Bad lines
+    ///   are errors as in `BOARD` (`ERROR SWAP2BOARD line N …`); another stone count →
+    ///   `ERROR SWAP2BOARD needs 0, 3 or 5 stones …`; the position is then unchanged.
+    /// * Renju: when the opponent's move (`TURN`, or the last stone of `BOARD`) is a black
+    ///   foul, `MESSAGE foul: …` names it (black loses by the rules; the manager judges) and
+    ///   the brain still answers a move, playing on from the stones as they stand.
+    /// * Time: a move is answered within `timeout_turn` and within its share of the match
+    ///   (`time_left`, or `timeout_match` less the time this brain has used since `START`
+    ///   when no `time_left` comes), see [`EngineConfig::safety_margin`]; with no time left,
+    ///   the move is the tactical one (a five, the forced block, a VCF win) or else the
+    ///   network's first choice, without search.
     /// * `INFO key value` → nothing (`rule` 0/1/4 = freestyle/standard/renju, bit 2
     ///   "continuous" and bit 8 "caro" → `ERROR … unsupported`); unknown keys are ignored.
     /// * `TAKEBACK X,Y` → `OK`. `ABOUT` → `name="…", version="…", author="…", country="…"`.
@@ -261,10 +333,11 @@ impl GomocupEngine {
                 Err(e) => err_line(out, e)?,
                 Ok(mv) => writeln!(out, "{}", mv.to_gomocup())?,
             },
-            "BOARD" => {
+            "BOARD" | "SWAP2BOARD" => {
                 // Without a board the block is still swallowed, so its lines are not taken
                 // as commands.
                 self.board = Some(BoardBlock {
+                    swap2: word == "SWAP2BOARD",
                     error: self
                         .size
                         .is_none()
@@ -285,6 +358,9 @@ impl GomocupEngine {
         self.size = Some(n);
         self.stones.clear();
         self.to_move = Side::First;
+        // A new match: the match clock starts again (a time_left sent before START stands).
+        self.match_used = Duration::ZERO;
+        self.time_left = self.time_left.map(|(ms, _)| (ms, Duration::ZERO));
         match self.rebuild() {
             Ok(()) => writeln!(out, "OK"),
             Err(e) => err_line(out, e),
@@ -311,7 +387,7 @@ impl GomocupEngine {
                 Err(_) => bad(out)?,
             },
             "time_left" => match int {
-                Ok(v) => self.time_left = Some(v),
+                Ok(v) => self.time_left = Some((v, self.match_used)),
                 Err(_) => bad(out)?,
             },
             "rule" => match int {
@@ -452,6 +528,11 @@ impl GomocupEngine {
                 err_line(out, e)?;
                 return Ok(Flow::Continue);
             }
+            if block.swap2 {
+                let moves: Vec<GomokuMove> = block.stones.iter().map(|s| s.0).collect();
+                self.swap2(&moves, received, out)?;
+                return Ok(Flow::Continue);
+            }
             let list = block.stones;
             let own = list.iter().filter(|s| s.1 == 1).count();
             let opp = list.len() - own;
@@ -476,22 +557,40 @@ impl GomocupEngine {
         };
         block.lines += 1;
         let n = block.lines;
+        let cmd = if block.swap2 { "SWAP2BOARD" } else { "BOARD" };
         if block.error.is_none() {
-            match self.board_stone(line) {
+            let stone = if block.swap2 {
+                self.swap2_stone(line).map(|mv| (mv, 0))
+            } else {
+                self.board_stone(line)
+            };
+            match stone {
                 Ok((mv, f)) => match block.stones.iter().find(|s| s.0 == mv) {
                     Some(&(_, _, first)) => {
                         block.error = Some(format!(
-                            "BOARD line {n} {line:?}: {} is already given on BOARD line {first}",
+                            "{cmd} line {n} {line:?}: {} is already given on {cmd} line {first}",
                             mv.to_gomocup()
                         ));
                     }
                     None => block.stones.push((mv, f, n)),
                 },
-                Err(e) => block.error = Some(format!("BOARD line {n} {line:?}: {e}")),
+                Err(e) => block.error = Some(format!("{cmd} line {n} {line:?}: {e}")),
             }
         }
         self.board = Some(block);
         Ok(Flow::Continue)
+    }
+
+    /// One `X,Y` line of a `SWAP2BOARD` block.
+    fn swap2_stone(&self, line: &str) -> Result<GomokuMove, String> {
+        let fields = line.split(',').count();
+        if fields != 2 {
+            return Err(format!(
+                "expected X,Y (two comma-separated numbers, stones in move order), got \
+                 {fields} field(s)"
+            ));
+        }
+        self.parse_point(line)
     }
 
     /// One `X,Y,F` line of a `BOARD` block: the point and F (1 = ours, 2 = the opponent's).
@@ -527,38 +626,56 @@ impl GomocupEngine {
         }
     }
 
+    /// Match time left (ms) by the brain's own count: the last `INFO time_left` less the time
+    /// used since it came, else `timeout_match` less the time used since `START`. `None`
+    /// without a match limit (`timeout_match 0`, `time_left 2147483647`, or neither given).
+    fn match_time_left(&self) -> Option<i64> {
+        if self.timeout_match == Some(0) {
+            return None;
+        }
+        let since = |at: Duration| i64::try_from(at.as_millis()).unwrap_or(i64::MAX);
+        match (self.time_left, self.timeout_match) {
+            (Some((left, _)), _) if left >= i64::from(i32::MAX) => None,
+            (Some((left, at)), _) => {
+                Some(left.saturating_sub(since(self.match_used.saturating_sub(at))))
+            }
+            (None, Some(total)) => Some(
+                i64::try_from(total)
+                    .unwrap_or(i64::MAX)
+                    .saturating_sub(since(self.match_used)),
+            ),
+            (None, None) => None,
+        }
+    }
+
     /// Time this move may take, from the `INFO` limits; `None` with fixed simulations.
-    fn budget(&self, pos: &Gomoku) -> Option<Duration> {
+    ///
+    /// The turn limit (`timeout_turn`; without it 1 s, or the match share alone when a match
+    /// limit is known), capped by the match time left over the moves still to come (half
+    /// the empty points, 10 to 40).
+    fn budget(&self, pos: &Gomoku) -> Option<TurnTime> {
         if self.config.fixed_simulations {
             return None;
         }
-        let mut b = match self.timeout_turn {
-            Some(ms) => Duration::from_millis(ms),
-            None => self.config.default_move_time,
+        let left = self.match_time_left();
+        let mut b = match (self.timeout_turn, left) {
+            (Some(ms), _) => Duration::from_millis(ms),
+            (None, Some(_)) => Duration::MAX,
+            (None, None) => self.config.default_move_time,
         };
-        if let (Some(left), true) = (self.time_left, self.timeout_match != Some(0)) {
-            if left < i64::from(i32::MAX) {
-                let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u64;
-                let moves = (empties / 2).clamp(10, 40);
-                b = b.min(Duration::from_millis(left.max(0) as u64 / moves));
-            }
+        if let Some(left) = left {
+            let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u64;
+            let moves = (empties / 2).clamp(10, 40);
+            b = b.min(Duration::from_millis(left.max(0) as u64 / moves));
         }
-        Some(self.config.usable(b))
+        Some(TurnTime {
+            allotted: b,
+            search: self.config.usable(b),
+        })
     }
 
-    /// Searches, plays and prints our move.
-    fn respond(&mut self, received: Instant, out: &mut dyn Write) -> io::Result<()> {
-        let Some(game) = self.game.as_ref() else {
-            return err_line(out, "no board: send START first");
-        };
-        if let Some(o) = game.outcome() {
-            let what = match o {
-                Outcome::Draw => "draw",
-                _ => "decided",
-            };
-            return err_line(out, format!("the game is over ({what})"));
-        }
-        let budget = self.budget(game.current());
+    /// The simulation cap of one search: the configured one, lowered by `INFO max_memory`.
+    fn simulation_cap(&self) -> u32 {
         let mut cap = self.config.search.simulations;
         if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
             cap = cap.min(
@@ -566,27 +683,207 @@ impl GomocupEngine {
                     as u32,
             );
         }
-        let mut limits = ThinkLimits {
-            max_simulations: cap.max(1),
-            deadline: budget.map(|b| received + b),
-            depth: None,
+        cap.max(1)
+    }
+
+    /// Searches `game` within `time` (counted from `received`) with at most `cap`
+    /// simulations and returns the move.
+    ///
+    /// * `time` `None` (fixed simulations): an ordinary search on this thread.
+    /// * No search time at all: [`quick_move`] (tactics, else the network's first choice).
+    /// * Otherwise the search runs on a worker thread aiming at `time.search`; the answer
+    ///   is its result, or, at the hard deadline ([`TurnTime::hard`]), its latest snapshot
+    ///   (the worker is told to stop and finishes its batch in the background), or the
+    ///   quick move when it has none yet.
+    fn search(
+        &self,
+        game: &History<Gomoku>,
+        received: Instant,
+        time: Option<TurnTime>,
+        cap: u32,
+    ) -> Result<Thought<Gomoku>, String> {
+        let Some(time) = time else {
+            let mut limits = ThinkLimits {
+                max_simulations: cap,
+                deadline: None,
+                depth: None,
+                snapshot_every: None,
+            };
+            return think(
+                game,
+                &[],
+                &*self.evaluator,
+                &self.config.search,
+                &mut limits,
+                received,
+                |_, _| Control::Continue,
+            )
+            .map_err(|e| format!("search failed: {e}"));
         };
-        let result = think(
-            game,
-            &[],
-            &*self.evaluator,
-            &self.config.search,
-            &mut limits,
-            received,
-            |_, _| Control::Continue,
-        );
-        let t = match result {
+        if time.search.is_zero() {
+            return Ok(quick_move(game, Some(&*self.evaluator), received));
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let snapshot: Arc<Mutex<Option<Thought<Gomoku>>>> = Arc::new(Mutex::new(None));
+        let (tx, rx) = mpsc::channel();
+        {
+            let (stop, snapshot) = (Arc::clone(&stop), Arc::clone(&snapshot));
+            let (game, evaluator) = (game.clone(), Arc::clone(&self.evaluator));
+            let search = self.config.search.clone();
+            let mut limits = ThinkLimits {
+                max_simulations: cap,
+                deadline: Some(received + time.search),
+                depth: None,
+                snapshot_every: Some(Duration::from_millis(5)),
+            };
+            std::thread::spawn(move || {
+                let r = think(
+                    &game,
+                    &[],
+                    &*evaluator,
+                    &search,
+                    &mut limits,
+                    received,
+                    |ev, _| {
+                        if let Event::Snapshot(t) = ev {
+                            if let Ok(mut s) = snapshot.lock() {
+                                *s = Some(t.clone());
+                            }
+                        }
+                        if stop.load(Ordering::Relaxed) {
+                            Control::Stop
+                        } else {
+                            Control::Continue
+                        }
+                    },
+                );
+                // The receiver is gone when the answer was sent at the hard deadline.
+                let _ = tx.send(r);
+            });
+        }
+        let hard = received + time.hard();
+        match rx.recv_timeout(hard.saturating_duration_since(Instant::now())) {
+            Ok(r) => r.map_err(|e| format!("search failed: {e}")),
+            Err(_) => {
+                stop.store(true, Ordering::Relaxed);
+                let latest = snapshot.lock().ok().and_then(|mut s| s.take());
+                Ok(match latest {
+                    Some(mut t) => {
+                        t.reason = "search (answered at the hard deadline)";
+                        t.elapsed = received.elapsed();
+                        t
+                    }
+                    None => quick_move(game, None, received),
+                })
+            }
+        }
+    }
+
+    /// Before a search: when the opponent's last move was a renju foul (the position is
+    /// decided for us, the side to move), says so in a `MESSAGE` and plays on from the
+    /// stones as they stand. Returns `false` (after an `ERROR`) when the game is over
+    /// otherwise (a five, a full board).
+    fn check_game_on(&mut self, out: &mut dyn Write) -> io::Result<bool> {
+        let Some(game) = self.game.as_ref() else {
+            err_line(out, "no board: send START first")?;
+            return Ok(false);
+        };
+        let Some(o) = game.outcome() else {
+            return Ok(true);
+        };
+        let pos = game.current();
+        let foul = (o == Outcome::Win && pos.rule() == Rule::Renju)
+            .then(|| self.foul_of_last_stone())
+            .flatten();
+        let Some((mv, foul)) = foul else {
+            let what = match o {
+                Outcome::Draw => "draw",
+                _ => "decided",
+            };
+            err_line(out, format!("the game is over ({what})"))?;
+            return Ok(false);
+        };
+        writeln!(
+            out,
+            "MESSAGE foul: the opponent's black stone at {} is forbidden under renju ({foul}); \
+             black loses by the rules, playing on",
+            mv.to_gomocup()
+        )?;
+        let n = pos.size() as u8;
+        let pick = |side: Side| -> Vec<GomokuMove> {
+            self.stones
+                .iter()
+                .filter(|s| s.1 == side)
+                .map(|s| s.0)
+                .collect()
+        };
+        let played_on = GomokuConfig::new(n, self.rule).and_then(|c| {
+            Gomoku::from_stones(&c, &pick(Side::First), &pick(Side::Second), self.to_move)
+        });
+        match played_on {
+            Ok(p) if p.outcome().is_none() => {
+                self.game = Some(History::new(p));
+                Ok(true)
+            }
+            Ok(_) => err_line(out, "the game is over (decided)").map(|()| false),
+            Err(e) => err_line(out, format!("cannot play on after the foul: {e}")).map(|()| false),
+        }
+    }
+
+    /// The last stone and its renju foul, when it is black's and forbidden where it was
+    /// played.
+    fn foul_of_last_stone(&self) -> Option<(GomokuMove, alphazero_gomoku::Foul)> {
+        let (&(mv, side), before) = self.stones.split_last()?;
+        if side != Side::First {
+            return None;
+        }
+        let cfg = GomokuConfig::new(self.size?, self.rule).ok()?;
+        let pick = |s: Side| -> Vec<GomokuMove> {
+            before.iter().filter(|t| t.1 == s).map(|t| t.0).collect()
+        };
+        let pos =
+            Gomoku::from_stones(&cfg, &pick(Side::First), &pick(Side::Second), Side::First).ok()?;
+        pos.is_forbidden(mv).map(|f| (mv, f))
+    }
+
+    /// Searches, plays and prints our move.
+    fn respond(&mut self, received: Instant, out: &mut dyn Write) -> io::Result<()> {
+        if !self.check_game_on(out)? {
+            return Ok(());
+        }
+        let Some(game) = self.game.clone() else {
+            return err_line(out, "no board: send START first");
+        };
+        let budget = self.budget(game.current());
+        let t = match self.search(&game, received, budget, self.simulation_cap()) {
             Ok(t) => t,
-            Err(e) => return err_line(out, format!("search failed: {e}")),
+            Err(e) => return err_line(out, e),
         };
         let Some(mv) = t.mv else {
             return err_line(out, format!("no move: {}", t.reason));
         };
+        self.report(&t, budget, out)?;
+        let r = match self.place(mv) {
+            Ok(()) => writeln!(out, "{}", mv.to_gomocup()),
+            Err(e) => err_line(
+                out,
+                format!(
+                    "internal: chose an unplayable move {}: {e}",
+                    mv.to_gomocup()
+                ),
+            ),
+        };
+        self.match_used += received.elapsed();
+        r
+    }
+
+    /// The `MESSAGE` (value, visits, PV) and `DEBUG` (time) lines of a search.
+    fn report(
+        &self,
+        t: &Thought<Gomoku>,
+        budget: Option<TurnTime>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         let pv: Vec<String> = t.pv.iter().map(|m| m.to_gomocup()).collect();
         writeln!(
             out,
@@ -606,21 +903,272 @@ impl GomocupEngine {
             t.simulations,
             f64::from(t.simulations) / t.elapsed.as_secs_f64().max(1e-9),
             match budget {
-                Some(b) => format!("{} ms", b.as_millis()),
+                Some(b) => format!(
+                    "{} ms (answer by {} ms)",
+                    b.search.as_millis(),
+                    b.hard().as_millis()
+                ),
                 None => "none (fixed simulations)".to_string(),
             }
-        )?;
-        match self.place(mv) {
-            Ok(()) => writeln!(out, "{}", mv.to_gomocup()),
-            Err(e) => err_line(
+        )
+    }
+
+    /// Answers a `SWAP2BOARD` block whose stones are `moves` (see [`Self::handle_line`]).
+    fn swap2(
+        &mut self,
+        moves: &[GomokuMove],
+        received: Instant,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        if ![0, 3, 5].contains(&moves.len()) {
+            return err_line(
                 out,
                 format!(
-                    "internal: chose an unplayable move {}: {e}",
-                    mv.to_gomocup()
+                    "SWAP2BOARD needs 0, 3 or 5 stones (the three swap2 stages), got {}",
+                    moves.len()
                 ),
-            ),
+            );
+        }
+        let (old_stones, old_side) = (std::mem::take(&mut self.stones), self.to_move);
+        self.stones = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                (
+                    m,
+                    if i % 2 == 0 {
+                        Side::First
+                    } else {
+                        Side::Second
+                    },
+                )
+            })
+            .collect();
+        self.to_move = if moves.len().is_multiple_of(2) {
+            Side::First
+        } else {
+            Side::Second
+        };
+        let rejected = match self.rebuild() {
+            Err(e) => Some(e),
+            Ok(()) if self.game.as_ref().and_then(History::outcome).is_some() => {
+                Some("the game is already over".to_string())
+            }
+            Ok(()) => None,
+        };
+        if let Some(e) = rejected {
+            self.stones = old_stones;
+            self.to_move = old_side;
+            let _ = self.rebuild();
+            return err_line(out, format!("SWAP2BOARD rejected: {e}"));
+        }
+        let r = match moves.len() {
+            0 => self.swap2_open(received, out),
+            3 => self.swap2_choose(received, out, true),
+            _ => self.swap2_choose(received, out, false),
+        };
+        self.match_used += received.elapsed();
+        r
+    }
+
+    /// Stage 1: places the opening of [`SWAP2_OPENINGS`] whose searched value for white (to
+    /// move) is nearest 0 (the first such on ties).
+    fn swap2_open(&mut self, received: Instant, out: &mut dyn Write) -> io::Result<()> {
+        let Some(n) = self.size else {
+            return err_line(out, "no board: send START first");
+        };
+        let Ok(config) = GomokuConfig::new(n, self.rule) else {
+            return err_line(out, format!("unsupported size {n}"));
+        };
+        let c = i16::from(n / 2);
+        let k = SWAP2_OPENINGS.len() as u32;
+        let empty = Gomoku::new(&config);
+        let budget = self.budget(&empty).map(|b| b.share(k));
+        let cap = (self.simulation_cap() / k).max(1);
+        let mut best: Option<(f32, Vec<GomokuMove>)> = None;
+        for opening in SWAP2_OPENINGS {
+            let stones: Vec<GomokuMove> = opening
+                .iter()
+                .map(|&(dx, dy)| {
+                    let at = |d: i8| (c + i16::from(d)).clamp(0, i16::from(n) - 1) as u8;
+                    GomokuMove::new(at(dx), at(dy))
+                })
+                .collect();
+            let mut h = History::new(empty.clone());
+            if stones.iter().any(|&m| h.play(m).is_err()) {
+                continue;
+            }
+            // Each opening gets its share of the time from now on.
+            let t = match self.search(&h, Instant::now(), budget, cap) {
+                Ok(t) => t,
+                Err(e) => return err_line(out, e),
+            };
+            if best.as_ref().is_none_or(|(v, _)| t.value.abs() < v.abs()) {
+                best = Some((t.value, stones));
+            }
+            if received.elapsed() >= self.budget(&empty).map_or(Duration::MAX, |b| b.search) {
+                break;
+            }
+        }
+        let Some((value, stones)) = best else {
+            return err_line(out, "no swap2 opening fits this board");
+        };
+        for &m in &stones {
+            if let Err(e) = self.place(m) {
+                return err_line(out, format!("internal: swap2 opening stone: {e}"));
+            }
+        }
+        let text: Vec<String> = stones.iter().map(|m| m.to_gomocup()).collect();
+        writeln!(
+            out,
+            "MESSAGE swap2 opening: value for white to move {value:+.3} (nearest 0 of {k})"
+        )?;
+        writeln!(out, "{}", text.join(" "))
+    }
+
+    /// Stages 2 (`three`, 3 stones) and 3 (5 stones): white is to move; `SWAP`, a move as
+    /// white, or (stage 2, a balanced position) two stones, from the search's value.
+    fn swap2_choose(
+        &mut self,
+        received: Instant,
+        out: &mut dyn Write,
+        three: bool,
+    ) -> io::Result<()> {
+        let Some(game) = self.game.clone() else {
+            return err_line(out, "no board: send START first");
+        };
+        let full = self.budget(game.current());
+        // Stage 2 may need a second search for the 5th stone: half the time each.
+        let budget = if three {
+            full.map(|b| b.share(2))
+        } else {
+            full
+        };
+        let t = match self.search(&game, received, budget, self.simulation_cap()) {
+            Ok(t) => t,
+            Err(e) => return err_line(out, e),
+        };
+        let v = t.value;
+        let stage = if three { 2 } else { 3 };
+        let swap = if three { v < -SWAP2_MARGIN } else { v < 0.0 };
+        if swap {
+            writeln!(
+                out,
+                "MESSAGE swap2 stage {stage}: value for white to move {v:+.3}: SWAP (taking black)"
+            )?;
+            return writeln!(out, "SWAP");
+        }
+        let Some(w) = t.mv else {
+            return err_line(out, format!("no move: {}", t.reason));
+        };
+        if !three || v > SWAP2_MARGIN {
+            writeln!(
+                out,
+                "MESSAGE swap2 stage {stage}: value for white to move {v:+.3}: staying white"
+            )?;
+            self.report(&t, budget, out)?;
+            return match self.place(w) {
+                Ok(()) => writeln!(out, "{}", w.to_gomocup()),
+                Err(e) => err_line(out, format!("internal: {e}")),
+            };
+        }
+        // Balanced: the 4th (white) stone, then the 5th (black) that keeps it nearest 0.
+        if let Err(e) = self.place(w) {
+            return err_line(out, format!("internal: {e}"));
+        }
+        let Some(after) = self.game.clone() else {
+            return err_line(out, "no board: send START first");
+        };
+        let r = match self.search(&after, Instant::now(), budget, self.simulation_cap()) {
+            Ok(r) => r,
+            Err(e) => return err_line(out, e),
+        };
+        let b = r
+            .children
+            .iter()
+            .filter(|c| c.1 > 0)
+            .min_by(|x, y| x.2.abs().total_cmp(&y.2.abs()))
+            .map(|c| c.0)
+            .or(r.mv);
+        let Some(b) = b else {
+            return err_line(out, format!("no 5th stone: {}", r.reason));
+        };
+        if let Err(e) = self.place(b) {
+            return err_line(out, format!("internal: {e}"));
+        }
+        writeln!(
+            out,
+            "MESSAGE swap2 stage 2: value for white to move {v:+.3}: balanced, placing two \
+             stones for the opponent to choose"
+        )?;
+        writeln!(out, "{} {}", w.to_gomocup(), b.to_gomocup())
+    }
+}
+
+/// A move without search, for a turn with no time: a five now, else the block of the
+/// opponent's five (the game's search moves are then only the blocks), else a VCF win found
+/// within [`QUICK_TACTICAL_BUDGET`] nodes, else the evaluator's most likely search move (one
+/// evaluation; without an evaluator, the first search move).
+fn quick_move(
+    game: &History<Gomoku>,
+    evaluator: Option<&dyn Evaluator<Gomoku>>,
+    start: Instant,
+) -> Thought<Gomoku> {
+    let pos = game.current();
+    let mut moves = Vec::new();
+    pos.search_moves(&mut moves);
+    if moves.is_empty() {
+        pos.legal_moves(&mut moves);
+    }
+    let done = |mv: Option<GomokuMove>, value: f32, reason: &'static str| Thought {
+        mv,
+        value,
+        pv: mv.into_iter().collect(),
+        proven: None,
+        simulations: 0,
+        visits: 0,
+        elapsed: start.elapsed(),
+        reason,
+        children: Vec::new(),
+    };
+    if moves.is_empty() {
+        return done(None, 0.0, "no legal move");
+    }
+    if let Some(&mv) = pos.five_points(pos.side_to_move()).first() {
+        return done(Some(mv), 1.0, "five (no time to search)");
+    }
+    if !pos.five_points(pos.side_to_move().opponent()).is_empty() {
+        return done(Some(moves[0]), 0.0, "forced block (no time to search)");
+    }
+    if let Some(p) = pos.tactical_proof(QUICK_TACTICAL_BUDGET) {
+        if p.outcome == Outcome::Win && p.best.is_some_and(|m| moves.contains(&m)) {
+            let mut t = done(p.best, 1.0, "VCF win (no time to search)");
+            t.pv = p.line;
+            return t;
         }
     }
+    let Some(eval) = evaluator else {
+        return done(Some(moves[0]), 0.0, "first candidate (no time to search)");
+    };
+    let mut logits = vec![0.0f32; pos.num_actions()];
+    let mut value = [0.0f32];
+    let req = [EvalRequest {
+        position: pos,
+        history: game.entries(),
+    }];
+    if eval.evaluate(&req, &mut logits, &mut value).is_err() {
+        return done(Some(moves[0]), 0.0, "first candidate (no time to search)");
+    }
+    let best = moves
+        .iter()
+        .copied()
+        .max_by(|a, b| logits[pos.move_to_action(*a)].total_cmp(&logits[pos.move_to_action(*b)]))
+        .unwrap_or(moves[0]);
+    done(
+        Some(best),
+        value[0],
+        "network's first choice (no time to search)",
+    )
 }
 
 #[cfg(test)]
@@ -642,7 +1190,7 @@ mod tests {
 
     fn budget_ms(infos: &[&str]) -> u128 {
         let e = engine(infos);
-        e.budget(e.position().unwrap()).unwrap().as_millis()
+        e.budget(e.position().unwrap()).unwrap().search.as_millis()
     }
 
     #[test]
@@ -676,6 +1224,116 @@ mod tests {
             ]),
             1900
         );
+    }
+
+    #[test]
+    fn match_time_is_budgeted_without_time_left_from_the_brains_own_clock() {
+        // 60 s per match, no turn limit, no time_left: 60000 / 40 moves = 1500 ms → 1425.
+        assert_eq!(budget_ms(&["INFO timeout_match 60000"]), 1425);
+        let mut e = engine(&["INFO timeout_match 60000"]);
+        // After 50 s of our own thinking 10 s are left: 250 ms → 200.
+        e.match_used = Duration::from_secs(50);
+        assert_eq!(
+            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            200
+        );
+        // All used up: no search time.
+        e.match_used = Duration::from_secs(61);
+        assert_eq!(
+            e.budget(e.position().unwrap()).unwrap().search,
+            Duration::ZERO
+        );
+        // A time_left counts from when it came: 10 s, then 5 s used → 125 ms → 75.
+        let mut e = engine(&["INFO timeout_turn 5000", "INFO time_left 10000"]);
+        e.match_used += Duration::from_secs(5);
+        assert_eq!(
+            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            75
+        );
+        // START begins a new match clock.
+        e.handle_line("START 15", &mut Vec::new()).unwrap();
+        assert_eq!(
+            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            200
+        );
+    }
+
+    #[test]
+    fn the_hard_deadline_lies_between_the_search_target_and_the_turn_limit() {
+        let e = engine(&["INFO timeout_turn 1000"]);
+        let t = e.budget(e.position().unwrap()).unwrap();
+        assert_eq!(t.search.as_millis(), 950);
+        assert_eq!(t.hard().as_millis(), 980);
+        let zero = TurnTime {
+            allotted: Duration::ZERO,
+            search: Duration::ZERO,
+        };
+        assert_eq!(zero.hard(), Duration::ZERO);
+    }
+
+    /// Uniform policy; the value is `v` for white to move and `-v` for black to move.
+    struct WhiteValue(f32);
+
+    impl Evaluator<Gomoku> for WhiteValue {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Gomoku>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), alphazero_mcts::EvalError> {
+            policy_logits.iter_mut().for_each(|l| *l = 0.0);
+            for (v, r) in values.iter_mut().zip(batch) {
+                let white = r.position.side_to_move() == Side::Second;
+                *v = if white { self.0 } else { -self.0 };
+            }
+            Ok(())
+        }
+    }
+
+    fn swap2_answer(white_value: f32, stones: &[&str]) -> (String, GomocupEngine) {
+        let mut e = GomocupEngine::new(
+            Arc::new(WhiteValue(white_value)),
+            EngineConfig::fixed(32, 1),
+        );
+        e.handle_line("START 15", &mut Vec::new()).unwrap();
+        let mut out = Vec::new();
+        for l in ["SWAP2BOARD"].iter().chain(stones).chain(&["DONE"]) {
+            e.handle_line(l, &mut out).unwrap();
+        }
+        let out = String::from_utf8(out).unwrap();
+        (out.lines().last().unwrap_or_default().to_string(), e)
+    }
+
+    #[test]
+    fn swap2_swaps_when_white_to_move_is_worse_and_stays_white_when_better() {
+        let three = ["7,7", "8,7", "9,9"];
+        let five = ["7,7", "8,7", "9,9", "8,8", "8,6"];
+        let (a, e) = swap2_answer(-0.6, &three);
+        assert_eq!(a, "SWAP");
+        // The board is the three stones, white (the opponent now) to move.
+        let p = e.position().unwrap();
+        assert_eq!((p.stone_count(), p.side_to_move()), (3, Side::Second));
+        let (a, e) = swap2_answer(-0.6, &five);
+        assert_eq!(a, "SWAP");
+        assert_eq!(e.position().unwrap().stone_count(), 5);
+        // White better: stay white and play the 4th / 6th stone.
+        let (a, e) = swap2_answer(0.6, &three);
+        assert_eq!(a.split(',').count(), 2, "{a}");
+        assert_eq!(e.position().unwrap().stone_count(), 4);
+        let (a, e) = swap2_answer(0.6, &five);
+        assert_eq!(a.split(',').count(), 2, "{a}");
+        assert_eq!(e.position().unwrap().stone_count(), 6);
+        // Balanced (stage 2): the 4th and 5th stones; black's turn is the opponent's choice.
+        let (a, e) = swap2_answer(0.0, &three);
+        assert_eq!(a.split(' ').count(), 2, "{a}");
+        let p = e.position().unwrap();
+        assert_eq!((p.stone_count(), p.side_to_move()), (5, Side::Second));
+        // Stage 1: three stones, black-white-black from the centre.
+        let (a, e) = swap2_answer(0.0, &[]);
+        assert_eq!(a.split(' ').count(), 3, "{a}");
+        let p = e.position().unwrap();
+        assert_eq!(p.stone_at(7, 7), Some(Side::First));
+        assert_eq!((p.stone_count(), p.side_to_move()), (3, Side::Second));
     }
 
     #[test]

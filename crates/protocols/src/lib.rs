@@ -3,9 +3,11 @@
 //!
 //! * [`run_gomocup`] / [`GomocupEngine`]: the Gomocup "new" (pipe) brain protocol
 //!   (`START`, `BEGIN`, `TURN`, `BOARD … DONE`, `INFO`, `END`, `ABOUT`, `RESTART`,
-//!   `RECTSTART`, `TAKEBACK`, `PLAY`), see the repository's `tests/data/protocols/gomocup.md`.
-//!   A bad `BOARD` line (malformed, off the board, repeated, or field 3, which only a continuous
-//!   game may send) is an `ERROR BOARD line N …` at `DONE` (see [`GomocupEngine::handle_line`]).
+//!   `RECTSTART`, `TAKEBACK`, `PLAY`, and the swap2 opening's `SWAP2BOARD`), see the
+//!   repository's `tests/data/protocols/gomocup.md`. Answers come within `timeout_turn` and
+//!   the match's time (a search on a worker thread, answered from its latest snapshot at the
+//!   hard deadline). A bad `BOARD` line (malformed, off the board, repeated, or field 3,
+//!   which only a continuous game may send) is an `ERROR BOARD line N …` at `DONE` (see [`GomocupEngine::handle_line`]).
 //! * [`run_ucci`] / [`UcciEngine`]: UCCI (`ucci`) and UCI (`uci`) for Xiangqi, with
 //!   `position`, `banmoves`, `go depth|nodes|time|movetime|wtime…|infinite`, `stop` and `quit`
 //!   seen while thinking (stdin is read on its own thread). A rejected `position` (bad FEN,
@@ -64,7 +66,9 @@ pub struct EngineConfig {
     /// Thinking time per move when the GUI gives none (1 s).
     pub default_move_time: Duration,
     /// Subtracted from every time budget (50 ms); the budget loses at least 5 % as well.
-    /// The clock is checked after each evaluator batch, so this must cover one batch.
+    /// The search starts no batch expected to end after the budget; the Gomocup brain also
+    /// answers at a hard deadline (the turn limit less 2 %, at least 20 ms) whatever the
+    /// search is doing.
     pub safety_margin: Duration,
     /// Estimated bytes of tree per simulation (2000), used to turn Gomocup
     /// `INFO max_memory` into a simulation cap.

@@ -1,5 +1,11 @@
 //! The search driver both engines share: the MCTS step API with a clock, a node cap, a PV
 //! depth goal, root move bans, and a callback between evaluator batches.
+//!
+//! The clock is read before every evaluator batch: a batch is started only when the slowest
+//! of the recent batches, with half again as a margin, still ends before the deadline (a batch
+//! cannot be interrupted: the network call and the expansions' tactical searches run to the
+//! end). Engines that must never be late run [`think`] on a worker thread and answer from
+//! its latest [`Event::Snapshot`] at a hard deadline (the Gomocup brain does).
 
 use std::time::{Duration, Instant};
 
@@ -13,10 +19,13 @@ use alphazero_mcts::{
 pub(crate) struct ThinkLimits {
     /// Simulation cap (≥ 1).
     pub max_simulations: u32,
-    /// Wall-clock deadline, checked after every evaluator batch.
+    /// Wall-clock deadline: no batch is started that is expected to end after it.
     pub deadline: Option<Instant>,
     /// Stop once the principal variation has this many plies.
     pub depth: Option<u32>,
+    /// Report [`Event::Snapshot`] at most this often (and after the first batch); `None`:
+    /// never.
+    pub snapshot_every: Option<Duration>,
 }
 
 /// What the callback of [`think`] is told.
@@ -25,6 +34,8 @@ pub(crate) enum Event<'a, G: Game> {
     Poll,
     /// The principal variation got longer (reported after some batches, deterministic).
     Depth(&'a Thought<G>),
+    /// The search's current answer (see [`ThinkLimits::snapshot_every`]).
+    Snapshot(&'a Thought<G>),
 }
 
 /// What the callback of [`think`] answers.
@@ -53,6 +64,9 @@ pub(crate) struct Thought<G: Game> {
     pub elapsed: Duration,
     /// Why this move: "search", "proven win", "single candidate", "no legal move", ….
     pub reason: &'static str,
+    /// The root's searched moves with their visits and mean value Q (from the side to move
+    /// after the move's parent, i.e. the mover); empty when nothing was searched.
+    pub children: Vec<(G::Move, u32, f32)>,
 }
 
 impl<G: Game> Thought<G> {
@@ -72,6 +86,7 @@ impl<G: Game> Thought<G> {
             visits: 0,
             elapsed: start.elapsed(),
             reason,
+            children: Vec::new(),
         }
     }
 
@@ -137,6 +152,12 @@ fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) 
         } else {
             "search"
         },
+        children: r
+            .children
+            .iter()
+            .filter(|c| !banned.contains(&c.mv))
+            .map(|c| (c.mv, c.visits, c.q))
+            .collect(),
     };
     if r.best_move.is_some_and(|m| banned.contains(&m)) {
         let best = r
@@ -261,8 +282,19 @@ pub(crate) fn think<G: Game>(
     let mut values = Vec::new();
     let mut batches = 0u64;
     let mut last_depth = 0;
+    // Durations of the last batches (a ring), for the start-a-batch check against the deadline.
+    let mut recent = [Duration::ZERO; 8];
+    let mut last_snapshot: Option<Instant> = None;
     s.begin_run();
     while !s.is_done() {
+        if let Some(d) = limits.deadline {
+            // The first batch (the root) always runs: a move needs it.
+            let slowest = recent.iter().max().copied().unwrap_or_default();
+            if batches > 0 && Instant::now() + slowest + slowest / 2 >= d {
+                break;
+            }
+        }
+        let batch_start = Instant::now();
         let n = s.collect_leaves();
         if n == 0 {
             continue;
@@ -274,7 +306,17 @@ pub(crate) fn think<G: Game>(
             eval.evaluate(&batch, &mut logits, &mut values)?;
         }
         s.apply_evaluations(&logits, &values)?;
+        recent[(batches % recent.len() as u64) as usize] = batch_start.elapsed();
         batches += 1;
+        if let Some(every) = limits.snapshot_every {
+            if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
+                last_snapshot = Some(Instant::now());
+                let t = thought_of(&s.result(), banned, start);
+                if callback(Event::Snapshot(&t), limits) == Control::Stop {
+                    break;
+                }
+            }
+        }
         if limits.depth.is_some() || batches.is_multiple_of(32) {
             let t = thought_of(&s.result(), banned, start);
             let d = t.depth();

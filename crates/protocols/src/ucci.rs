@@ -717,6 +717,7 @@ impl UcciEngine {
                 normal_budget.map(|b| received + self.config.usable(b))
             },
             depth: go.depth,
+            snapshot_every: None,
         };
         let mut st = GoState {
             waiting: go.infinite || go.ponder,
@@ -744,6 +745,7 @@ impl UcciEngine {
                             st.io_err.get_or_insert(e);
                         }
                     }
+                    Event::Snapshot(_) => {}
                     Event::Poll => {
                         while !st.eof {
                             let Ok(msg) = rx.try_recv() else { break };
@@ -786,6 +788,7 @@ impl UcciEngine {
                     visits: 0,
                     elapsed: received.elapsed(),
                     reason: "search failed",
+                    children: Vec::new(),
                 }
             }
         };

@@ -247,3 +247,62 @@ fn transcripts_are_deterministic_across_runs() {
         assert_eq!(run_transcript(name), run_transcript(name), "{name}");
     }
 }
+
+#[test]
+fn gomocup_swap2board_answers_all_three_stages_and_refuses_bad_blocks() {
+    check("gomocup_swap2");
+    let out = run_transcript("gomocup_swap2");
+    let lines: Vec<&str> = out.lines().collect();
+    // Before START: one error, the block's lines are not taken as commands.
+    assert!(lines[0].starts_with("ERROR no board"), "{out}");
+    assert!(!out.contains("UNKNOWN"), "{out}");
+    // Stage 1: three points; stage 2 (uniform: balanced): two points; stage 3: one point.
+    let answers: Vec<usize> = lines
+        .iter()
+        .filter(|l| !l.starts_with("MESSAGE") && !l.starts_with("ERROR") && **l != "OK")
+        .map(|l| l.split(' ').count())
+        .collect();
+    assert_eq!(&answers[..3], &[3, 2, 1], "{out}");
+    for want in [
+        "ERROR SWAP2BOARD needs 0, 3 or 5 stones (the three swap2 stages), got 2",
+        "ERROR SWAP2BOARD line 2 \"7,7\": 7,7 is already given on SWAP2BOARD line 1",
+        "ERROR SWAP2BOARD line 1 \"7,7,1\": expected X,Y (two comma-separated numbers",
+        "ERROR SWAP2BOARD line 1 \"15,1\": \"15,1\" is off the 15x15 board",
+        "ERROR SWAP2BOARD needs 0, 3 or 5 stones (the three swap2 stages), got 6",
+    ] {
+        assert!(
+            lines.iter().any(|l| l.starts_with(want)),
+            "missing {want:?} in:\n{out}"
+        );
+    }
+    assert!(
+        out.contains("MESSAGE swap2 stage 2: value for white to move"),
+        "{out}"
+    );
+    assert!(
+        out.contains("MESSAGE swap2 stage 3: value for white to move"),
+        "{out}"
+    );
+}
+
+#[test]
+fn gomocup_renju_foul_of_the_opponent_is_reported_and_still_answered() {
+    check("gomocup_renju_foul");
+    let out = run_transcript("gomocup_renju_foul");
+    assert!(
+        out.contains(
+            "MESSAGE foul: the opponent's black stone at 8,8 is forbidden under renju \
+             (DoubleThree); black loses by the rules, playing on"
+        ),
+        "{out}"
+    );
+    // The foul as the last BOARD stone and as a TURN: reported both times, and every
+    // command gets a move (no "game is over" error).
+    assert_eq!(out.matches("MESSAGE foul: ").count(), 2, "{out}");
+    assert!(!out.contains("ERROR"), "{out}");
+    let moves = out
+        .lines()
+        .filter(|l| l.split(',').count() == 2 && !l.contains(' '))
+        .count();
+    assert_eq!(moves, 4, "{out}");
+}
