@@ -41,16 +41,26 @@ pub fn shipped_model_name<G: Game>(config: &G::Config) -> String {
 
 /// The folders searched for shipped networks, in order (the first one holding the file wins):
 /// 1. `$ALPHAZERO_MODELS` when set;
-/// 2. `./models` under the current directory;
-/// 3. `models/` of the repository the executable was built in, found by walking up from the
+/// 2. `models/` beside the executable (how a Gomocup brain's zip is laid out:
+///    `pbrain-alphazero` with `models/` in the same folder; the manager may start it from
+///    any working directory);
+/// 3. `./models` under the current directory;
+/// 4. `models/` of the repository the executable was built in, found by walking up from the
 ///    executable (`target/release/alphazero` → the folder with `Cargo.toml` and `models/`);
-/// 4. `models/` of the source tree this binary was compiled from (a path fixed at build time).
+/// 5. `models/` of the source tree this binary was compiled from (a path fixed at build time).
 ///
 /// Duplicates are dropped.
 pub fn model_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("ALPHAZERO_MODELS").filter(|d| !d.is_empty()) {
         dirs.push(PathBuf::from(d));
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.canonicalize().ok().or(Some(e)))
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        dirs.push(dir.join("models"));
     }
     if let Ok(cwd) = std::env::current_dir() {
         dirs.push(cwd.join("models"));

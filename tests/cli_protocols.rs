@@ -61,3 +61,47 @@ fn ucci_engine_transcript() {
         out.stdout
     );
 }
+
+#[test]
+fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_directory() {
+    // A Gomocup zip: pbrain-alphazero with models/ in the same folder; the manager starts it
+    // from its own working directory.
+    let zip = common::fresh_dir("gomocup_zip");
+    std::fs::create_dir_all(zip.join("models")).unwrap();
+    let exe = zip.join("pbrain-alphazero");
+    std::fs::copy(env!("CARGO_BIN_EXE_pbrain-alphazero"), &exe).unwrap();
+    let net = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/gomoku-8x8-freestyle.azc"
+    );
+    std::fs::copy(net, zip.join("models/gomoku-8x8-freestyle.azc")).unwrap();
+    let cwd = common::fresh_dir("gomocup_manager_cwd");
+    let out = std::process::Command::new(&exe)
+        .current_dir(&cwd)
+        .env_remove("ALPHAZERO_MODELS")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(b"START 8\r\nBEGIN\r\nEND\r\n")?;
+            child.wait_with_output()
+        })
+        .expect("run the copied brain");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let beside = zip.join("models/gomoku-8x8-freestyle.azc");
+    assert!(
+        stderr.contains(&format!("network {}", beside.display())),
+        "{stderr}"
+    );
+    assert!(
+        stdout.lines().any(|l| is_gomocup_move(l, 8)),
+        "{stdout}\n{stderr}"
+    );
+}
