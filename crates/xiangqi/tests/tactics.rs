@@ -7,14 +7,19 @@ use alphazero_game::{Game, Outcome, Side};
 use alphazero_xiangqi::{reference, MateResult, Move, Xiangqi, XiangqiConfig, MAX_MATE_PLIES};
 use proptest::prelude::*;
 
-const DATA: &str = include_str!("data/mates.tsv");
+/// The data files: (name, text).
+const DATA: [(&str, &str); 2] = [
+    ("mates.tsv", include_str!("data/mates.tsv")),
+    ("mates-random.tsv", include_str!("data/mates-random.tsv")),
+];
 
 /// Enough nodes for every mate of the data file (the longest needs under 1,000).
 const BUDGET: u32 = 100_000;
 
 /// One row of the data file.
 struct Case {
-    line: usize,
+    /// `file:line`.
+    line: String,
     pos: Xiangqi,
     side: Side,
     /// The shortest mate by checks in plies; `None` for `-`.
@@ -25,8 +30,16 @@ struct Case {
 
 fn parse_cases() -> Vec<Case> {
     let mut cases = Vec::new();
-    for (i, text) in DATA.lines().enumerate() {
-        let line = i + 1;
+    for (file, data) in DATA {
+        cases.extend(parse_file(file, data));
+    }
+    cases
+}
+
+fn parse_file(file: &str, data: &str) -> Vec<Case> {
+    let mut cases = Vec::new();
+    for (i, text) in data.lines().enumerate() {
+        let line = format!("{file}:{}", i + 1);
         if text.trim().is_empty() || text.starts_with('#') || text.starts_with("fen\t") {
             continue;
         }
@@ -34,28 +47,28 @@ fn parse_cases() -> Vec<Case> {
         assert_eq!(
             cols.len(),
             5,
-            "line {line}: expected 5 tab-separated columns, found {}: {text:?}",
+            "{line}: expected 5 tab-separated columns, found {}: {text:?}",
             cols.len()
         );
         let pos = Xiangqi::from_fen(cols[0], XiangqiConfig::default())
-            .unwrap_or_else(|e| panic!("line {line}: {e}"));
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
         let side = match cols[1] {
             "red" => Side::First,
             "black" => Side::Second,
-            other => panic!("line {line}: side {other:?} is neither red nor black"),
+            other => panic!("{line}: side {other:?} is neither red nor black"),
         };
         let plies = match cols[2] {
             "-" => None,
             n => Some(
                 n.parse()
-                    .unwrap_or_else(|e| panic!("line {line}: plies {n:?}: {e}")),
+                    .unwrap_or_else(|e| panic!("{line}: plies {n:?}: {e}")),
             ),
         };
         let moves = match cols[3] {
             "-" => Vec::new(),
             list => list
                 .split_whitespace()
-                .map(|m| m.parse().unwrap_or_else(|e| panic!("line {line}: {e}")))
+                .map(|m| m.parse().unwrap_or_else(|e| panic!("{line}: {e}")))
                 .collect(),
         };
         cases.push(Case {
@@ -181,7 +194,7 @@ fn check_case(c: &Case) -> Result<(), String> {
 #[test]
 fn mate_cases_from_the_data_file() {
     let cases = parse_cases();
-    assert!(cases.len() >= 20, "only {} cases read", cases.len());
+    assert!(cases.len() >= 60, "only {} cases read", cases.len());
     for n in [Some(1), Some(3), Some(5), None] {
         assert!(
             cases.iter().any(|c| c.plies == n),
@@ -193,7 +206,7 @@ fn mate_cases_from_the_data_file() {
         .filter_map(|c| {
             check_case(c)
                 .err()
-                .map(|e| format!("line {} ({}): {e}", c.line, c.note))
+                .map(|e| format!("{} ({}): {e}", c.line, c.note))
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -207,21 +220,21 @@ fn budget_zero_still_finds_every_mate_in_one() {
             let best = proof.and_then(|p| p.best);
             assert!(
                 best.is_some_and(|b| c.moves.contains(&b)),
-                "line {}: budget 0 gives {best:?}, mates in one are [{}]",
+                "{}: budget 0 gives {best:?}, mates in one are [{}]",
                 c.line,
                 text(&c.moves)
             );
         } else {
             assert_eq!(
                 proof, None,
-                "line {}: budget 0 proves more than mate in one",
+                "{}: budget 0 proves more than mate in one",
                 c.line
             );
         }
         assert_eq!(
             sorted(c.pos.mates_in_one()),
             sorted(reference::mating_moves(&c.pos, 1, false)),
-            "line {}",
+            "{}",
             c.line
         );
     }
