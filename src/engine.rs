@@ -397,7 +397,9 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
 /// players: the paper's defaults with
 /// `simulations`, plus [`SearchConfig::terminal_check`] for Gomoku and Connect Four, so an
 /// immediate win (or the opponent's) is never missed because the network's prior for it is
-/// tiny (Xiangqi leaves it off: its adjudication generates moves and costs ~12×).
+/// tiny (Xiangqi leaves it off: its adjudication generates moves and costs ~12×; its tactics
+/// find every mate in one instead, and mates by checks), and the game's tactics at every node
+/// and at the root.
 pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> SearchConfig {
     SearchConfig {
         simulations,
@@ -413,7 +415,9 @@ pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> Search
 pub const INTERACTIVE_ROOT_TACTICAL_BUDGET: u32 = 10_000;
 
 /// The tactical search's node budget per expanded node in the interactive commands, the
-/// arena's network players and the Gomocup brain (Gomoku's VCF; other games have none).
+/// arena's network players and the Gomocup brain (Gomoku's VCF; Xiangqi's mate search by
+/// checks: ~18 µs per call on average on game positions, ~6% of a 4×32 network evaluation;
+/// Connect Four has none).
 pub const INTERACTIVE_TACTICAL_BUDGET: u32 = 2_000;
 
 /// Settings of the protocol engines (`alphazero gomocup`, `alphazero ucci`, `pbrain-alphazero`).

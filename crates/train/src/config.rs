@@ -240,7 +240,8 @@ pub struct SelfPlayConfig {
     /// costly for Xiangqi).
     pub terminal_check: bool,
     /// The game's tactical search at every expanded node (Gomoku: fives, unstoppable threats
-    /// and VCF), its proofs entering the MCTS-solver: the VCF node budget per call; 0 = off.
+    /// and VCF; Xiangqi: mates in one and mates by continuous checks), its proofs entering the
+    /// MCTS-solver: the node budget per call; 0 = off (Gomoku and Xiangqi default 200).
     pub tactical_budget: u32,
     /// When > 0, the root noise's Dirichlet α is this total divided by the number of root
     /// candidates searched (AlphaZero's α ≈ 10 / typical number of moves), instead of
@@ -605,6 +606,11 @@ impl TrainConfig {
                 c.selfplay.max_plies = 300;
                 c.selfplay.resign.enabled = true;
                 c.selfplay.terminal_check = false;
+                // Mates in one and mates by checks within 200 nodes at every expanded node:
+                // ~15 µs per call on self-play positions, ~5% of a 4×32 network evaluation
+                // (crates/nn/examples/xiangqi_mates.rs --cost); a mating move the network
+                // rates low is then never missed (the decisive-move check costs ~12×).
+                c.selfplay.tactical_budget = 200;
                 c.selfplay.resign.min_ply = 40;
                 // Early Xiangqi networks draw most gating games (the 120-ply no-capture
                 // rule, repetitions), so a 55% bar was almost never reached and runs did not
@@ -1468,6 +1474,22 @@ mod tests {
         assert_eq!(
             (x.gating.enabled, x.train.value_q_weight),
             (c4.gating.enabled, c4.train.value_q_weight)
+        );
+    }
+
+    /// Regression guard for the Xiangqi issue "a mating move the network rates low is never
+    /// tried": Xiangqi self-play runs the mate tactics by default and in the CPU config.
+    #[test]
+    fn xiangqi_self_play_runs_the_mate_tactics() {
+        let x = TrainConfig::default_for("xiangqi").unwrap();
+        assert_eq!(x.selfplay.tactical_budget, 200);
+        assert!(
+            !x.selfplay.terminal_check,
+            "the tactics replace the costly check"
+        );
+        assert_eq!(
+            shipped_config("xiangqi-cpu.toml").selfplay.tactical_budget,
+            200
         );
     }
 
