@@ -130,7 +130,11 @@ async fn connect4_full_game_flow_ends_with_a_result() {
     assert!(["1-0", "0-1", "1/2-1/2"].contains(&result));
     assert!(end["legal_moves"].as_array().unwrap().is_empty());
     let reason = end["outcome"]["reason"].as_str().unwrap();
-    let expected = if result == "1/2-1/2" { "the board is full" } else { "four in a row" };
+    let expected = if result == "1/2-1/2" {
+        "the board is full"
+    } else {
+        "four in a row"
+    };
     assert_eq!(reason, expected);
 }
 
