@@ -27,7 +27,9 @@ pub enum BenchWhat {
     /// Self-play games/hour for Connect Four with a small fresh network.
     Selfplay,
     /// Gomoku threat-space search: VCF nodes/s on random 15×15 middle-game positions, and
-    /// the time to find the 9- and 11-ply VCFs of the rule test data.
+    /// the time to find the 9- and 11-ply VCFs of the rule test data. Xiangqi mate search:
+    /// µs per `tactical_proof` call by budget on random-playout positions, check-search
+    /// nodes/s, and the time to find the 5- and 7-ply mates of the test data.
     Tactics,
     /// Everything.
     All,
@@ -158,6 +160,101 @@ fn tactics(quick: bool) -> Result<()> {
             f[3]
         );
         line(&format!("vcf-{}ply-{rule}", f[3]), ms, "ms");
+    }
+    xiangqi_tactics(quick)
+}
+
+/// Mate positions of `crates/xiangqi/tests/data/mates.tsv` (FEN, side, plies, moves, note).
+const XQ_MATES: &str = include_str!("../../crates/xiangqi/tests/data/mates.tsv");
+
+/// Xiangqi's `tactical_proof` (mate in one, then the mate search by checks): the cost per call
+/// on the positions of random playouts from the start (fixed seed; the nodes a search expands
+/// are of this kind), by node budget, and the time to find the data file's longest mates.
+fn xiangqi_tactics(quick: bool) -> Result<()> {
+    use alphazero_xiangqi::MateResult;
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let games = if quick { 20 } else { 100 };
+    let mut positions = Vec::new();
+    for _ in 0..games {
+        let mut pos = Xiangqi::new(&XiangqiConfig::default());
+        for _ in 0..200 {
+            if pos.outcome().is_some() {
+                break;
+            }
+            positions.push(pos.clone());
+            let moves = pos.legal_moves_vec();
+            pos.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+    }
+    let checks = positions
+        .iter()
+        .filter(|p| {
+            p.legal_moves_vec().into_iter().any(|m| {
+                let mut c = (*p).clone();
+                c.play_unchecked(m);
+                c.in_check()
+            })
+        })
+        .count();
+    eprintln!(
+        "tactics: {} random-playout xiangqi positions, {checks} with a checking move",
+        positions.len()
+    );
+    for budget in [0u32, 200, 2_000] {
+        let start = Instant::now();
+        let wins = positions
+            .iter()
+            .filter(|p| p.tactical_proof(budget).is_some())
+            .count();
+        let secs = start.elapsed().as_secs_f64().max(1e-9);
+        eprintln!(
+            "tactics: xiangqi tactical_proof({budget}) on {} positions in {secs:.3} s, {wins} mates",
+            positions.len()
+        );
+        line(
+            &format!("mate-xiangqi-per-call-b{budget}"),
+            secs * 1e6 / positions.len() as f64,
+            "us",
+        );
+    }
+    let start = Instant::now();
+    let mut nodes = 0u64;
+    for p in &positions {
+        nodes += u64::from(p.mate_search(2_000, alphazero_xiangqi::MAX_MATE_PLIES).1);
+    }
+    let secs = start.elapsed().as_secs_f64().max(1e-9);
+    line("mate-xiangqi", nodes as f64 / secs, "nodes/s");
+    for plies in ["5", "7"] {
+        let (mut ms, mut count) = (0.0, 0);
+        for row in XQ_MATES.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = row.split('\t').collect();
+            if f.len() != 5 || f[2] != plies {
+                continue;
+            }
+            let pos = Xiangqi::from_fen(f[0], XiangqiConfig::default())?;
+            let start = Instant::now();
+            let (r, n) = pos.mate_search(1_000_000, alphazero_xiangqi::MAX_MATE_PLIES);
+            let t = start.elapsed().as_secs_f64() * 1e3;
+            anyhow::ensure!(
+                matches!(r, MateResult::Win { .. }),
+                "no mate found in {}",
+                f[0]
+            );
+            eprintln!(
+                "tactics: {plies}-ply xiangqi mate found in {t:.3} ms, {n} nodes: {}",
+                f[0]
+            );
+            ms += t;
+            count += 1;
+        }
+        if count > 0 {
+            line(
+                &format!("mate-xiangqi-{plies}ply"),
+                ms / f64::from(count),
+                "ms",
+            );
+        }
     }
     Ok(())
 }
