@@ -1201,23 +1201,18 @@ impl<G: Game> Search<G> {
                 };
             }
         }
-        if root_won && self.edges[best].child == NONE && self.root_line.len() > 1 {
+        let tactical_pv = root_won && self.edges[best].child == NONE && self.root_line.len() > 1;
+        let mut pv = if tactical_pv {
             // The tactical proof line is the principal variation.
-            let pv = self.root_line.clone();
-            return SearchResult {
-                best_move: Some(self.edges[best].mv),
-                action: Some(self.edges[best].action as usize),
-                policy,
-                root_value,
-                pv,
-                children,
-                proven,
-                simulations: self.sims_done,
-                root_visits: root.n,
-            };
-        }
-        let mut pv = vec![self.edges[best].mv];
-        let mut id = self.edges[best].child;
+            self.root_line.clone()
+        } else {
+            vec![self.edges[best].mv]
+        };
+        let mut id = if tactical_pv {
+            NONE
+        } else {
+            self.edges[best].child
+        };
         while id != NONE {
             match self.best_edge(id) {
                 Some(e) if self.edges[e].n > 0 => {
