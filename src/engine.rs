@@ -459,13 +459,18 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             .with_context(|| format!("network {} has board size {size}", p.display()))?;
         found = Some((p.clone(), cfg));
     } else {
-        for size in [15u8, 20, 8] {
-            let Ok(cfg) = GomokuConfig::new(size, Rule::Freestyle) else {
-                continue;
-            };
-            if let Some(p) = shipped_model_path::<Gomoku>(&cfg) {
-                found = Some((p, cfg));
-                break;
+        // The first folder of `model_dirs` that holds a freestyle network wins (a Gomocup
+        // zip's own models/ before the repository's), then 15×15 before 20×20 before 8×8.
+        'dirs: for dir in model_dirs() {
+            for size in [15u8, 20, 8] {
+                let Ok(cfg) = GomokuConfig::new(size, Rule::Freestyle) else {
+                    continue;
+                };
+                let p = dir.join(shipped_model_name::<Gomoku>(&cfg));
+                if p.is_file() {
+                    found = Some((p, cfg));
+                    break 'dirs;
+                }
             }
         }
     }
