@@ -102,7 +102,7 @@ impl Engines {
             },
             search: SearchConfig {
                 terminal_check: true,
-                // Gomoku's fives, unstoppable threats and VCF (other games: none).
+                // Gomoku's fives, unstoppable threats and VCF; Xiangqi's mates in one and by checks.
                 tactical_budget: Some(2_000),
                 root_noise: false,
                 ..SearchConfig::default()
