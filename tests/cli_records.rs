@@ -191,3 +191,15 @@ fn records_list_with_an_unreadable_file_lists_the_rest_and_fails() {
         out.stderr
     );
 }
+
+#[test]
+fn done_line_counts_in_the_singular_for_one_iteration() {
+    // Regression: "done: 1 iterations".
+    let dir = fresh_dir("done_line_singular");
+    let out = tiny_connect4_run(&dir);
+    assert!(
+        out.stderr.contains("done: 1 iteration, 4 games, champion"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1239,10 +1239,12 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 gate_secs
             );
         }
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         eprintln!(
-            "done: {} iterations, {} games, champion {} at {}",
-            state.iteration,
-            state.total_games,
+            "done: {}, {}, champion {} at {}",
+            plural(u64::from(state.iteration), "iteration", "iterations"),
+            plural(state.total_games, "game", "games"),
             state.champion_id,
             self.storage
                 .path_of(&champion_key(state.champion_id))?

@@ -79,7 +79,7 @@ pub fn fresh_dir(name: &str) -> PathBuf {
 
 /// Trains a one-iteration Connect Four run in `dir`: 1×8 network, 4 games of 8 simulations,
 /// no playout cap, no gating, a snapshot after the iteration.
-pub fn tiny_connect4_run(dir: &std::path::Path) {
+pub fn tiny_connect4_run(dir: &std::path::Path) -> Output {
     let mut args = vec![
         "train",
         "--game",
@@ -108,6 +108,7 @@ pub fn tiny_connect4_run(dir: &std::path::Path) {
     }
     let out = alphazero(&args);
     assert_eq!(out.code, 0, "train failed: {}", out.stderr);
+    out
 }
 
 /// Asserts a failed run: non-zero exit, exactly one `error:` line on stderr, no panic.
