@@ -645,6 +645,19 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         })
     }
 
+    /// A new run's first networks: `t` saved as champion 0 and as the trainer's latest state.
+    fn first_networks(&self, t: Trainer) -> Result<Trainer> {
+        save_model(
+            &self.path(&champion_key(0))?,
+            &self.tag,
+            &t.inference_model(),
+            &self.model_config,
+            0,
+        )?;
+        save_checkpoint(&self.path(LATEST_KEY)?, &self.tag, &t)?;
+        Ok(t)
+    }
+
     fn path(&self, key: &str) -> Result<PathBuf> {
         let p = self.storage.path_of(key)?;
         if let Some(dir) = p.parent() {
@@ -822,23 +835,14 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                     self.model_config
                 );
             }
-            let t = Trainer::from_model(
+            state.init = Some(init.info.clone());
+            self.first_networks(Trainer::from_model(
                 ck.model,
                 &self.model_config,
                 nn_train_config(cfg, lr0),
                 &self.device,
                 0,
-            )?;
-            save_model(
-                &self.path(&champion_key(0))?,
-                &self.tag,
-                &t.inference_model(),
-                &self.model_config,
-                0,
-            )?;
-            save_checkpoint(&self.path(LATEST_KEY)?, &self.tag, &t)?;
-            state.init = Some(init.info.clone());
-            t
+            )?)?
         } else if self.storage.exists(LATEST_KEY)? {
             let ck = load_checkpoint(&self.path(LATEST_KEY)?, G::NAME, &self.device).with_context(
                 || {
@@ -859,16 +863,11 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             }
             ck.into_trainer(Some(nn_train_config(cfg, lr0)), &self.device)?
         } else {
-            let t = Trainer::new(&self.model_config, nn_train_config(cfg, lr0), &self.device)?;
-            save_model(
-                &self.path(&champion_key(0))?,
-                &self.tag,
-                &t.inference_model(),
+            self.first_networks(Trainer::new(
                 &self.model_config,
-                0,
-            )?;
-            save_checkpoint(&self.path(LATEST_KEY)?, &self.tag, &t)?;
-            t
+                nn_train_config(cfg, lr0),
+                &self.device,
+            )?)?
         };
         if state.champions.is_empty() {
             state.champions.push(ChampionInfo {

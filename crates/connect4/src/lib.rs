@@ -318,6 +318,12 @@ impl Game for Connect4 {
         }
     }
 
+    /// Every legal move (the search considers them all), always complete.
+    fn search_moves(&self, out: &mut Vec<C4Move>) -> bool {
+        self.legal_moves(out);
+        true
+    }
+
     fn is_legal(&self, mv: C4Move) -> bool {
         !self.is_over() && self.column_open(mv.col())
     }

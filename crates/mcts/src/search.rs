@@ -614,7 +614,7 @@ impl<G: Game> Search<G> {
             }
             let proof = if won {
                 Some(Outcome::Win)
-            } else if all && self.all_moves_considered(id) {
+            } else if all && self.nodes[id as usize].complete {
                 Some(best)
             } else {
                 None
@@ -625,12 +625,6 @@ impl<G: Game> Search<G> {
             }
             id = self.nodes[id as usize].parent;
         }
-    }
-
-    /// Whether the node's edges cover every move that could change its result (all legal
-    /// moves, or a set the game certified complete).
-    fn all_moves_considered(&self, id: u32) -> bool {
-        self.nodes[id as usize].complete
     }
 
     /// Expands node `id` with the evaluator's logits row and value. Returns whether the node

@@ -65,6 +65,12 @@ impl Game for Xiangqi {
         self.mate_proof(budget)
     }
 
+    /// Every legal move (the search considers them all), always complete.
+    fn search_moves(&self, out: &mut Vec<Move>) -> bool {
+        self.legal_moves(out);
+        true
+    }
+
     fn is_legal(&self, mv: Move) -> bool {
         match self.piece_at(mv.from) {
             Some(p) if p.side == self.side => {}
