@@ -211,17 +211,25 @@ def gomoku(d, art):
     print("gomoku:", flush=True)
     new_game(d, "gomoku", "second", 100, size=9, rule="freestyle")
     wait_moves(d, 1, "the engine's first gomoku move")
-    check(content(d, "[data-name='e5']") == "black", "engine opened at the centre e5")
+    # The empty board offers the centre 5x5 (c3..g7 on 9x9): the engine's first stone is one of them.
+    blacks = d.js(
+        "return [...document.querySelectorAll('#board .cell')]"
+        ".filter(c => c.dataset.content === 'black').map(c => c.dataset.name);"
+    )
+    centre = {f"{c}{r}" for c in "cdefg" for r in range(3, 8)}
+    check(len(blacks) == 1 and blacks[0] in centre, f"engine opened in the centre 5x5 ({blacks})")
+    first = blacks[0]
     check(heat_cells(d) >= 1, "heatmap after the engine's move")
     check(d.js("return document.querySelectorAll('#board .cell').length;") == 81, "81 points")
-    d.click("[data-name='e5']")
+    d.click(f"[data-name='{first}']")
     wait_for(d, "return !document.getElementById('error').hidden;", "an inline error for an occupied point")
     err = d.js("return document.getElementById('error').textContent;")
-    check("e5" in err, f"error names the move ({err})")
+    check(first in err, f"error names the move ({err})")
     check(moves(d) == 1, "occupied point changed nothing")
-    d.click("[data-name='d4']")
+    mine = "d4" if first != "d4" else "f6"
+    d.click(f"[data-name='{mine}']")
     wait_moves(d, 3, "the engine's gomoku answer")
-    check(content(d, "[data-name='d4']") == "white", "human stone on d4")
+    check(content(d, f"[data-name='{mine}']") == "white", f"human stone on {mine}")
     check(d.js("return document.getElementById('error').hidden;"), "error cleared after a good move")
     check(heat_cells(d) >= 2, "heatmap spread over several points")
     d.screenshot(os.path.join(art, "gomoku.png"))
