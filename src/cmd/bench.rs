@@ -10,7 +10,10 @@ use alphazero_nn::bench::{
     bench_inference, bench_inference_folded, bench_matmul, bench_training, gomoku15_config,
 };
 use alphazero_nn::{ModelConfig, ModelPreset, NetworkEvaluator};
-use alphazero_selfplay::{play_selfplay_games, SelfPlayConfig};
+use alphazero_selfplay::{
+    play_selfplay_games, play_selfplay_games_parallel, worker_count, SelfPlayConfig,
+};
+use alphazero_train::config::TrainConfig;
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use anyhow::{Context, Result};
 use std::time::{Duration, Instant};
@@ -24,7 +27,9 @@ pub enum BenchWhat {
     Search,
     /// Network positions/s (inference) and samples/s (training), GFLOP/s.
     Nn,
-    /// Self-play games/hour for Connect Four with a small fresh network.
+    /// Self-play games/hour: Connect Four with a small fresh network; Gomoku 15×15 and
+    /// Xiangqi with their CPU configs (`configs/*-cpu.toml`) and shipped networks, with one
+    /// worker (every layer split over the cores) and with one worker per core.
     Selfplay,
     /// Gomoku threat-space search: VCF nodes/s on random 15×15 middle-game positions, and
     /// the time to find the 9- and 11-ply VCFs of the rule test data. Xiangqi mate search:
@@ -47,6 +52,13 @@ pub struct BenchArgs {
     /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
     #[arg(long, default_value = "default")]
     device: String,
+    /// Self-play worker counts to measure the config-file games with (0 = one per core).
+    #[arg(long, value_delimiter = ',', default_value = "1,0")]
+    workers: Vec<usize>,
+    /// Games per self-play figure of the config-file games (default: the config's
+    /// `selfplay.games_per_iteration`, with `--quick` 8); they are played all at once.
+    #[arg(long)]
+    games: Option<u64>,
 }
 
 fn line(name: &str, figure: f64, unit: &str) {
@@ -348,6 +360,96 @@ fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
     Ok(())
 }
 
+/// The CPU configs whose self-play `bench selfplay` measures: (figure name, config text).
+const SELFPLAY_CONFIGS: [(&str, &str); 2] = [
+    (
+        "gomoku15",
+        include_str!("../../configs/gomoku-15x15-cpu.toml"),
+    ),
+    ("xiangqi", include_str!("../../configs/xiangqi-cpu.toml")),
+];
+
+/// Self-play games/hour of a CPU config with its shipped network (a fresh network of the
+/// config's size where none is found): `games` games all at once, for each worker count.
+fn selfplay_config(
+    name: &str,
+    text: &str,
+    games: Option<u64>,
+    quick: bool,
+    workers: &[usize],
+    dev: &alphazero_nn::Device,
+) -> Result<()> {
+    let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
+    let spec = crate::cmd::train::game_spec(&cfg)?;
+    crate::with_game!(spec, G, gc => {
+        selfplay_game::<G>(name, &cfg, &gc, games, quick, workers, dev)
+    })
+}
+
+fn selfplay_game<G: alphazero_nn::Encode>(
+    name: &str,
+    cfg: &TrainConfig,
+    game_config: &G::Config,
+    games: Option<u64>,
+    quick: bool,
+    workers: &[usize],
+    dev: &alphazero_nn::Device,
+) -> Result<()> {
+    let start = G::new(game_config);
+    let (h, w) = start.board_shape();
+    let mcfg = ModelConfig::new(G::num_planes(game_config), h, w, start.num_actions())
+        .with_residual_blocks(cfg.model.blocks as usize)
+        .with_channels(cfg.model.channels as usize)
+        .with_value_hidden(cfg.model.value_hidden as usize);
+    let shipped = crate::engine::shipped_model_path::<G>(game_config);
+    let (net, mcfg, which) = match &shipped {
+        Some(path) => {
+            let ck = alphazero_nn::load_checkpoint(path, G::NAME, dev)?;
+            (ck.model, ck.header.model, path.display().to_string())
+        }
+        None => (mcfg.init(dev), mcfg, "a fresh network".to_string()),
+    };
+    let base = NetworkEvaluator::<G>::new(&net, &mcfg, dev)?;
+    let games = games.unwrap_or(if quick {
+        8
+    } else {
+        u64::from(cfg.selfplay.games_per_iteration)
+    });
+    let mut config = SelfPlayConfig::from_train_config(cfg, 1);
+    config.parallel_games = games as usize;
+    let sims = cfg.selfplay.simulations;
+    let net_name = format!("{}x{}", mcfg.residual_blocks, mcfg.channels);
+    for &wanted in workers {
+        let n = worker_count(wanted, games, config.parallel_games);
+        let stats = play_selfplay_games_parallel(
+            &start,
+            n,
+            |_| alphazero_mcts::CachedEvaluator::new(base.clone(), 200_000 / n),
+            &config,
+            games,
+            0,
+            |_| {},
+        )
+        .with_context(|| format!("self-play benchmark {name}"))?;
+        let secs = stats.total_time.as_secs_f64().max(1e-9);
+        eprintln!(
+            "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {n} worker(s): {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
+            stats.plies,
+            stats.evaluations,
+            stats.evaluator_calls,
+            stats.mean_batch()
+        );
+        let fig = format!("selfplay-{name}-{net_name}-s{sims}-w{n}");
+        line(&fig, stats.games as f64 * 3600.0 / secs, "games/h");
+        line(
+            &format!("{fig}-network-share"),
+            100.0 * stats.evaluator_share(),
+            "%",
+        );
+    }
+    Ok(())
+}
+
 /// Runs `alphazero bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
     let w = args.what;
@@ -368,6 +470,9 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         }
         if all || w == BenchWhat::Selfplay {
             selfplay(args.quick, &dev)?;
+            for (name, text) in SELFPLAY_CONFIGS {
+                selfplay_config(name, text, args.games, args.quick, &args.workers, &dev)?;
+            }
         }
     }
     Ok(())

@@ -3,7 +3,8 @@
 //!
 //! One iteration:
 //! 1. **Self-play** with the champion: many games at once, all their leaves batched through the
-//!    network ([`alphazero_selfplay::play_selfplay_games`]); the games are written as one
+//!    network, one worker per core
+//!    ([`alphazero_selfplay::play_selfplay_games_parallel`]); the games are written as one
 //!    record file `records/<id>.azr`.
 //! 2. **Replay buffer**: the new positions join a ring of the most recent ones; batches mix
 //!    recent and uniform samples, each with a random board symmetry.
@@ -43,14 +44,14 @@
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
 use alphazero_arena::rating;
-use alphazero_mcts::{CPuct, CachedEvaluator, GumbelConfig, SearchConfig};
+use alphazero_mcts::CachedEvaluator;
 use alphazero_nn::{
     kl_divergence, load_checkpoint, save_checkpoint, save_model, Batch, Encode, GameTag,
     LrSchedule as NnLrSchedule, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
 };
 use alphazero_selfplay::{
-    play_match, play_selfplay_games, MatchConfig, MatchOutcome, PlayoutCap, Resignation,
-    SelfPlayConfig,
+    play_match, play_selfplay_games_parallel, search_config, worker_count, MatchConfig,
+    MatchOutcome, SelfPlayConfig,
 };
 use alphazero_train::config::{Optimizer, TrainConfig};
 use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog};
@@ -472,7 +473,7 @@ fn run_progress(cfg: &TrainConfig, iteration: u32, elapsed_s: f64) -> Option<f64
     }
 }
 
-fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
+pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
     let name = match cfg.game.name.as_str() {
         "gomoku" => GameName::Gomoku,
         "xiangqi" => GameName::Xiangqi,
@@ -588,24 +589,6 @@ fn nn_train_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
         weight_decay: cfg.train.weight_decay as f32,
         grad_clip_norm: (cfg.train.grad_clip > 0.0).then_some(cfg.train.grad_clip as f32),
         value_loss_weight: 1.0,
-    }
-}
-
-fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        c_puct: CPuct::Constant(cfg.selfplay.c_puct as f32),
-        fpu_reduction: cfg.selfplay.fpu_reduction as f32,
-        dirichlet_alpha: cfg.selfplay.dirichlet_alpha as f32,
-        dirichlet_epsilon: cfg.selfplay.dirichlet_epsilon as f32,
-        root_noise: noise,
-        gumbel: cfg.selfplay.gumbel.then(GumbelConfig::default),
-        terminal_check: cfg.selfplay.terminal_check,
-        tactical_budget: (cfg.selfplay.tactical_budget > 0).then_some(cfg.selfplay.tactical_budget),
-        dirichlet_alpha_total: (cfg.selfplay.dirichlet_alpha_total > 0.0)
-            .then_some(cfg.selfplay.dirichlet_alpha_total as f32),
-        seed,
-        ..SearchConfig::default()
     }
 }
 
@@ -963,34 +946,21 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             let seed = mix(state.rng_seed, u64::from(iter));
 
             // 1. Self-play with the champion.
-            let sp_cfg = SelfPlayConfig {
-                search: search_config(cfg, cfg.selfplay.simulations, true, seed),
-                parallel_games: cfg.selfplay.parallel_games as usize,
-                temperature_moves: cfg.selfplay.temperature_moves,
-                temperature: cfg.selfplay.temperature as f32,
-                final_temperature: cfg.selfplay.final_temperature as f32,
-                playout_cap: cfg.selfplay.playout_cap.enabled.then_some(PlayoutCap {
-                    fast_simulations: cfg.selfplay.playout_cap.fast_simulations,
-                    full_probability: cfg.selfplay.playout_cap.full_probability as f32,
-                }),
-                resign: cfg.selfplay.resign.enabled.then_some(Resignation {
-                    threshold: cfg.selfplay.resign.threshold as f32,
-                    min_ply: cfg.selfplay.resign.min_ply,
-                    no_resign_fraction: cfg.selfplay.resign.no_resign_fraction as f32,
-                }),
-                max_plies: cfg.selfplay.max_plies,
-                seed,
-            };
-            let evaluator = CachedEvaluator::new(
-                NetworkEvaluator::<G>::new(&champion, &self.model_config, &self.device)?,
-                200_000,
-            );
+            let sp_cfg = SelfPlayConfig::from_train_config(cfg, seed);
+            let net = NetworkEvaluator::<G>::new(&champion, &self.model_config, &self.device)?;
             let games_n = u64::from(cfg.selfplay.games_per_iteration);
             let pb = self.progress(games_n, format!("iter {iter} self-play"));
             let mut games: Vec<GameRecord> = Vec::with_capacity(games_n as usize);
-            let sp = play_selfplay_games(
+            // One worker per core (selfplay.workers), each with its own cache.
+            let workers = worker_count(
+                cfg.selfplay.workers as usize,
+                games_n,
+                sp_cfg.parallel_games,
+            );
+            let sp = play_selfplay_games_parallel(
                 &start_pos,
-                &evaluator,
+                workers,
+                |_| CachedEvaluator::new(net.clone(), 200_000 / workers),
                 &sp_cfg,
                 games_n,
                 state.next_game_id,

@@ -1,6 +1,7 @@
 //! The batched network [`Evaluator`] used by the search.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use alphazero_game::count_repetitions;
 use alphazero_mcts::{EvalError, EvalRequest, Evaluator};
@@ -22,6 +23,9 @@ use crate::{Encode, FoldedNet, ModelConfig, NnError, PolicyValueNet};
 ///
 /// Wrap it in `alphazero_mcts::CachedEvaluator` to avoid re-evaluating transpositions and
 /// repeated positions (the cache key is [`alphazero_game::Game::eval_key`]).
+///
+/// Cloning is cheap: the clones share the network's weights (read-only), e.g. one evaluator
+/// per self-play worker thread, each behind its own cache.
 pub struct NetworkEvaluator<G: Encode> {
     forward: Forward,
     config: ModelConfig,
@@ -39,12 +43,24 @@ impl<G: Encode> std::fmt::Debug for NetworkEvaluator<G> {
     }
 }
 
-/// The forward pass an evaluator runs: exactly one copy of the weights.
+impl<G: Encode> Clone for NetworkEvaluator<G> {
+    fn clone(&self) -> Self {
+        NetworkEvaluator {
+            forward: self.forward.clone(),
+            config: self.config.clone(),
+            device: self.device.clone(),
+            _game: PhantomData,
+        }
+    }
+}
+
+/// The forward pass an evaluator runs: exactly one copy of the weights, shared by clones.
+#[derive(Clone)]
 enum Forward {
     /// The folded CPU path (burn's Flex device).
-    Folded(Box<FoldedNet>),
+    Folded(Arc<FoldedNet>),
     /// burn's eval-mode forward on the evaluator's device (CUDA, or the CPU reference).
-    Burn(Box<PolicyValueNet>),
+    Burn(Arc<PolicyValueNet>),
 }
 
 impl Forward {
@@ -55,9 +71,9 @@ impl Forward {
         folded: bool,
     ) -> Result<Forward, NnError> {
         Ok(if folded {
-            Forward::Folded(Box::new(FoldedNet::new(net, config)?))
+            Forward::Folded(Arc::new(FoldedNet::new(net, config)?))
         } else {
-            Forward::Burn(Box::new(net.valid().to_device(device)))
+            Forward::Burn(Arc::new(net.valid().to_device(device)))
         })
     }
 }

@@ -115,6 +115,9 @@ pub struct SelfPlayStats {
     pub evaluator_time: Duration,
     /// Total wall time.
     pub total_time: Duration,
+    /// Sum of the wall times of the workers that played the games (`total_time` with one
+    /// worker; see [`crate::play_selfplay_games_parallel`]).
+    pub worker_time: Duration,
     /// Games won by the first player / drawn / won by the second player.
     pub first_wins: u64,
     /// Drawn games.
@@ -130,14 +133,33 @@ pub struct SelfPlayStats {
 }
 
 impl SelfPlayStats {
-    /// Share of wall time spent in the evaluator (0–1).
+    /// Share of the workers' time spent in the evaluator (0–1): `evaluator_time /
+    /// worker_time` (with one worker, the share of wall time).
     pub fn evaluator_share(&self) -> f64 {
-        let t = self.total_time.as_secs_f64();
+        let t = self.worker_time.as_secs_f64();
         if t > 0.0 {
             self.evaluator_time.as_secs_f64() / t
         } else {
             0.0
         }
+    }
+
+    /// Adds the counts and times of `other` (another worker's games) to these.
+    pub fn add(&mut self, other: &SelfPlayStats) {
+        self.games += other.games;
+        self.plies += other.plies;
+        self.full_plies += other.full_plies;
+        self.evaluations += other.evaluations;
+        self.evaluator_calls += other.evaluator_calls;
+        self.evaluator_time += other.evaluator_time;
+        self.total_time += other.total_time;
+        self.worker_time += other.worker_time;
+        self.first_wins += other.first_wins;
+        self.draws += other.draws;
+        self.second_wins += other.second_wins;
+        self.resigned += other.resigned;
+        self.would_resign += other.would_resign;
+        self.false_resign += other.false_resign;
     }
 
     /// Average evaluator batch size.
@@ -282,6 +304,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
         }
     }
     stats.total_time = t0.elapsed();
+    stats.worker_time = stats.total_time;
     Ok(stats)
 }
 

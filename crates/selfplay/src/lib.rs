@@ -6,20 +6,29 @@
 //!   resignation with a share of games that may not resign (to measure false resignations).
 //!   Each finished game becomes a [`GameRecord`] with π, the root value and the simulations
 //!   of every ply.
+//! * [`play_selfplay_games_parallel`]: the same split over one single-threaded worker per
+//!   core, each with its own games and its own evaluator (the network's weights shared), so
+//!   every core runs searches and forward passes instead of every convolution being split
+//!   over the cores.
 //! * [`play_match`]: two evaluators play each other with fixed simulations, no noise, τ = 0,
 //!   and a few random opening plies (each opening played with both colours): the gating match
 //!   of the training loop and the net-vs-net match of the arena.
 //!
-//! Both are deterministic for a fixed seed and deterministic evaluators.
+//! All are deterministic for a fixed seed and deterministic evaluators (the parallel driver for
+//! a fixed worker count as well).
 #![deny(missing_docs)]
 
 mod actor;
 mod matches;
+mod settings;
+mod workers;
 
 pub use actor::{
     play_selfplay_games, PlayoutCap, Resignation, SelfPlayConfig, SelfPlayError, SelfPlayStats,
 };
 pub use matches::{play_match, MatchConfig, MatchOutcome};
+pub use settings::search_config;
+pub use workers::{play_selfplay_games_parallel, worker_count};
 
 use alphazero_mcts::{EvalRequest, Evaluator, Search};
 

@@ -206,8 +206,11 @@ pub struct ResignConfig {
 pub struct SelfPlayConfig {
     /// Games generated per iteration.
     pub games_per_iteration: u32,
-    /// Games played concurrently (their leaves are batched together).
+    /// Games played concurrently (their leaves are batched together), over all workers.
     pub parallel_games: u32,
+    /// Self-play worker threads, each single-threaded with its own share of the games and
+    /// its own network cache; 0 = one per core.
+    pub workers: u32,
     /// MCTS simulations per full search.
     pub simulations: u32,
     /// Number of opening plies sampled with `temperature`; later plies use `final_temperature`.
@@ -469,6 +472,7 @@ impl TrainConfig {
             selfplay: SelfPlayConfig {
                 games_per_iteration: 200,
                 parallel_games: 64,
+                workers: 0,
                 simulations: 400,
                 temperature_moves: 30,
                 temperature: 1.0,
