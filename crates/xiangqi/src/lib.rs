@@ -2,7 +2,8 @@
 //!
 //! * Board: 9 files a–i (left to right from Red's view) × 10 ranks 0–9 (from Red's side), as in
 //!   ICCS/UCCI. Red is [`Side::First`](alphazero_game::Side::First) and moves first.
-//! * Moves: [`Move`] `{ from, to }`, written in ICCS (`h2e2`).
+//! * Moves: [`Move`] `{ from, to }`, written in ICCS (`h2e2`); WXF notation (`C2=5`) with
+//!   [`Xiangqi::to_wxf`] / [`Xiangqi::parse_wxf`] (see [`wxf`](mod@wxf)).
 //! * Positions: [`Xiangqi`], read and written as FEN ([`Xiangqi::from_fen`], [`Xiangqi::to_fen`]).
 //! * Legal moves: palace for generals and advisors, elephant eye and river, horse leg, cannon
 //!   screen, soldiers sideways after the river, flying general, no move may leave the own
@@ -54,6 +55,7 @@ pub mod repetition;
 mod tables;
 mod tactics;
 mod types;
+pub mod wxf;
 
 pub use actions::NUM_ACTIONS;
 pub use perft::{perft, perft_divide};
