@@ -184,8 +184,18 @@ impl Game for Xiangqi {
         }
     }
 
+    /// ICCS (`h2e2`, `H2-E2`) or, for the side to move, WXF (`C2=5`; see
+    /// [`Xiangqi::parse_wxf`]). The two never overlap: the third character of a 4-character
+    /// WXF move is `+`, `-`, `=` or `.`, where ICCS has a file letter.
     fn parse_move(&self, text: &str) -> Result<Move, ParseError> {
-        Move::parse_iccs(text)
+        let t = text.trim();
+        let wxf = t.chars().count() == 4 && matches!(t.chars().nth(2), Some('+' | '-' | '=' | '.'));
+        if wxf {
+            self.parse_wxf(t)
+                .map_err(|e| ParseError::new("move", text, e.reason))
+        } else {
+            Move::parse_iccs(text)
+        }
     }
 
     fn board_shape(&self) -> (usize, usize) {

@@ -229,3 +229,20 @@ fn crowded_positions_include_tandem_soldiers_and_pieces() {
         "{five} {two_files} {tandem_rooks}"
     );
 }
+
+#[test]
+fn game_parse_move_reads_wxf_for_the_side_to_move_and_iccs_as_before() {
+    let mut pos = Xiangqi::new(&XiangqiConfig::default());
+    let h2e2: Move = "h2e2".parse().expect("ICCS");
+    assert_eq!(pos.parse_move("C2=5"), Ok(h2e2));
+    assert_eq!(pos.parse_move("h2e2"), Ok(h2e2));
+    assert_eq!(pos.parse_move("H2-E2"), Ok(h2e2));
+    pos.play(h2e2).expect("legal");
+    assert_eq!(pos.parse_move("C8.5"), Ok("h7e7".parse().expect("ICCS")));
+    let e = pos
+        .parse_move("C3=5")
+        .expect_err("no black cannon on file 3");
+    assert_eq!((e.what, e.input.as_str()), ("move", "C3=5"));
+    assert!(e.reason.contains("no black cannon on file 3"), "{e}");
+    assert!(pos.parse_move("h2e").is_err());
+}
