@@ -2,9 +2,15 @@
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_game::{Game, History};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
-use alphazero_mcts::{RolloutEvaluator, SearchConfig, UniformEvaluator};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use alphazero_mcts::{
+    EvalError, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator,
+};
 use alphazero_selfplay::{
-    play_match, play_selfplay_games, MatchConfig, PlayoutCap, Resignation, SelfPlayConfig,
+    play_match, play_selfplay_games, play_selfplay_games_parallel, worker_count, MatchConfig,
+    PlayoutCap, Resignation, SelfPlayConfig,
 };
 use alphazero_train::record::{GameRecord, GameResult};
 
@@ -215,4 +221,153 @@ fn match_counts_from_a_side_and_alternates_colours() {
             .unwrap_or(GameResult::Draw);
         assert_eq!(&got, res);
     }
+}
+
+/// The games of one `play_selfplay_games` call, in the order it handed them over.
+fn single_call(cfg: &SelfPlayConfig, games: u64, first: u64) -> Vec<GameRecord> {
+    let start = Connect4::new(&Connect4Config);
+    let mut recs = Vec::new();
+    play_selfplay_games(&start, &UniformEvaluator, cfg, games, first, |r| {
+        recs.push(r)
+    })
+    .unwrap();
+    recs
+}
+
+#[test]
+fn parallel_selfplay_with_one_worker_is_the_single_threaded_actor() {
+    let start = Connect4::new(&Connect4Config);
+    let cfg = c4_config(21);
+    let mut recs = Vec::new();
+    let stats = play_selfplay_games_parallel(
+        &start,
+        1,
+        |_| UniformEvaluator,
+        &cfg,
+        5,
+        3,
+        |r| recs.push(r),
+    )
+    .unwrap();
+    assert_eq!(recs, single_call(&cfg, 5, 3));
+    assert_eq!(stats.worker_time, stats.total_time);
+}
+
+#[test]
+fn parallel_selfplay_workers_play_contiguous_shares_handed_over_round_robin() {
+    // 7 games over 3 workers: shares of 3, 2, 2 games (indices 10–12, 13–14, 15–16), each
+    // with ⌈4 / 3⌉ = 2 games at once, as one single-threaded call each would play them.
+    let start = Connect4::new(&Connect4Config);
+    let cfg = c4_config(9);
+    let per_worker = SelfPlayConfig {
+        parallel_games: 2,
+        ..cfg.clone()
+    };
+    let shares = [
+        single_call(&per_worker, 3, 10),
+        single_call(&per_worker, 2, 13),
+        single_call(&per_worker, 2, 15),
+    ];
+    let mut expected = Vec::new();
+    for k in 0..3 {
+        for share in &shares {
+            if let Some(r) = share.get(k) {
+                expected.push(r.clone());
+            }
+        }
+    }
+    let made = AtomicUsize::new(0);
+    let mut recs = Vec::new();
+    let stats = play_selfplay_games_parallel(
+        &start,
+        3,
+        |_| {
+            made.fetch_add(1, Ordering::Relaxed);
+            UniformEvaluator
+        },
+        &cfg,
+        7,
+        10,
+        |r| recs.push(r),
+    )
+    .unwrap();
+    assert_eq!(made.load(Ordering::Relaxed), 3, "one evaluator per worker");
+    assert_eq!(recs, expected);
+    assert_eq!(stats.games, 7);
+    assert_eq!(
+        stats.plies,
+        recs.iter().map(|r| r.plies.len() as u64).sum::<u64>()
+    );
+    for r in &recs {
+        check_record(&start, r);
+    }
+}
+
+#[test]
+fn parallel_selfplay_is_deterministic_for_a_seed_and_worker_count() {
+    let start = Connect4::new(&Connect4Config);
+    let run = |workers| {
+        let mut recs = Vec::new();
+        play_selfplay_games_parallel(
+            &start,
+            workers,
+            |_| UniformEvaluator,
+            &c4_config(4),
+            6,
+            0,
+            |r| recs.push(r),
+        )
+        .unwrap();
+        recs
+    };
+    assert_eq!(run(2), run(2));
+    assert_eq!(run(2).len(), 6);
+}
+
+/// An evaluator that records the size of the rayon pool it runs in.
+struct PoolProbe(Arc<Mutex<Vec<usize>>>);
+
+impl Evaluator<Connect4> for PoolProbe {
+    fn evaluate(
+        &self,
+        batch: &[EvalRequest<'_, Connect4>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), EvalError> {
+        self.0.lock().unwrap().push(rayon::current_num_threads());
+        UniformEvaluator.evaluate(batch, policy_logits, values)
+    }
+}
+
+#[test]
+fn parallel_selfplay_workers_run_their_evaluators_on_one_thread_each() {
+    let start = Connect4::new(&Connect4Config);
+    let pools: Vec<Arc<Mutex<Vec<usize>>>> = (0..2).map(|_| Arc::default()).collect();
+    play_selfplay_games_parallel(
+        &start,
+        2,
+        |w| PoolProbe(pools[w].clone()),
+        &c4_config(2),
+        4,
+        0,
+        |_| {},
+    )
+    .unwrap();
+    for (w, p) in pools.iter().enumerate() {
+        let sizes = p.lock().unwrap();
+        assert!(!sizes.is_empty(), "worker {w} evaluated nothing");
+        assert!(
+            sizes.iter().all(|&n| n == 1),
+            "worker {w}: pools of {sizes:?}"
+        );
+    }
+}
+
+#[test]
+fn worker_count_never_exceeds_games_or_games_at_once() {
+    assert_eq!(worker_count(4, 2, 8), 2);
+    assert_eq!(worker_count(4, 10, 3), 3);
+    assert_eq!(worker_count(3, 10, 8), 3);
+    assert!(worker_count(0, 1000, 1000) >= 1);
+    assert_eq!(worker_count(0, 0, 8), 1);
 }
