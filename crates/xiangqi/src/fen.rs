@@ -8,6 +8,15 @@ fn err(input: &str, reason: impl Into<String>) -> ParseError {
     ParseError::new("FEN", input, reason)
 }
 
+/// A part of the FEN quoted in a reason: at most 20 characters (then `…`), so that a
+/// garbage field of megabytes is not repeated (the whole input is in [`ParseError::input`]).
+fn shown(part: &str) -> String {
+    match part.char_indices().nth(20) {
+        Some((i, _)) => format!("{:?}", format!("{}…", &part[..i])),
+        None => format!("{part:?}"),
+    }
+}
+
 /// Whether a piece may ever stand on `sq` (generals/advisors in their palace points,
 /// elephants on their seven points, soldiers never behind their start rank and, before the
 /// river, only on their start files).
@@ -35,18 +44,23 @@ impl Xiangqi {
     /// `rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1`.
     ///
     /// Ranks are listed from Black's back rank (9) down to Red's (0), files a–i; upper case is
-    /// Red. Letters `K A B N R C P` (aliases `E` = elephant, `H` = horse). Side to move `w` or
-    /// `r` = Red, `b` = Black. Then two `-` fields (optional), the halfmove clock (plies since
-    /// the last capture, the no-capture draw counter) and the fullmove number. Missing trailing
-    /// fields default to Red to move, `0`, `1`. `config` may be given by value or reference.
+    /// Red. Letters `K A B N R C P` (aliases `E` = elephant, `H` = horse). The side to move
+    /// is required: `w` or `r` = Red, `b` = Black. Then two `-` fields (optional), the
+    /// halfmove clock (plies since the last capture, the no-capture draw counter) and the
+    /// fullmove number; missing counters default to `0` and `1`. `config` may be given by
+    /// value or reference.
+    ///
+    /// A board without a side to move is refused rather than read as Red to move (issue 19
+    /// defect 10): half of all positions are Black to move, and a silent guess analyses the
+    /// wrong one.
     ///
     /// # Errors
     /// [`ParseError`] with the input and the reason for: a rank count other than 10, a rank
     /// longer or shorter than 9 files, an unknown letter, a missing or second general of one
     /// side, a general/advisor/elephant off its possible points, a soldier behind its start
     /// rank (or off its start file before the river), more pieces of a kind than the game
-    /// has, a bad side field, bad counters, extra fields, or the side not to move being in
-    /// check (its general could be captured).
+    /// has, a missing or bad side field, bad counters, extra fields, or the side not to move
+    /// being in check (its general could be captured).
     pub fn from_fen(fen: &str, config: impl Into<XiangqiConfig>) -> Result<Xiangqi, ParseError> {
         let mut pos = Xiangqi::empty(config.into());
         let fields: Vec<&str> = fen.split_whitespace().collect();
@@ -73,7 +87,7 @@ impl Xiangqi {
                     if file > 9 {
                         return Err(err(
                             fen,
-                            format!("rank {rank} ({row:?}) is longer than 9 files"),
+                            format!("rank {rank} ({}) is longer than 9 files", shown(row)),
                         ));
                     }
                     continue;
@@ -84,7 +98,7 @@ impl Xiangqi {
                 let Some(sq) = Square::new(file, rank) else {
                     return Err(err(
                         fen,
-                        format!("rank {rank} ({row:?}) is longer than 9 files"),
+                        format!("rank {rank} ({}) is longer than 9 files", shown(row)),
                     ));
                 };
                 if !placement_ok(p, sq) {
@@ -100,7 +114,7 @@ impl Xiangqi {
             if file != 9 {
                 return Err(err(
                     fen,
-                    format!("rank {rank} ({row:?}) has {file} files, expected 9"),
+                    format!("rank {rank} ({}) has {file} files, expected 9", shown(row)),
                 ));
             }
         }
@@ -123,12 +137,18 @@ impl Xiangqi {
             }
         }
         pos.side = match fields.get(1).copied() {
-            None | Some("w") | Some("r") | Some("W") | Some("R") => Side::First,
+            None => {
+                return Err(err(
+                    fen,
+                    "no side to move after the board: add w (Red to move) or b (Black to move)",
+                ))
+            }
+            Some("w") | Some("r") | Some("W") | Some("R") => Side::First,
             Some("b") | Some("B") => Side::Second,
             Some(s) => {
                 return Err(err(
                     fen,
-                    format!("side to move must be w, r or b, found {s:?}"),
+                    format!("side to move must be w, r or b, found {}", shown(s)),
                 ))
             }
         };
@@ -142,18 +162,27 @@ impl Xiangqi {
         if rest.len() > 2 {
             return Err(err(
                 fen,
-                format!("unexpected extra fields {:?}", &rest[2..]),
+                format!(
+                    "unexpected extra field(s) after the fullmove number: {}",
+                    shown(&rest[2..].join(" "))
+                ),
             ));
         }
         if let Some(h) = rest.first() {
-            pos.halfmove = h
-                .parse::<u16>()
-                .map_err(|_| err(fen, format!("halfmove clock {h:?} is not a number 0-65535")))?;
+            pos.halfmove = h.parse::<u16>().map_err(|_| {
+                err(
+                    fen,
+                    format!("halfmove clock {} is not a number 0-65535", shown(h)),
+                )
+            })?;
         }
         if let Some(fm) = rest.get(1) {
-            let n = fm
-                .parse::<u32>()
-                .map_err(|_| err(fen, format!("fullmove number {fm:?} is not a number")))?;
+            let n = fm.parse::<u32>().map_err(|_| {
+                err(
+                    fen,
+                    format!("fullmove number {} is not a number", shown(fm)),
+                )
+            })?;
             pos.fullmove = n.max(1);
         }
         pos.refresh();
@@ -208,4 +237,60 @@ fn piece_words(side: Side, kind: PieceKind) -> String {
         PieceKind::Soldier => "soldier",
     };
     format!("{colour} {name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START_BOARD: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+
+    /// Issue 19 defect 10: a FEN without a side to move was silently read as Red to move.
+    #[test]
+    fn fen_without_side_to_move_is_refused_not_read_as_red() {
+        for fen in [
+            START_BOARD.to_string(),
+            format!("{START_BOARD} "),
+            // Black to move would be the only legal reading here (Black's general is
+            // attacked), so a silent default would not even be a legal position.
+            "4k4/9/9/9/9/9/9/9/9/3KR4".to_string(),
+        ] {
+            let e = Xiangqi::from_fen(&fen, XiangqiConfig::default())
+                .expect_err("a board alone must be refused");
+            assert_eq!(e.input, fen);
+            assert!(e.reason.contains("no side to move"), "{}", e.reason);
+            assert!(
+                e.reason.contains("w (Red to move) or b (Black to move)"),
+                "{}",
+                e.reason
+            );
+        }
+        // With the side given, both sides parse and keep it.
+        for (side, want) in [("w", Side::First), ("r", Side::First), ("b", Side::Second)] {
+            let p = Xiangqi::from_fen(&format!("{START_BOARD} {side}"), XiangqiConfig::default())
+                .expect("board and side");
+            assert_eq!(p.side, want);
+        }
+    }
+
+    #[test]
+    fn fen_errors_quote_at_most_20_characters_of_a_bad_field() {
+        let long = "R".repeat(100_000);
+        for fen in [
+            format!("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/{long} w"),
+            format!("{START_BOARD} {long}"),
+            format!("{START_BOARD} w - - {long} 1"),
+            format!("{START_BOARD} w - - 0 {long}"),
+            format!("{START_BOARD} w - - 0 1 {long}"),
+        ] {
+            let e = Xiangqi::from_fen(&fen, XiangqiConfig::default()).expect_err("bad field");
+            assert!(e.reason.len() < 120, "{}", e.reason);
+            assert!(
+                e.reason.contains(&format!("\"{}…\"", "R".repeat(20))),
+                "{}",
+                e.reason
+            );
+            assert_eq!(e.input, fen);
+        }
+    }
 }
