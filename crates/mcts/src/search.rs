@@ -1196,26 +1196,14 @@ impl<G: Game> Search<G> {
             }
         }
         let tactical_pv = root_won && self.edges[best].child == NONE && self.root_line.len() > 1;
-        let mut pv = if tactical_pv {
+        let pv = if tactical_pv {
             // The tactical proof line is the principal variation.
             self.root_line.clone()
         } else {
-            vec![self.edges[best].mv]
+            let mut pv = vec![self.edges[best].mv];
+            self.extend_pv(self.edges[best].child, &mut pv);
+            pv
         };
-        let mut id = if tactical_pv {
-            NONE
-        } else {
-            self.edges[best].child
-        };
-        while id != NONE {
-            match self.best_edge(id) {
-                Some(e) if self.edges[e].n > 0 => {
-                    pv.push(self.edges[e].mv);
-                    id = self.edges[e].child;
-                }
-                _ => break,
-            }
-        }
         SearchResult {
             best_move: Some(self.edges[best].mv),
             action: Some(self.edges[best].action as usize),
@@ -1226,6 +1214,35 @@ impl<G: Game> Search<G> {
             proven,
             simulations: self.sims_done,
             root_visits: root.n,
+        }
+    }
+
+    /// The principal variation that starts with the root move `mv`: `mv`, then the best
+    /// visited child at each ply (the walk [`SearchResult::pv`] makes from `best_move`), e.g.
+    /// the line of each move of a multi-PV display. `None` when the root is not expanded or
+    /// `mv` is not one of its moves.
+    pub fn pv_from(&self, mv: G::Move) -> Option<Vec<G::Move>> {
+        let root = &self.nodes[0];
+        if root.state != NodeState::Expanded {
+            return None;
+        }
+        let (f, n) = (root.first_edge as usize, root.num_edges as usize);
+        let e = (f..f + n).find(|&i| self.edges[i].mv == mv)?;
+        let mut pv = vec![mv];
+        self.extend_pv(self.edges[e].child, &mut pv);
+        Some(pv)
+    }
+
+    /// Appends the best visited child of node `id`, then of that child's node, … to `pv`.
+    fn extend_pv(&self, mut id: u32, pv: &mut Vec<G::Move>) {
+        while id != NONE {
+            match self.best_edge(id) {
+                Some(e) if self.edges[e].n > 0 => {
+                    pv.push(self.edges[e].mv);
+                    id = self.edges[e].child;
+                }
+                _ => break,
+            }
         }
     }
 

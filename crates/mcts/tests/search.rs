@@ -394,3 +394,34 @@ fn rollout_evaluator_is_deterministic_and_finds_the_block() {
         .unwrap();
     assert!(values[0] > 0.0, "X to move can win: {}", values[0]);
 }
+
+#[test]
+fn pv_from_each_root_move_follows_best_children_and_matches_the_result_pv_for_the_best_move() {
+    let mut s = Search::new(Ttt::from_str("x...o...."), Vec::new(), cfg(300, 4)).unwrap();
+    let r = s.run(&HashEvaluator).unwrap();
+    let best = r.best_move.unwrap();
+    assert_eq!(s.pv_from(best).as_deref(), Some(&r.pv[..]));
+    let mut longer_than_one = 0;
+    for c in r.ranked_children() {
+        let pv = s.pv_from(c.mv).unwrap();
+        assert_eq!(pv[0], c.mv);
+        // Every line is a legal sequence from the root.
+        let mut p = Ttt::from_str("x...o....");
+        for &m in &pv {
+            assert!(p.is_legal(m), "{pv:?}");
+            p.play_unchecked(m);
+        }
+        if c.visits > 1 {
+            assert!(
+                pv.len() > 1,
+                "{:?} visited {} times: {pv:?}",
+                c.mv,
+                c.visits
+            );
+            longer_than_one += 1;
+        }
+    }
+    assert!(longer_than_one >= 2, "{:?}", r.children);
+    // Occupied square: not a root move.
+    assert_eq!(s.pv_from(0), None);
+}
