@@ -57,6 +57,7 @@
 //! # Checkpoints
 //!
 //! [`save_checkpoint`] / [`load_checkpoint`]: one versioned file (see [`checkpoint`]).
+//! [`export::export_network`]: plain safetensors plus a JSON description for other programs.
 //!
 //! # Inference
 //!
@@ -68,6 +69,7 @@ pub mod batch_norm;
 pub mod bench;
 pub mod checkpoint;
 pub mod conv3x3;
+pub mod export;
 mod encode;
 mod encoders;
 mod evaluator;

@@ -1,0 +1,325 @@
+//! A network in plain [safetensors](https://github.com/huggingface/safetensors) with a JSON
+//! description, for loading it in other programs (PyTorch, NumPy, ONNX builders, …).
+//!
+//! [`export_network`] gives
+//!
+//! * the **tensors**: every float tensor of the network (weights, biases, batch-norm scale,
+//!   shift, running mean and variance), `F32`, little-endian, row-major, named by module
+//!   path (`stem.weight`, `blocks.0.bn1.running_var`, `policy_fc.weight`, …), with the
+//!   checkpoint's game and model configuration in the safetensors metadata;
+//! * a **JSON description** ([`ExportedNetwork::description`]): the game and its
+//!   configuration; the input `[B, C, H, W]` with the meaning of every plane and of rows and
+//!   columns; the policy output `[B, A]` with the move of every action index; the value
+//!   output `[B]` and its perspective; the architecture in order with the conventions a
+//!   re-implementation needs (convolution weights `[out, in, kh, kw]`, linear weights
+//!   `[in, out]` so `y = x·W + b`, batch-norm epsilon, flatten order); and every tensor's name,
+//!   shape and role.
+//!
+//! Both are derived from the network itself (tensor names and shapes are visited, not listed
+//! by hand); the crate's tests rebuild the forward pass from the two files alone and compare it
+//! with [`PolicyValueNet::predict`].
+//!
+//! ONNX is not written: no maintained Rust crate writes ONNX graphs (burn imports ONNX but does
+//! not export it), and a hand-written protobuf encoder would be an unchecked second
+//! implementation of the network. The description is enough to build the ONNX graph in Python
+//! (`torch.onnx.export` of a 30-line module).
+
+use burn::module::{Module, ModuleVisitor, Param};
+use burn::tensor::Tensor;
+use serde_json::{json, Value};
+
+use crate::{CheckpointHeader, Encode, NnError, PolicyValueNet};
+use alphazero_connect4::Connect4;
+use alphazero_gomoku::Gomoku;
+use alphazero_xiangqi::Xiangqi;
+
+/// The version of the JSON description's layout.
+pub const DESCRIPTION_VERSION: u32 = 1;
+
+/// One tensor of a network.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NamedTensor {
+    /// Module path, e.g. `blocks.0.conv1.weight`.
+    pub name: String,
+    /// Shape, outermost dimension first.
+    pub shape: Vec<usize>,
+    /// Values, row-major.
+    pub values: Vec<f32>,
+}
+
+/// Every float tensor of `net` (parameters and batch-norm running statistics) in the order
+/// the network visits them, as it computes in inference (`net.valid()`).
+///
+/// # Errors
+/// [`NnError::Backend`] if a tensor cannot be read back from the device.
+pub fn network_tensors(net: &PolicyValueNet) -> Result<Vec<NamedTensor>, NnError> {
+    struct Collect {
+        stack: Vec<String>,
+        out: Vec<NamedTensor>,
+        error: Option<String>,
+    }
+    impl ModuleVisitor for Collect {
+        fn enter_module(&mut self, name: &str, _container_type: &str) {
+            self.stack.push(name.to_string());
+        }
+        fn exit_module(&mut self, _name: &str, _container_type: &str) {
+            self.stack.pop();
+        }
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            let t = param.val();
+            let shape = t.dims().to_vec();
+            match t.into_data().convert::<f32>().try_into_vec::<f32>() {
+                Ok(values) => self.out.push(NamedTensor {
+                    name: self.stack.join("."),
+                    shape,
+                    values,
+                }),
+                Err(e) => {
+                    self.error
+                        .get_or_insert(format!("reading {}: {e:?}", self.stack.join(".")));
+                }
+            }
+        }
+    }
+    let mut c = Collect {
+        stack: Vec::new(),
+        out: Vec::new(),
+        error: None,
+    };
+    net.valid().visit(&mut c);
+    match c.error {
+        Some(e) => Err(NnError::Backend(e)),
+        None => Ok(c.out),
+    }
+}
+
+/// What the description says of a game's input planes and action space.
+pub trait DescribeEncoding: Encode {
+    /// The meaning of each input plane, in order (`num_planes` entries).
+    fn plane_meanings(config: &Self::Config) -> Vec<String>;
+    /// How rows and columns of the planes map to the board.
+    fn board_layout() -> &'static str;
+    /// How action indices map to moves (the `actions` list gives each index's move).
+    fn policy_layout() -> &'static str;
+}
+
+impl DescribeEncoding for Gomoku {
+    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
+        vec![
+            "stones of the side to move (1.0 where a stone is)".into(),
+            "stones of the opponent".into(),
+            "the last move played (a single 1.0; all zero at the start)".into(),
+            "colour to move: all 1.0 when Black (the first player) is to move, all 0.0 for White"
+                .into(),
+        ]
+    }
+    fn board_layout() -> &'static str {
+        "row y, column x of the planes is the point (x, y): column letter a + x, row number \
+         y + 1 (h8 = (7, 7)); Gomocup coordinates x,y are the same numbers"
+    }
+    fn policy_layout() -> &'static str {
+        "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
+    }
+}
+
+impl DescribeEncoding for Xiangqi {
+    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
+        let kinds = [
+            "general",
+            "advisors",
+            "elephants",
+            "horses",
+            "chariots",
+            "cannons",
+            "soldiers",
+        ];
+        let mut v: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("{k} of the side to move"))
+            .collect();
+        v.extend(kinds.iter().map(|k| format!("{k} of the opponent")));
+        v.push("repetitions of the position so far: min(repetitions, 2) / 2 on every point".into());
+        v.push(
+            "plies since the last capture / the no-capture draw limit (120 by default), at most \
+             1, on every point"
+                .into(),
+        );
+        v
+    }
+    fn board_layout() -> &'static str {
+        "row r, column f of the planes is the point at file f (ICCS a-i = 0-8) and rank r (ICCS \
+         0-9, 0 = Red's back rank) when Red is to move; when Black is to move the board is \
+         turned by 180 degrees (file f, rank r -> 8 - f, 9 - r) so that the side to move \
+         always plays up from row 0"
+    }
+    fn policy_layout() -> &'static str {
+        "2086 geometrically possible from-to moves seen from the side to move: the actions \
+         list gives each index's ICCS move for Red to move; for Black to move the move is that \
+         one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
+    }
+}
+
+impl DescribeEncoding for Connect4 {
+    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
+        vec![
+            "discs of the side to move".into(),
+            "discs of the opponent".into(),
+        ]
+    }
+    fn board_layout() -> &'static str {
+        "row r, column c of the planes is board row r (0 = bottom), column c (0 = leftmost, \
+         the move '1')"
+    }
+    fn policy_layout() -> &'static str {
+        "action = column, 0-6 (the moves '1'-'7')"
+    }
+}
+
+/// A network ready to be written: the safetensors bytes and the JSON description.
+#[derive(Clone, Debug)]
+pub struct ExportedNetwork {
+    /// A complete safetensors file.
+    pub safetensors: Vec<u8>,
+    /// The JSON description (see the [module docs](self)).
+    pub description: Value,
+}
+
+fn role(name: &str) -> &'static str {
+    let last = name.rsplit('.').next().unwrap_or_default();
+    match last {
+        "weight" if name.contains("fc") => "linear weight [in, out]: y = x W + b",
+        "weight" => "convolution weight [out_channels, in_channels, kh, kw]",
+        "bias" => "bias, one per output channel / feature",
+        "gamma" => "batch-norm scale",
+        "beta" => "batch-norm shift",
+        "running_mean" => "batch-norm running mean (used in inference)",
+        "running_var" => "batch-norm running variance (used in inference)",
+        _ => "",
+    }
+}
+
+/// The network `net` of checkpoint `header` (trained for game `G` under `config`) as
+/// safetensors plus description. `source` names the checkpoint in the description.
+///
+/// # Errors
+/// [`NnError::Backend`] if a tensor cannot be read, [`NnError::InvalidConfig`] if safetensors
+/// refuses the data (never for a network of this crate).
+pub fn export_network<G: DescribeEncoding>(
+    net: &PolicyValueNet,
+    header: &CheckpointHeader,
+    config: &G::Config,
+    source: &str,
+) -> Result<ExportedNetwork, NnError> {
+    let tensors = network_tensors(net)?;
+    let m = &header.model;
+    let bytes: Vec<Vec<u8>> = tensors
+        .iter()
+        .map(|t| t.values.iter().flat_map(|v| v.to_le_bytes()).collect())
+        .collect();
+    let views = tensors
+        .iter()
+        .zip(&bytes)
+        .map(|(t, b)| {
+            safetensors::tensor::TensorView::new(safetensors::Dtype::F32, t.shape.clone(), b)
+                .map(|v| (t.name.clone(), v))
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| NnError::InvalidConfig(format!("safetensors: {e}")))?;
+    let model_json =
+        serde_json::to_string(m).map_err(|e| NnError::InvalidConfig(format!("model: {e}")))?;
+    let metadata = std::collections::HashMap::from([
+        ("game".to_string(), header.game.name.clone()),
+        ("game_config".to_string(), header.game.config.clone()),
+        ("model".to_string(), model_json),
+        (
+            "description".to_string(),
+            "alphazero-rs policy-value network; see the .json file beside it".to_string(),
+        ),
+    ]);
+    let safetensors = safetensors::serialize(views, Some(metadata))
+        .map_err(|e| NnError::InvalidConfig(format!("safetensors: {e}")))?;
+
+    let pos = G::new(config);
+    let (h, w) = pos.board_shape();
+    let c = G::num_planes(config);
+    let a = pos.num_actions();
+    let planes: Vec<Value> = G::plane_meanings(config)
+        .into_iter()
+        .enumerate()
+        .map(|(i, meaning)| json!({"index": i, "meaning": meaning}))
+        .collect();
+    let actions: Vec<String> = (0..a)
+        .map(|i| {
+            pos.action_to_move(i)
+                .map_or_else(String::new, |mv| pos.format_move(mv))
+        })
+        .collect();
+    let eps = net.stem_bn.epsilon;
+    let mut layers = vec![json!({
+        "name": "stem", "op": "conv3x3 (padding 1, stride 1, bias) -> batch norm -> relu",
+        "tensors": ["stem.weight", "stem.bias", "stem_bn.*"]
+    })];
+    for b in 0..net.num_blocks() {
+        layers.push(json!({
+            "name": format!("blocks.{b}"),
+            "op": "residual: y = relu(bn2(conv2(relu(bn1(conv1(x))))) + x); conv3x3 padding 1",
+            "tensors": [format!("blocks.{b}.conv1.*"), format!("blocks.{b}.bn1.*"),
+                        format!("blocks.{b}.conv2.*"), format!("blocks.{b}.bn2.*")]
+        }));
+    }
+    layers.push(json!({
+        "name": "policy head",
+        "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, policy_channels * H * W] in (channel, row, column) order -> linear -> policy logits [B, A]",
+        "tensors": ["policy_conv.*", "policy_bn.*", "policy_fc.*"]
+    }));
+    layers.push(json!({
+        "name": "value head",
+        "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, value_channels * H * W] -> linear -> relu -> linear -> tanh -> value [B]",
+        "tensors": ["value_conv.*", "value_bn.*", "value_fc1.*", "value_fc2.*"]
+    }));
+    let description = json!({
+        "format": "alphazero-rs network export",
+        "version": DESCRIPTION_VERSION,
+        "source": {"checkpoint": source, "writer": header.writer, "training_step": header.step},
+        "game": {"name": G::NAME, "config": header.game.config},
+        "input": {
+            "name": "planes",
+            "shape": ["B", c, h, w],
+            "dtype": "float32",
+            "layout": "NCHW, row-major: planes[b][c][row][column]",
+            "perspective": "always from the side to move",
+            "board": G::board_layout(),
+            "planes": planes,
+        },
+        "outputs": {
+            "policy": {
+                "shape": ["B", a],
+                "meaning": "unnormalised logits over the whole action space; mask illegal actions and take a softmax for move probabilities",
+                "layout": G::policy_layout(),
+                "actions": actions,
+            },
+            "value": {
+                "shape": ["B"],
+                "range": [-1.0, 1.0],
+                "meaning": "expected result for the side to move: +1 win, 0 draw, -1 loss",
+            },
+        },
+        "architecture": {
+            "model": m,
+            "layers": layers,
+            "conventions": {
+                "conv2d weight": "[out_channels, in_channels, kernel_height, kernel_width], cross-correlation as in PyTorch",
+                "linear weight": "[in_features, out_features]: y = x W + b (transpose for PyTorch nn.Linear)",
+                "batch norm": "inference: y = gamma * (x - running_mean) / sqrt(running_var + epsilon) + beta, per channel",
+                "batch_norm_epsilon": eps,
+            },
+        },
+        "tensors": tensors.iter().map(|t| json!({
+            "name": t.name, "shape": t.shape, "dtype": "F32", "role": role(&t.name)
+        })).collect::<Vec<_>>(),
+    });
+    Ok(ExportedNetwork {
+        safetensors,
+        description,
+    })
+}
