@@ -4,7 +4,7 @@ use crate::engine;
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{Evaluator, UniformEvaluator};
-use alphazero_web::{Descriptions, Engines};
+use alphazero_web::{Descriptions, Engines, Limits};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use anyhow::{Context, Result};
 use std::collections::HashMap;
@@ -20,6 +20,12 @@ pub struct ServeArgs {
     /// Device for the networks: `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
     #[arg(long, default_value = "default")]
     device: String,
+    /// Longest continuous analysis on the page, in seconds.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..))]
+    analysis_seconds: u32,
+    /// Most simulations of one continuous analysis (bounds its memory too).
+    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u32).range(1..))]
+    analysis_simulations: u32,
 }
 
 /// A Gomoku evaluator and its public description.
@@ -90,7 +96,12 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let listener = alphazero_web::bind(addr).await?;
         let local = listener.local_addr().unwrap_or(addr);
         eprintln!("serving on http://{local}/");
-        alphazero_web::serve_listener(listener, engines).await
+        let limits = Limits {
+            analysis_max_time: std::time::Duration::from_secs(args.analysis_seconds.into()),
+            analysis_max_simulations: args.analysis_simulations,
+            ..Limits::default()
+        };
+        alphazero_web::serve_listener(listener, engines, limits).await
     })?;
     Ok(())
 }

@@ -38,12 +38,16 @@ pub(crate) enum ApiError {
     /// 404: no such session (never created, or expired).
     #[error("{0}")]
     NotFound(String),
-    /// 409: the engine is already thinking in this session, or the game changed meanwhile.
+    /// 409: the engine is already thinking or an analysis is running in this session, or the
+    /// game changed meanwhile.
     #[error("{0}")]
     Conflict(String),
     /// 500: the evaluator or the search failed.
     #[error("{0}")]
     Internal(String),
+    /// 503: the server runs as many continuous analyses as it allows.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 impl ApiError {
@@ -54,6 +58,7 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }

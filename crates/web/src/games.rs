@@ -6,9 +6,9 @@
 //! (rank 9) on top, Connect Four its top row (row 5) on top.
 
 use alphazero_connect4::{C4Move, Connect4, HEIGHT, WIDTH};
-use alphazero_game::{Game, Side};
-use alphazero_gomoku::{Gomoku, GomokuMove};
-use alphazero_xiangqi::{Move, Square, Xiangqi, FILES, RANKS};
+use alphazero_game::{Game, HistoryEntry, Outcome, Side};
+use alphazero_gomoku::{Foul, Gomoku, GomokuMove, Rule};
+use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, FILES, RANKS};
 
 /// A board point as drawn: `(row from the top, column from the left)`.
 pub(crate) type Cell = (usize, usize);
@@ -44,6 +44,55 @@ pub(crate) trait WebGame: Game {
 
     /// Extra `[Tag "value"]` lines for the game record of a game that started at `start`.
     fn record_tags(start: &Self) -> Vec<(&'static str, String)>;
+
+    /// The points where a black stone would be a renju foul, whoever is to move: `(cell,
+    /// point in notation, kind)` with kind `double-three`, `double-four` or `overline`.
+    /// Empty for every other game and rule.
+    fn foul_points(&self) -> Vec<(Cell, String, &'static str)> {
+        Vec::new()
+    }
+
+    /// The cells that decided a finished game (`self` is its final position, `outcome` from
+    /// its side to move, `last` the move that led to it, `history` the entries before it):
+    /// the winning row, a foul's point, a mating move and the mated general. Empty for a draw.
+    fn decisive_cells(
+        &self,
+        outcome: Outcome,
+        last: Option<Self::Move>,
+        history: &[HistoryEntry],
+    ) -> Vec<Cell>;
+}
+
+/// The rows of `min` or more cells through `at` (horizontal, vertical, both diagonals) whose
+/// cells all satisfy `same` (`at` included), each row from one end to the other; with
+/// `exact`, only rows of exactly `min` cells. Cells lie in `rows × cols`.
+fn rows_through(
+    at: Cell,
+    (rows, cols): (usize, usize),
+    min: usize,
+    exact: bool,
+    same: impl Fn(Cell) -> bool,
+) -> Vec<Cell> {
+    let step = |(r, c): Cell, (dr, dc): (isize, isize)| -> Option<Cell> {
+        let (r, c) = (r.checked_add_signed(dr)?, c.checked_add_signed(dc)?);
+        (r < rows && c < cols && same((r, c))).then_some((r, c))
+    };
+    let mut out = Vec::new();
+    for dir in [(0, 1), (1, 0), (1, 1), (1, -1)] {
+        let back = (-dir.0, -dir.1);
+        let mut start = at;
+        while let Some(prev) = step(start, back) {
+            start = prev;
+        }
+        let mut run = vec![start];
+        while let Some(next) = step(*run.last().expect("not empty"), dir) {
+            run.push(next);
+        }
+        if run.len() == min || (!exact && run.len() > min) {
+            out.extend(run);
+        }
+    }
+    out
 }
 
 impl WebGame for Gomoku {
@@ -92,6 +141,54 @@ impl WebGame for Gomoku {
             ("Size", start.size().to_string()),
         ]
     }
+
+    fn foul_points(&self) -> Vec<(Cell, String, &'static str)> {
+        self.forbidden_points()
+            .into_iter()
+            .map(|(mv, foul)| {
+                let kind = match foul {
+                    Foul::DoubleThree => "double-three",
+                    Foul::DoubleFour => "double-four",
+                    Foul::Overline => "overline",
+                };
+                (self.move_cells(mv).0, mv.to_string(), kind)
+            })
+            .collect()
+    }
+
+    fn decisive_cells(
+        &self,
+        outcome: Outcome,
+        last: Option<GomokuMove>,
+        _history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        let Some(last) = last else {
+            return Vec::new();
+        };
+        let at = self.move_cells(last).0;
+        match outcome {
+            Outcome::Draw => Vec::new(),
+            // The side to move won on the other side's move: black's forbidden point.
+            Outcome::Win => vec![at],
+            Outcome::Loss => {
+                let mover = self.side_to_move().opponent();
+                let colour = <Self as WebGame>::colour(mover);
+                let exact = match self.rule() {
+                    Rule::Freestyle => false,
+                    Rule::Standard => true,
+                    Rule::Renju => mover == Side::First,
+                };
+                let five = rows_through(at, self.dims(), 5, exact, |cell| {
+                    WebGame::cell(self, cell) == colour
+                });
+                if five.is_empty() {
+                    vec![at]
+                } else {
+                    five
+                }
+            }
+        }
+    }
 }
 
 fn square_cell(sq: Square) -> Cell {
@@ -137,6 +234,22 @@ impl WebGame for Xiangqi {
     fn record_tags(start: &Self) -> Vec<(&'static str, String)> {
         vec![("FEN", start.to_fen())]
     }
+
+    fn decisive_cells(
+        &self,
+        _outcome: Outcome,
+        last: Option<Move>,
+        history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        match (self.end_reason(history), last) {
+            (Some(EndReason::Checkmate | EndReason::Stalemate), Some(mv)) => {
+                let mut cells = self.last_move_cells(mv);
+                cells.push(square_cell(self.general_square(self.side_to_move())));
+                cells
+            }
+            _ => Vec::new(),
+        }
+    }
 }
 
 impl WebGame for Connect4 {
@@ -174,6 +287,24 @@ impl WebGame for Connect4 {
 
     fn record_tags(_start: &Self) -> Vec<(&'static str, String)> {
         Vec::new()
+    }
+
+    fn decisive_cells(
+        &self,
+        outcome: Outcome,
+        last: Option<C4Move>,
+        _history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        match (outcome, last) {
+            (Outcome::Draw, _) | (_, None) => Vec::new(),
+            (_, Some(mv)) => {
+                let at = self.last_move_cells(mv)[0];
+                let colour = WebGame::cell(self, at);
+                rows_through(at, self.dims(), 4, false, |cell| {
+                    WebGame::cell(self, cell) == colour
+                })
+            }
+        }
     }
 }
 

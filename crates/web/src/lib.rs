@@ -10,6 +10,12 @@
 //!   random session id, in a map with a cap on sessions and an idle expiry; the page keeps
 //!   only the id. Searches run on the blocking thread pool, at most
 //!   [`Limits::max_concurrent_searches`] at a time.
+//! * Analysis board: every position of the game can be viewed (`ply`), searched, and played
+//!   from (the later moves are dropped); the latest search of each position is kept for the
+//!   value graph. A continuous analysis grows one search tree in steps on a background task
+//!   (one per session, at most [`Limits::max_live_analyses`] at once, each bounded by
+//!   [`Limits::analysis_max_time`] and [`Limits::analysis_max_simulations`]) while the page
+//!   polls the state.
 //! * The page (`static/index.html`, `app.js`, `style.css`) is embedded with `include_str!`.
 #![deny(missing_docs)]
 
@@ -19,6 +25,7 @@ mod play;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -34,12 +41,12 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use error::WebError;
 
 use error::ApiError;
-use play::{AnyMatch, Match, StateJson};
+use play::{Analyser, AnyMatch, LiveJson, Match, StateJson};
 
 /// Makes the Gomoku evaluator for a board size and rule, with its one-line description for
 /// that board (shown on the page and written into records, like [`Descriptions`]): e.g. a
@@ -120,15 +127,28 @@ pub struct Limits {
     /// A session unused for this long is dropped (default 2 hours).
     pub idle_expiry: Duration,
     /// Most searches running at once (default: the number of CPUs); more wait their turn.
+    /// A continuous analysis takes one of these for each of its steps only.
     pub max_concurrent_searches: usize,
+    /// Most continuous analyses at once over all sessions (default: the number of CPUs);
+    /// starting one more is refused with 503.
+    pub max_live_analyses: usize,
+    /// Longest a continuous analysis runs (default 2 minutes); a request may ask for less.
+    pub analysis_max_time: Duration,
+    /// Most simulations of a continuous analysis (default 200,000, which also bounds its
+    /// tree's memory); a request may ask for fewer.
+    pub analysis_max_simulations: u32,
 }
 
 impl Default for Limits {
     fn default() -> Self {
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
         Limits {
             max_sessions: 1000,
             idle_expiry: Duration::from_secs(2 * 3600),
-            max_concurrent_searches: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            max_concurrent_searches: cpus,
+            max_live_analyses: cpus,
+            analysis_max_time: Duration::from_secs(120),
+            analysis_max_simulations: 200_000,
         }
     }
 }
@@ -144,6 +164,71 @@ struct Session {
     /// Bumped on every change; a search result is applied only if it is unchanged.
     version: u64,
     thinking: bool,
+    live: Option<Live>,
+}
+
+/// The continuous analysis of a session.
+struct Live {
+    /// Tells this analysis from a later one of the same session.
+    key: u64,
+    ply: usize,
+    started: Instant,
+    /// Set when it stopped (the clock stops then).
+    ended: Option<Instant>,
+    simulations: u32,
+    max_simulations: u32,
+    max_time: Duration,
+    stopped: Option<String>,
+}
+
+impl Live {
+    fn running(&self) -> bool {
+        self.stopped.is_none()
+    }
+
+    fn stop(&mut self, why: &str) {
+        if self.running() {
+            self.stopped = Some(why.to_string());
+            self.ended = Some(Instant::now());
+        }
+    }
+
+    fn json(&self) -> LiveJson {
+        let elapsed = self.ended.unwrap_or_else(Instant::now) - self.started;
+        LiveJson {
+            running: self.running(),
+            ply: self.ply,
+            simulations: self.simulations,
+            elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            max_simulations: self.max_simulations,
+            max_seconds: u32::try_from(self.max_time.as_secs()).unwrap_or(u32::MAX),
+            stopped: self.stopped.clone(),
+        }
+    }
+}
+
+impl Session {
+    /// Stops a running continuous analysis because the game changes.
+    fn game_changes(&mut self) {
+        if let Some(l) = &mut self.live {
+            l.stop("the game changed");
+        }
+    }
+
+    /// 409 when a search is running in this session.
+    fn check_idle(&self) -> Result<(), ApiError> {
+        if self.thinking {
+            return Err(ApiError::Conflict(
+                "the engine is already thinking in this session".into(),
+            ));
+        }
+        if self.live.as_ref().is_some_and(Live::running) {
+            return Err(ApiError::Conflict(
+                "an analysis is already running in this session: stop it first".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 struct Shared {
@@ -151,6 +236,8 @@ struct Shared {
     limits: Limits,
     sessions: Mutex<HashMap<String, Session>>,
     searches: Semaphore,
+    live_slots: Arc<Semaphore>,
+    live_keys: AtomicU64,
 }
 
 type App = Arc<Shared>;
@@ -183,8 +270,10 @@ impl Shared {
         f(s)
     }
 
-    fn state_of(id: &str, s: &Session) -> StateJson {
-        s.game.state(id, &s.engine, s.simulations)
+    fn state_of(id: &str, s: &Session, ply: Option<usize>) -> Result<StateJson, ApiError> {
+        let mut state = s.game.state(id, &s.engine, s.simulations, ply)?;
+        state.live = s.live.as_ref().map(Live::json);
+        Ok(state)
     }
 
     fn insert(&self, session: Session) -> String {
@@ -217,14 +306,14 @@ fn new_session_id() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-/// Serves the page and the API on `addr` until the process ends ([`bind`] then
-/// [`serve_listener`]).
+/// Serves the page and the API on `addr` with default [`Limits`] until the process ends
+/// ([`bind`] then [`serve_listener`]).
 ///
 /// # Errors
 /// [`WebError::Bind`] when the address cannot be bound; [`WebError::Serve`] when the server
 /// loop fails.
 pub async fn serve(addr: SocketAddr, engines: Engines) -> Result<(), WebError> {
-    serve_listener(bind(addr).await?, engines).await
+    serve_listener(bind(addr).await?, engines, Limits::default()).await
 }
 
 /// Binds the listening socket, so that a caller can report the address only once it is
@@ -246,8 +335,9 @@ pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, WebError>
 pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     engines: Engines,
+    limits: Limits,
 ) -> Result<(), WebError> {
-    axum::serve(listener, router(engines))
+    axum::serve(listener, router_with(engines, limits))
         .await
         .map_err(WebError::Serve)
 }
@@ -264,6 +354,8 @@ pub fn router_with(engines: Engines, limits: Limits) -> Router {
         limits,
         sessions: Mutex::new(HashMap::new()),
         searches: Semaphore::new(limits.max_concurrent_searches.max(1)),
+        live_slots: Arc::new(Semaphore::new(limits.max_live_analyses.max(1))),
+        live_keys: AtomicU64::new(0),
     });
     Router::new()
         .route("/", get(index))
@@ -273,6 +365,8 @@ pub fn router_with(engines: Engines, limits: Limits) -> Router {
         .route("/api/move", post(human_move))
         .route("/api/engine", post(engine_move))
         .route("/api/analysis", post(analysis))
+        .route("/api/analysis/start", post(analysis_start))
+        .route("/api/analysis/stop", post(analysis_stop))
         .route("/api/undo", post(undo))
         .route("/api/state", get(state))
         .route("/api/record", get(record))
@@ -365,6 +459,11 @@ struct NewGame {
     rule: Option<String>,
     human_side: HumanSide,
     simulations: u32,
+    /// Xiangqi: the start position.
+    fen: Option<String>,
+    /// Moves played from the start position before the game goes on.
+    #[serde(default)]
+    moves: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -373,6 +472,25 @@ struct MoveRequest {
     session: String,
     #[serde(rename = "move")]
     mv: String,
+    /// Play in the position after this many moves (dropping the later ones).
+    ply: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AnalysisRequest {
+    session: String,
+    /// Search the position after this many moves (default: the current one).
+    ply: Option<usize>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LiveRequest {
+    session: String,
+    ply: Option<usize>,
+    max_simulations: Option<u32>,
+    max_seconds: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -409,6 +527,9 @@ async fn new_game(
             };
             let config = GomokuConfig::new(req.size.unwrap_or(15), rule)
                 .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+            if req.fen.is_some() {
+                return Err(ApiError::BadRequest("fen applies to xiangqi only".into()));
+            }
             let (evaluator, description) = (e.gomoku)(&config);
             let m = Match::new(Gomoku::new(&config), human, evaluator);
             (AnyMatch::Gomoku(Box::new(m)), description)
@@ -420,18 +541,25 @@ async fn new_game(
                 ));
             }
             if matches!(req.game, GameName::Xiangqi) {
-                let m = Match::new(
-                    Xiangqi::new(&XiangqiConfig::default()),
-                    human,
-                    (e.xiangqi)(),
-                );
+                let config = XiangqiConfig::default();
+                let start = match &req.fen {
+                    None => Xiangqi::new(&config),
+                    Some(fen) => Xiangqi::from_fen(fen, config)
+                        .map_err(|e| ApiError::BadRequest(format!("fen: {e}")))?,
+                };
+                let m = Match::new(start, human, (e.xiangqi)());
                 (AnyMatch::Xiangqi(Box::new(m)), e.describe.xiangqi.clone())
             } else {
+                if req.fen.is_some() {
+                    return Err(ApiError::BadRequest("fen applies to xiangqi only".into()));
+                }
                 let m = Match::new(Connect4::new(&Connect4Config), human, (e.connect4)());
                 (AnyMatch::Connect4(Box::new(m)), e.describe.connect4.clone())
             }
         }
     };
+    let mut game = game;
+    game.play_opening(&req.moves)?;
     let session = Session {
         game,
         simulations: req.simulations,
@@ -439,8 +567,9 @@ async fn new_game(
         last_used: Instant::now(),
         version: 0,
         thinking: false,
+        live: None,
     };
-    let state = session.game.state("", &session.engine, session.simulations);
+    let state = Shared::state_of("", &session, None)?;
     let id = app.insert(session);
     Ok(Json(StateJson {
         session: id,
@@ -457,9 +586,10 @@ async fn human_move(
         if s.thinking {
             return Err(ApiError::Conflict("wait: the engine is thinking".into()));
         }
-        s.game.human_move(&req.mv)?;
+        s.game.human_move(&req.mv, req.ply)?;
+        s.game_changes();
         s.version += 1;
-        Ok(Json(Shared::state_of(&req.session, s)))
+        Ok(Json(Shared::state_of(&req.session, s, None)?))
     })
 }
 
@@ -467,26 +597,39 @@ async fn engine_move(
     State(app): State<App>,
     b: Result<Json<SessionRequest>, JsonRejection>,
 ) -> Result<Json<StateJson>, ApiError> {
-    think(app, body(b)?.session, true).await
+    think(app, body(b)?.session, true, None).await
 }
 
 async fn analysis(
     State(app): State<App>,
-    b: Result<Json<SessionRequest>, JsonRejection>,
+    b: Result<Json<AnalysisRequest>, JsonRejection>,
 ) -> Result<Json<StateJson>, ApiError> {
-    think(app, body(b)?.session, false).await
+    let req = body(b)?;
+    think(app, req.session, false, req.ply).await
 }
 
 /// Runs a search on a copy of the session's game on the blocking pool, then stores the
-/// result if the session did not change meanwhile.
-async fn think(app: App, id: String, play: bool) -> Result<Json<StateJson>, ApiError> {
+/// result if the session did not change meanwhile. The engine's move (`play`) stops a
+/// running continuous analysis; a one-position analysis waits for none (409).
+async fn think(
+    app: App,
+    id: String,
+    play: bool,
+    ply: Option<usize>,
+) -> Result<Json<StateJson>, ApiError> {
     let (game, version, config) = app.with_session(&id, |s| {
         if s.thinking {
             return Err(ApiError::Conflict(
                 "the engine is already thinking in this session".into(),
             ));
         }
-        s.game.check_search(play)?;
+        if !play {
+            s.check_idle()?;
+        }
+        s.game.check_search(play, ply)?;
+        if play {
+            s.game_changes();
+        }
         s.thinking = true;
         let config = SearchConfig {
             simulations: s.simulations,
@@ -502,7 +645,7 @@ async fn think(app: App, id: String, play: bool) -> Result<Json<StateJson>, ApiE
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         tokio::task::spawn_blocking(move || {
             let mut game = game;
-            game.think(&config, play).map(|()| game)
+            game.think(&config, play, ply).map(|()| game)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("search task failed: {e}")))?
@@ -518,8 +661,194 @@ async fn think(app: App, id: String, play: bool) -> Result<Json<StateJson>, ApiE
         }
         s.game = game;
         s.version += 1;
-        Ok(Json(Shared::state_of(&id, s)))
+        Ok(Json(Shared::state_of(&id, s, ply)?))
     })
+}
+
+/// Starts the continuous analysis of a position (see API.md).
+async fn analysis_start(
+    State(app): State<App>,
+    b: Result<Json<LiveRequest>, JsonRejection>,
+) -> Result<Json<StateJson>, ApiError> {
+    let req = body(b)?;
+    let limits = app.limits;
+    let max_simulations = match req.max_simulations {
+        None => limits.analysis_max_simulations,
+        Some(n) if (1..=limits.analysis_max_simulations).contains(&n) => n,
+        Some(n) => {
+            return Err(ApiError::BadRequest(format!(
+                "max_simulations must be between 1 and {}, got {n}",
+                limits.analysis_max_simulations
+            )))
+        }
+    };
+    let max_secs = limits.analysis_max_time.as_secs().max(1);
+    let max_time = match req.max_seconds {
+        None => limits.analysis_max_time,
+        Some(n) if (1..=max_secs).contains(&u64::from(n)) => Duration::from_secs(n.into()),
+        Some(n) => {
+            return Err(ApiError::BadRequest(format!(
+                "max_seconds must be between 1 and {max_secs}, got {n}"
+            )))
+        }
+    };
+    // Check the request before waiting for a slot, so that bad input is answered at once.
+    app.with_session(&req.session, |s| {
+        s.check_idle()?;
+        s.game.check_search(false, req.ply)
+    })?;
+    // A slot of the server-wide cap (an analysis stopped a moment ago gives its slot back
+    // after its current step).
+    let slot = tokio::time::timeout(
+        Duration::from_secs(2),
+        Arc::clone(&app.live_slots).acquire_owned(),
+    )
+    .await
+    .map_err(|_| {
+        ApiError::Unavailable(format!(
+            "the server is running its maximum of {} analyses: try again later",
+            limits.max_live_analyses.max(1)
+        ))
+    })?
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    let key = app.live_keys.fetch_add(1, Ordering::Relaxed);
+    let (analyser, state) = app.with_session(&req.session, |s| {
+        s.check_idle()?;
+        let config = SearchConfig {
+            simulations: 1,
+            ..app.engines.search.clone()
+        };
+        let analyser = s.game.analyser(&config, req.ply)?;
+        s.live = Some(Live {
+            key,
+            ply: req.ply.unwrap_or_else(|| s.game.len()),
+            started: Instant::now(),
+            ended: None,
+            simulations: 0,
+            max_simulations,
+            max_time,
+            stopped: None,
+        });
+        Ok((analyser, Shared::state_of(&req.session, s, req.ply)?))
+    })?;
+    tokio::spawn(live_analysis(
+        Arc::clone(&app),
+        req.session,
+        key,
+        analyser,
+        slot,
+    ));
+    Ok(Json(state))
+}
+
+/// Stops the continuous analysis of a session (nothing to do when none is running).
+async fn analysis_stop(
+    State(app): State<App>,
+    b: Result<Json<SessionRequest>, JsonRejection>,
+) -> Result<Json<StateJson>, ApiError> {
+    let req = body(b)?;
+    app.with_session(&req.session, |s| {
+        let ply = s.live.as_ref().map(|l| l.ply);
+        if let Some(l) = &mut s.live {
+            l.stop("stopped");
+        }
+        Ok(Json(Shared::state_of(&req.session, s, ply)?))
+    })
+}
+
+/// The loop of a continuous analysis: steps of simulations on the blocking pool (each under
+/// a search permit, sized to take about a quarter of a second), each result stored in the
+/// session, until it is stopped, the session or its game changes, a limit is reached or the
+/// position is proven.
+async fn live_analysis(
+    app: App,
+    id: String,
+    key: u64,
+    mut analyser: Box<dyn Analyser>,
+    _slot: OwnedSemaphorePermit,
+) {
+    let mut chunk = 8u32;
+    let mut done = 0u32;
+    // Runs `f` on the session's analysis while it is this one and running.
+    let with_live = |f: &mut dyn FnMut(&mut Session, &mut Live) -> Option<String>| -> bool {
+        let mut map = app.lock();
+        let Some(s) = map.get_mut(&id) else {
+            return false;
+        };
+        let Some(mut live) = s.live.take() else {
+            return false;
+        };
+        let keep = live.key == key && live.running();
+        if keep {
+            if let Some(why) = f(s, &mut live) {
+                live.stop(&why);
+            }
+        }
+        let running = keep && live.running();
+        s.live = Some(live);
+        running
+    };
+    let (max_simulations, max_time) = {
+        let map = app.lock();
+        match map.get(&id).and_then(|s| s.live.as_ref()) {
+            Some(l) if l.key == key => (l.max_simulations, l.max_time),
+            _ => return,
+        }
+    };
+    let started = Instant::now();
+    loop {
+        let limit = if done >= max_simulations {
+            Some("simulation limit")
+        } else if started.elapsed() >= max_time {
+            Some("time limit")
+        } else {
+            None
+        };
+        if !with_live(&mut |_, _| limit.map(str::to_string)) {
+            return;
+        }
+        let n = chunk.min(max_simulations - done);
+        let Ok(permit) = app.searches.acquire().await else {
+            with_live(&mut |_, _| Some("error: the server is shutting down".into()));
+            return;
+        };
+        let step_start = Instant::now();
+        let joined = tokio::task::spawn_blocking(move || {
+            let r = analyser.step(n);
+            (analyser, r)
+        })
+        .await;
+        drop(permit);
+        let took = step_start.elapsed();
+        let (back, result) = match joined {
+            Ok(x) => x,
+            Err(e) => {
+                with_live(&mut |_, _| Some(format!("error: analysis task failed: {e}")));
+                return;
+            }
+        };
+        analyser = back;
+        let mut result = Some(result);
+        let running = with_live(&mut |s, live| match result.take() {
+            Some(Ok((analysis, proven))) => {
+                done = analysis.simulations;
+                live.simulations = done;
+                s.game.store(analysis);
+                proven.then(|| "proven".to_string())
+            }
+            Some(Err(e)) => Some(format!("error: {e}")),
+            None => None,
+        });
+        if !running {
+            return;
+        }
+        // Aim at steps of 0.1–0.4 s: the page sees progress, a stop is quick.
+        if took < Duration::from_millis(100) {
+            chunk = chunk.saturating_mul(2).min(1 << 14);
+        } else if took > Duration::from_millis(400) {
+            chunk = (chunk / 2).max(1);
+        }
+    }
 }
 
 async fn undo(
@@ -529,8 +858,9 @@ async fn undo(
     let req = body(b)?;
     app.with_session(&req.session, |s| {
         s.game.undo()?;
+        s.game_changes();
         s.version += 1;
-        Ok(Json(Shared::state_of(&req.session, s)))
+        Ok(Json(Shared::state_of(&req.session, s, None)?))
     })
 }
 
@@ -539,12 +869,20 @@ struct SessionQuery {
     session: String,
 }
 
+#[derive(Deserialize)]
+struct StateQuery {
+    session: String,
+    ply: Option<usize>,
+}
+
 async fn state(
     State(app): State<App>,
-    q: Result<Query<SessionQuery>, QueryRejection>,
+    q: Result<Query<StateQuery>, QueryRejection>,
 ) -> Result<Json<StateJson>, ApiError> {
-    let id = query(q)?.session;
-    app.with_session(&id, |s| Ok(Json(Shared::state_of(&id, s))))
+    let q = query(q)?;
+    app.with_session(&q.session, |s| {
+        Ok(Json(Shared::state_of(&q.session, s, q.ply)?))
+    })
 }
 
 async fn record(

@@ -1,5 +1,6 @@
 //! One game against the engine ([`Match`]), its JSON view ([`StateJson`]), the search analysis
-//! ([`AnalysisJson`]) and the text record.
+//! ([`AnalysisJson`], kept per position for stepping through the game and the value graph), the
+//! continuous analysis of one position ([`Analyser`]) and the text record.
 
 use std::sync::Arc;
 
@@ -11,10 +12,21 @@ use alphazero_xiangqi::Xiangqi;
 use serde::Serialize;
 
 use crate::error::ApiError;
-use crate::games::WebGame;
+use crate::games::{Cell, WebGame};
 
 /// How many moves of the search are listed in [`AnalysisJson::top_moves`].
 const TOP_MOVES: usize = 10;
+
+/// Longest line kept per top move ([`TopMove::pv`]), in plies.
+const LINE_PLIES: usize = 20;
+
+/// Where one move of a line is drawn: `to` the cell it is played on (Connect Four: where the
+/// stone lands), `from` the origin square (Xiangqi) or `null`.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub(crate) struct LineCell {
+    pub to: [usize; 2],
+    pub from: Option<[usize; 2]>,
+}
 
 /// One row of the analysis table.
 #[derive(Clone, Debug, Serialize)]
@@ -34,6 +46,11 @@ pub(crate) struct TopMove {
     /// `"win"`, `"loss"` or `"draw"` when the solver or the game's tactics proved the result
     /// of this move (from the searched side), else `null`.
     pub proven: Option<&'static str>,
+    /// The line the search expects after this move (the move first, then the best reply at
+    /// each ply while it has visits; at most 20 plies), in notation.
+    pub pv: Vec<String>,
+    /// The cells of each move of `pv`, for drawing it on the board.
+    pub pv_cells: Vec<LineCell>,
 }
 
 /// The last search of a session, as sent to the page.
@@ -47,8 +64,10 @@ pub(crate) struct AnalysisJson {
     pub played: Option<String>,
     /// The search's choice.
     pub best_move: Option<String>,
-    /// Simulations the search ran.
+    /// Simulations the search ran (a continuous analysis: all of its simulations so far).
     pub simulations: u32,
+    /// Completed visits of the searched position (simulations plus its own evaluation).
+    pub visits: u32,
     /// Root value in [-1, 1] **from the engine's side** (+1: the engine expects to win).
     pub value: f32,
     /// Visit share per board cell, `[rows][cols]` like `board`, summing to 1 over the board
@@ -62,6 +81,8 @@ pub(crate) struct AnalysisJson {
     pub top_moves: Vec<TopMove>,
     /// Principal variation from the searched position, in notation.
     pub pv: Vec<String>,
+    /// The cells of each move of `pv`.
+    pub pv_cells: Vec<LineCell>,
 }
 
 /// The outcome of a finished game.
@@ -77,12 +98,49 @@ pub(crate) struct OutcomeJson {
     /// by red loses`, `black's h8 is a renju forbidden move, a double-three, and loses`), or
     /// `null` when the game has nothing more to say.
     pub reason: Option<String>,
+    /// The cells that decided the game, `[r, c]`: the winning five or four, black's forbidden
+    /// point, the mating move (origin, destination) and the mated general; empty for a draw.
+    pub cells: Vec<[usize; 2]>,
+}
+
+/// A point where a black stone would be a renju foul (forbidden move).
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ForbiddenJson {
+    /// The point in notation.
+    #[serde(rename = "move")]
+    pub mv: String,
+    /// `[r, c]` as drawn.
+    pub cell: [usize; 2],
+    /// `double-three`, `double-four` or `overline`.
+    pub kind: &'static str,
+}
+
+/// The continuous analysis of a session, as sent to the page.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct LiveJson {
+    /// Whether it is still searching.
+    pub running: bool,
+    /// The ply of the analysed position.
+    pub ply: usize,
+    /// Simulations so far.
+    pub simulations: u32,
+    /// Milliseconds since it started (until it stopped).
+    pub elapsed_ms: u64,
+    /// Its simulation limit.
+    pub max_simulations: u32,
+    /// Its time limit in seconds.
+    pub max_seconds: u32,
+    /// Why it stopped (`null` while running): `stopped`, `time limit`, `simulation limit`,
+    /// `proven`, `the game changed`, or `error: …`.
+    pub stopped: Option<String>,
 }
 
 /// The whole state of a session as sent to the page (see API.md).
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct StateJson {
     pub session: String,
+    /// The viewed position: moves played before it (`moves.len()` unless a ply was asked for).
+    pub ply: usize,
     pub game: &'static str,
     pub rule: Option<String>,
     pub engine: String,
@@ -104,6 +162,13 @@ pub(crate) struct StateJson {
     pub simulations: u32,
     pub outcome: Option<OutcomeJson>,
     pub analysis: Option<AnalysisJson>,
+    /// Per position of the game (`moves.len() + 1` entries): the value of its latest search
+    /// from the engine's side, or `null`.
+    pub values: Vec<Option<f32>>,
+    /// Renju: black's forbidden points in the viewed position when black is to move.
+    pub forbidden: Vec<ForbiddenJson>,
+    /// The session's continuous analysis (running or finished), or `null`.
+    pub live: Option<LiveJson>,
 }
 
 fn side_name(side: Side) -> &'static str {
@@ -121,13 +186,168 @@ fn capitalise(s: &str) -> String {
     }
 }
 
+fn cell_json((r, c): Cell) -> [usize; 2] {
+    [r, c]
+}
+
+/// The moves of a line in notation and where each is drawn, played from `pos`.
+fn line_json<G: WebGame>(pos: &G, line: &[G::Move]) -> (Vec<String>, Vec<LineCell>) {
+    let mut walk = pos.clone();
+    let mut text = Vec::with_capacity(line.len());
+    let mut cells = Vec::with_capacity(line.len());
+    for &mv in line {
+        let (to, from) = walk.move_cells(mv);
+        text.push(walk.format_move(mv));
+        cells.push(LineCell {
+            to: cell_json(to),
+            from: from.map(cell_json),
+        });
+        walk.play_unchecked(mv);
+    }
+    (text, cells)
+}
+
+/// The JSON view of a search of `pos` (`ply` moves into the game) whose value is shown from
+/// `engine`'s side; `search` gives each top move's line.
+fn analysis_json<G: WebGame>(
+    pos: &G,
+    ply: usize,
+    engine: Side,
+    result: &SearchResult<G>,
+    search: &Search<G>,
+) -> AnalysisJson {
+    let (rows, cols) = pos.dims();
+    let mut heat = vec![vec![0.0f32; cols]; rows];
+    let mut from: Option<Vec<Vec<f32>>> = None;
+    let mut columns: Option<Vec<f32>> = None;
+    // π over the action space: the visit distribution, or one-hot on a proven win found
+    // before any visit; fall back to one-hot on the best move if it is all zero.
+    let policy_sum: f32 = result.policy.iter().sum();
+    let share = |ch: &ChildStats<G::Move>| {
+        if policy_sum > 0.0 {
+            result.policy.get(ch.action).copied().unwrap_or(0.0) / policy_sum
+        } else if Some(ch.mv) == result.best_move {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    for ch in &result.children {
+        let s = share(ch);
+        let ((r, c), origin) = pos.move_cells(ch.mv);
+        heat[r][c] += s;
+        if let Some((r, c)) = origin {
+            from.get_or_insert_with(|| vec![vec![0.0; cols]; rows])[r][c] += s;
+        }
+    }
+    if G::NAME == "connect4" {
+        let mut col = vec![0.0f32; cols];
+        for row in &heat {
+            for (c, v) in row.iter().enumerate() {
+                col[c] += v;
+            }
+        }
+        columns = Some(col);
+    }
+    let top_moves = result
+        .ranked_children()
+        .into_iter()
+        .take(TOP_MOVES)
+        .map(|ch| {
+            let mut line = search.pv_from(ch.mv).unwrap_or_else(|| vec![ch.mv]);
+            if Some(ch.mv) == result.best_move && result.pv.len() > line.len() {
+                line.clone_from(&result.pv); // a tactical proof line
+            }
+            line.truncate(LINE_PLIES);
+            let (pv, pv_cells) = line_json(pos, &line);
+            TopMove {
+                mv: pos.format_move(ch.mv),
+                visits: ch.visits,
+                share: share(ch),
+                q: ch.q,
+                prior: ch.prior,
+                proven: ch.proven.map(|o| match o {
+                    Outcome::Win => "win",
+                    Outcome::Loss => "loss",
+                    Outcome::Draw => "draw",
+                }),
+                pv,
+                pv_cells,
+            }
+        })
+        .collect();
+    let (pv, pv_cells) = line_json(pos, &result.pv);
+    let searched = pos.side_to_move();
+    let value = if searched == engine {
+        result.root_value
+    } else {
+        -result.root_value
+    };
+    AnalysisJson {
+        ply,
+        side: side_name(searched),
+        played: None,
+        best_move: result.best_move.map(|m| pos.format_move(m)),
+        simulations: result.simulations,
+        visits: result.root_visits,
+        value: value.clamp(-1.0, 1.0),
+        heatmap: heat,
+        heatmap_from: from,
+        columns,
+        top_moves,
+        pv,
+        pv_cells,
+    }
+}
+
+/// A search of one position that runs in steps (the continuous analysis), whatever the game.
+pub(crate) trait Analyser: Send {
+    /// Runs `simulations` more simulations (blocking) and returns the analysis so far (its
+    /// `simulations` counts every step) and whether the position's result is proven (more
+    /// simulations would change nothing).
+    fn step(&mut self, simulations: u32) -> Result<(AnalysisJson, bool), ApiError>;
+}
+
+/// The continuous analysis of one position of a [`Match`]: one tree, grown step by step.
+pub(crate) struct LiveSearch<G: WebGame> {
+    search: Search<G>,
+    evaluator: Arc<dyn Evaluator<G>>,
+    ply: usize,
+    engine: Side,
+    simulations: u32,
+}
+
+impl<G: WebGame> Analyser for LiveSearch<G> {
+    fn step(&mut self, simulations: u32) -> Result<(AnalysisJson, bool), ApiError> {
+        let config = SearchConfig {
+            simulations: simulations.max(1),
+            ..self.search.config().clone()
+        };
+        self.search
+            .set_config(config)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let result = self
+            .search
+            .run(&*self.evaluator)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        self.simulations += result.simulations;
+        let pos = self.search.root_position();
+        let mut analysis = analysis_json(pos, self.ply, self.engine, &result, &self.search);
+        analysis.simulations = self.simulations;
+        Ok((analysis, result.proven.is_some()))
+    }
+}
+
 /// A game between a human and the engine.
 #[derive(Clone)]
 pub(crate) struct Match<G: WebGame> {
     pub history: History<G>,
     pub human: Side,
     pub evaluator: Arc<dyn Evaluator<G>>,
-    pub analysis: Option<AnalysisJson>,
+    /// The latest search of each position of the game (`history.len() + 1` entries).
+    analyses: Vec<Option<AnalysisJson>>,
+    /// The ply of the latest search (cleared by undo).
+    last_search: Option<usize>,
 }
 
 impl<G: WebGame> Match<G> {
@@ -136,7 +356,8 @@ impl<G: WebGame> Match<G> {
             history: History::new(start),
             human,
             evaluator,
-            analysis: None,
+            analyses: vec![None],
+            last_search: None,
         }
     }
 
@@ -144,9 +365,50 @@ impl<G: WebGame> Match<G> {
         self.human.opponent()
     }
 
-    fn outcome(&self) -> Option<OutcomeJson> {
-        let o = self.history.outcome()?;
-        let winner = o.winner(self.history.current().side_to_move());
+    /// Plays opening moves (given in notation) from the start, for a game set up from moves.
+    ///
+    /// # Errors
+    /// 400 naming the first move that does not parse or is illegal (also after the end).
+    pub fn play_opening(&mut self, moves: &[String]) -> Result<(), ApiError> {
+        for (i, text) in moves.iter().enumerate() {
+            let pos = self.history.current();
+            let mv = pos
+                .parse_move(text)
+                .map_err(|e| ApiError::BadRequest(format!("moves[{i}]: {e}")))?;
+            self.history
+                .play(mv)
+                .map_err(|e| ApiError::BadRequest(format!("moves[{i}]: {e}")))?;
+            self.analyses.push(None);
+        }
+        Ok(())
+    }
+
+    /// The game as it was after `ply` moves (the current one for `None`).
+    ///
+    /// # Errors
+    /// 400 when `ply` is beyond the last move.
+    fn at(&self, ply: Option<usize>) -> Result<std::borrow::Cow<'_, History<G>>, ApiError> {
+        let len = self.history.len();
+        match ply {
+            None => Ok(std::borrow::Cow::Borrowed(&self.history)),
+            Some(p) if p == len => Ok(std::borrow::Cow::Borrowed(&self.history)),
+            Some(p) if p > len => Err(ApiError::BadRequest(format!(
+                "ply {p} is beyond the end of the game ({len} moves)"
+            ))),
+            Some(p) => {
+                let mut h = self.history.clone();
+                while h.len() > p {
+                    h.undo();
+                }
+                Ok(std::borrow::Cow::Owned(h))
+            }
+        }
+    }
+
+    fn outcome_of(&self, h: &History<G>) -> Option<OutcomeJson> {
+        let o = h.outcome()?;
+        let pos = h.current();
+        let winner = o.winner(pos.side_to_move());
         let (result, text) = match winner {
             None => ("1/2-1/2", "Draw".to_string()),
             Some(w) => {
@@ -159,44 +421,69 @@ impl<G: WebGame> Match<G> {
                 (res, format!("{} wins — {who}", capitalise(G::colour(w))))
             }
         };
-        let reason = self
-            .history
-            .current()
-            .end_reason_text(self.history.entries());
+        let reason = pos.end_reason_text(h.entries());
         let text = match &reason {
             Some(r) => format!("{text} ({r})"),
             None => text,
         };
+        let cells = pos
+            .decisive_cells(o, h.moves().last().copied(), h.entries())
+            .into_iter()
+            .map(cell_json)
+            .collect();
         Some(OutcomeJson {
             result,
             winner: winner.map(side_name),
             text,
             reason,
+            cells,
         })
     }
 
-    /// Plays the human's move given in notation.
-    pub fn human_move(&mut self, text: &str) -> Result<(), ApiError> {
-        if self.history.outcome().is_some() {
+    /// Plays the human's move given in notation, at the end of the game or, with `ply`, in
+    /// the position after `ply` moves: the moves after it are then dropped (the game goes on
+    /// from the new move; their analyses go too).
+    pub fn human_move(&mut self, text: &str, ply: Option<usize>) -> Result<(), ApiError> {
+        let at = self.at(ply)?;
+        if at.outcome().is_some() {
             return Err(ApiError::BadRequest("the game is over".into()));
         }
-        let pos = self.history.current();
+        let pos = at.current();
         if pos.side_to_move() != self.human {
-            return Err(ApiError::BadRequest(
-                "it is not your turn: the engine is to move".into(),
-            ));
+            return Err(ApiError::BadRequest(match ply {
+                Some(p) if p < self.history.len() => {
+                    format!("it is not your turn at ply {p}: the engine is to move there")
+                }
+                _ => "it is not your turn: the engine is to move".into(),
+            }));
         }
         let mv = pos
             .parse_move(text)
             .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-        self.history
-            .play(mv)
-            .map_err(|e| ApiError::BadRequest(e.to_string()))
+        let keep = at.len();
+        let mut game = at.into_owned();
+        game.play(mv)
+            .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        self.truncate(keep);
+        self.history = game;
+        self.analyses.push(None);
+        Ok(())
     }
 
-    /// Checks that a search may start (game not over; with `play`, the engine is to move).
-    pub fn check_search(&self, play: bool) -> Result<(), ApiError> {
-        if self.history.outcome().is_some() {
+    /// Drops the moves after the first `ply` (and their analyses).
+    fn truncate(&mut self, ply: usize) {
+        while self.history.len() > ply && self.history.undo().is_some() {}
+        self.analyses.truncate(ply + 1);
+        if self.last_search.is_some_and(|p| p > ply) {
+            self.last_search = None;
+        }
+    }
+
+    /// Checks that a search may start in the position after `ply` moves (the end for
+    /// `None`): the game not over there; with `play`, at the end with the engine to move.
+    pub fn check_search(&self, play: bool, ply: Option<usize>) -> Result<(), ApiError> {
+        let at = self.at(ply)?;
+        if at.outcome().is_some() {
             return Err(ApiError::BadRequest("the game is over".into()));
         }
         if play && self.history.current().side_to_move() != self.engine() {
@@ -207,104 +494,62 @@ impl<G: WebGame> Match<G> {
         Ok(())
     }
 
-    /// Searches the current position (blocking) and, with `play`, plays the engine's move.
-    pub fn think(&mut self, config: &SearchConfig, play: bool) -> Result<(), ApiError> {
-        self.check_search(play)?;
-        let mut search = Search::from_history(&self.history, config.clone())
+    /// Searches the position after `ply` moves (the current one for `None`; blocking) and,
+    /// with `play`, plays the engine's move at the end of the game.
+    pub fn think(
+        &mut self,
+        config: &SearchConfig,
+        play: bool,
+        ply: Option<usize>,
+    ) -> Result<(), ApiError> {
+        self.check_search(play, ply)?;
+        let at = self.at(ply)?;
+        let mut search = Search::from_history(&at, config.clone())
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         let result = search
             .run(&*self.evaluator)
             .map_err(|e| ApiError::Internal(e.to_string()))?;
-        let mut analysis = self.analyse(&result);
+        let mut analysis = analysis_json(at.current(), at.len(), self.engine(), &result, &search);
+        drop(at);
         if play {
             let mv = result
                 .best_move
                 .ok_or_else(|| ApiError::Internal("the search returned no move".into()))?;
+            analysis.played = Some(self.history.current().format_move(mv));
             self.history
                 .play(mv)
                 .map_err(|e| ApiError::Internal(format!("engine move refused: {e}")))?;
-            analysis.played = Some(self.history.current().format_move(mv));
+            self.analyses.push(None);
         }
-        self.analysis = Some(analysis);
+        self.store(analysis);
         Ok(())
     }
 
-    fn analyse(&self, result: &SearchResult<G>) -> AnalysisJson {
-        let pos = self.history.current();
-        let (rows, cols) = pos.dims();
-        let mut heat = vec![vec![0.0f32; cols]; rows];
-        let mut from: Option<Vec<Vec<f32>>> = None;
-        let mut columns: Option<Vec<f32>> = None;
-        // π over the action space: the visit distribution, or one-hot on a proven win found
-        // before any visit; fall back to one-hot on the best move if it is all zero.
-        let policy_sum: f32 = result.policy.iter().sum();
-        let share = |ch: &ChildStats<G::Move>| {
-            if policy_sum > 0.0 {
-                result.policy.get(ch.action).copied().unwrap_or(0.0) / policy_sum
-            } else if Some(ch.mv) == result.best_move {
-                1.0
-            } else {
-                0.0
-            }
-        };
-        for ch in &result.children {
-            let s = share(ch);
-            let ((r, c), origin) = pos.move_cells(ch.mv);
-            heat[r][c] += s;
-            if let Some((r, c)) = origin {
-                from.get_or_insert_with(|| vec![vec![0.0; cols]; rows])[r][c] += s;
-            }
-        }
-        if G::NAME == "connect4" {
-            let mut col = vec![0.0f32; cols];
-            for row in &heat {
-                for (c, v) in row.iter().enumerate() {
-                    col[c] += v;
-                }
-            }
-            columns = Some(col);
-        }
-        let top_moves = result
-            .ranked_children()
-            .into_iter()
-            .take(TOP_MOVES)
-            .map(|ch| TopMove {
-                mv: pos.format_move(ch.mv),
-                visits: ch.visits,
-                share: share(ch),
-                q: ch.q,
-                prior: ch.prior,
-                proven: ch.proven.map(|o| match o {
-                    Outcome::Win => "win",
-                    Outcome::Loss => "loss",
-                    Outcome::Draw => "draw",
-                }),
-            })
-            .collect();
-        let mut pv = Vec::with_capacity(result.pv.len());
-        let mut walk = pos.clone();
-        for &mv in &result.pv {
-            pv.push(walk.format_move(mv));
-            walk.play_unchecked(mv);
-        }
-        let searched = pos.side_to_move();
-        let value = if searched == self.engine() {
-            result.root_value
-        } else {
-            -result.root_value
-        };
-        AnalysisJson {
-            ply: self.history.len(),
-            side: side_name(searched),
-            played: None,
-            best_move: result.best_move.map(|m| pos.format_move(m)),
-            simulations: result.simulations,
-            value: value.clamp(-1.0, 1.0),
-            heatmap: heat,
-            heatmap_from: from,
-            columns,
-            top_moves,
-            pv,
+    /// A continuous analysis of the position after `ply` moves (the end for `None`).
+    pub fn analyser(
+        &self,
+        config: &SearchConfig,
+        ply: Option<usize>,
+    ) -> Result<LiveSearch<G>, ApiError> {
+        self.check_search(false, ply)?;
+        let at = self.at(ply)?;
+        let search = Search::from_history(&at, config.clone())
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(LiveSearch {
+            search,
+            evaluator: Arc::clone(&self.evaluator),
+            ply: at.len(),
+            engine: self.engine(),
+            simulations: 0,
+        })
+    }
+
+    /// Keeps a search as the latest of its position (ignored when the position is gone).
+    pub fn store(&mut self, analysis: AnalysisJson) {
+        let ply = analysis.ply;
+        if let Some(slot) = self.analyses.get_mut(ply) {
+            *slot = Some(analysis);
+            self.last_search = Some(ply);
         }
     }
 
@@ -316,10 +561,11 @@ impl<G: WebGame> Match<G> {
                 "there is no move of yours to undo".into(),
             ));
         }
-        self.history.undo();
-        while self.history.current().side_to_move() != self.human && self.history.undo().is_some() {
-        }
-        self.analysis = None;
+        let mut h = self.history.clone();
+        h.undo();
+        while h.current().side_to_move() != self.human && h.undo().is_some() {}
+        self.truncate(h.len());
+        self.last_search = None;
         Ok(())
     }
 
@@ -333,8 +579,17 @@ impl<G: WebGame> Match<G> {
         out
     }
 
-    pub fn state(&self, session: &str, engine: &str, simulations: u32) -> StateJson {
-        let pos = self.history.current();
+    /// The state as seen in the position after `ply` moves (`None`: the current position,
+    /// with the latest search when it was of this position or the one before).
+    pub fn state(
+        &self,
+        session: &str,
+        engine: &str,
+        simulations: u32,
+        ply: Option<usize>,
+    ) -> Result<StateJson, ApiError> {
+        let at = self.at(ply)?;
+        let pos = at.current();
         let (rows, cols) = pos.dims();
         let board = (0..rows)
             .map(|r| (0..cols).map(|c| pos.cell((r, c))).collect())
@@ -342,7 +597,7 @@ impl<G: WebGame> Match<G> {
         let cells = (0..rows)
             .map(|r| (0..cols).map(|c| pos.cell_name((r, c))).collect())
             .collect();
-        let outcome = self.outcome();
+        let outcome = self.outcome_of(&at);
         let legal_moves = if outcome.is_some() {
             Vec::new()
         } else {
@@ -351,11 +606,31 @@ impl<G: WebGame> Match<G> {
                 .map(|m| pos.format_move(m))
                 .collect()
         };
+        let forbidden = if outcome.is_none() && pos.side_to_move() == Side::First {
+            pos.foul_points()
+                .into_iter()
+                .map(|(cell, mv, kind)| ForbiddenJson {
+                    mv,
+                    cell: cell_json(cell),
+                    kind,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let moves = self.notation_moves();
-        let last = self.history.moves().last().copied();
+        let last = at.moves().last().copied();
         let stm = pos.side_to_move();
-        StateJson {
+        let analysis = match ply {
+            Some(p) => self.analyses.get(p).cloned().flatten(),
+            None => self
+                .last_search
+                .filter(|&p| p + 1 >= at.len())
+                .and_then(|p| self.analyses.get(p).cloned().flatten()),
+        };
+        Ok(StateJson {
             session: session.to_string(),
+            ply: at.len(),
             game: G::NAME,
             rule: pos.rule_name(),
             engine: engine.to_string(),
@@ -371,20 +646,22 @@ impl<G: WebGame> Match<G> {
             human_to_move: outcome.is_none() && stm == self.human,
             in_check: pos.in_check(),
             legal_moves,
-            last_move: moves.last().cloned(),
+            last_move: at.len().checked_sub(1).map(|i| moves[i].clone()),
             last_move_cells: last
-                .map(|m| {
-                    pos.last_move_cells(m)
-                        .into_iter()
-                        .map(|(r, c)| [r, c])
-                        .collect()
-                })
+                .map(|m| pos.last_move_cells(m).into_iter().map(cell_json).collect())
                 .unwrap_or_default(),
             moves,
             simulations,
             outcome,
-            analysis: self.analysis.clone(),
-        }
+            analysis,
+            values: self
+                .analyses
+                .iter()
+                .map(|a| a.as_ref().map(|a| a.value))
+                .collect(),
+            forbidden,
+            live: None,
+        })
     }
 
     /// The game as a PGN-like text record: tags, numbered moves, result.
@@ -407,7 +684,7 @@ impl<G: WebGame> Match<G> {
             };
             tag(&capitalise(G::colour(side)), who);
         }
-        let outcome = self.outcome();
+        let outcome = self.outcome_of(&self.history);
         tag("Result", outcome.as_ref().map_or("*", |o| o.result));
         if let Some(o) = &outcome {
             tag("Termination", &o.text);
@@ -446,24 +723,56 @@ macro_rules! with_match {
 }
 
 impl AnyMatch {
-    pub fn human_move(&mut self, text: &str) -> Result<(), ApiError> {
-        with_match!(self, m => m.human_move(text))
+    pub fn play_opening(&mut self, moves: &[String]) -> Result<(), ApiError> {
+        with_match!(self, m => m.play_opening(moves))
     }
 
-    pub fn check_search(&self, play: bool) -> Result<(), ApiError> {
-        with_match!(self, m => m.check_search(play))
+    pub fn human_move(&mut self, text: &str, ply: Option<usize>) -> Result<(), ApiError> {
+        with_match!(self, m => m.human_move(text, ply))
     }
 
-    pub fn think(&mut self, config: &SearchConfig, play: bool) -> Result<(), ApiError> {
-        with_match!(self, m => m.think(config, play))
+    pub fn check_search(&self, play: bool, ply: Option<usize>) -> Result<(), ApiError> {
+        with_match!(self, m => m.check_search(play, ply))
+    }
+
+    pub fn think(
+        &mut self,
+        config: &SearchConfig,
+        play: bool,
+        ply: Option<usize>,
+    ) -> Result<(), ApiError> {
+        with_match!(self, m => m.think(config, play, ply))
+    }
+
+    /// A continuous analysis of the position after `ply` moves (the end for `None`).
+    pub fn analyser(
+        &self,
+        config: &SearchConfig,
+        ply: Option<usize>,
+    ) -> Result<Box<dyn Analyser>, ApiError> {
+        with_match!(self, m => Ok(Box::new(m.analyser(config, ply)?) as Box<dyn Analyser>))
+    }
+
+    pub fn store(&mut self, analysis: AnalysisJson) {
+        with_match!(self, m => m.store(analysis))
     }
 
     pub fn undo(&mut self) -> Result<(), ApiError> {
         with_match!(self, m => m.undo())
     }
 
-    pub fn state(&self, session: &str, engine: &str, simulations: u32) -> StateJson {
-        with_match!(self, m => m.state(session, engine, simulations))
+    pub fn len(&self) -> usize {
+        with_match!(self, m => m.history.len())
+    }
+
+    pub fn state(
+        &self,
+        session: &str,
+        engine: &str,
+        simulations: u32,
+        ply: Option<usize>,
+    ) -> Result<StateJson, ApiError> {
+        with_match!(self, m => m.state(session, engine, simulations, ply))
     }
 
     pub fn record(&self, engine: &str, simulations: u32) -> String {

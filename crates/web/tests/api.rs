@@ -559,6 +559,7 @@ async fn expired_and_evicted_sessions_are_gone() {
         max_sessions: 2,
         idle_expiry: Duration::from_secs(3600),
         max_concurrent_searches: 1,
+        ..Limits::default()
     };
     let app = router_with(Engines::uniform(), limits);
     let new = json!({"game": "connect4", "human_side": "first", "simulations": 5});
@@ -676,4 +677,590 @@ async fn gomoku_engine_field_describes_the_evaluator_of_that_board() {
         .await;
         assert_eq!(s["engine"], want, "{size} {rule}");
     }
+}
+
+// ---- Analysis board: earlier positions, continuous analysis, set-up positions, endings ----
+
+fn moves_of(state: &Value) -> Vec<String> {
+    state["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect()
+}
+
+fn stones(state: &Value) -> usize {
+    state["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r.as_array().unwrap().iter())
+        .filter(|c| !c.as_str().unwrap().is_empty())
+        .count()
+}
+
+/// A Connect Four game where the human (first) and the engine played two moves each.
+async fn connect4_four_plies(app: &Router) -> (String, Value) {
+    let s = ok(
+        app,
+        "/api/new",
+        json!({"game": "connect4", "human_side": "first", "simulations": 8}),
+    )
+    .await;
+    let id = sid(&s);
+    ok(app, "/api/move", json!({"session": id, "move": "4"})).await;
+    ok(app, "/api/engine", json!({"session": id})).await;
+    ok(app, "/api/move", json!({"session": id, "move": "1"})).await;
+    let s = ok(app, "/api/engine", json!({"session": id})).await;
+    assert_eq!(s["moves"].as_array().unwrap().len(), 4);
+    (id, s)
+}
+
+#[tokio::test]
+async fn state_at_an_earlier_ply_shows_that_position_and_a_bad_ply_is_400() {
+    let app = app();
+    let (id, end) = connect4_four_plies(&app).await;
+    let all = moves_of(&end);
+    assert_eq!(end["ply"], 4);
+    assert_eq!(end["values"].as_array().unwrap().len(), 5);
+    for ply in 0..=4usize {
+        let s = get(&app, &format!("/api/state?session={id}&ply={ply}")).await;
+        assert_eq!(s.status, StatusCode::OK, "{}", s.text);
+        let s = s.json();
+        assert_eq!(s["ply"], ply);
+        assert_eq!(stones(&s), ply, "ply {ply}");
+        assert_eq!(moves_of(&s), all, "the whole game is listed at every ply");
+        let last = if ply == 0 {
+            Value::Null
+        } else {
+            json!(all[ply - 1])
+        };
+        assert_eq!(s["last_move"], last);
+        assert_eq!(s["human_to_move"], ply % 2 == 0, "ply {ply}");
+        assert_eq!(
+            s["side_to_move"],
+            if ply % 2 == 0 { "first" } else { "second" }
+        );
+        // The engine searched plies 1 and 3 before moving: their analyses are kept.
+        if ply % 2 == 1 {
+            assert_eq!(s["analysis"]["ply"], ply);
+            assert_eq!(s["analysis"]["played"], json!(all[ply]));
+        } else {
+            assert_eq!(s["analysis"], Value::Null, "ply {ply}");
+        }
+    }
+    for (i, v) in end["values"].as_array().unwrap().iter().enumerate() {
+        assert_eq!(v.is_null(), i % 2 == 0, "values[{i}] = {v}");
+    }
+    let r = get(&app, &format!("/api/state?session={id}&ply=5")).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    let err = r.json()["error"].as_str().unwrap().to_string();
+    assert!(err.contains("ply 5") && err.contains("4 moves"), "{err}");
+    for bad in ["-1", "x", "1.5"] {
+        let r = get(&app, &format!("/api/state?session={id}&ply={bad}")).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{bad}");
+        assert!(r.json()["error"].is_string());
+    }
+    let r = get(&app, "/api/state?session=nope&ply=0").await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_move_at_an_earlier_ply_drops_the_later_moves() {
+    let app = app();
+    let (id, end) = connect4_four_plies(&app).await;
+    let all = moves_of(&end);
+    // Bad input changes nothing: the engine's turn at ply 1, a ply past the end, an illegal move.
+    for (body, want) in [
+        (
+            json!({"session": id, "move": "2", "ply": 1}),
+            "not your turn at ply 1",
+        ),
+        (json!({"session": id, "move": "2", "ply": 9}), "ply 9"),
+        (json!({"session": id, "move": "8", "ply": 2}), "8"),
+    ] {
+        let r = post(&app, "/api/move", body.clone()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.text);
+        let err = r.json()["error"].as_str().unwrap().to_string();
+        assert!(err.contains(want), "{body}: {err}");
+    }
+    let r = post(
+        &app,
+        "/api/move",
+        json!({"session": "nope", "move": "2", "ply": 0}),
+    )
+    .await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert_eq!(
+        get(&app, &format!("/api/state?session={id}")).await.json(),
+        end
+    );
+    // A move at ply 2: plies 2 and 3 are dropped, the engine is to move.
+    let s = ok(
+        &app,
+        "/api/move",
+        json!({"session": id, "move": "7", "ply": 2}),
+    )
+    .await;
+    let mut want = all[..2].to_vec();
+    want.push("7".into());
+    assert_eq!(moves_of(&s), want);
+    assert_eq!(s["ply"], 3);
+    assert_eq!(s["human_to_move"], false);
+    let values = s["values"].as_array().unwrap();
+    assert_eq!(values.len(), 4);
+    assert!(!values[1].is_null(), "ply 1's analysis is kept");
+    assert!(values[2].is_null() && values[3].is_null());
+    // A move at the end with ply = moves.len() is a plain move.
+    let s = ok(&app, "/api/engine", json!({"session": id})).await;
+    let n = s["moves"].as_array().unwrap().len();
+    let s = ok(
+        &app,
+        "/api/move",
+        json!({"session": id, "move": "7", "ply": n}),
+    )
+    .await;
+    assert_eq!(s["moves"].as_array().unwrap().len(), n + 1);
+}
+
+#[tokio::test]
+async fn analysis_of_an_earlier_ply_is_kept_for_that_position_only() {
+    let app = app();
+    let (id, end) = connect4_four_plies(&app).await;
+    let s = ok(&app, "/api/analysis", json!({"session": id, "ply": 0})).await;
+    assert_eq!(s["ply"], 0, "the answer shows the analysed position");
+    assert_eq!(s["analysis"]["ply"], 0);
+    assert_eq!(s["analysis"]["side"], "first");
+    assert_eq!(moves_of(&s), moves_of(&end), "no move is undone");
+    let now = get(&app, &format!("/api/state?session={id}")).await.json();
+    assert!(!now["values"][0].is_null());
+    // At the end, the latest search (of ply 0) is not shown over the current position.
+    assert_eq!(now["analysis"], Value::Null);
+    assert_eq!(now["ply"], 4);
+    // Top moves carry their own lines, drawn cell by cell.
+    for t in s["analysis"]["top_moves"].as_array().unwrap() {
+        let pv = t["pv"].as_array().unwrap();
+        assert_eq!(pv[0], t["move"]);
+        assert_eq!(pv.len(), t["pv_cells"].as_array().unwrap().len());
+        let col: usize = t["move"].as_str().unwrap().parse().unwrap();
+        assert_eq!(t["pv_cells"][0]["to"][1], col - 1);
+    }
+    for (body, status) in [
+        (json!({"session": id, "ply": 5}), StatusCode::BAD_REQUEST),
+        (json!({"session": id, "ply": -1}), StatusCode::BAD_REQUEST),
+        (json!({"session": "nope", "ply": 0}), StatusCode::NOT_FOUND),
+        (
+            json!({"session": id, "ply": 0, "extra": 1}),
+            StatusCode::BAD_REQUEST,
+        ),
+    ] {
+        let r = post(&app, "/api/analysis", body.clone()).await;
+        assert_eq!(r.status, status, "{body}: {}", r.text);
+        assert!(r.json()["error"].is_string());
+    }
+}
+
+/// The uniform evaluator, 2 ms a batch: a continuous analysis stays far from its limits
+/// while a test talks to it (the bare one reaches 200,000 simulations in a fraction of a second).
+struct SlowUniform;
+
+impl alphazero_mcts::Evaluator<alphazero_connect4::Connect4> for SlowUniform {
+    fn evaluate(
+        &self,
+        batch: &[alphazero_mcts::EvalRequest<'_, alphazero_connect4::Connect4>],
+        policy_logits: &mut [f32],
+        values: &mut [f32],
+    ) -> Result<(), alphazero_mcts::EvalError> {
+        std::thread::sleep(Duration::from_millis(2));
+        alphazero_mcts::UniformEvaluator.evaluate(batch, policy_logits, values)
+    }
+}
+
+fn slow_engines() -> Engines {
+    let mut e = Engines::uniform();
+    e.connect4 = std::sync::Arc::new(|| {
+        std::sync::Arc::new(SlowUniform)
+            as std::sync::Arc<dyn alphazero_mcts::Evaluator<alphazero_connect4::Connect4>>
+    });
+    e
+}
+
+/// Polls the state until `done` holds (a deadline only against a hang: no timing is checked).
+async fn wait_state(app: &Router, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        let s = get(app, &format!("/api/state?session={id}")).await.json();
+        if done(&s) {
+            return s;
+        }
+        assert!(std::time::Instant::now() < deadline, "gave up waiting: {s}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn live_sims(s: &Value) -> u64 {
+    s["live"]["simulations"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn continuous_analysis_grows_reports_and_stops_on_request() {
+    let app = router(slow_engines());
+    let (id, _) = connect4_four_plies(&app).await;
+    let r = post(&app, "/api/analysis/stop", json!({"session": id})).await;
+    assert_eq!(
+        r.status,
+        StatusCode::OK,
+        "stop without an analysis is harmless"
+    );
+    assert_eq!(r.json()["live"], Value::Null);
+    let s = ok(
+        &app,
+        "/api/analysis/start",
+        json!({"session": id, "ply": 2}),
+    )
+    .await;
+    assert_eq!(s["live"]["running"], true);
+    assert_eq!(s["live"]["ply"], 2);
+    assert_eq!(s["ply"], 2);
+    let first = wait_state(&app, &id, |s| live_sims(s) > 0).await;
+    let grown = wait_state(&app, &id, |s| live_sims(s) > live_sims(&first)).await;
+    assert_eq!(grown["values"].as_array().unwrap().len(), 5);
+    assert!(!grown["values"][2].is_null());
+    let at2 = get(&app, &format!("/api/state?session={id}&ply=2"))
+        .await
+        .json();
+    assert_eq!(at2["analysis"]["ply"], 2);
+    assert!(at2["analysis"]["simulations"].as_u64().unwrap() >= live_sims(&first));
+    // One analysis per session: a second one, and a one-position analysis, wait (409).
+    for (path, body) in [
+        ("/api/analysis/start", json!({"session": id})),
+        ("/api/analysis", json!({"session": id})),
+    ] {
+        let r = post(&app, path, body).await;
+        assert_eq!(r.status, StatusCode::CONFLICT, "{path}: {}", r.text);
+        assert!(r.json()["error"]
+            .as_str()
+            .unwrap()
+            .contains("already running"));
+    }
+    let s = ok(&app, "/api/analysis/stop", json!({"session": id})).await;
+    assert_eq!(s["live"]["running"], false);
+    assert_eq!(s["live"]["stopped"], "stopped");
+    assert_eq!(s["ply"], 2);
+    let stopped_at = live_sims(&s);
+    // Nothing changes after the stop (a step in flight is discarded).
+    for _ in 0..3 {
+        let again = get(&app, &format!("/api/state?session={id}")).await.json();
+        assert_eq!(live_sims(&again), stopped_at);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A new one may start at once.
+    let s = ok(&app, "/api/analysis/start", json!({"session": id})).await;
+    assert_eq!(s["live"]["ply"], 4);
+    assert_eq!(s["live"]["simulations"], 0);
+    ok(&app, "/api/analysis/stop", json!({"session": id})).await;
+}
+
+#[tokio::test]
+async fn continuous_analysis_stops_at_its_simulation_limit() {
+    let app = app();
+    let (id, _) = connect4_four_plies(&app).await;
+    ok(
+        &app,
+        "/api/analysis/start",
+        json!({"session": id, "max_simulations": 300, "max_seconds": 60}),
+    )
+    .await;
+    let s = wait_state(&app, &id, |s| s["live"]["running"] == false).await;
+    assert_eq!(s["live"]["stopped"], "simulation limit");
+    assert_eq!(s["live"]["simulations"], 300);
+    assert_eq!(s["live"]["max_simulations"], 300);
+    assert_eq!(s["live"]["max_seconds"], 60);
+    assert_eq!(s["analysis"]["simulations"], 300);
+    assert_eq!(s["analysis"]["ply"], 4);
+}
+
+#[tokio::test]
+async fn a_move_stops_the_continuous_analysis() {
+    let app = router(slow_engines());
+    let (id, _) = connect4_four_plies(&app).await;
+    ok(&app, "/api/analysis/start", json!({"session": id})).await;
+    let s = ok(&app, "/api/move", json!({"session": id, "move": "4"})).await;
+    assert_eq!(s["live"]["running"], false);
+    assert_eq!(s["live"]["stopped"], "the game changed");
+    let s = ok(&app, "/api/analysis/start", json!({"session": id})).await;
+    assert_eq!(s["live"]["running"], true);
+    // The engine's move stops it too.
+    let s = ok(&app, "/api/engine", json!({"session": id})).await;
+    assert_eq!(s["live"]["stopped"], "the game changed");
+    assert_eq!(s["moves"].as_array().unwrap().len(), 6);
+    ok(&app, "/api/analysis/start", json!({"session": id})).await;
+    let s = ok(&app, "/api/undo", json!({"session": id})).await;
+    assert_eq!(s["live"]["stopped"], "the game changed");
+}
+
+#[tokio::test]
+async fn continuous_analysis_bad_input_is_refused_and_changes_nothing() {
+    let app = router_with(
+        Engines::uniform(),
+        Limits {
+            analysis_max_simulations: 1000,
+            analysis_max_time: Duration::from_secs(30),
+            ..Limits::default()
+        },
+    );
+    let (id, _) = connect4_four_plies(&app).await;
+    let before = get(&app, &format!("/api/state?session={id}")).await.json();
+    let cases = [
+        (json!({"session": "nope"}), StatusCode::NOT_FOUND, "nope"),
+        (
+            json!({"session": id, "ply": 5}),
+            StatusCode::BAD_REQUEST,
+            "ply 5",
+        ),
+        (
+            json!({"session": id, "max_simulations": 0}),
+            StatusCode::BAD_REQUEST,
+            "max_simulations",
+        ),
+        (
+            json!({"session": id, "max_simulations": 1001}),
+            StatusCode::BAD_REQUEST,
+            "1000",
+        ),
+        (
+            json!({"session": id, "max_seconds": 0}),
+            StatusCode::BAD_REQUEST,
+            "max_seconds",
+        ),
+        (
+            json!({"session": id, "max_seconds": 31}),
+            StatusCode::BAD_REQUEST,
+            "30",
+        ),
+        (
+            json!({"session": id, "depth": 3}),
+            StatusCode::BAD_REQUEST,
+            "depth",
+        ),
+        (json!({"ply": 0}), StatusCode::BAD_REQUEST, "session"),
+    ];
+    for (body, status, want) in cases {
+        let r = post(&app, "/api/analysis/start", body.clone()).await;
+        assert_eq!(r.status, status, "{body}: {}", r.text);
+        let err = r.json()["error"].as_str().unwrap().to_string();
+        assert!(err.contains(want), "{body}: {err}");
+    }
+    assert_eq!(
+        get(&app, &format!("/api/state?session={id}")).await.json(),
+        before
+    );
+    let r = post(&app, "/api/analysis/stop", json!({"session": "nope"})).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    let r = get(&app, "/api/analysis/start").await;
+    assert_eq!(r.status, StatusCode::METHOD_NOT_ALLOWED);
+    // A finished game has nothing to analyse at its end.
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "connect4", "human_side": "first", "simulations": 1,
+               "moves": ["4", "3", "4", "3", "4", "3", "4"]}),
+    )
+    .await;
+    assert!(!s["outcome"].is_null());
+    let r = post(&app, "/api/analysis/start", json!({"session": sid(&s)})).await;
+    assert_eq!(r.status, StatusCode::BAD_REQUEST);
+    assert!(r.json()["error"].as_str().unwrap().contains("over"));
+    // …but an earlier position of it has.
+    let s2 = ok(
+        &app,
+        "/api/analysis/start",
+        json!({"session": sid(&s), "ply": 6, "max_simulations": 50}),
+    )
+    .await;
+    assert_eq!(s2["live"]["ply"], 6);
+}
+
+#[tokio::test]
+async fn server_wide_cap_on_continuous_analyses_is_503() {
+    let app = router_with(
+        slow_engines(),
+        Limits {
+            max_live_analyses: 1,
+            ..Limits::default()
+        },
+    );
+    let (a, _) = connect4_four_plies(&app).await;
+    let (b, _) = connect4_four_plies(&app).await;
+    ok(&app, "/api/analysis/start", json!({"session": a})).await;
+    let r = post(&app, "/api/analysis/start", json!({"session": b})).await;
+    assert_eq!(r.status, StatusCode::SERVICE_UNAVAILABLE, "{}", r.text);
+    assert!(r.json()["error"].as_str().unwrap().contains("maximum of 1"));
+    let s = get(&app, &format!("/api/state?session={b}")).await.json();
+    assert_eq!(s["live"], Value::Null);
+    // Once the first stops, its slot is free again.
+    ok(&app, "/api/analysis/stop", json!({"session": a})).await;
+    let s = ok(&app, "/api/analysis/start", json!({"session": b})).await;
+    assert_eq!(s["live"]["running"], true);
+    ok(&app, "/api/analysis/stop", json!({"session": b})).await;
+}
+
+#[tokio::test]
+async fn new_game_from_moves_or_a_fen_and_bad_ones_are_400() {
+    let app = app();
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "gomoku", "size": 9, "human_side": "second", "simulations": 1,
+               "moves": ["e5", "3,3", "f6"]}),
+    )
+    .await;
+    assert_eq!(moves_of(&s), ["e5", "d4", "f6"]);
+    assert_eq!(s["human_to_move"], true);
+    assert_eq!(s["values"].as_array().unwrap().len(), 4);
+    for (body, want) in [
+        (
+            json!({"game": "gomoku", "size": 9, "human_side": "first", "simulations": 1,
+                "moves": ["e5", "e5"]}),
+            "moves[1]",
+        ),
+        (
+            json!({"game": "connect4", "human_side": "first", "simulations": 1,
+                "moves": ["4", "9"]}),
+            "moves[1]",
+        ),
+        (
+            json!({"game": "connect4", "human_side": "first", "simulations": 1,
+                "moves": ["4", "3", "4", "3", "4", "3", "4", "5"]}),
+            "moves[7]",
+        ),
+        (
+            json!({"game": "connect4", "human_side": "first", "simulations": 1,
+                "moves": "4"}),
+            "moves",
+        ),
+        (
+            json!({"game": "gomoku", "human_side": "first", "simulations": 1,
+                "fen": "4k4/9/9/9/9/9/9/9/9/4K4 w"}),
+            "xiangqi only",
+        ),
+        (
+            json!({"game": "xiangqi", "human_side": "first", "simulations": 1,
+                "fen": "4k4/9/9 w"}),
+            "fen",
+        ),
+    ] {
+        let r = post(&app, "/api/new", body.clone()).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{body}: {}", r.text);
+        let err = r.json()["error"].as_str().unwrap().to_string();
+        assert!(err.contains(want), "{body}: {err}");
+    }
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "xiangqi", "human_side": "second", "simulations": 1,
+               "fen": "4k4/R8/9/9/9/9/9/9/9/1R1K5 b - - 0 1", "moves": ["e9f9"]}),
+    )
+    .await;
+    assert_eq!(s["board"][0][5], "k");
+    assert_eq!(s["human_to_move"], false);
+}
+
+#[tokio::test]
+async fn renju_forbidden_points_are_listed_and_playing_one_loses_with_its_kind() {
+    let app = app();
+    // Black f8 g8 (row) and h6 h7 (column): h8 makes two open threes.
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "gomoku", "size": 15, "rule": "renju", "human_side": "first",
+               "simulations": 1, "moves": ["f8", "a1", "g8", "a3", "h6", "a5", "h7", "a7"]}),
+    )
+    .await;
+    let id = sid(&s);
+    let forbidden = s["forbidden"].as_array().unwrap();
+    let h8 = forbidden
+        .iter()
+        .find(|f| f["move"] == "h8")
+        .unwrap_or_else(|| panic!("h8 not forbidden: {forbidden:?}"));
+    assert_eq!(h8["kind"], "double-three");
+    assert_eq!(h8["cell"], json!([7, 7]));
+    // Not listed while white is to move (an earlier ply), nor under freestyle.
+    let at1 = get(&app, &format!("/api/state?session={id}&ply=1"))
+        .await
+        .json();
+    assert!(at1["forbidden"].as_array().unwrap().is_empty());
+    let s = ok(&app, "/api/move", json!({"session": id, "move": "h8"})).await;
+    let o = &s["outcome"];
+    assert_eq!(o["result"], "0-1");
+    let reason = o["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("h8") && reason.contains("double-three"),
+        "{reason}"
+    );
+    assert_eq!(o["cells"], json!([[7, 7]]));
+    assert!(
+        s["forbidden"].as_array().unwrap().is_empty(),
+        "the game is over"
+    );
+}
+
+#[tokio::test]
+async fn the_winning_row_is_the_outcomes_cells() {
+    let app = app();
+    // Gomoku 9x9 freestyle: black a1..d1, e1 completes five.
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "gomoku", "size": 9, "human_side": "first", "simulations": 1,
+               "moves": ["a1", "i9", "b1", "i8", "c1", "i7", "d1", "h9"]}),
+    )
+    .await;
+    assert!(
+        s["forbidden"].as_array().unwrap().is_empty(),
+        "freestyle has no fouls"
+    );
+    let s = ok(&app, "/api/move", json!({"session": sid(&s), "move": "e1"})).await;
+    assert_eq!(s["outcome"]["reason"], "five in a row with e1");
+    assert_eq!(
+        s["outcome"]["cells"],
+        json!([[8, 0], [8, 1], [8, 2], [8, 3], [8, 4]])
+    );
+    // Connect Four: a column of four.
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "connect4", "human_side": "first", "simulations": 1,
+               "moves": ["4", "3", "4", "3", "4", "3"]}),
+    )
+    .await;
+    let s = ok(&app, "/api/move", json!({"session": sid(&s), "move": "4"})).await;
+    assert_eq!(s["outcome"]["result"], "1-0");
+    assert_eq!(
+        s["outcome"]["cells"],
+        json!([[2, 3], [3, 3], [4, 3], [5, 3]])
+    );
+    // Xiangqi: the mating move (origin, destination) and the mated general.
+    let s = ok(
+        &app,
+        "/api/new",
+        json!({"game": "xiangqi", "human_side": "first", "simulations": 1,
+               "fen": "4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1"}),
+    )
+    .await;
+    let s = ok(
+        &app,
+        "/api/move",
+        json!({"session": sid(&s), "move": "b0b9"}),
+    )
+    .await;
+    assert_eq!(s["outcome"]["reason"], "checkmate");
+    assert_eq!(s["outcome"]["cells"], json!([[9, 1], [0, 1], [0, 4]]));
+    // Viewed at an earlier ply, the game is not over.
+    let at0 = get(&app, &format!("/api/state?session={}&ply=0", sid(&s)))
+        .await
+        .json();
+    assert_eq!(at0["outcome"], Value::Null);
+    assert_eq!(at0["human_to_move"], true);
 }

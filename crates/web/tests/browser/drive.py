@@ -4,8 +4,13 @@
 Usage: drive.py BASE_URL CHROMEDRIVER_URL ARTIFACT_DIR
 
 Plays a Connect Four, a Gomoku and a Xiangqi game on the alphazero-rs page by clicking board
-cells, waits for the engine's answer and its heatmap, asserts on the DOM, and saves
-screenshots into ARTIFACT_DIR (always; plus failure.png and failure.html on failure).
+cells, waits for the engine's answer and its heatmap, and exercises the analysis board: the
+value graph (click), stepping with buttons and arrow keys, a continuous analysis of an earlier
+position (progress, stop), a top move's line drawn on hover (numbered stones, Xiangqi arrows),
+a move from an earlier position, renju forbidden points and a foul, the winning five and the
+mating move highlighted with the reason in words, readable Xiangqi heat, and the New-game form
+after a reload. Asserts on the DOM and saves screenshots into ARTIFACT_DIR (always; plus
+failure.png and failure.html on failure). No check depends on which move the engine picks.
 Exit status 0 when every check passed.
 """
 
@@ -62,6 +67,7 @@ class WebDriver:
             }
         }
         self.sid = None
+        self.base = None
         self.sid = self._call("POST", "/session", caps)["sessionId"]
 
     def _call(self, method, path, body=None):
@@ -89,6 +95,22 @@ class WebDriver:
 
     def click(self, css):
         self._call("POST", f"/element/{self.find(css)}/click", {})
+
+    def hover(self, css):
+        """Moves the mouse onto the centre of the element."""
+        el = self.find(css)
+        self._call("POST", "/actions", {"actions": [{
+            "type": "pointer", "id": "mouse", "parameters": {"pointerType": "mouse"},
+            "actions": [{"type": "pointerMove", "duration": 0, "origin": {ELEMENT_KEY: el}, "x": 0, "y": 0}],
+        }]})
+
+    def key(self, name):
+        """Presses and releases one key (ArrowLeft, ArrowRight, Home, End)."""
+        code = {"ArrowLeft": "\ue012", "ArrowRight": "\ue014", "Home": "\ue011", "End": "\ue010"}[name]
+        self._call("POST", "/actions", {"actions": [{
+            "type": "key", "id": "keyboard",
+            "actions": [{"type": "keyDown", "value": code}, {"type": "keyUp", "value": code}],
+        }]})
 
     def screenshot(self, path):
         png = base64.b64decode(self._call("GET", "/screenshot"))
@@ -156,7 +178,7 @@ def set_sims(d, n):
     )
 
 
-def new_game(d, game, side, sims, **opts):
+def new_game(d, game, side, sims, start="", **opts):
     set_select(d, "#game", game)
     if game == "gomoku":
         check(d.js("return !document.getElementById('gomoku-options').hidden;"), "gomoku options shown")
@@ -164,6 +186,7 @@ def new_game(d, game, side, sims, **opts):
         set_select(d, "#rule", opts["rule"])
     set_select(d, "#side", side)
     set_sims(d, sims)
+    d.js("document.getElementById('start').value = arguments[0];", start)
     d.click("#new")
     wait_for(
         d,
@@ -176,6 +199,115 @@ def new_game(d, game, side, sims, **opts):
 
 def content(d, css):
     return d.js("const e = document.querySelector(arguments[0]); return e ? e.dataset.content : null;", css)
+
+
+def ply(d):
+    return int(d.js("return Number(document.getElementById('board').dataset.ply);"))
+
+
+def wait_ply(d, n, what):
+    wait_for(
+        d,
+        "return document.body.dataset.busy === 'false' && "
+        "Number(document.getElementById('board').dataset.ply) === arguments[0];",
+        what,
+        n,
+    )
+
+
+def stones_on_board(d):
+    return d.js("return [...document.querySelectorAll('#board .cell')].filter(c => c.dataset.content).length;")
+
+
+def text(d, css):
+    return d.js("return document.querySelector(arguments[0]).textContent;", css)
+
+
+def analysis_board(d, art):
+    """Connect Four after four plies: graph, stepping, continuous analysis, PV on hover, branching."""
+    print("analysis board (connect4):", flush=True)
+    n = moves(d)
+    check(n == 4, "four plies to step through")
+    before = d.js("return [...document.querySelectorAll('#moves .mv')].map(m => m.textContent);")
+    points = int(d.js("return Number(document.getElementById('graph').dataset.points);"))
+    check(points >= 2, f"value graph has a point per searched position ({points})")
+    # The graph: a click on the point of ply 1 (the engine's first search) goes there.
+    d.click("#graph circle[data-ply='1']")
+    wait_ply(d, 1, "the graph click to reach ply 1")
+    check(stones_on_board(d) == 1, "ply 1 shows one stone")
+    check(moves(d) == 4, "viewing an earlier position keeps the whole game")
+    check(d.js("return document.querySelector('#moves .mv.current').dataset.ply;") == "1", "move list marks ply 1")
+    check(d.js("return document.querySelector('#graph circle.current') !== null;"), "graph marks the viewed ply")
+    # Arrow keys and buttons.
+    d.screenshot(os.path.join(art, "connect4-ply1.png"))
+    d.key("ArrowRight")
+    wait_ply(d, 2, "ArrowRight to ply 2")
+    check(stones_on_board(d) == 2, "ply 2 shows two stones")
+    d.key("ArrowLeft")
+    wait_ply(d, 1, "ArrowLeft to ply 1")
+    d.key("End")
+    wait_ply(d, 4, "End to the last ply")
+    d.key("Home")
+    wait_ply(d, 0, "Home to the start")
+    check(stones_on_board(d) == 0, "ply 0 is the empty board")
+    check(d.js("return document.getElementById('nav-prev').disabled;"), "back is disabled at the start")
+    d.click("#nav-last")
+    wait_ply(d, 4, "the end button")
+    d.click("#nav-prev")
+    wait_ply(d, 3, "the back button")
+    d.click("#nav-prev")
+    wait_ply(d, 2, "the back button again")
+    check("Move 2 of 4" in text(d, "#status"), "status says which move is on screen")
+    # Continuous analysis of ply 2: it keeps growing until stopped (or its limit: the
+    # evaluator without a network reaches 200,000 simulations in a fraction of a second).
+    d.click("#analyse")
+    wait_for(d, "return !document.getElementById('live').hidden;", "the continuous analysis to start")
+    sims = "return Number(document.getElementById('analysis').dataset.simulations) || 0;"
+    first = wait_for(d, sims, "a first analysis step")
+    if d.js("return document.getElementById('live').dataset.running === 'true';"):
+        wait_for(d, "return Number(document.getElementById('analysis').dataset.simulations) > arguments[0] || "
+                 "document.getElementById('live').dataset.running === 'false';", "the analysis to grow", first)
+        check(d.js(sims) > first, f"the page showed the analysis growing ({first} -> {d.js(sims)} simulations)")
+    else:
+        print(f"  (the analysis ended before the first poll: {text(d, '#live')})")
+    check(d.js("return document.getElementById('analysis').dataset.ply;") == "2", "the analysis is of ply 2")
+    check(ply(d) == 2 and moves(d) == 4, "analysing undid nothing")
+    check(heat_cells(d) >= 2, "heatmap of the analysed position")
+    # A top move's line on hover: numbered stones, the side to move (red) first.
+    row = "#top-moves tbody tr:first-child"
+    line = d.js("return document.querySelector(arguments[0]).title.replace('line: ', '').split(' ');", row)
+    d.hover(row)
+    wait_for(d, "return document.querySelectorAll('#board .pv-stone').length > 0;", "the PV stones on hover")
+    steps = d.js("return [...document.querySelectorAll('#board .pv-stone')].map(s => [Number(s.dataset.step), s.className]);")
+    check(sorted(n for n, _ in steps) == list(range(1, len(steps) + 1)), f"the line is numbered 1, 2, … ({steps})")
+    check(len(steps) >= min(len(line), 2) and len(steps) <= 20, f"a numbered stone per move of the line ({line})")
+    check(all(("red" if n % 2 else "yellow") in c for n, c in steps), "red (to move) and yellow alternate")
+    d.screenshot(os.path.join(art, "connect4-analysis.png"))
+    d.hover("#status")
+    wait_for(d, "return document.querySelectorAll('#board .pv-stone').length === 0;", "the PV to go on mouse-out")
+    if d.js("return document.getElementById('live').dataset.running === 'true';"):
+        check(not d.js("return document.getElementById('stop').disabled;"), "stop button enabled while analysing")
+        d.click("#stop")
+        wait_for(d, "return document.getElementById('live').dataset.running === 'false';", "the analysis to stop")
+        check("stopped" in text(d, "#live"), "the page says the analysis stopped")
+        stopped = d.js(sims)
+        time.sleep(1.0)
+        d.click("#nav-next")
+        wait_ply(d, 3, "a step forward after the stop")
+        d.click("#nav-prev")
+        wait_ply(d, 2, "and back")
+        check(d.js(sims) == stopped, f"no simulation after the stop ({stopped} -> {d.js(sims)})")
+    else:
+        check("simulation limit" in text(d, "#live"), "the analysis ended at its simulation limit")
+        print("  (the analysis reached its limit before the stop button: stop not exercised here)")
+    check(points < int(d.js("return Number(document.getElementById('graph').dataset.points);")),
+          "the analysed position joined the value graph")
+    # A move from ply 2 drops plies 3 and 4; the engine answers at the new end.
+    d.click("#cell-0-6")
+    wait_moves(d, 4, "the engine's answer to a move from ply 2")
+    after = d.js("return [...document.querySelectorAll('#moves .mv')].map(m => m.textContent);")
+    check(after[:2] == before[:2] and after[2] == "7", f"the game branched at ply 2 ({before} -> {after})")
+    check(ply(d) == 4, "the view follows the end again")
 
 
 def connect4(d, art):
@@ -200,6 +332,7 @@ def connect4(d, art):
     )
     check(reds == 1, "second human stone in column 1")
     d.screenshot(os.path.join(art, "connect4.png"))
+    analysis_board(d, art)
     d.click("#undo")
     wait_moves(d, 2, "undo back to the human's previous turn")
     check(d.js("return document.getElementById('error').hidden;"), "no error shown")
@@ -234,6 +367,40 @@ def gomoku(d, art):
     check(heat_cells(d) >= 2, "heatmap spread over several points")
     d.screenshot(os.path.join(art, "gomoku.png"))
 
+    # A five: black a1..d1 set up, the human completes it.
+    new_game(d, "gomoku", "first", 20, start="a1 i9 b1 i8 c1 i7 d1 h9", size=9, rule="freestyle")
+    wait_moves(d, 8, "the set-up position")
+    d.click("[data-name='e1']")
+    wait_for(d, "return document.getElementById('status').dataset.outcome === '1-0';", "the five to end the game")
+    wins = d.js("return [...document.querySelectorAll('#board .cell.win')].map(c => c.dataset.name).sort();")
+    check(wins == ["a1", "b1", "c1", "d1", "e1"], f"the five is highlighted ({wins})")
+    check("five in a row with e1" in text(d, "#reason"), "the reason in words")
+    d.screenshot(os.path.join(art, "gomoku-five.png"))
+
+    # Renju: h8 is a double-three for black; playing it loses.
+    new_game(d, "gomoku", "first", 20, start="f8 a1 g8 a3 h6 a5 h7 a7", size=15, rule="renju")
+    wait_moves(d, 8, "the renju set-up")
+    check(d.js("return document.querySelector(\"[data-name='h8']\").classList.contains('forbidden');"),
+          "h8 marked forbidden")
+    check("double-three" in d.js("return document.querySelector(\"[data-name='h8']\").title;"), "its kind named")
+    check(d.js("return document.querySelectorAll('#board .foul').length;") >= 1, "a foul mark is drawn")
+    d.screenshot(os.path.join(art, "renju-forbidden.png"))
+    d.click("[data-name='h8']")
+    wait_for(d, "return document.getElementById('status').dataset.outcome === '0-1';", "the foul to lose")
+    reason = text(d, "#reason")
+    check("double-three" in reason and "h8" in reason, f"the foul and its kind in words ({reason})")
+    check(d.js("return document.querySelector(\"[data-name='h8']\").classList.contains('win');"),
+          "the forbidden move is highlighted")
+    d.screenshot(os.path.join(art, "renju-foul.png"))
+
+    # After a reload the New-game form shows this game's settings, not the defaults.
+    set_select(d, "#game", "connect4")
+    d.get(d.base + "/")
+    wait_for(d, "return document.getElementById('board').dataset.game === 'gomoku';", "the game after a reload")
+    form = d.js("return ['game', 'size', 'rule', 'side', 'sims'].map(i => document.getElementById(i).value);")
+    check(form == ["gomoku", "15", "renju", "first", "20"], f"the form shows the game on screen ({form})")
+    check(text(d, "#sims-out") == "20", "the simulations label too")
+
 
 def xiangqi(d, art):
     print("xiangqi:", flush=True)
@@ -247,7 +414,29 @@ def xiangqi(d, art):
     check(heat_cells(d) >= 2, "destination heatmap shown")
     d.click("#heat-options input[value='from']")
     check(heat_cells(d) >= 1, "origin heatmap shown")
+    rings = d.js("return [...document.querySelectorAll('#board .cell.occupied .heat')].filter(h => h.style.boxShadow).length;")
+    check(rings >= 1, f"heat on pieces drawn as rings around them ({rings})")
+    want = d.js("return hanziRenders() ? 'hanzi' : 'letters';")
+    check(d.js("return document.getElementById('piece-style').value;") == want,
+          f"piece style {want} (letters when no font has the characters)")
     d.screenshot(os.path.join(art, "xiangqi.png"))
+    # The engine's line as numbered arrows.
+    d.hover("#top-moves tbody tr:first-child")
+    wait_for(d, "return document.querySelectorAll('#board svg.pv-arrows g.pv-arrow').length > 0;", "PV arrows on hover")
+    check(d.js("return document.querySelector('#board svg.pv-arrows g.pv-arrow').dataset.step;") == "1",
+          "arrows are numbered from 1")
+    d.screenshot(os.path.join(art, "xiangqi-pv.png"))
+    d.hover("#status")
+
+    # A mate in one from a FEN: the mating move and the mated general are highlighted.
+    new_game(d, "xiangqi", "first", 20, start="4k4/R8/9/9/9/9/9/9/9/1R1K5 w - - 0 1")
+    d.click("[data-name='b0']")
+    d.click("[data-name='b9']")
+    wait_for(d, "return document.getElementById('status').dataset.outcome === '1-0';", "the mate to end the game")
+    wins = d.js("return [...document.querySelectorAll('#board .cell.win')].map(c => c.dataset.name).sort();")
+    check(wins == ["b0", "b9", "e9"], f"mating move and mated general highlighted ({wins})")
+    check("checkmate" in text(d, "#reason"), "the reason in words")
+    d.screenshot(os.path.join(art, "xiangqi-mate.png"))
 
 
 def main():
@@ -258,6 +447,8 @@ def main():
     os.makedirs(art, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="alphazero-web-chromium-")
     d = WebDriver(driver_url, profile)
+    d.base = base
+    started = time.monotonic()
     try:
         d.get(base + "/")
         check(d.js("return document.title;").startswith("alphazero-rs"), "page title")
@@ -265,7 +456,7 @@ def main():
         connect4(d, art)
         gomoku(d, art)
         xiangqi(d, art)
-        print(f"{passed} passed, 0 failed", flush=True)
+        print(f"{passed} passed, 0 failed in {time.monotonic() - started:.0f} s", flush=True)
         return 0
     except Exception as e:  # noqa: BLE001 - report any failure with a screenshot
         print(f"FAILED: {e}", flush=True)
