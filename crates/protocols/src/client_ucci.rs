@@ -20,8 +20,9 @@ pub struct UcciClientConfig {
     /// Handshake: `ucci` (ElephantEye) or `uci` (Pikafish, Fairy-Stockfish).
     pub dialect: Dialect,
     /// Move notation of the engine: [`Notation::Iccs`] (ranks 0–9, Pikafish, ElephantEye) or
-    /// [`Notation::FairyRanks`] (ranks 1–10, Fairy-Stockfish).
-    pub notation: Notation,
+    /// [`Notation::FairyRanks`] (ranks 1–10, Fairy-Stockfish); `None` (the default): decided
+    /// at the handshake, see [`UcciClient`].
+    pub notation: Option<Notation>,
     /// Options sent after the handshake as `(name, value)`; e.g. `("UCI_Variant",
     /// "xiangqi")` for Fairy-Stockfish, `("Threads", "1")`.
     pub options: Vec<(String, String)>,
@@ -36,7 +37,8 @@ pub struct UcciClientConfig {
 }
 
 impl UcciClientConfig {
-    /// A config for `command` speaking `dialect` with ICCS moves and the defaults above.
+    /// A config for `command` speaking `dialect`, its notation decided at the handshake, and
+    /// the defaults above.
     pub fn new(command: Vec<String>, dialect: Dialect) -> Self {
         let name = command
             .first()
@@ -46,7 +48,7 @@ impl UcciClientConfig {
             command,
             name,
             dialect,
-            notation: Notation::Iccs,
+            notation: None,
             options: Vec::new(),
             default_move_time: Duration::from_secs(1),
             timeout_margin: Duration::from_secs(1),
@@ -59,7 +61,13 @@ impl UcciClientConfig {
 /// An external UCCI/UCI Xiangqi engine behind [`Player<Xiangqi>`].
 ///
 /// Started on first use (and after any failure): `ucci`→`ucciok` (then `setoption
-/// usemillisec true`) or `uci`→`uciok`, the configured options, `isready`→`readyok`. Each
+/// usemillisec true`) or `uci`→`uciok`, the configured options, `isready`→`readyok`.
+///
+/// Notation, unless [`UcciClientConfig::notation`] says: UCCI engines get ICCS (ranks 0–9);
+/// a UCI engine that declares a `UCI_Variant` option offering `xiangqi` (Fairy-Stockfish,
+/// this project's engine) gets ranks 1–10 and `setoption name UCI_Variant value xiangqi`
+/// (unless the options set `UCI_Variant`), other UCI engines (Pikafish) ICCS; an option
+/// `UCI_RankBase` 0 or 1 among the configured ones decides instead. Each
 /// move sends `position fen <start FEN> moves …` and one `go`: UCI `go [depth D] [nodes N]
 /// [movetime T]`; UCCI allows one mode, so `go depth D`, else `go nodes N`, else `go time T
 /// movestogo 1`. `info` lines are read for the last score and PV; `bestmove M` ends the
@@ -69,12 +77,15 @@ impl UcciClientConfig {
 pub struct UcciClient {
     config: UcciClientConfig,
     process: Option<EngineProcess>,
+    /// The notation of the running process (decided at its handshake).
+    notation: Notation,
 }
 
 impl UcciClient {
     /// A client; the process starts on first use.
     pub fn new(config: UcciClientConfig) -> Self {
         UcciClient {
+            notation: config.notation.unwrap_or_default(),
             config,
             process: None,
         }
@@ -90,9 +101,34 @@ impl UcciClient {
                 Dialect::Uci => ("uci", "uciok"),
             };
             p.send(hello)?;
-            p.recv_until(t, |l| (l == ok).then_some(()))?;
+            let mut offers_xiangqi_variant = false;
+            p.recv_until(t, |l| {
+                let w: Vec<&str> = l.split_whitespace().collect();
+                if w.starts_with(&["option", "name", "UCI_Variant"]) && w.contains(&"xiangqi") {
+                    offers_xiangqi_variant = true;
+                }
+                (l == ok).then_some(())
+            })?;
             if self.config.dialect == Dialect::Ucci {
                 p.send("setoption usemillisec true")?;
+            }
+            let option = |name: &str| {
+                self.config
+                    .options
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                    .map(|(_, v)| v.trim())
+            };
+            let uci = self.config.dialect == Dialect::Uci;
+            self.notation = match (self.config.notation, option("UCI_RankBase")) {
+                (Some(n), _) => n,
+                (None, Some("0")) => Notation::Iccs,
+                (None, Some("1")) => Notation::FairyRanks,
+                _ if uci && offers_xiangqi_variant => Notation::FairyRanks,
+                _ => Notation::Iccs,
+            };
+            if uci && offers_xiangqi_variant && option("UCI_Variant").is_none() {
+                p.send("setoption name UCI_Variant value xiangqi")?;
             }
             for (k, v) in &self.config.options {
                 match self.config.dialect {
@@ -170,7 +206,9 @@ impl Player<Xiangqi> for UcciClient {
         game: &History<Xiangqi>,
         limits: &Limits,
     ) -> Result<MoveChoice<Xiangqi>, PlayerError> {
-        let n = self.config.notation;
+        // The handshake decides the notation.
+        self.process()?;
+        let n = self.notation;
         let mut position = format!("position fen {}", game.start().to_fen());
         if !game.moves().is_empty() {
             position.push_str(" moves");

@@ -10,7 +10,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZ
 use alphazero_mcts::{EvalRequest, Evaluator};
 
 use crate::think::{think, Control, Event, ThinkLimits, Thought};
-use crate::EngineConfig;
+use crate::{bounded, Clipped, EngineConfig, ECHO_CHARS, MAX_LINE_BYTES};
 
 /// Nodes of the tactical search (five, forced block, VCF) for a move made with no time to
 /// search (`INFO time_left` ≤ 0, `timeout_turn 0`, or nothing from the search by the hard
@@ -33,11 +33,40 @@ const SWAP2_OPENINGS: [[(i8, i8); 3]; 6] = [
     [(0, 0), (1, 2), (2, -1)],
 ];
 
-/// Reads one line ending in LF, CR or CR LF (the terminator is dropped) into `buf`.
-/// Returns `false` at end of input with nothing read. Invalid UTF-8 is replaced.
-pub(crate) fn read_line_any<R: BufRead + ?Sized>(r: &mut R, buf: &mut String) -> io::Result<bool> {
+/// Bytes of an over-long line kept to quote it (enough for [`crate::ECHO_CHARS`] characters).
+const TOO_LONG_HEAD: usize = 4 * ECHO_CHARS;
+
+/// The head of an over-long line quoted as [`Clipped`] quotes: `"first 80 characters…"
+/// (N bytes)`.
+pub(crate) fn too_long_quote(head: &str, bytes: usize) -> String {
+    let head: String = head.chars().take(ECHO_CHARS).collect();
+    format!("{:?} ({bytes} bytes)", format!("{head}…"))
+}
+
+/// What [`read_line_any`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReadLine {
+    /// End of input, nothing read.
+    Eof,
+    /// A whole line.
+    Line,
+    /// A line of this many bytes, longer than the limit: only its first bytes were kept
+    /// (enough to quote it), the rest was read and dropped.
+    TooLong(usize),
+}
+
+/// Reads one line ending in LF, CR or CR LF (the terminator is dropped) into `buf`; invalid
+/// UTF-8 is replaced. A line longer than `max_bytes` is read to its end but not stored:
+/// `buf` gets only its first bytes and the answer is [`ReadLine::TooLong`], so memory stays
+/// bounded by `max_bytes` whatever the input.
+pub(crate) fn read_line_any<R: BufRead + ?Sized>(
+    r: &mut R,
+    buf: &mut String,
+    max_bytes: usize,
+) -> io::Result<ReadLine> {
     buf.clear();
     let mut bytes = Vec::new();
+    let mut total = 0usize;
     loop {
         let (done, used) = {
             let chunk = match r.fill_buf() {
@@ -45,23 +74,35 @@ pub(crate) fn read_line_any<R: BufRead + ?Sized>(r: &mut R, buf: &mut String) ->
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(e),
             };
-            if chunk.is_empty() {
-                if bytes.is_empty() {
-                    return Ok(false);
+            let (part, done, used) = if chunk.is_empty() {
+                if total == 0 {
+                    return Ok(ReadLine::Eof);
                 }
-                (true, 0)
+                (&chunk[..0], true, 0)
             } else if let Some(i) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
-                bytes.extend_from_slice(&chunk[..i]);
-                (true, i + 1)
+                (&chunk[..i], true, i + 1)
             } else {
-                bytes.extend_from_slice(chunk);
-                (false, chunk.len())
+                (chunk, false, chunk.len())
+            };
+            if total + part.len() <= max_bytes {
+                bytes.extend_from_slice(part);
+            } else {
+                // Over the limit: keep only a head to quote in the error.
+                bytes.truncate(TOO_LONG_HEAD);
+                let take = TOO_LONG_HEAD.saturating_sub(bytes.len()).min(part.len());
+                bytes.extend_from_slice(&part[..take]);
             }
+            total += part.len();
+            (done, used)
         };
         r.consume(used);
         if done {
             buf.push_str(&String::from_utf8_lossy(&bytes));
-            return Ok(true);
+            return Ok(if total > max_bytes {
+                ReadLine::TooLong(total)
+            } else {
+                ReadLine::Line
+            });
         }
     }
 }
@@ -157,7 +198,7 @@ pub fn run_gomocup<R: BufRead, W: Write>(
 }
 
 fn err_line(out: &mut dyn Write, msg: impl AsRef<str>) -> io::Result<()> {
-    writeln!(out, "ERROR {}", msg.as_ref())
+    writeln!(out, "ERROR {}", bounded(msg.as_ref()))
 }
 
 impl GomocupEngine {
@@ -202,14 +243,43 @@ impl GomocupEngine {
     /// I/O errors only.
     pub fn run<R: BufRead, W: Write>(&mut self, mut input: R, mut output: W) -> io::Result<()> {
         let mut line = String::new();
-        while read_line_any(&mut input, &mut line)? {
-            let flow = self.handle_line(&line, &mut output)?;
+        loop {
+            let flow = match read_line_any(&mut input, &mut line, MAX_LINE_BYTES)? {
+                ReadLine::Eof => break,
+                ReadLine::Line => self.handle_line(&line, &mut output)?,
+                ReadLine::TooLong(bytes) => {
+                    self.too_long(&line, bytes, &mut output)?;
+                    Flow::Continue
+                }
+            };
             output.flush()?;
             if flow == Flow::Quit {
                 break;
             }
         }
         Ok(())
+    }
+
+    /// A line longer than [`MAX_LINE_BYTES`] (`head`: its first bytes): an `ERROR` now, or
+    /// inside a `BOARD` / `SWAP2BOARD` block the block's error at `DONE` (the line counts as
+    /// one of its lines). Nothing else changes.
+    fn too_long(&mut self, head: &str, bytes: usize, out: &mut dyn Write) -> io::Result<()> {
+        let what = format!(
+            "{} is longer than the {MAX_LINE_BYTES} bytes a line may have",
+            too_long_quote(head, bytes)
+        );
+        match self.board.as_mut() {
+            Some(block) => {
+                block.lines += 1;
+                let cmd = if block.swap2 { "SWAP2BOARD" } else { "BOARD" };
+                let n = block.lines;
+                block
+                    .error
+                    .get_or_insert_with(|| format!("{cmd} line {n} {what}"));
+                Ok(())
+            }
+            None => err_line(out, format!("input line {what}; ignored")),
+        }
     }
 
     /// Handles one command line and writes the reply lines (if any) to `out`.
@@ -273,7 +343,7 @@ impl GomocupEngine {
         match word.as_str() {
             "START" => match rest.parse::<u8>() {
                 Ok(n) if (MIN_SIZE..=MAX_SIZE).contains(&n) => self.start(n, out)?,
-                _ => err_line(out, format!("unsupported size {rest}"))?,
+                _ => err_line(out, format!("unsupported size {}", Clipped(rest)))?,
             },
             "RECTSTART" => {
                 let dims = rest.split_once(',').and_then(|(w, h)| {
@@ -287,7 +357,7 @@ impl GomocupEngine {
                     Some((w, h)) => {
                         err_line(out, format!("rectangular board {w}x{h} unsupported"))?
                     }
-                    None => err_line(out, format!("bad RECTSTART size {rest:?}"))?,
+                    None => err_line(out, format!("bad RECTSTART size {:?}", Clipped(rest)))?,
                 }
             }
             "RESTART" => match self.size {
@@ -349,7 +419,7 @@ impl GomocupEngine {
                 Err(e) => err_line(out, e)?,
                 Ok(()) => writeln!(out, "OK")?,
             },
-            _ => writeln!(out, "UNKNOWN unknown command {word}")?,
+            _ => writeln!(out, "UNKNOWN unknown command {}", Clipped(&word))?,
         }
         Ok(Flow::Continue)
     }
@@ -373,7 +443,12 @@ impl GomocupEngine {
             None => (rest.to_ascii_lowercase(), ""),
         };
         let int = value.parse::<i64>();
-        let bad = |out: &mut dyn Write| err_line(out, format!("bad INFO {key} value {value:?}"));
+        let bad = |out: &mut dyn Write| {
+            err_line(
+                out,
+                format!("bad INFO {} value {:?}", Clipped(&key), Clipped(value)),
+            )
+        };
         match key.as_str() {
             "timeout_turn" | "timeout_match" | "max_memory" => match int {
                 Ok(v) => {
@@ -430,17 +505,19 @@ impl GomocupEngine {
         let n = self.size.ok_or("no board: send START first")?;
         let (x, y) = text
             .split_once(',')
-            .ok_or_else(|| format!("bad point {text:?}: expected X,Y"))?;
+            .ok_or_else(|| format!("bad point {:?}: expected X,Y", Clipped(text)))?;
         let coord = |v: &str, name: &str| -> Result<u8, String> {
             let v = v.trim();
             match v.parse::<i64>() {
                 Ok(c) if (0..i64::from(n)).contains(&c) => Ok(c as u8),
                 Ok(_) => Err(format!(
-                    "{text:?} is off the {n}x{n} board: {name} must be in 0..{}",
+                    "{:?} is off the {n}x{n} board: {name} must be in 0..{}",
+                    Clipped(text),
                     n - 1
                 )),
                 Err(_) => Err(format!(
-                    "bad point {text:?}: {name} is not a number (0..{} on the {n}x{n} board)",
+                    "bad point {:?}: {name} is not a number (0..{} on the {n}x{n} board)",
+                    Clipped(text),
                     n - 1
                 )),
             }
@@ -568,13 +645,14 @@ impl GomocupEngine {
                 Ok((mv, f)) => match block.stones.iter().find(|s| s.0 == mv) {
                     Some(&(_, _, first)) => {
                         block.error = Some(format!(
-                            "{cmd} line {n} {line:?}: {} is already given on {cmd} line {first}",
+                            "{cmd} line {n} {:?}: {} is already given on {cmd} line {first}",
+                            Clipped(line),
                             mv.to_gomocup()
                         ));
                     }
                     None => block.stones.push((mv, f, n)),
                 },
-                Err(e) => block.error = Some(format!("{cmd} line {n} {line:?}: {e}")),
+                Err(e) => block.error = Some(format!("{cmd} line {n} {:?}: {e}", Clipped(line))),
             }
         }
         self.board = Some(block);
@@ -621,7 +699,8 @@ impl GomocupEngine {
                     .into(),
             ),
             _ => Err(format!(
-                "field must be 1 (own stone) or 2 (opponent's stone), got {f:?}"
+                "field must be 1 (own stone) or 2 (opponent's stone), got {:?}",
+                Clipped(f)
             )),
         }
     }
@@ -708,6 +787,7 @@ impl GomocupEngine {
                 deadline: None,
                 depth: None,
                 snapshot_every: None,
+                multipv: 1,
             };
             return think(
                 game,
@@ -735,6 +815,7 @@ impl GomocupEngine {
                 deadline: Some(received + time.search),
                 depth: None,
                 snapshot_every: Some(Duration::from_millis(5)),
+                multipv: 1,
             };
             std::thread::spawn(move || {
                 let r = think(
@@ -1120,16 +1201,8 @@ fn quick_move(
     if moves.is_empty() {
         pos.legal_moves(&mut moves);
     }
-    let done = |mv: Option<GomokuMove>, value: f32, reason: &'static str| Thought {
-        mv,
-        value,
-        pv: mv.into_iter().collect(),
-        proven: None,
-        simulations: 0,
-        visits: 0,
-        elapsed: start.elapsed(),
-        reason,
-        children: Vec::new(),
+    let done = |mv: Option<GomokuMove>, value: f32, reason: &'static str| {
+        Thought::quick(mv, value, None, start, reason)
     };
     if moves.is_empty() {
         return done(None, 0.0, "no legal move");
@@ -1399,9 +1472,64 @@ mod tests {
         let mut r = io::Cursor::new(b"a\r\nb\rc\nd".to_vec());
         let mut got = Vec::new();
         let mut l = String::new();
-        while read_line_any(&mut r, &mut l).unwrap() {
+        while read_line_any(&mut r, &mut l, MAX_LINE_BYTES).unwrap() == ReadLine::Line {
             got.push(l.clone());
         }
         assert_eq!(got, ["a", "", "b", "c", "d"]);
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_read_to_its_end_and_only_its_head_is_kept() {
+        // Small chunks, so the limit is crossed in the middle of a chunk and after it.
+        let long = format!("START {}", "9".repeat(5000));
+        let input = format!("{long}\nSTART 15\nab\n");
+        let mut r = io::BufReader::with_capacity(7, io::Cursor::new(input.into_bytes()));
+        let mut l = String::new();
+        assert_eq!(
+            read_line_any(&mut r, &mut l, 1000).unwrap(),
+            ReadLine::TooLong(long.len())
+        );
+        assert_eq!(l, long[..TOO_LONG_HEAD]);
+        // The next lines are intact; a line of exactly the limit is whole.
+        assert_eq!(read_line_any(&mut r, &mut l, 8).unwrap(), ReadLine::Line);
+        assert_eq!(l, "START 15");
+        assert_eq!(
+            read_line_any(&mut r, &mut l, 1).unwrap(),
+            ReadLine::TooLong(2)
+        );
+        assert_eq!(l, "ab");
+        assert_eq!(read_line_any(&mut r, &mut l, 1).unwrap(), ReadLine::Eof);
+    }
+
+    #[test]
+    fn an_over_long_line_is_one_error_quoting_80_characters_and_in_a_board_block_the_blocks_error()
+    {
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 1));
+        let long = format!("TURN {}", "7".repeat(MAX_LINE_BYTES + 10));
+        let input = format!("START 15\n{long}\nBOARD\n7,7,1\n{long}\nDONE\nEND\n");
+        let mut out = Vec::new();
+        e.run(io::Cursor::new(input.into_bytes()), &mut out)
+            .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        let quoted = format!("\"{}…\" ({} bytes)", &long[..ECHO_CHARS], long.len());
+        assert_eq!(lines[0], "OK");
+        assert_eq!(
+            lines[1],
+            format!(
+                "ERROR input line {quoted} is longer than the {MAX_LINE_BYTES} bytes a line may \
+                 have; ignored"
+            )
+        );
+        assert_eq!(
+            lines[2],
+            format!(
+                "ERROR BOARD line 2 {quoted} is longer than the {MAX_LINE_BYTES} bytes a line \
+                 may have"
+            )
+        );
+        assert_eq!(lines.len(), 3, "{out}");
+        // Nothing was played.
+        assert_eq!(e.position().unwrap().stone_count(), 0);
     }
 }

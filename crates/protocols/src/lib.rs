@@ -23,20 +23,34 @@
 //! [`EngineConfig::search`] seed when [`EngineConfig::fixed_simulations`] is set.
 //!
 //! # Move notation dialects (Xiangqi)
-//! [`Notation::Iccs`] (default for both UCCI and UCI): files `a`–`i`, ranks `0`–`9` from Red's
-//! side (`h2e2`), as ElephantEye and Pikafish use. [`Notation::FairyRanks`]: ranks `1`–`10`
-//! (`h3e3`, `a10a9`), as Fairy-Stockfish uses; selected in our engine by
-//! `setoption name UCI_RankBase value 1` and in the client by [`UcciClientConfig::notation`].
+//! [`Notation::Iccs`]: files `a`–`i`, ranks `0`–`9` from Red's side (`h2e2`), as ElephantEye
+//! and Pikafish use; our engine's default under `ucci`. [`Notation::FairyRanks`]: ranks
+//! `1`–`10` (`h3e3`, `a10a9`), as Fairy-Stockfish and the GUIs and match tools that drive it
+//! with `UCI_Variant xiangqi` use; our engine's default under `uci`. Either is chosen
+//! explicitly with `setoption name UCI_RankBase value 0|1` (UCCI `setoption rankbase 0|1`),
+//! for moves in (`position … moves`, `searchmoves`, `banmoves`) and out (`bestmove`,
+//! `ponder`, `pv`). A move string is read only by the numbering in use; one with a rank only
+//! the other numbering has (`0` under 1–10, `10` under 0–9) is an error, never reinterpreted
+//! (see [`parse_move`]). The client takes its numbering from
+//! [`UcciClientConfig::notation`] or the engine's handshake (see [`UcciClient`]).
+//!
+//! # Options and long input
+//! The UCCI/UCI engine's options (`MultiPV`, `Hash` / `hashsize`, `Threads` / `threads`,
+//! `UCI_ShowWDL`, `Move Overhead`, …) are listed in [`UcciEngine::run`]. Both engines cut
+//! input they echo in an error line to 80 characters (then `… (N bytes)`), and read at most
+//! 1 MiB of a line: a longer one is consumed without being stored and answered with one
+//! error.
 //!
 //! # Scores
 //! A value `v` in [-1, 1] from the side to move is reported as centipawns
 //! `cp = round(290 · tan(1.5 · v))`, i.e. at most ±4089 ([`value_to_cp`]); the client maps back
 //! with [`cp_to_value`]. A proven result is reported as `score mate ±n` (UCI) or `score ±(30000 −
-//! plies)` (UCCI).
+//! plies)` (UCCI). With `UCI_ShowWDL`, `wdl W D L` follows the score ([`value_to_wdl`]).
 #![deny(missing_docs)]
 
 mod client_gomocup;
 mod client_ucci;
+mod eval_stack;
 mod gomocup;
 mod process;
 mod think;
@@ -81,6 +95,14 @@ pub struct EngineConfig {
     pub author: String,
     /// Country reported by `ABOUT`.
     pub country: String,
+    /// UCCI/UCI engine: size of the network evaluation cache in MiB (UCI `Hash`, UCCI
+    /// `hashsize`; 256, 0 = no cache). One cached position costs about
+    /// `4 · num_actions + 64` bytes (~8.4 KB for Xiangqi's 2,086 actions, so ~124 per MiB).
+    pub hash_mb: u32,
+    /// UCCI/UCI engine: threads one network evaluation may use (UCI `Threads`, UCCI
+    /// `threads`; 1, as UCI engines default to). The search itself is one thread that
+    /// batches leaves.
+    pub threads: u32,
 }
 
 impl Default for EngineConfig {
@@ -98,6 +120,8 @@ impl Default for EngineConfig {
             version: env!("CARGO_PKG_VERSION").into(),
             author: "alphazero-rs contributors".into(),
             country: "Unknown".into(),
+            hash_mb: 256,
+            threads: 1,
         }
     }
 }
@@ -123,6 +147,70 @@ impl EngineConfig {
     }
 }
 
+/// Echoed input is cut to this many characters in error lines (issue 19 defect 5: a 1 MB
+/// bad line came back whole).
+pub(crate) const ECHO_CHARS: usize = 80;
+
+/// An error line (whatever its reason embeds) is cut to this many characters.
+pub(crate) const ERROR_LINE_CHARS: usize = 1000;
+
+/// The longest input line an engine reads (1 MiB; a UCI `position` of a 2,000-ply game is
+/// ~10 KB). A longer line is consumed to its end without being stored and answered with one
+/// error; memory stays bounded whatever the input.
+pub(crate) const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Text echoed in an error line: at most [`ECHO_CHARS`] characters, longer text cut and
+/// followed by `… (N bytes)`. `Display` writes it as is, `Debug` quoted (`"abc…" (N bytes)`).
+pub(crate) struct Clipped<'a>(pub &'a str);
+
+impl Clipped<'_> {
+    /// The first [`ECHO_CHARS`] characters and, when that is not all, the full length.
+    fn parts(&self) -> (&str, Option<usize>) {
+        match self.0.char_indices().nth(ECHO_CHARS) {
+            Some((i, _)) => (&self.0[..i], Some(self.0.len())),
+            None => (self.0, None),
+        }
+    }
+}
+
+impl std::fmt::Display for Clipped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parts() {
+            (head, Some(n)) => write!(f, "{head}… ({n} bytes)"),
+            (all, None) => f.write_str(all),
+        }
+    }
+}
+
+impl std::fmt::Debug for Clipped<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.parts() {
+            (head, Some(n)) => write!(f, "{:?} ({n} bytes)", format!("{head}…")),
+            (all, None) => write!(f, "{all:?}"),
+        }
+    }
+}
+
+/// `msg` cut to [`ERROR_LINE_CHARS`] characters (then `… (N bytes)`): the last guard for
+/// reasons that quote parts of the input (a FEN's rank, a field).
+pub(crate) fn bounded(msg: &str) -> std::borrow::Cow<'_, str> {
+    match msg.char_indices().nth(ERROR_LINE_CHARS) {
+        Some((i, _)) => format!("{}… ({} bytes)", &msg[..i], msg.len()).into(),
+        None => msg.into(),
+    }
+}
+
+/// A [`alphazero_game::ParseError`] as text, its input [`Clipped`]: `cannot parse WHAT
+/// "INPUT": REASON`.
+pub(crate) fn parse_error_text(e: &alphazero_game::ParseError) -> String {
+    format!(
+        "cannot parse {} {:?}: {}",
+        e.what,
+        Clipped(&e.input),
+        e.reason
+    )
+}
+
 /// Centipawns for a value `v` in [-1, 1] from the side to move: `round(290 · tan(1.5 · v))`
 /// (`v` is clamped to [-1, 1], so the result is within ±4089; NaN gives 0). 0.5 ↦ 270,
 /// 0.8 ↦ 746.
@@ -132,6 +220,23 @@ pub fn value_to_cp(v: f32) -> i32 {
     }
     let v = f64::from(v.clamp(-1.0, 1.0));
     (290.0 * (1.5 * v).tan()).round() as i32
+}
+
+/// Win/draw/loss per mille `[W, D, L]` for a value `v` in [-1, 1] from the side to move
+/// (UCI `UCI_ShowWDL`).
+///
+/// The network and the search give one number, the expected score `v = P(win) − P(loss)`;
+/// they have no separate draw estimate, so the split is a choice. This one keeps exactly
+/// that expectation (`W − L = 1000 · v`) with the fewest decisive results:
+/// `W = round(1000 · max(v, 0))`, `L = round(1000 · max(−v, 0))`, `D = 1000 − W − L`. An
+/// even position reads as a draw (`0 1000 0`; Stockfish-family WDL models, too, show even
+/// positions as mostly drawn), a proven win (`v = 1`) as `1000 0 0`. `v` is clamped; NaN gives
+/// `0 1000 0`.
+pub fn value_to_wdl(v: f32) -> [u32; 3] {
+    let v = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) };
+    let w = (1000.0 * v.max(0.0)).round() as u32;
+    let l = (1000.0 * (-v).max(0.0)).round() as u32;
+    [w, 1000 - w - l, l]
 }
 
 /// The inverse of [`value_to_cp`]: `atan(cp / 290) / 1.5`, clamped to [-1, 1].
@@ -160,6 +265,48 @@ mod tests {
             last = cp;
             assert!((cp_to_value(cp) - v).abs() < 0.01, "{v} -> {cp}");
         }
+    }
+
+    #[test]
+    fn wdl_keeps_the_expected_score_and_sums_to_1000() {
+        assert_eq!(value_to_wdl(0.0), [0, 1000, 0]);
+        assert_eq!(value_to_wdl(1.0), [1000, 0, 0]);
+        assert_eq!(value_to_wdl(-1.0), [0, 0, 1000]);
+        assert_eq!(value_to_wdl(0.25), [250, 750, 0]);
+        assert_eq!(value_to_wdl(-0.4), [0, 600, 400]);
+        assert_eq!(value_to_wdl(3.0), [1000, 0, 0]);
+        assert_eq!(value_to_wdl(f32::NAN), [0, 1000, 0]);
+        for i in -100..=100 {
+            let v = i as f32 / 100.0;
+            let [w, d, l] = value_to_wdl(v);
+            assert_eq!(w + d + l, 1000);
+            assert!(((w as f32 - l as f32) / 1000.0 - v).abs() < 1e-3, "{v}");
+        }
+    }
+
+    #[test]
+    fn echoed_input_is_clipped_to_80_characters_with_its_length() {
+        let short = "h2e2";
+        assert_eq!(Clipped(short).to_string(), "h2e2");
+        assert_eq!(format!("{:?}", Clipped(short)), "\"h2e2\"");
+        let exact = "x".repeat(ECHO_CHARS);
+        assert_eq!(Clipped(&exact).to_string(), exact);
+        let long = "é".repeat(1_000_000);
+        let shown = Clipped(&long).to_string();
+        assert_eq!(
+            shown,
+            format!("{}… (2000000 bytes)", "é".repeat(ECHO_CHARS))
+        );
+        assert_eq!(
+            format!("{:?}", Clipped(&long)),
+            format!("\"{}…\" (2000000 bytes)", "é".repeat(ECHO_CHARS))
+        );
+        let line = "y".repeat(5 * ERROR_LINE_CHARS);
+        assert_eq!(
+            bounded(&line),
+            format!("{}… ({} bytes)", "y".repeat(ERROR_LINE_CHARS), line.len())
+        );
+        assert_eq!(bounded("short"), "short");
     }
 
     #[test]

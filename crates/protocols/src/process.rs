@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use alphazero_arena::PlayerError;
 
-use crate::gomocup::read_line_any;
+use crate::gomocup::{read_line_any, ReadLine};
+use crate::MAX_LINE_BYTES;
 
 /// A running engine. Lines from its stdout arrive through a channel filled by a reader
 /// thread, so every read has a deadline.
@@ -46,7 +47,11 @@ impl EngineProcess {
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             let mut line = String::new();
-            while let Ok(true) = read_line_any(&mut r, &mut line) {
+            // A line over the limit arrives as its first bytes (memory stays bounded; such
+            // a line is garbage to the client anyway).
+            while let Ok(ReadLine::Line | ReadLine::TooLong(_)) =
+                read_line_any(&mut r, &mut line, MAX_LINE_BYTES)
+            {
                 if tx.send(Some(line.clone())).is_err() {
                     return;
                 }

@@ -10,9 +10,7 @@
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome};
-use alphazero_mcts::{
-    ChildStats, EvalError, EvalRequest, Evaluator, Search, SearchConfig, SearchResult,
-};
+use alphazero_mcts::{ChildStats, EvalError, EvalRequest, Evaluator, Search, SearchConfig};
 
 /// When a search stops (whichever comes first; the root being proven also stops it).
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +24,8 @@ pub(crate) struct ThinkLimits {
     /// Report [`Event::Snapshot`] at most this often (and after the first batch); `None`:
     /// never.
     pub snapshot_every: Option<Duration>,
+    /// Lines to give in [`Thought::lines`] (≥ 1; UCI `MultiPV`).
+    pub multipv: usize,
 }
 
 /// What the callback of [`think`] is told.
@@ -67,10 +67,28 @@ pub(crate) struct Thought<G: Game> {
     /// The root's searched moves with their visits and mean value Q (from the side to move
     /// after the move's parent, i.e. the mover); empty when nothing was searched.
     pub children: Vec<(G::Move, u32, f32)>,
+    /// At most [`ThinkLimits::multipv`] lines: the line of `mv` (its `pv`) first, then the
+    /// other searched (visited or proven) unbanned root moves in the order of
+    /// [`alphazero_mcts::SearchResult::ranked_children`], each with its own principal
+    /// variation. Empty without a move.
+    pub lines: Vec<Line<G>>,
+}
+
+/// One line of a multi-PV report.
+#[derive(Clone, Debug)]
+pub(crate) struct Line<G: Game> {
+    /// The root move and its principal variation.
+    pub pv: Vec<G::Move>,
+    /// The move's mean value Q in [-1, 1] from the side to move at the root (exact when
+    /// proven).
+    pub value: f32,
+    /// Proven result of playing the move, from the side to move at the root.
+    pub proven: Option<Outcome>,
 }
 
 impl<G: Game> Thought<G> {
-    fn quick(
+    /// An answer without search: `mv` alone as its PV and its only line.
+    pub(crate) fn quick(
         mv: Option<G::Move>,
         value: f32,
         proven: Option<Outcome>,
@@ -87,6 +105,14 @@ impl<G: Game> Thought<G> {
             elapsed: start.elapsed(),
             reason,
             children: Vec::new(),
+            lines: mv
+                .map(|m| Line {
+                    pv: vec![m],
+                    value,
+                    proven,
+                })
+                .into_iter()
+                .collect(),
         }
     }
 
@@ -138,7 +164,13 @@ fn rank<M>(c: &ChildStats<M>) -> (u8, u32, f32) {
     (class, c.visits, c.prior)
 }
 
-fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) -> Thought<G> {
+fn thought_of<G: Game>(
+    s: &Search<G>,
+    banned: &[G::Move],
+    start: Instant,
+    multipv: usize,
+) -> Thought<G> {
+    let r = s.result();
     let mut t = Thought {
         mv: r.best_move,
         value: r.root_value,
@@ -158,6 +190,7 @@ fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) 
             .filter(|c| !banned.contains(&c.mv))
             .map(|c| (c.mv, c.visits, c.q))
             .collect(),
+        lines: Vec::new(),
     };
     if r.best_move.is_some_and(|m| banned.contains(&m)) {
         let best = r
@@ -172,7 +205,7 @@ fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) 
         match best {
             Some(c) => {
                 t.mv = Some(c.mv);
-                t.pv = vec![c.mv];
+                t.pv = s.pv_from(c.mv).unwrap_or_else(|| vec![c.mv]);
                 t.value = c.q;
                 t.proven = c.proven;
                 t.reason = "search (best move banned)";
@@ -183,6 +216,29 @@ fn thought_of<G: Game>(r: &SearchResult<G>, banned: &[G::Move], start: Instant) 
                 t.reason = "every move is banned";
             }
         }
+    }
+    let Some(best) = t.mv else {
+        return t;
+    };
+    let ranked = r.ranked_children();
+    let stats = |m: G::Move| ranked.iter().find(|c| c.mv == m);
+    t.lines.push(Line {
+        pv: t.pv.clone(),
+        value: stats(best).map_or(t.value, |c| c.q),
+        proven: stats(best).and_then(|c| c.proven),
+    });
+    for c in &ranked {
+        if t.lines.len() >= multipv {
+            break;
+        }
+        if c.mv == best || banned.contains(&c.mv) || (c.visits == 0 && c.proven.is_none()) {
+            continue;
+        }
+        t.lines.push(Line {
+            pv: s.pv_from(c.mv).unwrap_or_else(|| vec![c.mv]),
+            value: c.q,
+            proven: c.proven,
+        });
     }
     t
 }
@@ -311,14 +367,14 @@ pub(crate) fn think<G: Game>(
         if let Some(every) = limits.snapshot_every {
             if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
                 last_snapshot = Some(Instant::now());
-                let t = thought_of(&s.result(), banned, start);
+                let t = thought_of(&s, banned, start, limits.multipv);
                 if callback(Event::Snapshot(&t), limits) == Control::Stop {
                     break;
                 }
             }
         }
         if limits.depth.is_some() || batches.is_multiple_of(32) {
-            let t = thought_of(&s.result(), banned, start);
+            let t = thought_of(&s, banned, start, limits.multipv);
             let d = t.depth();
             if d > last_depth {
                 last_depth = d;
@@ -337,5 +393,72 @@ pub(crate) fn think<G: Game>(
             break;
         }
     }
-    Ok(thought_of(&s.result(), banned, start))
+    Ok(thought_of(&s, banned, start, limits.multipv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_mcts::UniformEvaluator;
+    use alphazero_xiangqi::{Move, Xiangqi, XiangqiConfig};
+
+    fn limits(sims: u32, multipv: usize) -> ThinkLimits {
+        ThinkLimits {
+            max_simulations: sims,
+            deadline: None,
+            depth: None,
+            snapshot_every: None,
+            multipv,
+        }
+    }
+
+    #[test]
+    fn multipv_lines_are_the_move_played_then_the_ranked_children_each_with_its_own_pv() {
+        let game = History::new(Xiangqi::start(XiangqiConfig::default()));
+        let search = SearchConfig {
+            simulations: 300,
+            seed: 5,
+            ..SearchConfig::default()
+        };
+        let think_with = |banned: &[Move], multipv: usize| {
+            think(
+                &game,
+                banned,
+                &UniformEvaluator,
+                &search,
+                &mut limits(300, multipv),
+                Instant::now(),
+                |_, _| Control::Continue,
+            )
+            .unwrap()
+        };
+        let t = think_with(&[], 6);
+        // The same search by hand.
+        let mut s = Search::from_history(&game, search.clone()).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        assert_eq!(t.mv, r.best_move);
+        assert_eq!(t.lines[0].pv, t.pv);
+        let ranked: Vec<_> = r
+            .ranked_children()
+            .into_iter()
+            .filter(|c| c.visits > 0)
+            .take(6)
+            .collect();
+        assert_eq!(t.lines.len(), 6);
+        let mut firsts = Vec::new();
+        for (line, c) in t.lines.iter().zip(&ranked) {
+            assert_eq!(line.pv[0], c.mv);
+            assert_eq!(Some(&line.pv), s.pv_from(c.mv).as_ref());
+            assert_eq!(line.value, c.q);
+            firsts.push(c.mv);
+        }
+        assert!(t.lines.iter().any(|l| l.pv.len() > 1));
+        // One line, or a banned best move: the lines never show a banned move and the first
+        // is the move played.
+        assert_eq!(think_with(&[], 1).lines.len(), 1);
+        let b = think_with(&firsts[..1], 3);
+        assert_eq!(b.lines.len(), 3);
+        assert_eq!(Some(b.lines[0].pv[0]), b.mv);
+        assert!(b.lines.iter().all(|l| l.pv[0] != firsts[0]));
+    }
 }

@@ -23,9 +23,12 @@ use alphazero_game::{Game, History, Outcome, ParseError, Side};
 use alphazero_mcts::Evaluator;
 use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
-use crate::gomocup::read_line_any;
+use crate::eval_stack::EvalStack;
+use crate::gomocup::{read_line_any, too_long_quote, ReadLine};
 use crate::think::{think, Control, Event, ThinkLimits, Thought};
-use crate::{value_to_cp, EngineConfig};
+use crate::{
+    bounded, parse_error_text, value_to_cp, value_to_wdl, Clipped, EngineConfig, MAX_LINE_BYTES,
+};
 
 /// Which protocol the GUI speaks (chosen by its first `ucci` or `uci`; UCCI until then).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -40,13 +43,45 @@ pub enum Dialect {
 }
 
 /// How Xiangqi moves are written on the wire.
+///
+/// The two numberings share most strings (`h2e2` is a cannon move under one and a move from
+/// an empty point under the other), so a string is always read by the numbering in use, and
+/// one that names a rank only the other numbering has (`0` under ranks 1–10, `10` under
+/// ranks 0–9) is refused by [`parse_move`] rather than guessed at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Notation {
     /// ICCS: files `a`–`i`, ranks `0`–`9` from Red's side, e.g. `h2e2` (UCCI, Pikafish).
     #[default]
     Iccs,
-    /// Fairy-Stockfish: files `a`–`i`, ranks `1`–`10`, e.g. `h3e3`, `a10a9`.
+    /// Fairy-Stockfish's UCI: files `a`–`i`, ranks `1`–`10`, e.g. `h3e3`, `a10a9` (what
+    /// GUIs and match tools send after `setoption name UCI_Variant value xiangqi`).
     FairyRanks,
+}
+
+impl Notation {
+    /// The other numbering.
+    pub fn other(self) -> Notation {
+        match self {
+            Notation::Iccs => Notation::FairyRanks,
+            Notation::FairyRanks => Notation::Iccs,
+        }
+    }
+
+    /// The rank range in words: `ranks 0–9` or `ranks 1–10`.
+    pub fn ranks(self) -> &'static str {
+        match self {
+            Notation::Iccs => "ranks 0–9",
+            Notation::FairyRanks => "ranks 1–10",
+        }
+    }
+
+    /// The rank base (the first rank's number): 0 or 1.
+    pub fn rank_base(self) -> u8 {
+        match self {
+            Notation::Iccs => 0,
+            Notation::FairyRanks => 1,
+        }
+    }
 }
 
 /// Formats `mv` in `notation`.
@@ -60,44 +95,75 @@ pub fn format_move(mv: Move, notation: Notation) -> String {
     }
 }
 
+/// The two squares of `text` read with any rank number (file `a`–`i` then digits, twice),
+/// as `(file, rank number)` pairs; `None` when it is not of that shape.
+fn squares_any_rank(text: &str) -> Option<[(u8, u32); 2]> {
+    let t = text.trim().to_ascii_lowercase();
+    let b = t.as_bytes();
+    let mut i = 0;
+    let mut square = || -> Option<(u8, u32)> {
+        let f = *b.get(i)?;
+        if !(b'a'..=b'i').contains(&f) {
+            return None;
+        }
+        i += 1;
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        // One or two digits, no leading zero ("a01" is no square under either numbering).
+        if i == start || i - start > 2 || (i - start == 2 && b[start] == b'0') {
+            return None;
+        }
+        Some((f - b'a', t[start..i].parse().ok()?))
+    };
+    let from = square()?;
+    let to = square()?;
+    (i == b.len()).then_some([from, to])
+}
+
 /// Parses a move written in `notation` (case-insensitive for files). Legality is not checked.
 ///
 /// # Errors
 /// [`ParseError`] (what = "move") naming the input when it is not two squares of that
-/// notation, or both squares are the same.
+/// notation or both squares are the same; a rank only the other numbering has (`0` under
+/// [`Notation::FairyRanks`], `10` under [`Notation::Iccs`]) is refused with a reason that
+/// says so, never read as the other numbering.
 pub fn parse_move(text: &str, notation: Notation) -> Result<Move, ParseError> {
+    let err = |why: String| ParseError::new("move", text, why);
+    let squares = squares_any_rank(text);
+    let foreign = match notation {
+        Notation::Iccs => 10,
+        Notation::FairyRanks => 0,
+    };
+    if squares.is_some_and(|sq| sq.iter().any(|&(_, r)| r == foreign)) {
+        return Err(err(format!(
+            "rank {foreign} exists only with {}, and moves are read with {} (UCI_RankBase / \
+             UCCI rankbase {}): send the move with {} or change that option",
+            notation.other().ranks(),
+            notation.ranks(),
+            notation.rank_base(),
+            notation.ranks()
+        )));
+    }
     match notation {
         Notation::Iccs => Move::parse_iccs(text),
         Notation::FairyRanks => {
-            let err = |why: &str| ParseError::new("move", text, why);
-            let t = text.trim().to_ascii_lowercase();
-            let b = t.as_bytes();
-            let mut i = 0;
-            let mut square = || -> Result<Square, ParseError> {
-                let f = *b
-                    .get(i)
-                    .ok_or_else(|| err("expected file a-i then rank 1-10, twice"))?;
-                if !(b'a'..=b'i').contains(&f) {
-                    return Err(err("file must be a-i"));
-                }
-                i += 1;
-                let start = i;
-                while i < b.len() && b[i].is_ascii_digit() {
-                    i += 1;
-                }
-                let r: u8 = t[start..i].parse().map_err(|_| err("rank must be 1-10"))?;
-                if !(1..=10).contains(&r) {
-                    return Err(err("rank must be 1-10"));
-                }
-                Square::new(f - b'a', r - 1).ok_or_else(|| err("square off the board"))
+            let Some([from, to]) = squares else {
+                return Err(err(
+                    "expected file a-i then rank 1-10, twice (e.g. h3e3, a10a9)".into(),
+                ));
             };
-            let from = square()?;
-            let to = square()?;
-            if i != b.len() {
-                return Err(err("trailing characters"));
-            }
+            let square = |(f, r): (u8, u32)| {
+                u8::try_from(r)
+                    .ok()
+                    .filter(|r| (1..=10).contains(r))
+                    .and_then(|r| Square::new(f, r - 1))
+                    .ok_or_else(|| err(format!("rank {r} is not one of ranks 1-10")))
+            };
+            let (from, to) = (square(from)?, square(to)?);
             if from == to {
-                return Err(err("origin and destination are the same point"));
+                return Err(err("origin and destination are the same point".into()));
             }
             Ok(Move::new(from, to))
         }
@@ -108,11 +174,20 @@ pub fn parse_move(text: &str, notation: Notation) -> Result<Move, ParseError> {
 /// banned root moves, the dialect and the options. Drive it with [`UcciEngine::run`] or
 /// [`run_ucci`].
 pub struct UcciEngine {
-    evaluator: Arc<dyn Evaluator<Xiangqi>>,
+    /// The evaluator as given, the evaluator searches use (on its threads, behind its cache).
+    stack: EvalStack<Xiangqi>,
     config: EngineConfig,
+    /// The configuration the engine started with: the defaults the `uci` / `ucci` reply
+    /// declares.
+    defaults: EngineConfig,
     rules: XiangqiConfig,
     dialect: Dialect,
     notation: Notation,
+    /// Whether the GUI chose the numbering (`UCI_RankBase` / `rankbase`); otherwise `uci`
+    /// selects ranks 1–10 and `ucci` ranks 0–9.
+    notation_chosen: bool,
+    multipv: u32,
+    show_wdl: bool,
     game: History<Xiangqi>,
     /// Why the last `position` was rejected; while set there is no position (`game` is stale
     /// and never searched).
@@ -139,8 +214,16 @@ pub fn run_ucci<R: BufRead + Send + 'static, W: Write>(
     UcciEngine::new(evaluator, config, XiangqiConfig::default()).run(input, output)
 }
 
+/// A line from the input thread.
+enum Received {
+    /// A line of text.
+    Line(String),
+    /// A line longer than [`MAX_LINE_BYTES`]: its first bytes and its length.
+    TooLong(String, usize),
+}
+
 /// Messages from the input thread: a line, or `None` at end of input.
-type Input = Option<String>;
+type Input = Option<Received>;
 
 /// What the search loop does with a line read while thinking.
 enum Urgent {
@@ -151,7 +234,10 @@ enum Urgent {
     Later,
 }
 
-fn urgent(line: &str) -> Urgent {
+fn urgent(msg: &Received) -> Urgent {
+    let Received::Line(line) = msg else {
+        return Urgent::Later;
+    };
     match line
         .split_whitespace()
         .next()
@@ -181,6 +267,8 @@ struct Go {
     binc: Option<i64>,
     infinite: bool,
     ponder: bool,
+    /// `searchmoves` given (even if none of them could be used).
+    restricted: bool,
     searchmoves: Vec<Move>,
 }
 
@@ -260,19 +348,97 @@ const GO_KEYS: &[&str] = &[
     "mate",
 ];
 
+/// The most `MultiPV` lines (as Fairy-Stockfish).
+const MAX_MULTIPV: i64 = 500;
+/// The largest `Hash` / `hashsize` in MiB.
+const MAX_HASH_MB: i64 = 1 << 20;
+/// The most `Threads` / `threads`.
+const MAX_THREADS: i64 = 256;
+/// The largest `Move Overhead` in ms (as Fairy-Stockfish).
+const MAX_MOVE_OVERHEAD_MS: i64 = 5000;
+
+/// What an option sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    Variant,
+    RankBase,
+    Simulations,
+    MultiPv,
+    Hash,
+    Threads,
+    MoveOverhead,
+    ShowWdl,
+    UseMillisec,
+}
+
+/// An option's type and default, as the `uci` / `ucci` reply declares it.
+#[derive(Clone, Copy, Debug)]
+enum OptKind {
+    Check(bool),
+    Spin { default: i64, min: i64, max: i64 },
+    Combo(&'static str, &'static [&'static str]),
+}
+
+/// One declared option: its name in UCI and in UCCI (`None`: not declared there, though
+/// `setoption` accepts either name in either dialect), its type and default.
+#[derive(Clone, Copy, Debug)]
+struct OptSpec {
+    opt: Opt,
+    uci: Option<&'static str>,
+    ucci: Option<&'static str>,
+    kind: OptKind,
+}
+
+/// Options GUIs send that this engine accepts without effect (no error line).
+const IGNORED_OPTIONS: &[&str] = &[
+    "ponder",
+    "uci_analysemode",
+    "uci_chess960",
+    "uci_opponent",
+    "uci_engineabout",
+    "uci_limitstrength",
+    "uci_elo",
+    "clear hash",
+    "batch",
+    "debug",
+    "usebook",
+    "useegtb",
+    "bookfiles",
+    "egtbpaths",
+    "evalapi",
+    "idle",
+    "pruning",
+    "knowledge",
+    "randomness",
+    "style",
+    "promotion",
+    "drawmoves",
+    "repetition",
+];
+
 impl UcciEngine {
-    /// An engine at the start position with the given rules.
+    /// An engine at the start position with the given rules, its evaluator on
+    /// [`EngineConfig::threads`] threads behind a cache of [`EngineConfig::hash_mb`] MiB.
+    /// Should that thread pool not start, it is retried with one thread.
     pub fn new(
         evaluator: Arc<dyn Evaluator<Xiangqi>>,
         config: EngineConfig,
         rules: XiangqiConfig,
     ) -> Self {
+        let actions = Xiangqi::start(rules).num_actions();
+        let stack = EvalStack::new(evaluator.clone(), actions, config.hash_mb, config.threads)
+            .or_else(|_| EvalStack::new(evaluator, actions, config.hash_mb, 1))
+            .expect("a one-thread pool starts");
         UcciEngine {
-            evaluator,
+            stack,
+            defaults: config.clone(),
             config,
             rules,
             dialect: Dialect::Ucci,
             notation: Notation::Iccs,
+            notation_chosen: false,
+            multipv: 1,
+            show_wdl: false,
             game: History::new(Xiangqi::start(rules)),
             position_error: None,
             banned: Vec::new(),
@@ -295,6 +461,16 @@ impl UcciEngine {
         self.position_error.as_deref()
     }
 
+    /// The dialect in use.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// The move notation in use (see [`Notation`]).
+    pub fn notation(&self) -> Notation {
+        self.notation
+    }
+
     /// Sets the start position (`ucinewgame`, `setoption newgame`).
     fn new_game(&mut self) {
         self.game = History::new(Xiangqi::start(self.rules));
@@ -309,9 +485,110 @@ impl UcciEngine {
         })
     }
 
-    /// The dialect in use.
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
+    /// The options of both dialects, with the defaults the engine started with.
+    fn option_specs(&self) -> Vec<OptSpec> {
+        let d = &self.defaults;
+        let spin = |default: i64, min: i64, max: i64| OptKind::Spin { default, min, max };
+        let spec = |opt, uci, ucci, kind| OptSpec {
+            opt,
+            uci,
+            ucci,
+            kind,
+        };
+        vec![
+            spec(
+                Opt::Variant,
+                Some("UCI_Variant"),
+                None,
+                OptKind::Combo("xiangqi", &["xiangqi"]),
+            ),
+            spec(
+                Opt::UseMillisec,
+                None,
+                Some("usemillisec"),
+                OptKind::Check(true),
+            ),
+            spec(Opt::RankBase, Some("UCI_RankBase"), None, spin(1, 0, 1)),
+            spec(
+                Opt::Simulations,
+                Some("Simulations"),
+                Some("simulations"),
+                spin(i64::from(d.search.simulations), 1, 100_000_000),
+            ),
+            spec(Opt::RankBase, None, Some("rankbase"), spin(0, 0, 1)),
+            spec(Opt::MultiPv, Some("MultiPV"), None, spin(1, 1, MAX_MULTIPV)),
+            spec(
+                Opt::Hash,
+                Some("Hash"),
+                Some("hashsize"),
+                spin(i64::from(d.hash_mb), 0, MAX_HASH_MB),
+            ),
+            spec(
+                Opt::Threads,
+                Some("Threads"),
+                Some("threads"),
+                spin(i64::from(d.threads), 1, MAX_THREADS),
+            ),
+            spec(
+                Opt::MoveOverhead,
+                Some("Move Overhead"),
+                None,
+                spin(
+                    d.safety_margin
+                        .as_millis()
+                        .min(MAX_MOVE_OVERHEAD_MS as u128) as i64,
+                    0,
+                    MAX_MOVE_OVERHEAD_MS,
+                ),
+            ),
+            spec(
+                Opt::ShowWdl,
+                Some("UCI_ShowWDL"),
+                None,
+                OptKind::Check(false),
+            ),
+        ]
+    }
+
+    /// The `option …` lines of the `uci` / `ucci` reply.
+    fn declare_options(&self, out: &mut dyn Write) -> io::Result<()> {
+        for spec in self.option_specs() {
+            match self.dialect {
+                Dialect::Uci => {
+                    let Some(name) = spec.uci else { continue };
+                    match spec.kind {
+                        OptKind::Check(d) => {
+                            writeln!(out, "option name {name} type check default {d}")?
+                        }
+                        OptKind::Spin { default, min, max } => writeln!(
+                            out,
+                            "option name {name} type spin default {default} min {min} max {max}"
+                        )?,
+                        OptKind::Combo(d, vars) => writeln!(
+                            out,
+                            "option name {name} type combo default {d} var {}",
+                            vars.join(" var ")
+                        )?,
+                    }
+                }
+                Dialect::Ucci => {
+                    let Some(name) = spec.ucci else { continue };
+                    match spec.kind {
+                        OptKind::Check(d) => writeln!(out, "option {name} type check default {d}")?,
+                        OptKind::Spin { default, min, max } => writeln!(
+                            out,
+                            "option {name} type spin min {min} max {max} default {default}"
+                        )?,
+                        OptKind::Combo(d, vars) => writeln!(
+                            out,
+                            "option {name} type combo var {} default {d}",
+                            vars.join(" var ")
+                        )?,
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Reads commands until `quit` or end of input; see [`run_ucci`].
@@ -324,10 +601,41 @@ impl UcciEngine {
     /// principal variation has N plies (capped by the simulation limit). Output: `info depth D
     /// … pv …` whenever the PV grows and at the end, then `bestmove M [ponder P]`, or
     /// `nobestmove` (UCCI) / `bestmove (none)` (UCI) without a legal move. Errors are reported
-    /// as `info string error: …`. A rejected `position` (bad FEN, unparsable or illegal move,
-    /// named with its index) leaves no position: `go` then answers the error and
+    /// as `info string error: …`, input echoed in them cut to 80 characters (then `… (N
+    /// bytes)`); a line over 1 MiB is not stored and answered with one error (an over-long
+    /// `position` leaves no position). A rejected `position` (bad FEN, unparsable or illegal
+    /// move, named with its index) leaves no position: `go` then answers the error and
     /// `nobestmove` / `bestmove (none)` until the next good `position` or `ucinewgame` (see
-    /// the module docs). Other errors (bad number, bad `banmoves`) leave the state unchanged.
+    /// the module docs). Other errors (bad number, bad `banmoves`, bad option value) leave the
+    /// state unchanged.
+    ///
+    /// # Options
+    /// Declared by `uci` (UCI names) and `ucci` (UCCI names); `setoption` accepts either name
+    /// in either dialect, case-insensitively. A value of the wrong type or out of range is an
+    /// error that changes nothing; an unknown option is an error line too (common GUI options
+    /// such as `Ponder` or UCCI's `usebook` are accepted without effect).
+    ///
+    /// | UCI | UCCI | type, default | effect |
+    /// | --- | --- | --- | --- |
+    /// | `UCI_Variant` | – | combo `xiangqi` | only Xiangqi |
+    /// | `UCI_RankBase` | `rankbase` | spin 0–1; UCI 1, UCCI 0 | rank numbering of moves in and out ([`Notation`]); `uci` selects 1 and `ucci` 0 unless set |
+    /// | `Simulations` | `simulations` | spin ≥ 1 | most simulations per move |
+    /// | `MultiPV` | – | spin 1–500, 1 | lines reported (`info … multipv k …`) |
+    /// | `Hash` | `hashsize` | spin MiB, [`EngineConfig::hash_mb`] | network evaluation cache (emptied on change) |
+    /// | `Threads` | `threads` | spin 1–256, [`EngineConfig::threads`] | threads of a network evaluation |
+    /// | `Move Overhead` | – | spin 0–5000 ms, [`EngineConfig::safety_margin`] | kept back from every time budget |
+    /// | `UCI_ShowWDL` | – | check, false | `wdl W D L` in `info` lines |
+    /// | – | `usemillisec` | check, true | UCCI times in ms (else s) |
+    ///
+    /// `MultiPV` N reports, with every `info`, the N best root moves (`info depth D multipv k
+    /// score … pv …`, k = 1 the move played, the others in the order of
+    /// [`alphazero_mcts::SearchResult::ranked_children`]: proven wins, visits, prior), each
+    /// line scored by its move's mean value Q; only searched moves are listed, and the search
+    /// itself is the same as with one line. With `MultiPV` 1 the line has no `multipv` field
+    /// and is scored by the root value.
+    ///
+    /// `UCI_ShowWDL`: `wdl W D L` per mille from the side to move, see [`value_to_wdl`]
+    /// (a proven win `1000 0 0`, loss `0 0 1000`, draw `0 1000 0`).
     ///
     /// # Errors
     /// I/O errors of `output`.
@@ -340,16 +648,16 @@ impl UcciEngine {
         std::thread::spawn(move || {
             let mut line = String::new();
             loop {
-                match read_line_any(&mut input, &mut line) {
-                    Ok(true) => {
-                        if tx.send(Some(line.clone())).is_err() {
-                            return;
-                        }
-                    }
-                    _ => {
+                let msg = match read_line_any(&mut input, &mut line, MAX_LINE_BYTES) {
+                    Ok(ReadLine::Line) => Received::Line(line.clone()),
+                    Ok(ReadLine::TooLong(n)) => Received::TooLong(line.clone(), n),
+                    Ok(ReadLine::Eof) | Err(_) => {
                         let _ = tx.send(None);
                         return;
                     }
+                };
+                if tx.send(Some(msg)).is_err() {
+                    return;
                 }
             }
         });
@@ -359,10 +667,11 @@ impl UcciEngine {
                 Some(m) => m,
                 None => rx.recv().unwrap_or(None),
             };
-            let Some(line) = msg else {
-                return output.flush();
-            };
-            self.handle(&line, &rx, &mut queue, &mut output)?;
+            match msg {
+                None => return output.flush(),
+                Some(Received::Line(line)) => self.handle(&line, &rx, &mut queue, &mut output)?,
+                Some(Received::TooLong(head, bytes)) => self.too_long(&head, bytes, &mut output)?,
+            }
             output.flush()?;
             if self.quit {
                 return Ok(());
@@ -371,7 +680,28 @@ impl UcciEngine {
     }
 
     fn error(&self, out: &mut dyn Write, msg: impl AsRef<str>) -> io::Result<()> {
-        writeln!(out, "info string error: {}", msg.as_ref())
+        writeln!(out, "info string error: {}", bounded(msg.as_ref()))
+    }
+
+    /// A line over [`MAX_LINE_BYTES`] (`head`: its first bytes): one error; when it was a
+    /// `position` command, there is no position afterwards (the GUI's position was not read).
+    fn too_long(&mut self, head: &str, bytes: usize, out: &mut dyn Write) -> io::Result<()> {
+        let what = format!(
+            "input line {} is longer than the {MAX_LINE_BYTES} bytes a line may have",
+            too_long_quote(head, bytes)
+        );
+        let is_position = head
+            .split_whitespace()
+            .next()
+            .is_some_and(|w| w.eq_ignore_ascii_case("position"));
+        if is_position {
+            self.banned.clear();
+            let line = format!("{what}; no position is set until the next position command");
+            self.position_error = Some(what);
+            self.error(out, line)
+        } else {
+            self.error(out, format!("{what}; ignored"))
+        }
     }
 
     fn handle(
@@ -391,35 +721,23 @@ impl UcciEngine {
         match cmd.as_str() {
             "ucci" => {
                 self.dialect = Dialect::Ucci;
+                if !self.notation_chosen {
+                    self.notation = Notation::Iccs;
+                }
                 writeln!(out, "id name {} {}", self.config.name, self.config.version)?;
                 writeln!(out, "id version {}", self.config.version)?;
                 writeln!(out, "id author {}", self.config.author)?;
-                writeln!(out, "option usemillisec type check default true")?;
-                writeln!(
-                    out,
-                    "option simulations type spin min 1 max 100000000 default {}",
-                    self.config.search.simulations
-                )?;
-                writeln!(out, "option rankbase type spin min 0 max 1 default 0")?;
+                self.declare_options(out)?;
                 writeln!(out, "ucciok")?;
             }
             "uci" => {
                 self.dialect = Dialect::Uci;
+                if !self.notation_chosen {
+                    self.notation = Notation::FairyRanks;
+                }
                 writeln!(out, "id name {} {}", self.config.name, self.config.version)?;
                 writeln!(out, "id author {}", self.config.author)?;
-                writeln!(
-                    out,
-                    "option name UCI_Variant type combo default xiangqi var xiangqi"
-                )?;
-                writeln!(
-                    out,
-                    "option name UCI_RankBase type spin default 0 min 0 max 1"
-                )?;
-                writeln!(
-                    out,
-                    "option name Simulations type spin default {} min 1 max 100000000",
-                    self.config.search.simulations
-                )?;
+                self.declare_options(out)?;
                 writeln!(out, "uciok")?;
             }
             "isready" => writeln!(out, "readyok")?,
@@ -431,7 +749,7 @@ impl UcciEngine {
                     args.iter().map(|t| parse_move(t, self.notation)).collect();
                 match parsed {
                     Ok(v) => self.banned = v,
-                    Err(e) => self.error(out, e.to_string())?,
+                    Err(e) => self.error(out, parse_error_text(&e))?,
                 }
             }
             "go" => self.go(args, received, rx, queue, out)?,
@@ -446,9 +764,17 @@ impl UcciEngine {
                 Some(e) => self.error(out, e)?,
                 None => writeln!(out, "info string fen {}", self.game.current().to_fen())?,
             },
-            _ => self.error(out, format!("unknown command {first}"))?,
+            _ => self.error(out, format!("unknown command {}", Clipped(first)))?,
         }
         Ok(())
+    }
+
+    /// How to choose the numbering `n` in the dialect in use.
+    fn rank_base_hint(&self, n: Notation) -> String {
+        match self.dialect {
+            Dialect::Uci => format!("setoption name UCI_RankBase value {}", n.rank_base()),
+            Dialect::Ucci => format!("setoption rankbase {}", n.rank_base()),
+        }
     }
 
     fn setoption(&mut self, args: &[&str], out: &mut dyn Write) -> io::Result<()> {
@@ -465,27 +791,90 @@ impl UcciEngine {
             )
         };
         let lname = name.to_ascii_lowercase();
-        let v = value.trim().to_ascii_lowercase();
-        match lname.as_str() {
-            "usemillisec" => self.millisec = v != "false",
-            "uci_variant" if v != "xiangqi" => {
-                self.error(out, format!("unsupported variant {value:?} (only xiangqi)"))?;
+        if lname == "newgame" {
+            self.new_game();
+            return Ok(());
+        }
+        let matches = |n: Option<&str>| n.is_some_and(|n| n.eq_ignore_ascii_case(&lname));
+        let Some(spec) = self
+            .option_specs()
+            .into_iter()
+            .find(|s| matches(s.uci) || matches(s.ucci))
+        else {
+            if !IGNORED_OPTIONS.contains(&lname.as_str()) {
+                self.error(out, format!("unknown option {:?}; ignored", Clipped(&name)))?;
             }
-            "uci_rankbase" | "rankbase" => match v.as_str() {
-                "0" => self.notation = Notation::Iccs,
-                "1" => self.notation = Notation::FairyRanks,
-                _ => self.error(out, format!("rank base must be 0 or 1, got {value:?}"))?,
+            return Ok(());
+        };
+        // The name as this dialect declares it, when that is the one the GUI used.
+        let shown = match self.dialect {
+            Dialect::Ucci if matches(spec.ucci) => spec.ucci,
+            _ if matches(spec.uci) => spec.uci,
+            _ => spec.ucci,
+        }
+        .unwrap_or("");
+        let v = value.trim();
+        let bad = |why: String| {
+            format!(
+                "option {shown}: {why}, got {:?}; unchanged",
+                Clipped(&value)
+            )
+        };
+        // The value, checked against the option's type.
+        let number = match spec.kind {
+            OptKind::Check(_) => match v.to_ascii_lowercase().as_str() {
+                "true" => 1,
+                "false" => 0,
+                _ => return self.error(out, bad("expected true or false".into())),
             },
-            "simulations" => match v.parse::<u32>() {
-                Ok(n) if n >= 1 => self.config.search.simulations = n,
-                _ => self.error(
-                    out,
-                    format!("simulations must be a positive integer, got {value:?}"),
-                )?,
+            OptKind::Spin { min, max, .. } => match v.parse::<i64>() {
+                Ok(n) if (min..=max).contains(&n) => n,
+                _ => {
+                    return self.error(out, bad(format!("expected an integer from {min} to {max}")))
+                }
             },
-            "newgame" => self.new_game(),
-            // Hash, Threads, Ponder, batch, … are accepted and ignored.
-            _ => {}
+            OptKind::Combo(_, vars) => match vars.iter().position(|c| c.eq_ignore_ascii_case(v)) {
+                Some(i) => i as i64,
+                None => {
+                    return self.error(
+                        out,
+                        bad(format!("unsupported value (only {})", vars.join(", "))),
+                    )
+                }
+            },
+        };
+        // Every spin range above fits u32.
+        let n32 = number as u32;
+        match spec.opt {
+            Opt::Variant => {}
+            Opt::RankBase => {
+                self.notation = if number == 0 {
+                    Notation::Iccs
+                } else {
+                    Notation::FairyRanks
+                };
+                self.notation_chosen = true;
+            }
+            Opt::Simulations => self.config.search.simulations = n32,
+            Opt::MultiPv => self.multipv = n32,
+            Opt::ShowWdl => self.show_wdl = number == 1,
+            Opt::UseMillisec => self.millisec = number == 1,
+            Opt::MoveOverhead => self.config.safety_margin = Duration::from_millis(number as u64),
+            Opt::Hash | Opt::Threads => {
+                let (hash, threads) = match spec.opt {
+                    Opt::Hash => (n32, self.stack.threads()),
+                    _ => (self.stack.hash_mb(), n32),
+                };
+                let actions = self.game.current().num_actions();
+                match self.stack.resized(actions, hash, threads) {
+                    Ok(stack) => {
+                        self.stack = stack;
+                        self.config.hash_mb = hash;
+                        self.config.threads = threads;
+                    }
+                    Err(e) => self.error(out, format!("option {shown}: {e}; unchanged"))?,
+                }
+            }
         }
         Ok(())
     }
@@ -507,6 +896,26 @@ impl UcciEngine {
         }
     }
 
+    /// Why `text` (read as `mv`) is not legal in `pos`, and, when the same text read with
+    /// the other numbering would be a legal move there, a hint that the GUI may use it.
+    fn illegal_text(&self, pos: &Xiangqi, text: &str, mv: Move, reason: &str) -> String {
+        let mut s = match self.notation {
+            Notation::Iccs => format!("is illegal: {reason}"),
+            // The reason names squares in ICCS; say which move that is.
+            Notation::FairyRanks => format!("(ICCS {mv}) is illegal: {reason}"),
+        };
+        let other = self.notation.other();
+        if parse_move(text, other).is_ok_and(|m| pos.is_legal(m)) {
+            s.push_str(&format!(
+                " (moves are read with {}; with {} it would be legal: {})",
+                self.notation.ranks(),
+                other.ranks(),
+                self.rank_base_hint(other)
+            ));
+        }
+        s
+    }
+
     /// The game a `position` command describes, or why it cannot be set up.
     fn parse_position(&self, args: &[&str]) -> Result<History<Xiangqi>, String> {
         let moves_at = args.iter().position(|a| a.eq_ignore_ascii_case("moves"));
@@ -514,24 +923,28 @@ impl UcciEngine {
         let start = match head.first().map(|s| s.to_ascii_lowercase()).as_deref() {
             Some("startpos") if head.len() == 1 => Xiangqi::start(self.rules),
             Some("fen") => Xiangqi::from_fen(&head[1..].join(" "), self.rules)
-                .map_err(|e| format!("position: {e}"))?,
+                .map_err(|e| format!("position: {}", parse_error_text(&e)))?,
             _ => {
                 return Err(format!(
                     "expected position startpos|fen FEN [moves …], got {:?}",
-                    args.join(" ")
+                    Clipped(&args.join(" "))
                 ))
             }
         };
         let mut game = History::new(start);
         let moves = moves_at.map_or(&[][..], |p| &args[p + 1..]);
         for (i, t) in moves.iter().enumerate() {
-            let at = format!("position move {} of {} {t:?}", i + 1, moves.len());
-            let mv = parse_move(t, self.notation).map_err(|e| format!("{at}: {e}"))?;
-            game.play(mv).map_err(|e| match self.notation {
-                Notation::Iccs => format!("{at} is illegal: {}", e.reason),
-                // The reason names squares in ICCS; say which move that is.
-                Notation::FairyRanks => format!("{at} (ICCS {mv}) is illegal: {}", e.reason),
-            })?;
+            let at = format!(
+                "position move {} of {} {:?}",
+                i + 1,
+                moves.len(),
+                Clipped(t)
+            );
+            let mv = parse_move(t, self.notation)
+                .map_err(|e| format!("{at}: {}", parse_error_text(&e)))?;
+            let before = game.current().clone();
+            game.play(mv)
+                .map_err(|e| format!("{at} {}", self.illegal_text(&before, t, mv, &e.reason)))?;
         }
         Ok(game)
     }
@@ -547,15 +960,31 @@ impl UcciEngine {
                 "ponder" => go.ponder = true,
                 "draw" => {}
                 "searchmoves" => {
-                    while i < args.len()
-                        && !GO_KEYS.contains(&args[i].to_ascii_lowercase().as_str())
-                        && !["infinite", "ponder"].contains(&args[i])
-                    {
-                        match parse_move(args[i], self.notation) {
-                            Ok(m) => go.searchmoves.push(m),
-                            Err(e) => self.error(out, e.to_string())?,
+                    go.restricted = true;
+                    let pos = self.game.current();
+                    while i < args.len() {
+                        let t = args[i];
+                        let lt = t.to_ascii_lowercase();
+                        if GO_KEYS.contains(&lt.as_str())
+                            || ["infinite", "ponder"].contains(&lt.as_str())
+                        {
+                            break;
                         }
                         i += 1;
+                        let at = format!("go searchmoves {:?}", Clipped(t));
+                        match parse_move(t, self.notation) {
+                            Ok(m) if pos.is_legal(m) => go.searchmoves.push(m),
+                            Ok(m) => {
+                                let why = pos.illegal_reason(m);
+                                self.error(
+                                    out,
+                                    format!("{at} {}; ignored", self.illegal_text(pos, t, m, &why)),
+                                )?
+                            }
+                            Err(e) => {
+                                self.error(out, format!("{at}: {}; ignored", parse_error_text(&e)))?
+                            }
+                        }
                     }
                 }
                 k if GO_KEYS.contains(&k) => {
@@ -564,7 +993,7 @@ impl UcciEngine {
                             out,
                             format!(
                                 "go {k} needs a number, got {:?}; ignored",
-                                args.get(i).unwrap_or(&"")
+                                Clipped(args.get(i).unwrap_or(&""))
                             ),
                         )?;
                         i += 1;
@@ -596,8 +1025,14 @@ impl UcciEngine {
                         _ => {}
                     }
                 }
-                other => self.error(out, format!("unknown go parameter {other:?}"))?,
+                other => self.error(out, format!("unknown go parameter {:?}", Clipped(other)))?,
             }
+        }
+        if go.restricted && go.searchmoves.is_empty() {
+            self.error(
+                out,
+                "go searchmoves: none of the moves can be searched; searching every move",
+            )?;
         }
         Ok(go)
     }
@@ -642,31 +1077,54 @@ impl UcciEngine {
         Some(self.config.default_move_time)
     }
 
-    fn info_line(&self, t: &Thought<Xiangqi>) -> String {
-        let ms = t.elapsed.as_millis();
-        let nps = (f64::from(t.visits) / t.elapsed.as_secs_f64().max(1e-6)) as u64;
-        let plies = t.pv.len().max(1) as i32;
-        let score = match (self.dialect, t.proven) {
+    /// The `score …` text for a value (or a proven result) reached after `plies` plies.
+    fn score(&self, value: f32, proven: Option<Outcome>, plies: usize) -> String {
+        let plies = plies.max(1) as i32;
+        match (self.dialect, proven) {
             (Dialect::Uci, Some(Outcome::Win)) => format!("mate {}", (plies + 1) / 2),
             (Dialect::Uci, Some(Outcome::Loss)) => format!("mate -{}", (plies + 1) / 2),
-            (Dialect::Uci, _) => format!("cp {}", value_to_cp(t.value)),
+            (Dialect::Uci, _) => format!("cp {}", value_to_cp(value)),
             (Dialect::Ucci, Some(Outcome::Win)) => format!("{}", 30000 - plies),
             (Dialect::Ucci, Some(Outcome::Loss)) => format!("{}", -(30000 - plies)),
-            (Dialect::Ucci, _) => format!("{}", value_to_cp(t.value)),
+            (Dialect::Ucci, _) => format!("{}", value_to_cp(value)),
+        }
+    }
+
+    /// The `info` lines of a search state: one line, or with `MultiPV` > 1 one per
+    /// [`Thought::lines`] entry with `multipv k` (see [`UcciEngine::run`]).
+    fn info_lines(&self, t: &Thought<Xiangqi>) -> String {
+        let ms = t.elapsed.as_millis();
+        let nps = (f64::from(t.visits) / t.elapsed.as_secs_f64().max(1e-6)) as u64;
+        let line = |multipv: Option<usize>, value: f32, proven: Option<Outcome>, pv: &[Move]| {
+            let mut s = format!("info depth {}", t.depth());
+            if let Some(k) = multipv {
+                s.push_str(&format!(" multipv {k}"));
+            }
+            s.push_str(&format!(" score {}", self.score(value, proven, pv.len())));
+            if self.show_wdl {
+                let [w, d, l] = match proven {
+                    Some(o) => value_to_wdl(o.value()),
+                    None => value_to_wdl(value),
+                };
+                s.push_str(&format!(" wdl {w} {d} {l}"));
+            }
+            let pv: Vec<String> = pv.iter().map(|&m| format_move(m, self.notation)).collect();
+            s.push_str(&format!(
+                " nodes {} time {ms} nps {nps} pv {}",
+                t.visits,
+                pv.join(" ")
+            ));
+            s
         };
-        let pv: Vec<String> =
-            t.pv.iter()
-                .map(|&m| format_move(m, self.notation))
-                .collect();
-        format!(
-            "info depth {} score {} nodes {} time {} nps {} pv {}",
-            t.depth(),
-            score,
-            t.visits,
-            ms,
-            nps,
-            pv.join(" ")
-        )
+        if self.multipv <= 1 {
+            return line(None, t.value, t.proven, &t.pv);
+        }
+        t.lines
+            .iter()
+            .enumerate()
+            .map(|(k, l)| line(Some(k + 1), l.value, l.proven, &l.pv))
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     fn go(
@@ -718,6 +1176,7 @@ impl UcciEngine {
             },
             depth: go.depth,
             snapshot_every: None,
+            multipv: self.multipv as usize,
         };
         let mut st = GoState {
             waiting: go.infinite || go.ponder,
@@ -732,7 +1191,7 @@ impl UcciEngine {
         let result = think(
             &this.game,
             &banned,
-            &*this.evaluator,
+            this.stack.evaluator(),
             &this.config.search,
             &mut limits,
             received,
@@ -740,7 +1199,7 @@ impl UcciEngine {
                 match ev {
                     Event::Depth(t) => {
                         if let Err(e) =
-                            writeln!(out, "{}", this.info_line(t)).and_then(|()| out.flush())
+                            writeln!(out, "{}", this.info_lines(t)).and_then(|()| out.flush())
                         {
                             st.io_err.get_or_insert(e);
                         }
@@ -779,22 +1238,12 @@ impl UcciEngine {
             Ok(t) => t,
             Err(e) => {
                 self.error(out, format!("search failed: {e}"))?;
-                Thought {
-                    mv: None,
-                    value: 0.0,
-                    pv: Vec::new(),
-                    proven: None,
-                    simulations: 0,
-                    visits: 0,
-                    elapsed: received.elapsed(),
-                    reason: "search failed",
-                    children: Vec::new(),
-                }
+                Thought::quick(None, 0.0, None, received, "search failed")
             }
         };
         match t.mv {
             Some(mv) => {
-                writeln!(out, "{}", self.info_line(&t))?;
+                writeln!(out, "{}", self.info_lines(&t))?;
                 let mut line = format!("bestmove {}", format_move(mv, self.notation));
                 if let Some(&p) = t.pv.get(1) {
                     line.push_str(&format!(" ponder {}", format_move(p, self.notation)));
@@ -819,6 +1268,10 @@ impl UcciEngine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alphazero_mcts::{EvalError, EvalRequest, UniformEvaluator};
+    use std::io::Cursor;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
 
     #[test]
     fn fairy_ranks_round_trip_and_differ_from_iccs() {
@@ -828,8 +1281,177 @@ mod tests {
         let top = Move::parse_iccs("a9a8").unwrap();
         assert_eq!(format_move(top, Notation::FairyRanks), "a10a9");
         assert_eq!(parse_move("A10A9", Notation::FairyRanks).unwrap(), top);
-        for bad in ["a0a1", "a11a1", "j1a1", "a1", "a1a1", "a1a2x", ""] {
+        for bad in ["a0a1", "a11a1", "j1a1", "a1", "a1a1", "a1a2x", "", "a01a2"] {
             assert!(parse_move(bad, Notation::FairyRanks).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_rank_only_the_other_numbering_has_is_refused_never_reinterpreted() {
+        for (text, notation, rank) in [
+            (
+                "a10a9",
+                Notation::Iccs,
+                "rank 10 exists only with ranks 1–10",
+            ),
+            (
+                "i9i10",
+                Notation::Iccs,
+                "rank 10 exists only with ranks 1–10",
+            ),
+            (
+                "h0g2",
+                Notation::FairyRanks,
+                "rank 0 exists only with ranks 0–9",
+            ),
+            (
+                "e1e0",
+                Notation::FairyRanks,
+                "rank 0 exists only with ranks 0–9",
+            ),
+        ] {
+            let e = parse_move(text, notation).expect_err(text);
+            assert_eq!(e.input, text);
+            assert!(e.reason.starts_with(rank), "{text}: {}", e.reason);
+        }
+        // Strings both numberings read are read by the one in use: different squares.
+        let iccs = parse_move("h2e2", Notation::Iccs).unwrap();
+        let fairy = parse_move("h2e2", Notation::FairyRanks).unwrap();
+        assert_ne!(iccs, fairy);
+        assert_eq!(format_move(fairy, Notation::Iccs), "h1e1");
+        for n in [Notation::Iccs, Notation::FairyRanks] {
+            assert!(parse_move("a01a2", n).is_err());
+            assert_eq!(n.other().other(), n);
+        }
+    }
+
+    /// Counts the positions it evaluates and the rayon threads it sees; answers uniformly.
+    #[derive(Default)]
+    struct Probe {
+        positions: AtomicU64,
+        threads: Mutex<Vec<usize>>,
+    }
+
+    impl Evaluator<Xiangqi> for Probe {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Xiangqi>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            self.positions
+                .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            self.threads
+                .lock()
+                .unwrap()
+                .push(rayon::current_num_threads());
+            UniformEvaluator.evaluate(batch, policy_logits, values)
+        }
+    }
+
+    fn engine(probe: &Arc<Probe>) -> UcciEngine {
+        UcciEngine::new(
+            probe.clone(),
+            EngineConfig::fixed(400, 3),
+            XiangqiConfig::default(),
+        )
+    }
+
+    fn feed(e: &mut UcciEngine, input: &str) -> String {
+        let mut out = Vec::new();
+        e.run(Cursor::new(input.to_string().into_bytes()), &mut out)
+            .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// Positions evaluated by the network for two identical searches, with `hash` MiB.
+    fn evaluated_twice(hash: &str) -> (u64, u64) {
+        let probe = Arc::new(Probe::default());
+        let mut e = engine(&probe);
+        let out = feed(&mut e, &format!("uci\nsetoption name Hash value {hash}\n"));
+        assert!(!out.contains("error"), "{out}");
+        let go = "position startpos moves h3e3 h10g8\ngo nodes 400\n";
+        feed(&mut e, go);
+        let first = probe.positions.load(Ordering::Relaxed);
+        feed(&mut e, go);
+        (first, probe.positions.load(Ordering::Relaxed) - first)
+    }
+
+    #[test]
+    fn hash_sizes_the_evaluation_cache() {
+        // No cache: the same search evaluates everything again.
+        let (first, again) = evaluated_twice("0");
+        assert!(first > 300, "{first}");
+        assert_eq!(again, first);
+        // 64 MiB (~7,900 positions) holds the whole search: nothing is evaluated again.
+        // (Within one search, transpositions may hit it already.)
+        let (first64, again64) = evaluated_twice("64");
+        assert!(first64 <= first && first64 > 300, "{first64} of {first}");
+        assert_eq!(again64, 0);
+        // 1 MiB holds ~124 positions: some of the search comes from the cache, not all.
+        let (_, again1) = evaluated_twice("1");
+        assert!(again1 > 0 && again1 < first, "{again1} of {first}");
+    }
+
+    #[test]
+    fn threads_sets_the_pool_network_evaluations_run_on() {
+        for (setting, want) in [(None, 1), (Some(3), 3), (Some(1), 1)] {
+            let probe = Arc::new(Probe::default());
+            let mut e = engine(&probe);
+            let mut input = "uci\n".to_string();
+            if let Some(n) = setting {
+                input.push_str(&format!("setoption name Threads value {n}\n"));
+            }
+            input.push_str("position startpos\ngo nodes 20\n");
+            feed(&mut e, &input);
+            let seen = probe.threads.lock().unwrap().clone();
+            assert!(!seen.is_empty());
+            assert!(seen.iter().all(|&t| t == want), "{setting:?}: {seen:?}");
+        }
+    }
+
+    #[test]
+    fn move_overhead_is_kept_back_from_the_time_budget() {
+        let mut e = UcciEngine::new(
+            Arc::new(UniformEvaluator),
+            EngineConfig::default(),
+            XiangqiConfig::default(),
+        );
+        let go = Go {
+            movetime: Some(1000),
+            ..Go::default()
+        };
+        let usable = |e: &UcciEngine| e.config.usable(e.budget(&go).unwrap());
+        // The default (50 ms, at least 5 %).
+        assert_eq!(usable(&e), Duration::from_millis(950));
+        feed(&mut e, "uci\nsetoption name Move Overhead value 300\n");
+        assert_eq!(usable(&e), Duration::from_millis(700));
+        // A bad value changes nothing.
+        let out = feed(&mut e, "setoption name Move Overhead value -1\n");
+        assert!(
+            out.contains("option Move Overhead: expected an integer from 0 to 5000"),
+            "{out}"
+        );
+        assert_eq!(usable(&e), Duration::from_millis(700));
+        feed(&mut e, "setoption name move overhead value 0\n");
+        assert_eq!(usable(&e), Duration::from_millis(950));
+    }
+
+    #[test]
+    fn uci_selects_ranks_1_to_10_and_ucci_ranks_0_to_9_unless_the_gui_chose() {
+        let mut e = UcciEngine::new(
+            Arc::new(UniformEvaluator),
+            EngineConfig::fixed(8, 1),
+            XiangqiConfig::default(),
+        );
+        assert_eq!(e.notation(), Notation::Iccs);
+        feed(&mut e, "uci\n");
+        assert_eq!(e.notation(), Notation::FairyRanks);
+        feed(&mut e, "ucci\n");
+        assert_eq!(e.notation(), Notation::Iccs);
+        feed(&mut e, "setoption rankbase 1\nucci\n");
+        assert_eq!(e.notation(), Notation::FairyRanks);
+        feed(&mut e, "setoption name UCI_RankBase value 0\nuci\n");
+        assert_eq!(e.notation(), Notation::Iccs);
     }
 }

@@ -58,6 +58,72 @@ fn ucci_client_plays_the_fake_engines_bestmove_and_reads_its_info() {
     assert!(v > 0.2 && v < 0.4, "{v}");
 }
 
+/// A UCI engine script: `uci` answered with `$declare` lines then `uciok`; every other line
+/// is appended to the file `$log`; `go` answered with `bestmove $best`.
+fn fake_uci(declare: &str, log: &str, best: &str) -> String {
+    format!(
+        r#"while read -r l; do case "$l" in uci) echo "id name fake"; {declare} echo uciok;; isready) echo readyok;; go*) echo "$l" >> {log}; echo "bestmove {best}";; quit) exit 0;; *) echo "$l" >> {log};; esac; done"#
+    )
+}
+
+#[test]
+fn uci_client_uses_ranks_1_to_10_with_engines_offering_the_xiangqi_variant_and_iccs_otherwise() {
+    let dir = std::env::temp_dir().join(format!("az-uci-client-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h2e2 = Move::parse_iccs("h2e2").unwrap();
+    let mut game = xiangqi_start();
+    game.play(h2e2).unwrap();
+    let fairy = r#"echo "option name UCI_Variant type combo default chess var chess var xiangqi";"#;
+    /// Declared options, configured options, engine's answer, position sent, variant sent.
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a str, &'a str, bool);
+    let cases: [Case; 4] = [
+        // Fairy-Stockfish-like: 1–10, the variant selected; "h10g8" is ICCS h9g7.
+        (fairy, &[], "h10g8", "moves h3e3", true),
+        // Pikafish-like (no UCI_Variant): ICCS.
+        ("", &[], "h9g7", "moves h2e2", false),
+        // The user's UCI_Variant is not doubled.
+        (
+            fairy,
+            &[("UCI_Variant", "xiangqi")],
+            "h10g8",
+            "moves h3e3",
+            true,
+        ),
+        // UCI_RankBase 0 among the options decides.
+        (fairy, &[("UCI_RankBase", "0")], "h9g7", "moves h2e2", true),
+    ];
+    for (i, (declare, options, best, sent, variant)) in cases.into_iter().enumerate() {
+        let log = dir.join(format!("{i}.log"));
+        let _ = std::fs::remove_file(&log);
+        let mut c = UcciClientConfig::new(
+            sh(&fake_uci(declare, &log.display().to_string(), best)),
+            Dialect::Uci,
+        );
+        c.options = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        c.timeout_margin = Duration::from_millis(400);
+        let mut c = UcciClient::new(c);
+        let choice = c.choose_move(&game, &quick()).expect("a move");
+        assert_eq!(choice.mv, Move::parse_iccs("h9g7").unwrap(), "case {i}");
+        drop(c);
+        let lines = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            lines
+                .lines()
+                .any(|l| l.starts_with("position ") && l.ends_with(sent)),
+            "case {i}: {lines}"
+        );
+        let variants = lines
+            .lines()
+            .filter(|l| l.starts_with("setoption name UCI_Variant value xiangqi"))
+            .count();
+        assert_eq!(variants, usize::from(variant), "case {i}: {lines}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn ucci_client_reports_a_crash_as_failed() {
     let mut c = ucci_client(&fake_ucci("exit 3"));

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use alphazero_mcts::UniformEvaluator;
-use alphazero_protocols::{run_gomocup, run_ucci, EngineConfig};
+use alphazero_protocols::{parse_move, run_gomocup, run_ucci, EngineConfig, Notation};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/transcripts")
@@ -305,4 +305,276 @@ fn gomocup_renju_foul_of_the_opponent_is_reported_and_still_answered() {
         .filter(|l| l.split(',').count() == 2 && !l.contains(' '))
         .count();
     assert_eq!(moves, 4, "{out}");
+}
+
+#[test]
+fn uci_uses_ranks_1_to_10_by_default_and_refuses_moves_only_the_other_numbering_has() {
+    check("uci_fairy_ranks");
+    let out = run_transcript("uci_fairy_ranks");
+    let lines: Vec<&str> = out.lines().collect();
+    let has = |want: &str| {
+        assert!(
+            lines.iter().any(|l| l.starts_with(want)),
+            "missing {want:?} in:\n{out}"
+        )
+    };
+    // Moves in 1–10 are played, and every move the engine writes (pv, bestmove, ponder)
+    // is in 1–10 until UCI_RankBase 0; after it, in 0–9.
+    let switch = lines
+        .iter()
+        .position(|l| l.contains("\"a10a9\""))
+        .expect("the rank-10 error");
+    let moves_of = |l: &str| -> Vec<String> {
+        let w: Vec<&str> = l.split(' ').collect();
+        match w[0] {
+            "bestmove" => w
+                .iter()
+                .skip(1)
+                .filter(|m| **m != "ponder" && **m != "(none)")
+                .map(|m| m.to_string())
+                .collect(),
+            "info" if w[1] == "depth" => {
+                let pv = w.iter().position(|x| *x == "pv").unwrap();
+                w[pv + 1..].iter().map(|m| m.to_string()).collect()
+            }
+            _ => Vec::new(),
+        }
+    };
+    let mut written = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let notation = if i < switch {
+            Notation::FairyRanks
+        } else {
+            Notation::Iccs
+        };
+        for m in moves_of(l) {
+            assert!(
+                parse_move(&m, notation).is_ok(),
+                "{m} in {l:?} is not {notation:?}"
+            );
+            written += 1;
+        }
+    }
+    assert!(written >= 15, "{out}");
+    // A rank 0 under 1–10, and a rank 10 under 0–9, are refused and leave no position.
+    has("info string error: position move 3 of 3 \"h0g2\": cannot parse move \"h0g2\": rank 0 exists only with ranks 0–9, and moves are read with ranks 1–10");
+    has("info string error: position move 2 of 2 \"a10a9\": cannot parse move \"a10a9\": rank 10 exists only with ranks 1–10, and moves are read with ranks 0–9");
+    // An ambiguous string is read by the numbering in use; when the other reading is legal
+    // the error says so.
+    has("info string error: position move 1 of 1 \"h2e2\" (ICCS h1e1) is illegal: there is no piece on h1 (moves are read with ranks 1–10; with ranks 0–9 it would be legal: setoption name UCI_RankBase value 0)");
+    // searchmoves: bad ones are named and ignored, the good one is searched.
+    has("info string error: go searchmoves \"i0i1\": cannot parse move \"i0i1\": rank 0 exists only");
+    has("info string error: go searchmoves \"zz\": cannot parse move");
+    has("info string error: go searchmoves: none of the moves can be searched; searching every move");
+    // A FEN without a side to move is refused (issue 19 defect 10).
+    has("info string error: position: cannot parse FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR\": no side to move");
+    assert_eq!(out.matches("no side to move").count(), 3, "{out}");
+    // After each refused position, go answers bestmove (none) at once.
+    let bests: Vec<&&str> = lines.iter().filter(|l| l.starts_with("bestmove")).collect();
+    assert_eq!(bests.len(), 8, "{out}");
+    let searched: Vec<&str> = bests.iter().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(searched[1], "(none)", "{out}");
+    assert_eq!(searched[2], "(none)", "{out}");
+    assert_eq!(searched[3], "e1e2", "the only searchmove left: {out}");
+    assert_eq!(searched[5], "(none)", "{out}");
+}
+
+#[test]
+fn uci_options_are_validated_and_multipv_and_wdl_lines_follow_the_search() {
+    check("uci_options");
+    let out = run_transcript("uci_options");
+    for want in [
+        "option name MultiPV type spin default 1 min 1 max 500",
+        "option name Hash type spin default 256 min 0 max 1048576",
+        "option name Threads type spin default 1 min 1 max 256",
+        "option name Move Overhead type spin default 50 min 0 max 5000",
+        "option name UCI_ShowWDL type check default false",
+        "option name UCI_RankBase type spin default 1 min 0 max 1",
+        "info string error: option MultiPV: expected an integer from 1 to 500, got \"0\"; unchanged",
+        "info string error: option MultiPV: expected an integer from 1 to 500, got \"501\"; unchanged",
+        "info string error: option MultiPV: expected an integer from 1 to 500, got \"three\"; unchanged",
+        "info string error: option Hash: expected an integer from 0 to 1048576, got \"-1\"; unchanged",
+        "info string error: option Threads: expected an integer from 1 to 256, got \"0\"; unchanged",
+        "info string error: option Move Overhead: expected an integer from 0 to 5000, got \"5001\"; unchanged",
+        "info string error: option UCI_ShowWDL: expected true or false, got \"yes\"; unchanged",
+        "info string error: option UCI_Variant: unsupported value (only xiangqi), got \"chess\"; unchanged",
+        "info string error: unknown option \"Frobnicate\"; ignored",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    // Ponder and UCI_AnalyseMode are accepted silently; 13 bad settings, 13 errors.
+    assert_eq!(out.matches("info string error").count(), 13, "{out}");
+    let blocks: Vec<&str> = out.split("readyok\n").collect();
+    // The bad values changed nothing: one plain line, no multipv, no wdl.
+    let before = blocks[1];
+    assert!(
+        !before.contains("multipv") && !before.contains("wdl"),
+        "{out}"
+    );
+    // MultiPV 3 with WDL: three lines per report, k = 1, 2, 3, different first moves; line 1
+    // is the move played; every line has wdl W D L summing to 1000.
+    let after = blocks[2];
+    let last_report: Vec<&str> = after
+        .lines()
+        .take_while(|l| !l.starts_with("bestmove"))
+        .collect();
+    let tail = &last_report[last_report.len() - 3..];
+    let mut firsts = Vec::new();
+    for (k, l) in tail.iter().enumerate() {
+        let w: Vec<&str> = l.split(' ').collect();
+        assert_eq!(w[3..5], ["multipv", &(k + 1).to_string()], "{l}");
+        let at = w.iter().position(|x| *x == "wdl").expect("wdl");
+        let sum: u32 = w[at + 1..at + 4]
+            .iter()
+            .map(|x| x.parse::<u32>().unwrap())
+            .sum();
+        assert_eq!(sum, 1000, "{l}");
+        let pv = w.iter().position(|x| *x == "pv").unwrap();
+        firsts.push(w[pv + 1]);
+    }
+    firsts.dedup();
+    assert_eq!(firsts.len(), 3, "{out}");
+    let best = after.lines().find(|l| l.starts_with("bestmove")).unwrap();
+    assert_eq!(best.split(' ').nth(1), Some(firsts[0]), "{out}");
+    // A proven mate: line 1 is the mate with wdl 1000 0 0.
+    assert!(
+        after.contains("multipv 1 score mate 1 wdl 1000 0 0"),
+        "{out}"
+    );
+}
+
+#[test]
+fn ucci_declares_and_validates_hashsize_and_threads() {
+    check("ucci_options");
+    let out = run_transcript("ucci_options");
+    for want in [
+        "option hashsize type spin min 0 max 1048576 default 256",
+        "option threads type spin min 1 max 256 default 1",
+        "option rankbase type spin min 0 max 1 default 0",
+        "info string error: option hashsize: expected an integer from 0 to 1048576, got \"-5\"; unchanged",
+        "info string error: option threads: expected an integer from 1 to 256, got \"0\"; unchanged",
+        "info string error: option threads: expected an integer from 1 to 256, got \"many\"; unchanged",
+        "info string error: option usemillisec: expected true or false, got \"maybe\"; unchanged",
+        "info string error: option rankbase: expected an integer from 0 to 1, got \"5\"; unchanged",
+        "info string error: unknown option \"frobnicate\"; ignored",
+        // UCCI keeps ICCS (0–9) until rankbase 1.
+        "info string error: position move 1 of 1 \"h2e2\" (ICCS h1e1) is illegal: there is no piece on h1 (moves are read with ranks 1–10; with ranks 0–9 it would be legal: setoption rankbase 0)",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    assert!(!out.contains("MultiPV") && !out.contains("UCI_"), "{out}");
+    assert_eq!(out.matches("info string error").count(), 7, "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("bestmove ")).count(),
+        2,
+        "{out}"
+    );
+}
+
+/// Issue 19 defect 5: error lines repeated the whole bad input.
+#[test]
+fn long_bad_lines_are_echoed_cut_to_80_characters_with_their_length() {
+    check("uci_long_lines");
+    check("gomocup_long_lines");
+    for name in ["uci_long_lines", "gomocup_long_lines"] {
+        let out = run_transcript(name);
+        let errors: Vec<&str> = out
+            .lines()
+            .filter(|l| {
+                l.starts_with("info string error")
+                    || l.starts_with("ERROR")
+                    || l.starts_with("UNKNOWN")
+            })
+            .collect();
+        assert!(errors.len() >= 7, "{name}:\n{out}");
+        for l in &errors {
+            assert!(l.chars().count() < 400, "{name}: {l}");
+        }
+        assert!(out.contains("… ("), "{name}:\n{out}");
+    }
+    let uci = run_transcript("uci_long_lines");
+    assert!(
+        uci.contains(&format!(
+            "unknown command frobnicate{}… (310 bytes)",
+            "x".repeat(70)
+        )),
+        "{uci}"
+    );
+    let gomocup = run_transcript("gomocup_long_lines");
+    assert!(
+        gomocup.contains(&format!(
+            "UNKNOWN unknown command FOO{}… (303 bytes)",
+            "O".repeat(77)
+        )),
+        "{gomocup}"
+    );
+}
+
+/// Lines of 1 MB (read, answered with a short error) and 10 MB (over the 1 MiB limit: not
+/// stored, one error) in both protocols; the engines answer normally afterwards.
+#[test]
+fn megabyte_lines_get_short_errors_and_the_engines_go_on() {
+    let mb = "x".repeat(1_000_000);
+    let ten = "y".repeat(10_000_000);
+    let cases = [
+        (
+            "uci",
+            format!(
+                "uci\nposition fen {mb} w\nposition startpos moves h3e3 {ten}\ngo nodes 8\n{mb}\nposition startpos moves h3e3\ngo nodes 8\n"
+            ),
+        ),
+        (
+            "gomocup",
+            format!("START 15\nTURN {mb}\n{ten}\nINFO folder {mb}\nTURN 7,7\nEND\n"),
+        ),
+    ];
+    for (name, input) in cases {
+        let mut output = Vec::new();
+        let config = EngineConfig::fixed(16, 7);
+        if name == "gomocup" {
+            run_gomocup(
+                Cursor::new(input),
+                &mut output,
+                Arc::new(UniformEvaluator),
+                config,
+            )
+            .unwrap();
+        } else {
+            run_ucci(
+                Cursor::new(input),
+                &mut output,
+                Arc::new(UniformEvaluator),
+                config,
+            )
+            .unwrap();
+        }
+        let out = String::from_utf8(output).unwrap();
+        assert!(out.len() < 4000, "{name}: {} bytes of output", out.len());
+        for l in out.lines() {
+            assert!(l.len() < 400, "{name}: {l}");
+        }
+        if name == "uci" {
+            assert!(out.contains("(1000002 bytes): expected 10 ranks"), "{out}");
+            assert!(out.contains("(10000029 bytes) is longer than the 1048576 bytes a line may have; no position is set"), "{out}");
+            assert!(out.contains("unknown command xxxxxxxx"), "{out}");
+            let bests: Vec<&str> = out.lines().filter(|l| l.starts_with("bestmove")).collect();
+            // The over-long position leaves no position; the last one is searched.
+            assert_eq!(bests.len(), 2, "{out}");
+            assert_eq!(bests[0], "bestmove (none)", "{out}");
+            assert_ne!(bests[1], "bestmove (none)", "{out}");
+        } else {
+            assert!(out.contains("(1000000 bytes)"), "{out}");
+            assert!(
+                out.contains("(10000000 bytes) is longer than the 1048576 bytes"),
+                "{out}"
+            );
+            assert_eq!(
+                out.lines()
+                    .filter(|l| l.split(',').count() == 2 && !l.contains(' '))
+                    .count(),
+                1,
+                "{out}"
+            );
+        }
+    }
 }
