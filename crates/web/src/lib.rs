@@ -748,7 +748,12 @@ async fn analysis_stop(
 ) -> Result<Json<StateJson>, ApiError> {
     let req = body(b)?;
     app.with_session(&req.session, |s| {
-        let ply = s.live.as_ref().map(|l| l.ply);
+        // The analysed position, unless a move at an earlier ply has dropped it since.
+        let ply = s
+            .live
+            .as_ref()
+            .map(|l| l.ply)
+            .filter(|&p| p <= s.game.len());
         if let Some(l) = &mut s.live {
             l.stop("stopped");
         }

@@ -777,7 +777,12 @@ async function resume() {
     setBusy(false);
     render(state);
     if (state.live && state.live.running) {
+      // Back to the position being analysed.
       liveMode = true;
+      if (state.live.ply < state.moves.length) {
+        view = state.live.ply;
+        await refresh();
+      }
       schedulePoll();
     }
     await maybeEngine();

@@ -998,6 +998,18 @@ async fn a_move_stops_the_continuous_analysis() {
     ok(&app, "/api/analysis/start", json!({"session": id})).await;
     let s = ok(&app, "/api/undo", json!({"session": id})).await;
     assert_eq!(s["live"]["stopped"], "the game changed");
+    // An analysis of a position that a move at an earlier ply dropped: stop still answers.
+    ok(&app, "/api/analysis/start", json!({"session": id})).await;
+    let s = ok(
+        &app,
+        "/api/move",
+        json!({"session": id, "move": "2", "ply": 0}),
+    )
+    .await;
+    assert_eq!(s["live"]["stopped"], "the game changed");
+    let s = ok(&app, "/api/analysis/stop", json!({"session": id})).await;
+    assert_eq!(s["ply"], 1);
+    assert_eq!(s["live"]["stopped"], "the game changed");
 }
 
 #[tokio::test]
