@@ -139,8 +139,8 @@ pub fn public_description(desc: &str, path: &Path) -> String {
 }
 
 /// Loads a checkpoint of game `G` for positions of `game_config` and wraps it in a
-/// [`NetworkEvaluator`] behind a [`CachedEvaluator`]. Returns the evaluator and a one-line
-/// description (file, network size, training step).
+/// [`NetworkEvaluator`] behind a [`CachedEvaluator`] of [`CACHE_CAPACITY`] positions. Returns
+/// the evaluator and a one-line description (file, network size, training step).
 ///
 /// # Errors
 /// The file cannot be read, is not a checkpoint, is corrupt, belongs to another game, or its
@@ -149,6 +149,20 @@ pub fn load_network<G: Encode>(
     path: &Path,
     game_config: &G::Config,
     device: &Device,
+) -> Result<(Arc<dyn Evaluator<G>>, String)> {
+    load_network_cached(path, game_config, device, CACHE_CAPACITY)
+}
+
+/// As [`load_network`] with a cache of `cache` positions; 0: no cache (for engines that keep
+/// their own, sized by the GUI: the UCCI/UCI engine's `Hash`).
+///
+/// # Errors
+/// As [`load_network`].
+pub fn load_network_cached<G: Encode>(
+    path: &Path,
+    game_config: &G::Config,
+    device: &Device,
+    cache: usize,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
     let ck = load_checkpoint(path, G::NAME, device).context("loading network")?;
     let m = &ck.header.model;
@@ -193,7 +207,10 @@ pub fn load_network<G: Encode>(
         ck.header.step,
         config_words(&ck.header.game.name, &ck.header.game.config)
     );
-    Ok((Arc::new(CachedEvaluator::new(net, CACHE_CAPACITY)), desc))
+    if cache == 0 {
+        return Ok((Arc::new(net), desc));
+    }
+    Ok((Arc::new(CachedEvaluator::new(net, cache)), desc))
 }
 
 /// The evaluator to play with: `--model FILE` if given; else the shipped network of the game
@@ -242,14 +259,28 @@ pub fn choose_evaluator<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<ChosenEvaluator<G>> {
+    choose_evaluator_cached(model, game_config, device, CACHE_CAPACITY)
+}
+
+/// As [`choose_evaluator`] with a network cache of `cache` positions (0: none, see
+/// [`load_network_cached`]).
+///
+/// # Errors
+/// As [`load_network`] for an explicit or shipped file.
+pub fn choose_evaluator_cached<G: Encode>(
+    model: Option<&Path>,
+    game_config: &G::Config,
+    device: &Device,
+    cache: usize,
+) -> Result<ChosenEvaluator<G>> {
     let (eval, desc, path) = match model {
         Some(p) => {
-            let (e, d) = load_network::<G>(p, game_config, device)?;
+            let (e, d) = load_network_cached::<G>(p, game_config, device, cache)?;
             (e, d, Some(p.to_path_buf()))
         }
         None => match shipped_model_path::<G>(game_config) {
             Some(p) => {
-                let (e, d) = load_network::<G>(&p, game_config, device)?;
+                let (e, d) = load_network_cached::<G>(&p, game_config, device, cache)?;
                 (e, format!("shipped {d}"), Some(p))
             }
             None => {
@@ -407,12 +438,18 @@ pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> Search
         terminal_check: G::NAME != "xiangqi",
         tactical_budget: Some(INTERACTIVE_TACTICAL_BUDGET),
         root_tactical_budget: Some(INTERACTIVE_ROOT_TACTICAL_BUDGET),
+        reply_tactical_budget: Some(INTERACTIVE_REPLY_TACTICAL_BUDGET),
         ..SearchConfig::default()
     }
 }
 
 /// The deeper root tactics' node budget (Gomoku's VCT: about 0.25 s at ~40,000 nodes/s).
 pub const INTERACTIVE_ROOT_TACTICAL_BUDGET: u32 = 10_000;
+
+/// The same deeper tactics for the opponent after each root candidate (Gomoku: does this move
+/// let the opponent win by a VCT?), node budget per candidate visited: a candidate that allows
+/// a forced win is proven lost on its first visit.
+pub const INTERACTIVE_REPLY_TACTICAL_BUDGET: u32 = 3_000;
 
 /// The tactical search's node budget per expanded node in the interactive commands, the
 /// arena's network players and the Gomocup brain (Gomoku's VCF; Xiangqi's mate search by
@@ -497,6 +534,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     config.search.terminal_check = true;
     config.search.tactical_budget = Some(INTERACTIVE_TACTICAL_BUDGET);
     config.search.root_tactical_budget = Some(INTERACTIVE_ROOT_TACTICAL_BUDGET);
+    config.search.reply_tactical_budget = Some(INTERACTIVE_REPLY_TACTICAL_BUDGET);
     alphazero_protocols::run_gomocup(
         std::io::stdin().lock(),
         std::io::stdout().lock(),
@@ -517,8 +555,14 @@ pub fn run_ucci_engine(opts: &BrainOptions) -> Result<()> {
     } else {
         &opts.device
     })?;
-    let (evaluator, _) =
-        load_evaluator::<Xiangqi>(opts.model.as_deref(), &XiangqiConfig::default(), &device)?;
+    // No cache here: the engine keeps its own, sized by the GUI's `Hash` / `hashsize`.
+    let evaluator = choose_evaluator_cached::<Xiangqi>(
+        opts.model.as_deref(),
+        &XiangqiConfig::default(),
+        &device,
+        0,
+    )?
+    .evaluator;
     alphazero_protocols::run_ucci(
         std::io::BufReader::new(std::io::stdin()),
         std::io::stdout().lock(),

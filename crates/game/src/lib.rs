@@ -196,6 +196,16 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         self.tactical_proof(budget)
     }
 
+    /// Whether the opponent might win by force if the side to move passed (a null-move
+    /// threat), as far as the deeper tactics ([`Game::root_tactical_proof`]) tell within
+    /// `budget` nodes. `false` promises that after **any** move of the side to move the
+    /// opponent's [`Game::root_tactical_proof`] finds no win either (a move can only get in
+    /// the opponent's way), so a search may skip checking each reply. Default `true`.
+    fn opponent_may_force_win(&self, budget: u32) -> bool {
+        let _ = budget;
+        true
+    }
+
     /// Whether `mv` is legal here. Must agree with [`Game::legal_moves`].
     fn is_legal(&self, mv: Self::Move) -> bool {
         let mut v = Vec::new();

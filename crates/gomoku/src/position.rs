@@ -534,6 +534,27 @@ impl Game for Gomoku {
         })
     }
 
+    /// Freestyle and standard: the opponent's VCT (with its VCF) as if the side to move
+    /// passed; `true` when found or when the budget ran out. A stone only blocks the
+    /// opponent's lines (under both rules a row's length is the opponent's stones alone), so
+    /// no move gives the opponent a win a pass would not. Renju: always `true` (a white stone
+    /// can turn a black double-three into a legal point, and a black stone can make black's
+    /// own defences forbidden).
+    fn opponent_may_force_win(&self, budget: u32) -> bool {
+        if self.outcome.is_some() {
+            return false;
+        }
+        if self.config.rule == Rule::Renju {
+            return true;
+        }
+        let opponent = self.side.opponent();
+        if !self.five_points(opponent).is_empty() {
+            return true;
+        }
+        let (found, nodes) = tactics::vct(&self.board, self.config.rule, opponent, 2, budget);
+        found.is_some() || nodes >= budget
+    }
+
     fn is_legal(&self, mv: GomokuMove) -> bool {
         self.why_illegal(mv).is_none()
     }

@@ -391,6 +391,29 @@ proptest! {
         }
     }
 
+    /// The null-move threat check keeps its promise: when it says the opponent cannot force
+    /// a win if the side to move passed, no move of the side to move lets the opponent's
+    /// deeper tactics (VCF, then VCT) find one.
+    #[test]
+    fn no_null_move_threat_means_no_move_allows_a_forced_win(
+        seed in any::<u64>(), stones in 8usize..40, r in 0usize..2,
+    ) {
+        let rule = [Rule::Freestyle, Rule::Standard][r];
+        if let Some(pos) = random_position(rule, 13, stones, seed) {
+            let budget = 3_000;
+            if !pos.opponent_may_force_win(budget) {
+                let mut moves = Vec::new();
+                pos.search_moves(&mut moves);
+                for m in moves {
+                    let mut q = pos.clone();
+                    q.play(m).unwrap();
+                    let proof = q.root_tactical_proof(budget).map(|p| p.outcome);
+                    prop_assert!(proof != Some(Outcome::Win), "{} lets the opponent win\n{}", m, pos);
+                }
+            }
+        }
+    }
+
     /// The fast VCF agrees with the brute force on random middle-game positions (5 plies),
     /// and every line it returns is a forced win.
     #[test]

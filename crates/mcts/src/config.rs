@@ -116,6 +116,13 @@ pub struct SearchConfig {
     /// replaces the per-node tactics at the root. `None` (default): the root gets the per-node
     /// tactics like every node.
     pub root_tactical_budget: Option<u32>,
+    /// The same deeper search ([`alphazero_game::Game::root_tactical_proof`]) at each child
+    /// of the root, i.e. for the opponent after each of the root's candidate moves, with this
+    /// node budget per child: a candidate that lets the opponent win by force (Gomoku: a VCT
+    /// by threes and fours, not only a VCF) is proven lost the first time it is visited, so
+    /// the search defends against threats two moves deep. `None` (default): the root's
+    /// children get the per-node tactics like every node.
+    pub reply_tactical_budget: Option<u32>,
     /// When set, the Dirichlet α of the root noise is this total divided by the number of root
     /// candidates actually searched (AlphaZero's α ≈ 10 / typical number of legal moves), so
     /// that the noise keeps its shape when a game searches only part of its action space
@@ -143,6 +150,7 @@ impl Default for SearchConfig {
             gumbel: None,
             tactical_budget: None,
             root_tactical_budget: None,
+            reply_tactical_budget: None,
             dirichlet_alpha_total: None,
             seed: 0,
         }

@@ -182,6 +182,10 @@ pub struct Search<G: Game> {
     root_line: Vec<G::Move>,
     /// Whether the root got its deeper tactical search ([`SearchConfig::root_tactical_budget`]).
     root_tactics_done: bool,
+    /// Whether the root's children need the reply tactics
+    /// ([`SearchConfig::reply_tactical_budget`]; [`Game::opponent_may_force_win`] at the
+    /// root), once asked.
+    reply_threat: Option<bool>,
 }
 
 /// Reuses a request vector's allocation for a new borrow lifetime (in-place collect of an
@@ -266,6 +270,7 @@ impl<G: Game> Search<G> {
             values_buf: Vec::new(),
             root_line: Vec::new(),
             root_tactics_done: false,
+            reply_threat: None,
         };
         s.reset_root(position, entry);
         s
@@ -298,6 +303,7 @@ impl<G: Game> Search<G> {
         self.gumbel = None;
         self.root_line.clear();
         self.root_tactics_done = false;
+        self.reply_threat = None;
     }
 
     /// The configuration.
@@ -682,27 +688,37 @@ impl<G: Game> Search<G> {
             }
             edges.iter_mut().for_each(|e| e.prior /= sum);
         }
+        let reply_budget = self.config.reply_tactical_budget;
+        let reply = match reply_budget {
+            Some(b) if id != 0 && self.nodes[id as usize].parent == 0 && self.reply_threat(b) => {
+                Some(b)
+            }
+            _ => None,
+        };
         match (
             id,
             self.config.root_tactical_budget,
+            reply,
             self.config.tactical_budget,
         ) {
-            (0, Some(budget), _) => {
+            (0, Some(budget), _, _) => {
                 self.root_tactics_done = true;
                 self.apply_tactics(id, budget, true);
             }
-            (_, _, Some(budget)) => self.apply_tactics(id, budget, false),
+            (_, _, Some(budget), _) => self.apply_tactics(id, budget, true),
+            (_, _, _, Some(budget)) => self.apply_tactics(id, budget, false),
             _ => {}
         }
         false
     }
 
-    /// Runs the game's tactical search on the freshly expanded node `id` and records a proven
+    /// Runs the game's tactical search (`deep`: the root's deeper one,
+    /// [`Game::root_tactical_proof`]) on the freshly expanded node `id` and records a proven
     /// result: a win through its winning edge, a loss as it is. The node's value becomes the
     /// exact one.
-    fn apply_tactics(&mut self, id: u32, budget: u32, root: bool) {
+    fn apply_tactics(&mut self, id: u32, budget: u32, deep: bool) {
         let pos = &self.states[id as usize];
-        let proof = if root {
+        let proof = if deep {
             pos.root_tactical_proof(budget)
         } else {
             pos.tactical_proof(budget)
@@ -805,6 +821,42 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Whether the root's children need the reply tactics: the game's null-move threat
+    /// check at the root, asked once per root.
+    fn reply_threat(&mut self, budget: u32) -> bool {
+        *self
+            .reply_threat
+            .get_or_insert_with(|| self.states[0].opponent_may_force_win(budget))
+    }
+
+    /// A reused root's children were expanded as deeper nodes, with the per-node tactics
+    /// only: gives each expanded, unproven one the reply tactics now
+    /// ([`SearchConfig::reply_tactical_budget`]) and propagates what they prove.
+    fn reply_tactics_for_reused_children(&mut self, budget: u32) {
+        let root = &self.nodes[0];
+        if root.state != NodeState::Expanded || root.proven.is_some() {
+            return;
+        }
+        let (f, n) = (root.first_edge as usize, root.num_edges as usize);
+        if !self.reply_threat(budget) {
+            return;
+        }
+        for e in f..f + n {
+            let c = self.edges[e].child;
+            if c == NONE {
+                continue;
+            }
+            let child = &self.nodes[c as usize];
+            if child.state != NodeState::Expanded || child.proven.is_some() {
+                continue;
+            }
+            self.apply_tactics(c, budget, true);
+            if self.config.solver && self.nodes[c as usize].proven.is_some() {
+                self.propagate_proof(c);
+            }
+        }
+    }
+
     fn prepare_root(&mut self) {
         self.root_prepared = true;
         if let (Some(budget), false) = (self.config.root_tactical_budget, self.root_tactics_done) {
@@ -815,6 +867,12 @@ impl<G: Game> Search<G> {
                 if self.config.solver && self.nodes[0].proven.is_some() {
                     return;
                 }
+            }
+        }
+        if let Some(budget) = self.config.reply_tactical_budget {
+            self.reply_tactics_for_reused_children(budget);
+            if self.config.solver && self.nodes[0].proven.is_some() {
+                return;
             }
         }
         let root = &self.nodes[0];
@@ -1342,6 +1400,7 @@ impl<G: Game> Search<G> {
         self.states = states;
         self.root_line.clear();
         self.root_tactics_done = false;
+        self.reply_threat = None;
         self.noise_applied = false;
         self.root_prepared = false;
         self.gumbel = None;

@@ -250,3 +250,72 @@ fn root_vct_plays_a_double_three_the_per_node_tactics_cannot_prove() {
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!((r.proven, r.best_move), (Some(Outcome::Win), Some(p("h8"))));
 }
+
+/// Ladder game 19 (Rapfi MAX_DEPTH 2, session 5): black played f7 here and Rapfi won by a VCT
+/// (threes, then fours), which the per-node VCF cannot see after f7. With the reply tactics,
+/// f7 is proven lost on its first visit and another move is played.
+#[test]
+fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
+    let mut pos = Gomoku::new(&GomokuConfig::new(15, Rule::Freestyle).unwrap());
+    for m in "g6 e8 c10 g4 h8 e6 f5 e4 g7 f4 h4 d5".split(' ') {
+        pos.play(p(m)).unwrap();
+    }
+    // The premise: after f7 White has a forced win the VCF alone does not find.
+    let mut after = pos.clone();
+    after.play(p("f7")).unwrap();
+    assert!(after.tactical_proof(20_000).is_none());
+    let proof = after
+        .root_tactical_proof(3_000)
+        .expect("White's VCT after f7");
+    assert_eq!(proof.outcome, Outcome::Win);
+
+    let f7 = |r: &alphazero_mcts::SearchResult<Gomoku>| {
+        r.children
+            .iter()
+            .find(|c| c.mv == p("f7"))
+            .map(|c| c.proven)
+    };
+    let mut config = cfg(600, Some(2_000));
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let plain = s.run(&UniformEvaluator).unwrap();
+    assert_eq!(
+        f7(&plain),
+        Some(None),
+        "without reply tactics f7 is visited, unproven"
+    );
+
+    config.reply_tactical_budget = Some(3_000);
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!(
+        f7(&r),
+        Some(Some(Outcome::Loss)),
+        "f7 proven lost for Black"
+    );
+    assert_ne!(r.best_move, Some(p("f7")));
+
+    // A reused root: its children were expanded as inner nodes, and get the reply tactics
+    // when it becomes the root.
+    let mut before = Gomoku::new(&GomokuConfig::new(15, Rule::Freestyle).unwrap());
+    let moves: Vec<&str> = "g6 e8 c10 g4 h8 e6 f5 e4 g7 f4 h4".split(' ').collect();
+    for m in &moves {
+        before.play(p(m)).unwrap();
+    }
+    let mut s = Search::new(
+        before,
+        Vec::new(),
+        SearchConfig {
+            simulations: 30_000,
+            ..config
+        },
+    )
+    .unwrap();
+    s.run(&UniformEvaluator).unwrap();
+    s.advance(p("d5")).unwrap();
+    let r = s.run(&UniformEvaluator).unwrap();
+    assert_eq!(
+        f7(&r),
+        Some(Some(Outcome::Loss)),
+        "reused root: f7 proven lost"
+    );
+}
