@@ -144,18 +144,29 @@ def wait_for(d, script, what, *args):
 IDLE = "return document.body.dataset.busy === 'false';"
 
 
-def moves(d):
-    return int(d.js("return Number(document.getElementById('board').dataset.moves || -1);"))
+def board_number(d, key):
+    """The board's data-moves (moves in the game) or data-ply (the position on screen)."""
+    return int(d.js("return Number(document.getElementById('board').dataset[arguments[0]] ?? -1);", key))
 
 
-def wait_moves(d, n, what):
+def wait_board(d, key, n, what):
+    """Waits until the page is idle with the board's `key` number at `n`."""
     wait_for(
         d,
         "return document.body.dataset.busy === 'false' && "
-        "Number(document.getElementById('board').dataset.moves) === arguments[0];",
+        "Number(document.getElementById('board').dataset[arguments[0]]) === arguments[1];",
         what,
+        key,
         n,
     )
+
+
+def moves(d):
+    return board_number(d, "moves")
+
+
+def wait_moves(d, n, what):
+    wait_board(d, "moves", n, what)
 
 
 def heat_cells(d):
@@ -202,17 +213,11 @@ def content(d, css):
 
 
 def ply(d):
-    return int(d.js("return Number(document.getElementById('board').dataset.ply);"))
+    return board_number(d, "ply")
 
 
 def wait_ply(d, n, what):
-    wait_for(
-        d,
-        "return document.body.dataset.busy === 'false' && "
-        "Number(document.getElementById('board').dataset.ply) === arguments[0];",
-        what,
-        n,
-    )
+    wait_board(d, "ply", n, what)
 
 
 def stones_on_board(d):
