@@ -51,8 +51,11 @@ enum Command {
     Arena(cmd::arena::ArenaArgs),
     /// Learning-quality reports: Connect Four against the solver, value calibration of a run.
     Eval(cmd::eval::EvalArgs),
-    /// Inspects self-play game records (`.azr`).
+    /// Inspects self-play game records (`.azr`) and exports games as PGN, SGF or PSQ.
     Records(cmd::records::RecordsArgs),
+    /// Exports a network as plain safetensors plus a JSON description (shapes, input planes,
+    /// policy layout, value perspective) for other programs.
+    Export(cmd::export::ExportArgs),
     /// Gomocup brain on stdin/stdout (Piskvork protocol).
     Gomocup(cmd::protocols::EngineArgs),
     /// UCCI / UCI Xiangqi engine on stdin/stdout.
@@ -103,6 +106,7 @@ fn main() {
         Command::Arena(a) => cmd::arena::run(&a),
         Command::Eval(a) => cmd::eval::run(&a),
         Command::Records(a) => cmd::records::run(&a),
+        Command::Export(a) => cmd::export::run(&a),
         Command::Gomocup(a) => cmd::protocols::run_gomocup(&a),
         Command::Ucci(a) => cmd::protocols::run_ucci(&a),
         Command::Bench(a) => cmd::bench::run(&a),

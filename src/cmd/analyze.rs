@@ -7,7 +7,8 @@ use crate::engine::{device, load_evaluator, search_position};
 use crate::games::{GameArgs, PositionText};
 use crate::with_game;
 use alphazero_connect4::{C4Move, Connect4, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
-use alphazero_game::{Game, Side};
+use alphazero_formats::RecordGame;
+use alphazero_game::{Game, History, Side};
 use alphazero_gomoku::{Gomoku, GomokuMove};
 use alphazero_mcts::SearchResult;
 use alphazero_nn::Encode;
@@ -19,8 +20,8 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// How a game is drawn: board cells (row 0 at the bottom), pieces, where a move lands, and
-/// terminal colours.
-pub trait BoardView: PositionText + Encode {
+/// terminal colours; and how its records are written ([`RecordGame`]).
+pub trait BoardView: PositionText + Encode + RecordGame {
     /// `(rows, columns)` of the drawn board.
     fn grid(&self) -> (usize, usize);
     /// The piece on a cell: its side and a kind number (0 for stones and discs).
@@ -36,6 +37,22 @@ pub trait BoardView: PositionText + Encode {
     /// Coordinate labels as the game's move notation writes them: `(columns left to right,
     /// rows from row 0 at the bottom)`.
     fn axis_labels(&self) -> (Vec<String>, Vec<String>);
+    /// The move in a second notation shown next to the primary one (Xiangqi: WXF `C2=5`
+    /// beside ICCS `h2e2`); `None` by default.
+    fn second_notation(&self, mv: Self::Move) -> Option<String> {
+        let _ = mv;
+        None
+    }
+    /// The name of [`BoardView::second_notation`] (`WXF`).
+    const SECOND_NOTATION: &'static str = "";
+    /// The move for people: the primary notation, then the second one in parentheses
+    /// (`h2e2 (C2=5)`).
+    fn move_words(&self, mv: Self::Move) -> String {
+        match self.second_notation(mv) {
+            Some(s) => format!("{} ({s})", self.format_move(mv)),
+            None => self.format_move(mv),
+        }
+    }
     /// A text heatmap of a move distribution `(move, probability)`: a grid of percentages
     /// where moves are cells (the default is a list sorted by probability).
     fn policy_text(&self, pi: &[(Self::Move, f32)]) -> String {
@@ -199,6 +216,10 @@ fn xq_cell(sq: Square) -> (usize, usize) {
 }
 
 impl BoardView for Xiangqi {
+    const SECOND_NOTATION: &'static str = "WXF";
+    fn second_notation(&self, mv: XqMove) -> Option<String> {
+        self.to_wxf(mv)
+    }
     /// ICCS: files `a`–`i`, ranks `0`–`9` (rank 0 = Red's back rank, drawn at the bottom).
     fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
         (
@@ -265,11 +286,17 @@ pub fn board_text<G: BoardView>(pos: &G, color: bool) -> String {
 /// The top `n` root children of a search result as a table: rank, move, visits, share of the
 /// root visits, Q and prior (values from the side to move at the root); proven wins first
 /// (with their exact Q), proven losses last.
-pub fn top_moves_table<G: Game>(pos: &G, r: &SearchResult<G>, n: usize) -> String {
+pub fn top_moves_table<G: BoardView>(pos: &G, r: &SearchResult<G>, n: usize) -> String {
     let kids = r.ranked_children();
     let total: u32 = r.children.iter().map(|c| c.visits).sum::<u32>().max(1);
+    // The second notation (Xiangqi WXF) is a last column, so the others keep their places.
+    let second = if G::SECOND_NOTATION.is_empty() {
+        String::new()
+    } else {
+        format!(" {:<6}", G::SECOND_NOTATION)
+    };
     let mut s = format!(
-        "{:>4}  {:<8} {:>8} {:>7} {:>7} {:>7}\n",
+        "{:>4}  {:<8} {:>8} {:>7} {:>7} {:>7}{second}\n",
         "rank", "move", "visits", "share", "Q", "prior"
     );
     for (i, c) in kids.iter().take(n).enumerate() {
@@ -277,9 +304,12 @@ pub fn top_moves_table<G: Game>(pos: &G, r: &SearchResult<G>, n: usize) -> Strin
             Some(o) => format!("  proven {o:?}"),
             None => String::new(),
         };
+        let second = pos
+            .second_notation(c.mv)
+            .map_or_else(String::new, |t| format!(" {t:<6}"));
         let _ = writeln!(
             s,
-            "{:>4}  {:<8} {:>8} {:>6.1}% {:>+7.3} {:>7.3}{proven}",
+            "{:>4}  {:<8} {:>8} {:>6.1}% {:>+7.3} {:>7.3}{second}{proven}",
             i + 1,
             pos.format_move(c.mv),
             c.visits,
@@ -455,8 +485,20 @@ pub struct AnalyzeArgs {
     game: GameArgs,
     /// The position: a FEN (Xiangqi, optionally followed by `moves …`) or a move list from the
     /// start (Connect Four also as a digit string like `4453`).
-    #[arg(long, default_value = "")]
+    #[arg(long, default_value = "", conflicts_with = "file")]
     position: String,
+    /// A game record to analyse instead: PGN (any game; Xiangqi in ICCS or WXF), PSQ or SGF
+    /// (Gomoku), told apart by the extension or the text. Its board size and rule are used
+    /// unless --size / --rule say otherwise (then they must agree). The final position is
+    /// analysed unless --ply is given.
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
+    /// Which game of a file holding several (0 = the first).
+    #[arg(long, default_value_t = 0, requires = "file")]
+    game_index: usize,
+    /// Analyse the position after this many moves of the --file game (0 = its start).
+    #[arg(long, requires = "file")]
+    ply: Option<usize>,
     /// Search simulations.
     #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sims: u32,
@@ -474,8 +516,72 @@ pub struct AnalyzeArgs {
     out: Option<PathBuf>,
 }
 
+/// The game of `--file` (game `--game-index`, cut after `--ply` moves) and the configuration
+/// it is played under: the file's size and rule, which must agree with `--size` / `--rule`
+/// when those are given.
+fn file_position<G: BoardView>(
+    cfg: &G::Config,
+    path: &Path,
+    args: &AnalyzeArgs,
+) -> Result<(History<G>, G::Config)> {
+    let records = super::records::read_game_file::<G>(path, cfg)?;
+    let n = records.len();
+    let rec = records.into_iter().nth(args.game_index).with_context(|| {
+        format!(
+            "--game-index {}: {} holds {n} game(s)",
+            args.game_index,
+            path.display()
+        )
+    })?;
+    let file_cfg = rec.history.start().config().clone();
+    if (args.game.size.is_some() || args.game.rule.is_some()) && &file_cfg != cfg {
+        bail!(
+            "{} is a game of {} but --size/--rule ask for {}",
+            path.display(),
+            super::records::config_text::<G>(&file_cfg),
+            super::records::config_text::<G>(cfg)
+        );
+    }
+    let plies = rec.history.len();
+    let ply = args.ply.unwrap_or(plies);
+    if ply > plies {
+        bail!(
+            "--ply {ply}: game {} of {} has {plies} moves",
+            args.game_index,
+            path.display()
+        );
+    }
+    let mut h = History::new(rec.history.start().clone());
+    for &m in &rec.history.moves()[..ply] {
+        h.play_unchecked(m);
+    }
+    eprintln!(
+        "{}: game {} ({} vs {}), position after {ply} of {plies} moves",
+        path.display(),
+        args.game_index,
+        or_unknown(&rec.players[0]),
+        or_unknown(&rec.players[1]),
+    );
+    Ok((h, file_cfg))
+}
+
+fn or_unknown(name: &str) -> &str {
+    if name.is_empty() {
+        "?"
+    } else {
+        name
+    }
+}
+
 fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
-    let game = G::parse_position(cfg, &args.position).context("--position")?;
+    let (game, cfg) = match &args.file {
+        Some(path) => file_position::<G>(cfg, path, args)?,
+        None => (
+            G::parse_position(cfg, &args.position).context("--position")?,
+            cfg.clone(),
+        ),
+    };
+    let cfg = &cfg;
     let pos = game.current();
     if let Some(o) = game.outcome() {
         bail!("the position is already decided ({o:?} for the side to move); nothing to analyze");
@@ -498,10 +604,10 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
             None => String::new(),
         }
     );
-    let pv: Vec<String> = r.pv.iter().map(|m| pos_fmt(&game, *m)).collect();
+    let pv = pv_words(pos, &r.pv);
     println!(
         "best {}  pv {}",
-        pv.first().cloned().unwrap_or_default(),
+        r.pv.first().map(|&m| pos.move_words(m)).unwrap_or_default(),
         pv.join(" ")
     );
     print!("{}", top_moves_table(pos, &r, args.top.max(1)));
@@ -518,8 +624,56 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
     Ok(())
 }
 
-fn pos_fmt<G: Game>(game: &alphazero_game::History<G>, mv: G::Move) -> String {
-    game.current().format_move(mv)
+/// The moves of a game for `play`'s `moves` command: `moves: h2e2 h9g7`, and for games
+/// with a second notation a numbered line of it (Xiangqi: `WXF: 1. C2=5 H8+7`); each line ends with a
+/// newline.
+pub fn moves_lines<G: BoardView>(game: &History<G>) -> String {
+    let mut pos = game.start().clone();
+    let mut primary = Vec::new();
+    let mut second = Vec::new();
+    let mut number = 1;
+    for &m in game.moves() {
+        primary.push(pos.format_move(m));
+        if let Some(s) = pos.second_notation(m) {
+            match pos.side_to_move() {
+                Side::First => second.push(format!("{number}. {s}")),
+                Side::Second if second.is_empty() => second.push(format!("{number}... {s}")),
+                Side::Second => second.push(s),
+            }
+        }
+        if pos.side_to_move() == Side::Second {
+            number += 1;
+        }
+        pos.play_unchecked(m);
+    }
+    let mut s = format!("moves: {}\n", primary.join(" "));
+    if !second.is_empty() {
+        let _ = writeln!(s, "{}: {}", G::SECOND_NOTATION, second.join(" "));
+    }
+    s
+}
+
+/// A principal variation from `pos` in the game's notation, each move written in the
+/// position it is played from (WXF depends on the side to move); the second notation, when
+/// the game has one, follows in brackets: `h2e2 h9g7 [C2=5 H8+7]`.
+pub fn pv_words<G: BoardView>(pos: &G, pv: &[G::Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    let mut primary = Vec::new();
+    let mut second = Vec::new();
+    for &m in pv {
+        primary.push(p.format_move(m));
+        if let Some(s) = p.second_notation(m) {
+            second.push(s);
+        }
+        if !p.is_legal(m) {
+            break;
+        }
+        p.play_unchecked(m);
+    }
+    if !second.is_empty() {
+        primary.push(format!("[{}]", second.join(" ")));
+    }
+    primary
 }
 
 /// Runs `alphazero analyze`.

@@ -3,7 +3,7 @@
 //! ladder over the networks of a training run.
 use super::analyze::{draw_err, write_png, BoardView};
 use crate::engine::{device, load_network};
-use crate::games::GameArgs;
+use crate::games::{GameArgs, GameSpec};
 use crate::with_game;
 use alphazero_arena::{
     ladder_markdown, ladder_table, run_match, Entrant, GameRecord, LadderRow, LimitedPlayer,
@@ -11,6 +11,7 @@ use alphazero_arena::{
     Ratings, Sprt, SprtDecision,
 };
 use alphazero_connect4::Connect4;
+use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{Game, History};
 use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{CPuct, Evaluator, SearchConfig};
@@ -83,9 +84,22 @@ pub struct ArenaArgs {
     /// Write the games, cross table and ratings as JSON here.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Write every game as PGN-like text here.
+    /// Write every game as PGN here: the moves from the start position (the random opening
+    /// too, ended by a comment), the players, result, round and termination; Gomoku with
+    /// [Size] and [Rule], Xiangqi in the XQBase dialect ([Game "Chinese Chess"], moves in
+    /// --notation).
     #[arg(long)]
     pgn: Option<PathBuf>,
+    /// Xiangqi moves in the --pgn file: iccs (H2-E2) or wxf (C2=5).
+    #[arg(long, default_value = "iccs")]
+    notation: String,
+    /// Gomoku: write every game as SGF (GM[4]) here, one collection.
+    #[arg(long, value_name = "FILE.sgf")]
+    sgf: Option<PathBuf>,
+    /// Gomoku: write every game as a Piskvork PSQ file into this folder (game-0001.psq, …;
+    /// created when missing).
+    #[arg(long, value_name = "DIR")]
+    psq: Option<PathBuf>,
     /// Rating ladder over a training run's networks (`RUN_DIR/networks/*.azc` except
     /// `latest.azc`) plus `random` as anchor 0; writes `ladder.png` into the run directory.
     /// Players are not given then; --sims is the networks' simulations (default 100).
@@ -763,7 +777,6 @@ fn report(
     anchor: usize,
     sprt: Option<(Sprt, SprtDecision, f64)>,
     out: Option<&Path>,
-    pgn: Option<&Path>,
 ) -> Result<Ratings> {
     outln!("{} games of {}", r.games.len(), r.game);
     out!("{}", cross_table(r));
@@ -802,10 +815,6 @@ fn report(
         let text = serde_json::to_string_pretty(&json).context("encoding results")?;
         std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
         eprintln!("results written to {}", p.display());
-    }
-    if let Some(p) = pgn {
-        std::fs::write(p, r.to_text()).with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("games written to {}", p.display());
     }
     Ok(ratings)
 }
@@ -904,8 +913,8 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         anchor,
         dec.map(|(d, llr)| (sprt.expect("sprt set"), d, llr)),
         args.out.as_deref(),
-        args.pgn.as_deref(),
     )?;
+    write_games::<G>(&r, cfg, args)?;
     Ok(())
 }
 
@@ -1011,7 +1020,8 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
     config.seed = seed;
     config.on_game = Some(progress_callback(n * (n - 1) * openings as usize));
     let r = run_match(&config)?;
-    let ratings = report(&r, 0, None, args.out.as_deref(), args.pgn.as_deref())?;
+    let ratings = report(&r, 0, None, args.out.as_deref())?;
+    write_games::<G>(&r, cfg, args)?;
     let png = run.join("ladder.png");
     ladder_plot(&ratings, &png)?;
     outln!("\nladder.png: x = player in the order above (0 = random, then the networks by file name), y = Elo ± 95%");
@@ -1117,10 +1127,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
         eprintln!("results written to {}", p.display());
     }
-    if let Some(p) = &args.pgn {
-        std::fs::write(p, all.to_text()).with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("games written to {}", p.display());
-    }
+    write_games::<G>(&all, cfg, args)?;
     if let Some(p) = &args.ladder_out {
         let command: Vec<String> = std::env::args().map(|a| quote_arg(&a)).collect();
         let mut notes = format!(
@@ -1140,6 +1147,41 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         let md = ladder_markdown(&entrants[0].name, &all.game, &rows, &notes);
         std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
         eprintln!("ladder written to {}", p.display());
+    }
+    Ok(())
+}
+
+/// Writes the games of a match to the files of `--pgn`, `--sgf` and `--psq` (atomically),
+/// with `[Event "alphazero arena"]` and today's date.
+fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
+    if args.pgn.is_none() && args.sgf.is_none() && args.psq.is_none() {
+        return Ok(());
+    }
+    let tags = [
+        ("Event", "alphazero arena".to_string()),
+        ("Date", alphazero_formats::pgn_date_today()),
+    ];
+    let records = r
+        .to_records(&G::new(cfg), &tags)
+        .context("replaying the match's games for the record files")?;
+    let notation: MoveNotation = args.notation.parse().context("--notation")?;
+    let outputs = [
+        (&args.pgn, Format::Pgn),
+        (&args.sgf, Format::Sgf),
+        (&args.psq, Format::Psq),
+    ];
+    for (path, format) in outputs {
+        if let Some(p) = path {
+            let msg = if format == Format::Psq && records.len() == 1 {
+                // One game still goes into the folder.
+                std::fs::create_dir_all(p)
+                    .with_context(|| format!("creating the folder {}", p.display()))?;
+                super::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
+            } else {
+                super::records::save_records(p, &records, format, notation)?
+            };
+            eprintln!("{msg}");
+        }
     }
     Ok(())
 }
@@ -1165,6 +1207,23 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     }
     if let Some(p) = &args.pgn {
         super::check_output_path("--pgn", p)?;
+    }
+    args.notation
+        .parse::<MoveNotation>()
+        .context("--notation")?;
+    if let Some(p) = &args.sgf {
+        super::check_output_path("--sgf", p)?;
+    }
+    if (args.sgf.is_some() || args.psq.is_some()) && !matches!(spec, GameSpec::Gomoku(_)) {
+        bail!(
+            "--sgf and --psq write Gomoku games; use --pgn for {}",
+            args.game.game.as_str()
+        );
+    }
+    if let Some(d) = &args.psq {
+        if d.exists() && !d.is_dir() {
+            bail!("--psq {}: is not a folder", d.display());
+        }
     }
     if let Some(p) = &args.ladder_out {
         super::check_output_path("--ladder-out", p)?;

@@ -3,6 +3,7 @@ pub mod analyze;
 pub mod arena;
 pub mod bench;
 pub mod eval;
+pub mod export;
 pub mod perft;
 pub mod play;
 pub mod protocols;

@@ -1,12 +1,15 @@
 //! `alphazero play`: a game in the terminal against the engine (or engine against itself).
 //!
-//! Moves are typed in the game's notation (Gomoku `h8` or `7,7`, Xiangqi ICCS `h2e2`, Connect
-//! Four the column `1`–`7`). Commands: `undo` (back to your previous turn), `hint` (the
-//! engine's top moves for you), `moves` (the game so far), `help`, `quit` (or end of input).
-use super::analyze::{board_text, top_moves_table, use_color, BoardView};
+//! Moves are typed in the game's notation (Gomoku `h8` or `7,7`, Xiangqi ICCS `h2e2` or WXF
+//! `C2=5`, Connect Four the column `1`–`7`); Xiangqi moves are shown in both notations.
+//! Commands: `undo` (back to your previous turn), `hint` (the engine's top moves for you),
+//! `moves` (the game so far), `help`, `quit` (or end of input). `--save FILE` writes the game
+//! as PGN, SGF or PSQ when it ends or you quit.
+use super::analyze::{board_text, moves_lines, top_moves_table, use_color, BoardView};
 use crate::engine::{device, load_evaluator, search_position};
 use crate::games::GameArgs;
 use crate::with_game;
+use alphazero_formats::{write_records, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{Evaluator, SearchConfig};
 use anyhow::{bail, Context, Result};
@@ -40,6 +43,13 @@ pub struct PlayArgs {
     /// Seed of the engine's search.
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Write the game here when it ends or you quit: `.pgn` (any game), `.sgf` or `.psq`
+    /// (Gomoku), by the extension.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Xiangqi moves in a --save PGN: iccs (H2-E2) or wxf (C2=5).
+    #[arg(long, default_value = "iccs")]
+    notation: String,
 }
 
 fn parse_human(text: &str) -> Result<Option<Side>> {
@@ -87,7 +97,7 @@ impl<G: BoardView> Session<'_, G> {
             out,
             "engine ({}) plays {}  value {:+.3} for the engine, {} simulations",
             G::side_name(pos.side_to_move()),
-            pos.format_move(mv),
+            pos.move_words(mv),
             r.root_value,
             r.simulations
         )?;
@@ -149,8 +159,7 @@ impl<G: BoardView> Session<'_, G> {
             }
             if let Some(o) = self.game.outcome() {
                 writeln!(out, "{}", result_line(&self.game, o))?;
-                let moves: Vec<String> = self.game.moves().iter().map(|m| m.to_string()).collect();
-                writeln!(out, "moves: {}", moves.join(" "))?;
+                write!(out, "{}", moves_lines(&self.game))?;
                 return Ok(());
             }
             let side = self.game.current().side_to_move();
@@ -184,19 +193,15 @@ impl<G: BoardView> Session<'_, G> {
                     shown = false;
                 }
                 "board" => shown = false,
-                "moves" => {
-                    let moves: Vec<String> =
-                        self.game.moves().iter().map(|m| m.to_string()).collect();
-                    writeln!(out, "moves: {}", moves.join(" "))?;
-                }
+                "moves" => write!(out, "{}", moves_lines(&self.game))?,
                 _ => {
-                    let pos = self.game.current();
+                    let pos = self.game.current().clone();
                     match pos.parse_move(cmd) {
                         Err(e) => writeln!(out, "refused: {e}")?,
                         Ok(mv) => match self.game.play(mv) {
                             Err(e) => writeln!(out, "refused: {e}")?,
                             Ok(()) => {
-                                writeln!(out, "you play {mv}")?;
+                                writeln!(out, "you play {}", pos.move_words(mv))?;
                                 shown = false;
                             }
                         },
@@ -207,14 +212,55 @@ impl<G: BoardView> Session<'_, G> {
     }
 }
 
+/// The game as a record for `--save`: the players (`human`, the engine), the result (`*`
+/// while unfinished), why it ended, the date.
+fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &str) -> Record<G> {
+    let mut rec = Record::new(game.clone());
+    for side in [Side::First, Side::Second] {
+        rec.players[side.index()] = if human == Some(side) {
+            "human".to_string()
+        } else {
+            engine.to_string()
+        };
+    }
+    let stm = game.current().side_to_move();
+    rec.result = match game.outcome() {
+        Some(o) => RecordResult::from_winner(o.winner(stm)),
+        None => RecordResult::Unknown,
+    };
+    rec.set_tag("Event", "alphazero play");
+    rec.set_tag("Date", alphazero_formats::pgn_date_today());
+    let termination = match game.outcome() {
+        Some(_) => game
+            .current()
+            .end_reason_text(game.entries())
+            .unwrap_or_else(|| "rules".into()),
+        None => "unfinished".into(),
+    };
+    rec.set_tag("Termination", termination);
+    rec
+}
+
 fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
     let human = parse_human(&args.human)?;
     let game = match &args.position {
         Some(t) => G::parse_position(cfg, t).context("--position")?,
         None => History::new(G::new(cfg)),
     };
+    // A --save that cannot be written is refused before the game, not after it.
+    let save = match &args.save {
+        Some(path) => {
+            let format = super::records::output_format("--save", path, None)?;
+            let notation: MoveNotation = args.notation.parse().context("--notation")?;
+            super::check_output_path("--save", path)?;
+            write_records(&[Record::new(game.clone())], format, notation)
+                .with_context(|| format!("--save {}", path.display()))?;
+            Some((path, format, notation))
+        }
+        None => None,
+    };
     let dev = device(&args.device)?;
-    let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
+    let (eval, desc) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
     let mut s = Session {
         game,
         human,
@@ -225,12 +271,38 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
     };
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    s.run(&mut stdin.lock(), &mut stdout.lock())
+    let played = s.run(&mut stdin.lock(), &mut stdout.lock());
+    if let Some((path, format, notation)) = save {
+        let engine = format!(
+            "alphazero {}, {} simulations",
+            public_engine(&desc),
+            args.sims
+        );
+        let rec = game_record(&s.game, human, &engine);
+        let msg = super::records::save_records(path, &[rec], format, notation)?;
+        eprintln!("{msg}");
+    }
+    played
+}
+
+/// The engine's description without folders (`network xiangqi.azc (4x32, …)`).
+fn public_engine(desc: &str) -> String {
+    let mut out = desc.to_string();
+    for word in desc.split_whitespace() {
+        let p = std::path::Path::new(word);
+        if p.components().count() > 1 {
+            out = crate::engine::public_description(&out, p);
+        }
+    }
+    out
 }
 
 /// Runs `alphazero play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
     parse_human(&args.human)?;
+    args.notation
+        .parse::<MoveNotation>()
+        .context("--notation")?;
     let spec = args.game.spec()?;
     with_game!(&spec, G, cfg => run_for::<G>(cfg, args))
 }

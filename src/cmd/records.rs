@@ -1,7 +1,15 @@
-//! `alphazero records`: inspect self-play game records (`.azr` files written by `train`).
+//! `alphazero records`: inspect self-play game records (`.azr` files written by `train`), and
+//! export games in the formats other programs read (PGN, SGF, PSQ; see `alphazero_formats`).
+//!
+//! Also home of the binary's record-file helpers: [`read_game_file`] (the one reader of PGN,
+//! PSQ and SGF files, used by `analyze --file`) and [`save_records`] (atomic writes, used by
+//! `arena`, `play --save` and `records export`).
 use super::analyze::BoardView;
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
+use alphazero_formats::{
+    game_name_of, read_records, write_records, Format, MoveNotation, Record, RecordResult,
+};
 use alphazero_game::{Game, History};
 use alphazero_train::record::{read_records_any, GameRecord, RecordFile};
 use anyhow::{bail, Context, Result};
@@ -34,6 +42,141 @@ enum RecordsCommand {
         /// The run directory (or a folder of `.azr` files).
         run_dir: PathBuf,
     },
+    /// Writes games in a format other programs read: PGN (any game; Xiangqi in the XQBase
+    /// dialect), SGF or PSQ (Gomoku). The input is a self-play record file (`.azr`) or a
+    /// `.pgn` / `.sgf` / `.psq` file (converted).
+    Export {
+        /// The games: a `.azr` record file, or a PGN, SGF or PSQ file.
+        file: PathBuf,
+        /// Where to write. PSQ holds one game per file: with several games this is a folder,
+        /// which gets `game-0001.psq`, `game-0002.psq`, …
+        #[arg(long)]
+        out: PathBuf,
+        /// The format to write: pgn, sgf or psq (default: the extension of --out).
+        #[arg(long)]
+        to: Option<String>,
+        /// Only this game (0-based index in the file).
+        #[arg(long)]
+        game_index: Option<usize>,
+        /// Xiangqi moves in PGN: iccs (H2-E2) or wxf (C2=5).
+        #[arg(long, default_value = "iccs")]
+        notation: String,
+        /// The Gomoku rule of a PSQ input (PSQ files do not name one): freestyle, standard or
+        /// renju.
+        #[arg(long)]
+        rule: Option<String>,
+    },
+}
+
+/// The largest PGN / SGF / PSQ file read (64 MiB).
+const MAX_TEXT_RECORD_BYTES: u64 = 64 << 20;
+
+/// A game configuration in words (`gomoku 15x15 renju`, `xiangqi`).
+pub fn config_text<G: Game>(cfg: &G::Config) -> String {
+    crate::engine::config_words(G::NAME, &format!("{cfg:?}"))
+}
+
+/// Reads a PGN, PSQ or SGF file (told apart by the extension, else by the text) as games of
+/// `G`; `cfg` supplies what the file does not say (a PSQ file's rule).
+///
+/// # Errors
+/// The file cannot be read or is over 64 MiB; the format cannot be told; the first error of
+/// the reader (line, move number and move), naming the file.
+pub fn read_game_file<G: BoardView>(path: &Path, cfg: &G::Config) -> Result<Vec<Record<G>>> {
+    let bytes = read_bounded(path, MAX_TEXT_RECORD_BYTES)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let format = Format::detect(path, &text).with_context(|| path.display().to_string())?;
+    read_records::<G>(&text, format, cfg).with_context(|| {
+        format!(
+            "{} ({} as {})",
+            path.display(),
+            format.name().to_ascii_uppercase(),
+            G::NAME
+        )
+    })
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
+/// renamed over `path` (an existing file is left as it was when anything fails).
+///
+/// # Errors
+/// The folder does not exist or cannot be written.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| {
+        format!(
+            "writing {}: creating a file in {}",
+            path.display(),
+            dir.display()
+        )
+    })?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes `records` to `path` in `format` (`notation`: Xiangqi PGN moves), atomically. PSQ
+/// holds one game per file: with several games `path` is a folder (created when missing) that
+/// gets `game-0001.psq`, `game-0002.psq`, …. Returns what was written, for a message.
+///
+/// # Errors
+/// The format cannot hold these games (PSQ/SGF of Xiangqi, a set-up position in PSQ), or
+/// writing failed.
+pub fn save_records<G: BoardView>(
+    path: &Path,
+    records: &[Record<G>],
+    format: Format,
+    notation: MoveNotation,
+) -> Result<String> {
+    if format == Format::Psq && records.len() > 1 {
+        let texts = records
+            .iter()
+            .map(|r| write_records(std::slice::from_ref(r), format, notation))
+            .collect::<Result<Vec<_>, _>>()?;
+        std::fs::create_dir_all(path)
+            .with_context(|| format!("creating the folder {}", path.display()))?;
+        for (i, t) in texts.iter().enumerate() {
+            write_atomic(&path.join(format!("game-{:04}.psq", i + 1)), t.as_bytes())?;
+        }
+        return Ok(format!(
+            "{} games written to {}/game-0001.psq … game-{:04}.psq",
+            records.len(),
+            path.display(),
+            records.len()
+        ));
+    }
+    let text = write_records(records, format, notation)?;
+    write_atomic(path, text.as_bytes())?;
+    Ok(format!(
+        "{} game(s) written to {} ({})",
+        records.len(),
+        path.display(),
+        format.name().to_ascii_uppercase()
+    ))
+}
+
+/// The format to write to `path`: `to` when given, else the path's extension.
+///
+/// # Errors
+/// `to` is not pgn/sgf/psq, or neither it nor the extension names a format.
+pub fn output_format(flag: &str, path: &Path, to: Option<&str>) -> Result<Format> {
+    match to {
+        Some(t) => t.parse::<Format>().map_err(anyhow::Error::from),
+        None => Format::from_path(path).with_context(|| {
+            format!(
+                "{flag} {}: name the format with a .pgn, .sgf or .psq extension (or --to)",
+                path.display()
+            )
+        }),
+    }
 }
 
 /// The largest record file `records` reads (2 GiB). `train` writes files of a few MiB; the cap
@@ -42,7 +185,7 @@ pub const MAX_RECORD_FILE_BYTES: u64 = 2 << 30;
 
 /// Reads a whole record file after checking that it is a regular file of at most
 /// [`MAX_RECORD_FILE_BYTES`] bytes (devices, FIFOs and huge files are refused before reading).
-fn read_bounded(path: &Path) -> Result<Vec<u8>> {
+fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let meta = file
@@ -50,25 +193,25 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
         .with_context(|| format!("reading the metadata of {}", path.display()))?;
     if !meta.is_file() {
         bail!(
-            "{} is not a regular file (a directory, device or pipe); give a .azr record file",
+            "{} is not a regular file (a directory, device or pipe); give a record file",
             path.display()
         );
     }
-    if meta.len() > MAX_RECORD_FILE_BYTES {
+    if meta.len() > limit {
         bail!(
-            "{} is {} bytes, over the {MAX_RECORD_FILE_BYTES}-byte limit for a record file",
+            "{} is {} bytes, over the {limit}-byte limit for a record file",
             path.display(),
             meta.len()
         );
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // `take` keeps the bound even if the file grows while it is read.
-    file.take(MAX_RECORD_FILE_BYTES + 1)
+    file.take(limit + 1)
         .read_to_end(&mut bytes)
         .with_context(|| format!("reading {}", path.display()))?;
-    if bytes.len() as u64 > MAX_RECORD_FILE_BYTES {
+    if bytes.len() as u64 > limit {
         bail!(
-            "{} grew past the {MAX_RECORD_FILE_BYTES}-byte limit for a record file while it was read",
+            "{} grew past the {limit}-byte limit for a record file while it was read",
             path.display()
         );
     }
@@ -76,7 +219,7 @@ fn read_bounded(path: &Path) -> Result<Vec<u8>> {
 }
 
 fn read_file(path: &Path) -> Result<RecordFile> {
-    let bytes = read_bounded(path)?;
+    let bytes = read_bounded(path, MAX_RECORD_FILE_BYTES)?;
     read_records_any(&bytes)
         .with_context(|| format!("{}: not a readable record file", path.display()))
 }
@@ -327,6 +470,104 @@ fn list(dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The games of a self-play record file as records: moves replayed, result, `Event`
+/// `alphazero self-play`, `Round` the game's id.
+fn azr_records<G: BoardView>(cfg: &G::Config, file: &RecordFile) -> Result<Vec<Record<G>>> {
+    file.games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let h = replay::<G>(cfg, g).with_context(|| format!("game {i}"))?;
+            let mut r = Record::new(h);
+            r.players = [
+                "alphazero (self-play)".into(),
+                "alphazero (self-play)".into(),
+            ];
+            r.result = match g.result {
+                alphazero_train::GameResult::FirstWon => RecordResult::FirstWon,
+                alphazero_train::GameResult::SecondWon => RecordResult::SecondWon,
+                alphazero_train::GameResult::Draw => RecordResult::Draw,
+            };
+            r.set_tag("Event", "alphazero self-play");
+            r.set_tag("Round", (file.header.first_game_id + i as u64).to_string());
+            if g.flags.resigned {
+                r.set_tag("Termination", "resigned");
+            } else if g.flags.truncated {
+                r.set_tag("Termination", "truncated (ply cap)");
+            }
+            Ok(r)
+        })
+        .collect()
+}
+
+struct ExportJob<'a> {
+    out: &'a Path,
+    format: Format,
+    notation: MoveNotation,
+    game_index: Option<usize>,
+}
+
+fn export_for<G: BoardView>(job: &ExportJob<'_>, records: Vec<Record<G>>) -> Result<()> {
+    let n = records.len();
+    let records = match job.game_index {
+        Some(i) if i >= n => bail!("--game-index {i} out of range: the file holds {n} games"),
+        Some(i) => records.into_iter().skip(i).take(1).collect(),
+        None => records,
+    };
+    let msg = save_records(job.out, &records, job.format, job.notation)?;
+    eprintln!("{msg}");
+    Ok(())
+}
+
+fn export(
+    file: &Path,
+    out: &Path,
+    to: Option<&str>,
+    game_index: Option<usize>,
+    notation: &str,
+    rule: Option<&str>,
+) -> Result<()> {
+    let format = output_format("--out", out, to)?;
+    let notation: MoveNotation = notation.parse().context("--notation")?;
+    if !(format == Format::Psq && out.is_dir()) {
+        super::check_output_path("--out", out)?;
+    }
+    let job = ExportJob {
+        out,
+        format,
+        notation,
+        game_index,
+    };
+    if file.extension().is_some_and(|e| e == "azr") {
+        if rule.is_some() {
+            bail!("--rule applies to PSQ inputs only (a .azr file names its rule)");
+        }
+        let rf = read_file(file)?;
+        let spec = spec_from_header(&rf.header.game, &rf.header.config)?;
+        return with_game!(&spec, G, cfg => export_for::<G>(&job, azr_records::<G>(cfg, &rf)?));
+    }
+    let bytes = read_bounded(file, MAX_TEXT_RECORD_BYTES)?;
+    let text = String::from_utf8_lossy(&bytes);
+    let in_format = Format::detect(file, &text)?;
+    let game = match game_name_of(&text, in_format) {
+        Some("gomoku") => GameName::Gomoku,
+        Some("xiangqi") => GameName::Xiangqi,
+        Some("connect4") => GameName::Connect4,
+        _ => bail!(
+            "{}: the PGN names no game this program knows (a [Game \"Chinese Chess\"], \
+             [Game \"gomoku\"] or [Game \"connect4\"] tag)",
+            file.display()
+        ),
+    };
+    let spec = GameArgs {
+        game,
+        size: None,
+        rule: rule.map(str::to_string),
+    }
+    .spec()?;
+    with_game!(&spec, G, cfg => export_for::<G>(&job, read_game_file::<G>(file, cfg)?))
+}
+
 /// Runs `alphazero records`.
 pub fn run(args: &RecordsArgs) -> Result<()> {
     match &args.command {
@@ -336,5 +577,20 @@ pub fn run(args: &RecordsArgs) -> Result<()> {
             ply,
         } => show(file, *game_index, *ply),
         RecordsCommand::List { run_dir } => list(run_dir),
+        RecordsCommand::Export {
+            file,
+            out,
+            to,
+            game_index,
+            notation,
+            rule,
+        } => export(
+            file,
+            out,
+            to.as_deref(),
+            *game_index,
+            notation,
+            rule.as_deref(),
+        ),
     }
 }

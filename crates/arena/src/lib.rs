@@ -5,7 +5,8 @@
 //! * [`Player`]: the interface; [`RandomPlayer`], [`MctsPlayer`] (any evaluator: uniform,
 //!   rollouts, a network), [`GomokuHeuristic`] (levels 0–2), [`XiangqiAlphaBeta`].
 //! * [`play_game`], [`run_match`] with [`MatchConfig`]: round robin or gauntlet, balanced
-//!   random openings, threads, JSON and PGN-like records.
+//!   random openings, threads, JSON records; [`MatchResult::to_pgn`] / [`MatchResult::to_records`]
+//!   give the games to the record formats of `alphazero-formats` (PGN, SGF, PSQ).
 //! * [`rating`]: Elo ↔ score, W/D/L → Elo ± CI, Bradley–Terry fit, SPRT.
 //! * [`settings`]: per-player settings in a spec's `{…}` block (own limits, Gomocup `INFO`
 //!   lines, UCCI/UCI options), applied with [`LimitedPlayer`].

@@ -1,11 +1,12 @@
 //! Games and matches between players: one game with failure handling, round-robin and
-//! gauntlet matches on threads with balanced random openings, JSON and text records.
+//! gauntlet matches on threads with balanced random openings, JSON records, and the games as
+//! [`Record`]s for the record formats (PGN, SGF, PSQ).
 
-use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+use alphazero_formats::{FormatError, MoveNotation, Record, RecordGame, RecordResult};
 use alphazero_game::{Game, History, Outcome, Side};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -341,36 +342,47 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The game as a PGN-like text block: tag lines, then the numbered move list, the
-    /// opening moves in braces, then the result, then a blank line.
-    pub fn to_text(&self, game_name: &str) -> String {
-        let mut s = String::new();
-        let _ = writeln!(s, "[Game \"{game_name}\"]");
-        let _ = writeln!(s, "[Round \"{}\"]", self.index + 1);
-        let _ = writeln!(s, "[First \"{}\"]", self.first_name);
-        let _ = writeln!(s, "[Second \"{}\"]", self.second_name);
-        let _ = writeln!(s, "[Result \"{}\"]", self.result);
+    /// The game as a [`Record`] of the record formats (PGN, SGF, PSQ): the moves replayed
+    /// from `start` (the match's start position), the players, the result, the opening
+    /// plies, and the tags `Round` (the game's number, from 1) and `Termination`, then
+    /// `tags` (e.g. `Event`, `Date`).
+    ///
+    /// # Errors
+    /// [`FormatError::Replay`] if a recorded move does not replay from `start` (a record
+    /// of another start position or game).
+    pub fn to_record<G: RecordGame>(
+        &self,
+        start: &G,
+        tags: &[(&str, String)],
+    ) -> Result<Record<G>, FormatError> {
+        let mut h = History::new(start.clone());
+        for (i, text) in self.moves.iter().enumerate() {
+            let bad = |reason: String| FormatError::Replay {
+                ply: i + 1,
+                text: text.clone(),
+                reason,
+            };
+            let mv = h
+                .current()
+                .parse_move(text)
+                .map_err(|e| bad(e.to_string()))?;
+            h.play(mv).map_err(|e| bad(e.to_string()))?;
+        }
+        let mut rec = Record::new(h);
+        rec.players = [self.first_name.clone(), self.second_name.clone()];
+        rec.result = RecordResult::from_pgn(&self.result).unwrap_or(RecordResult::Unknown);
+        rec.opening_plies = self.opening_plies;
+        for (k, v) in tags {
+            rec.set_tag(k, v.clone());
+        }
+        rec.set_tag("Round", (self.index + 1).to_string());
         let term = match &self.termination {
             Termination::Rules => "rules".to_string(),
-            Termination::PlyCap => "ply cap".to_string(),
+            Termination::PlyCap => "ply cap (scored as a draw)".to_string(),
             Termination::Failure { side, message } => format!("{side:?} failed: {message}"),
         };
-        let _ = writeln!(s, "[Termination \"{}\"]", term.replace('"', "'"));
-        let _ = writeln!(s, "[OpeningPlies \"{}\"]", self.opening_plies);
-        let mut line = String::new();
-        for (i, mv) in self.moves.iter().enumerate() {
-            if i % 2 == 0 {
-                let _ = write!(line, "{}. ", i / 2 + 1);
-            }
-            if i < self.opening_plies {
-                let _ = write!(line, "{{{mv}}} ");
-            } else {
-                let _ = write!(line, "{mv} ");
-            }
-        }
-        let _ = writeln!(s, "{line}{}", self.result);
-        s.push('\n');
-        s
+        rec.set_tag("Termination", term);
+        Ok(rec)
     }
 }
 
@@ -469,9 +481,40 @@ impl MatchResult {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// Every game as PGN-like text blocks ([`GameRecord::to_text`]).
-    pub fn to_text(&self) -> String {
-        self.games.iter().map(|g| g.to_text(&self.game)).collect()
+    /// Every game as a [`Record`] ([`GameRecord::to_record`] with the match's start position
+    /// `start` and the extra `tags`).
+    ///
+    /// # Errors
+    /// [`FormatError`] when a game does not replay from `start`.
+    pub fn to_records<G: RecordGame>(
+        &self,
+        start: &G,
+        tags: &[(&str, String)],
+    ) -> Result<Vec<Record<G>>, FormatError> {
+        self.games
+            .iter()
+            .map(|g| g.to_record(start, tags))
+            .collect()
+    }
+
+    /// Every game as PGN ([`alphazero_formats::pgn`]): real moves from the start position
+    /// (the random opening too, ended by a comment), `[Round]`, `[Termination]`,
+    /// `[OpeningPlies]`, the game's rule tags (Gomoku `[Size]`/`[Rule]`; Xiangqi in the XQBase
+    /// dialect with moves in `notation`) and `tags`.
+    ///
+    /// # Errors
+    /// [`FormatError`] when a game does not replay from `start`.
+    pub fn to_pgn<G: RecordGame>(
+        &self,
+        start: &G,
+        notation: MoveNotation,
+        tags: &[(&str, String)],
+    ) -> Result<String, FormatError> {
+        Ok(self
+            .to_records(start, tags)?
+            .iter()
+            .map(|r| alphazero_formats::pgn::write(r, notation))
+            .collect())
     }
 }
 

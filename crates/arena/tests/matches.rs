@@ -5,7 +5,8 @@ use alphazero_arena::{
     play_game, random_opening, run_match, Entrant, GameRecord, Limits, MatchConfig, MatchError,
     MatchResult, MoveChoice, Pairing, Player, PlayerError, RandomPlayer, Termination,
 };
-use alphazero_connect4::{C4Move, Connect4};
+use alphazero_connect4::{C4Move, Connect4, Connect4Config};
+use alphazero_formats::{read_records, Format, MoveNotation};
 use alphazero_game::{Game, History, Side};
 
 /// Always answers column 1 (illegal once it is full).
@@ -199,13 +200,43 @@ fn results_round_trip_through_json_and_print_as_text() {
     let r = random_match(1, 3);
     let back: MatchResult = serde_json::from_str(&r.to_json()).expect("json");
     assert_eq!(back, r);
-    let text = r.to_text();
+}
+
+/// Regression (issue 16): the PGN held the opening moves in `{…}` comments, so PGN readers
+/// could not replay the games; now every move is a move, and the text reads back as the same
+/// games.
+#[test]
+fn match_pgn_holds_the_openings_as_moves_and_reads_back_as_the_same_games() {
+    let r = random_match(1, 3);
+    let start = Connect4::default();
+    let tags = [("Event", "test match".to_string())];
+    let text = r
+        .to_pgn(&start, MoveNotation::Iccs, &tags)
+        .expect("the games replay");
     assert_eq!(text.matches("[Game \"connect4\"]").count(), r.games.len());
-    let g = &r.games[0];
-    let block = g.to_text("connect4");
-    assert!(block.contains(&format!("[First \"{}\"]", g.first_name)));
-    assert!(block.contains(&format!("{{{}}}", g.moves[0])));
-    assert!(block.trim_end().ends_with(&g.result));
+    let back = read_records::<Connect4>(&text, Format::Pgn, &Connect4Config).expect("PGN reads");
+    assert_eq!(back.len(), r.games.len());
+    for (g, b) in r.games.iter().zip(&back) {
+        let mut pos = start;
+        let moves: Vec<String> = b
+            .history
+            .moves()
+            .iter()
+            .map(|&m| {
+                let t = pos.format_move(m);
+                pos.play_unchecked(m);
+                t
+            })
+            .collect();
+        assert_eq!(moves, g.moves, "game {}", g.index);
+        assert_eq!(b.opening_plies, g.opening_plies);
+        assert_eq!(b.players, [g.first_name.clone(), g.second_name.clone()]);
+        assert_eq!(b.result.pgn(), g.result);
+        assert_eq!(b.tag("Round"), Some((g.index + 1).to_string().as_str()));
+        assert_eq!(b.tag("Event"), Some("test match"));
+    }
+    assert!(!text.contains(&format!("{{{}}}", r.games[0].moves[0])));
+    assert!(text.contains("{end of opening}"));
 }
 
 #[test]

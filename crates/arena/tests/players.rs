@@ -194,7 +194,7 @@ fn xiangqi_depth_2_beats_random_every_game() {
     m.threads = 2;
     m.seed = 11;
     let r = run_match(&m).expect("match");
-    assert_eq!(wdl(&r), (10, 0, 0), "{}", r.to_text());
+    assert_eq!(wdl(&r), (10, 0, 0), "{}", r.to_json());
 }
 
 #[test]

@@ -283,6 +283,17 @@ pub enum FormatError {
         /// Why it was refused.
         reason: String,
     },
+    /// A move of a record made in memory (not read from a text) that does not replay from
+    /// the record's start position.
+    #[error("move {ply} {text:?} does not replay: {reason}")]
+    Replay {
+        /// The move's number in the game (1 = the first move).
+        ply: usize,
+        /// The move as recorded.
+        text: String,
+        /// Why it was refused.
+        reason: String,
+    },
     /// The file holds a game of another kind than the one asked for.
     #[error("line {line}: the file holds a {found} game, not {expected}")]
     WrongGame {
@@ -380,6 +391,40 @@ pub trait RecordGame: Game {
     }
 }
 
+/// The game a record text holds, when the text says: PSQ and SGF hold Gomoku; a PGN names
+/// its game in the first `[Game]` or `[Variant]` tag (`Chinese Chess` and `xiangqi` are
+/// Xiangqi). Returns [`Game::NAME`] of the game, `None` for a PGN that names none or an
+/// unknown one.
+pub fn game_name_of(text: &str, format: Format) -> Option<&'static str> {
+    if format != Format::Pgn {
+        return Some(Gomoku::NAME);
+    }
+    for line in text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| l.is_empty() || l.starts_with('['))
+    {
+        let Some(rest) = line.strip_prefix('[') else {
+            continue;
+        };
+        let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        if !(key.eq_ignore_ascii_case("Game") || key.eq_ignore_ascii_case("Variant")) {
+            continue;
+        }
+        let v = value.trim().trim_end_matches(']').trim().trim_matches('"');
+        if Gomoku::is_game_name(v) {
+            return Some(Gomoku::NAME);
+        }
+        if Xiangqi::is_game_name(v) {
+            return Some(Xiangqi::NAME);
+        }
+        if Connect4::is_game_name(v) {
+            return Some(Connect4::NAME);
+        }
+    }
+    None
+}
+
 /// Reads every game of `text` in `format` as games of `G`. `fallback` supplies what the file
 /// does not say (the Gomoku rule of a PSQ file, the board size of a PGN without `[Size]`).
 ///
@@ -415,6 +460,35 @@ pub fn write_records<G: RecordGame>(
         Format::Pgn => Ok(records.iter().map(|r| pgn::write(r, notation)).collect()),
         Format::Psq | Format::Sgf => G::write_gomoku_format(records, format),
     }
+}
+
+/// The PGN date `YYYY.MM.DD` (UTC) of a time in seconds since the Unix epoch.
+///
+/// ```
+/// assert_eq!(alphazero_formats::pgn_date(0), "1970.01.01");
+/// assert_eq!(alphazero_formats::pgn_date(951_782_400), "2000.02.29");
+/// assert_eq!(alphazero_formats::pgn_date(1_738_281_600), "2025.01.31");
+/// assert_eq!(alphazero_formats::pgn_date(4_107_628_740), "2100.03.01");
+/// ```
+pub fn pgn_date(unix_seconds: u64) -> String {
+    // Days to civil date (H. Hinnant's algorithm, proleptic Gregorian calendar).
+    let z = (unix_seconds / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// Today's PGN date (UTC) from the system clock (`????.??.??` when the clock is before 1970).
+pub fn pgn_date_today() -> String {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or_else(|_| "????.??.??".to_string(), |d| pgn_date(d.as_secs()))
 }
 
 /// Replays move texts from `start`: each is read with `read` and played with the repetition

@@ -486,3 +486,26 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_game_of_a_file_is_told_from_its_tags_or_its_format() {
+    use alphazero_formats::game_name_of;
+    let cases = [
+        ("foreign/xqbase-iccs.pgn", Some("xiangqi")),
+        ("foreign/uci-moves.pgn", Some("xiangqi")),
+        ("foreign/web-record.pgn", Some("gomoku")),
+        ("foreign/connect4.pgn", Some("connect4")),
+        ("foreign/gomocup.psq", Some("gomoku")),
+        ("foreign/renju.sgf", Some("gomoku")),
+    ];
+    for (file, want) in cases {
+        let text = read_text(file);
+        let format = Format::detect(Path::new(file), &text).expect("format");
+        assert_eq!(game_name_of(&text, format), want, "{file}");
+    }
+    assert_eq!(game_name_of("1. e4 e5 *", Format::Pgn), None);
+    assert_eq!(
+        game_name_of("[Game \"Chess\"]\n\n1. e4 *", Format::Pgn),
+        None
+    );
+}

@@ -69,10 +69,10 @@ pub mod batch_norm;
 pub mod bench;
 pub mod checkpoint;
 pub mod conv3x3;
-pub mod export;
 mod encode;
 mod encoders;
 mod evaluator;
+pub mod export;
 mod folded;
 mod model;
 #[cfg(test)]
