@@ -62,6 +62,47 @@ fn ucci_engine_transcript() {
     );
 }
 
+/// Issue 16 §3: a UCI session as Fairy-Stockfish's GUIs drive it (ranks 1–10), with the
+/// options of `alphazero ucci` (network loaded without the binary's own cache: `Hash` sizes
+/// the engine's).
+#[test]
+fn uci_engine_takes_ranks_1_to_10_and_reports_multipv_and_wdl() {
+    let out = alphazero_with_input(
+        &["ucci", "--fixed-sims", "60"],
+        "uci\nsetoption name UCI_Variant value xiangqi\nsetoption name MultiPV value 2\n\
+         setoption name UCI_ShowWDL value true\nsetoption name Hash value 8\n\
+         setoption name Threads value 2\nisready\nposition startpos moves h3e3 h10g8\n\
+         go nodes 60\nposition startpos moves h3e3 h0g2\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines.contains(&"uciok") && lines.contains(&"readyok"),
+        "{}",
+        out.stdout
+    );
+    assert!(!out.stdout.contains("error: option"), "{}", out.stdout);
+    let best = lines.iter().find(|l| l.starts_with("bestmove ")).unwrap();
+    let mv = best.split_whitespace().nth(1).unwrap();
+    let legal = alphazero_protocols::parse_move(mv, alphazero_protocols::Notation::FairyRanks);
+    assert!(legal.is_ok(), "{best}");
+    let report: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("info depth") && l.contains(" wdl "))
+        .collect();
+    assert!(
+        report.iter().any(|l| l.contains(" multipv 2 ")),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("\"h0g2\": cannot parse move \"h0g2\": rank 0 exists only with ranks 0–9"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_directory() {
     // A Gomocup zip: pbrain-alphazero with models/ in the same folder; the manager starts it
