@@ -6,6 +6,7 @@
 //! (rank 9) on top, Connect Four its top row (row 5) on top.
 
 use alphazero_connect4::{C4Move, Connect4, HEIGHT, WIDTH};
+use alphazero_formats::RecordGame;
 use alphazero_game::{Game, HistoryEntry, Outcome, Side};
 use alphazero_gomoku::{Foul, Gomoku, GomokuMove, Rule};
 use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, FILES, RANKS};
@@ -14,7 +15,7 @@ use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, FILES, RANKS};
 pub(crate) type Cell = (usize, usize);
 
 /// A game as the web page shows it.
-pub(crate) trait WebGame: Game {
+pub(crate) trait WebGame: Game + RecordGame {
     /// `(rows, columns)` of the drawn board.
     fn dims(&self) -> (usize, usize);
 
@@ -41,9 +42,6 @@ pub(crate) trait WebGame: Game {
     fn rule_name(&self) -> Option<String> {
         None
     }
-
-    /// Extra `[Tag "value"]` lines for the game record of a game that started at `start`.
-    fn record_tags(start: &Self) -> Vec<(&'static str, String)>;
 
     /// The points where a black stone would be a renju foul, whoever is to move: `(cell,
     /// point in notation, kind)` with kind `double-three`, `double-four` or `overline`.
@@ -135,13 +133,6 @@ impl WebGame for Gomoku {
         Some(self.rule().name().to_string())
     }
 
-    fn record_tags(start: &Self) -> Vec<(&'static str, String)> {
-        vec![
-            ("Rule", start.rule().name().to_string()),
-            ("Size", start.size().to_string()),
-        ]
-    }
-
     fn foul_points(&self) -> Vec<(Cell, String, &'static str)> {
         self.forbidden_points()
             .into_iter()
@@ -231,10 +222,6 @@ impl WebGame for Xiangqi {
         vec![square_cell(mv.from), square_cell(mv.to)]
     }
 
-    fn record_tags(start: &Self) -> Vec<(&'static str, String)> {
-        vec![("FEN", start.to_fen())]
-    }
-
     fn decisive_cells(
         &self,
         _outcome: Outcome,
@@ -283,10 +270,6 @@ impl WebGame for Connect4 {
     fn last_move_cells(&self, mv: C4Move) -> Vec<Cell> {
         let h = self.height(mv.col()).clamp(1, HEIGHT);
         vec![(HEIGHT - h, mv.col())]
-    }
-
-    fn record_tags(_start: &Self) -> Vec<(&'static str, String)> {
-        Vec::new()
     }
 
     fn decisive_cells(

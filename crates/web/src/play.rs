@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use alphazero_connect4::Connect4;
+use alphazero_formats::{MoveNotation, Record, RecordResult};
 use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{ChildStats, Evaluator, Search, SearchConfig, SearchResult};
@@ -664,42 +665,28 @@ impl<G: WebGame> Match<G> {
         })
     }
 
-    /// The game as a PGN-like text record: tags, numbered moves, result.
+    /// The game as PGN (`alphazero_formats::pgn`, the one PGN writer): the players (`human`,
+    /// the engine), the result, why it ended, the rule and start tags, every move.
     pub fn record(&self, engine: &str, simulations: u32) -> String {
-        let start = self.history.start();
-        let mut out = String::new();
-        let mut tag = |k: &str, v: &str| {
-            out.push_str(&format!("[{k} \"{}\"]\n", v.replace('"', "'")));
-        };
-        tag("Game", G::NAME);
-        for (k, v) in G::record_tags(start) {
-            tag(k, &v);
-        }
+        let mut rec = Record::new(self.history.clone());
         let engine_desc = format!("engine: {engine}, {simulations} simulations");
         for side in [Side::First, Side::Second] {
-            let who = if side == self.human {
-                "human"
+            rec.players[side.index()] = if side == self.human {
+                "human".to_string()
             } else {
-                &engine_desc
+                engine_desc.clone()
             };
-            tag(&capitalise(G::colour(side)), who);
         }
         let outcome = self.outcome_of(&self.history);
-        tag("Result", outcome.as_ref().map_or("*", |o| o.result));
+        rec.result = outcome
+            .as_ref()
+            .and_then(|o| RecordResult::from_pgn(o.result))
+            .unwrap_or(RecordResult::Unknown);
+        rec.set_tag("Event", "alphazero serve");
         if let Some(o) = &outcome {
-            tag("Termination", &o.text);
+            rec.set_tag("Termination", o.text.clone());
         }
-        out.push('\n');
-        let moves = self.notation_moves();
-        let mut line = String::new();
-        for (i, pair) in moves.chunks(2).enumerate() {
-            line.push_str(&format!("{}. {}", i + 1, pair.join(" ")));
-            line.push(' ');
-        }
-        line.push_str(outcome.as_ref().map_or("*", |o| o.result));
-        out.push_str(&line);
-        out.push('\n');
-        out
+        alphazero_formats::pgn::write(&rec, MoveNotation::Iccs)
     }
 }
 
