@@ -899,7 +899,7 @@ async fn record(
         Ok((s.game.name(), s.game.record(&s.engine, s.simulations)))
     })?;
     let short: String = id.chars().take(8).collect();
-    let disposition = format!("attachment; filename=\"alphazero-{name}-{short}.txt\"");
+    let disposition = format!("attachment; filename=\"alphazero-{name}-{short}.pgn\"");
     Ok((
         [
             (
