@@ -427,8 +427,8 @@ function render(s) {
         const k = h / maxHeat;
         if (content) {
           // A ring around the piece or stone, its width and strength growing with the share.
-          const w = Math.max(2, Math.round(2 + 5 * k));
-          hv.style.boxShadow = `0 0 0 ${w}px rgba(${heatColour(game)}, ${(0.45 + 0.55 * k).toFixed(3)})`;
+          const w = Math.round(3 + 4 * k);
+          hv.style.boxShadow = `0 0 0 ${w}px rgba(${heatColour(game)}, ${(0.55 + 0.45 * k).toFixed(3)})`;
         } else {
           hv.style.background = `rgba(${heatColour(game)}, ${(0.1 + 0.6 * k).toFixed(3)})`;
         }
