@@ -167,8 +167,21 @@ pub fn bench_inference_folded(
     batch: usize,
     min_time: Duration,
 ) -> InferenceFigure {
+    bench_inference_folded_with(config, batch, min_time, crate::Conv3x3Algorithm::Auto)
+}
+
+/// As [`bench_inference_folded`] with the 3×3 convolutions computed by `algorithm`. The
+/// GFLOP/s are *effective*: the direct convolution's multiply-accumulates per second,
+/// whatever the algorithm does.
+pub fn bench_inference_folded_with(
+    config: &ModelConfig,
+    batch: usize,
+    min_time: Duration,
+    algorithm: crate::Conv3x3Algorithm,
+) -> InferenceFigure {
     let net = config.init(&Device::flex());
-    let folded = crate::FoldedNet::new(&net, config).expect("benchmark configs are valid");
+    let folded = crate::FoldedNet::with_algorithm(&net, config, algorithm)
+        .expect("benchmark configs are valid");
     let per = config.input_planes * config.board_height * config.board_width;
     let planes = binary_noise(batch * per, 0x5eed);
     let mut logits = vec![0.0f32; batch * config.num_actions];
@@ -226,6 +239,77 @@ pub fn bench_training(
         samples_per_sec,
         gflops: samples_per_sec * 3.0 * 2.0 * config.forward_macs() as f64 / 1e9,
     }
+}
+
+/// The f32 fused-multiply-add peak of one core, GFLOP/s (2 FLOPs per lane of an FMA), measured
+/// by a short loop of independent vector FMAs on each of `threads` threads at once (the sum over
+/// the threads): 12 independent 8-lane AVX2 FMA chains where the CPU has AVX2 and FMA, else 12
+/// scalar chains that the compiler may vectorise. Registers only, no memory traffic, so this
+/// is the ceiling any kernel can reach; `threads = 2` on a 2-core machine shows whether the
+/// cores have FMA units of their own (2× the one-thread figure) or share one core's (1×, e.g.
+/// two hyperthreads).
+pub fn bench_fma_peak(threads: usize, min_time: Duration) -> f64 {
+    let threads = threads.max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads)
+            .map(|_| s.spawn(move || fma_peak_one_thread(min_time)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or(0.0)).sum()
+    })
+}
+
+/// FLOPs per call of [`fma_chains`]: 12 chains × 8 lanes × 2 FLOPs × `iters`.
+const FMA_ITERS: u64 = 1 << 16;
+
+fn fma_peak_one_thread(min_time: Duration) -> f64 {
+    let mut sink = 0.0f32;
+    let per_sec = time_it(min_time, || sink += fma_chains(FMA_ITERS, sink));
+    std::hint::black_box(sink);
+    per_sec * (12 * 8 * 2 * FMA_ITERS) as f64 / 1e9
+}
+
+/// Runs 12 independent 8-lane FMA chains `iters` times; returns a value depending on all of
+/// them (so nothing is optimised away).
+fn fma_chains(iters: u64, seed: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            return unsafe { fma_chains_avx2(iters, seed) };
+        }
+    }
+    let mut acc = [[seed; 8]; 12];
+    let (a, b) = (0.999_99f32, 1e-6f32);
+    for _ in 0..iters {
+        for chain in acc.iter_mut() {
+            for v in chain.iter_mut() {
+                *v = v.mul_add(a, b);
+            }
+        }
+    }
+    acc.iter().flatten().sum()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn fma_chains_avx2(iters: u64, seed: f32) -> f32 {
+    use std::arch::x86_64::*;
+    let a = _mm256_set1_ps(0.999_99);
+    let b = _mm256_set1_ps(1e-6);
+    let mut acc = [_mm256_set1_ps(seed); 12];
+    for _ in 0..iters {
+        for v in acc.iter_mut() {
+            *v = _mm256_fmadd_ps(*v, a, b);
+        }
+    }
+    let mut total = _mm256_setzero_ps();
+    for v in acc {
+        total = _mm256_add_ps(total, v);
+    }
+    let mut lanes = [0.0f32; 8];
+    _mm256_storeu_ps(lanes.as_mut_ptr(), total);
+    lanes.iter().sum()
 }
 
 /// GFLOP/s of an `n×n` by `n×n` f32 matrix product on `device` (2n³ FLOPs per product).

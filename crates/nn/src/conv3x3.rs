@@ -311,7 +311,7 @@ fn col2im(d: &Dims, dcol: &[f32], dx: &mut [f32]) {
 
 /// `dst[m, n] (+)= lhs[m, k] · rhs[k, n]` with explicit (column, row) strides of each operand.
 #[allow(clippy::too_many_arguments)]
-fn gemm_strided(
+pub(crate) fn gemm_strided(
     m: usize,
     n: usize,
     k: usize,

@@ -78,6 +78,7 @@ mod model;
 #[cfg(test)]
 mod test_util;
 pub mod train;
+mod winograd;
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
@@ -86,12 +87,13 @@ pub use checkpoint::{
 };
 pub use encode::{transform_policy, Encode};
 pub use evaluator::NetworkEvaluator;
-pub use folded::FoldedNet;
+pub use folded::{Conv3x3Algorithm, FoldedNet};
 pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,
     OptimizerKind, TrainConfig, TrainStats, Trainer,
 };
+pub use winograd::Tile;
 
 /// Errors of the network crate (other than checkpoint files, see [`CheckpointError`]).
 #[derive(Debug, thiserror::Error)]

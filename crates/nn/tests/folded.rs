@@ -8,8 +8,8 @@ use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
-    default_device, Encode, FoldedNet, ModelConfig, ModelPreset, NetworkEvaluator, NnError,
-    TrainConfig, Trainer,
+    default_device, Conv3x3Algorithm, Encode, FoldedNet, ModelConfig, ModelPreset,
+    NetworkEvaluator, NnError, Tile, TrainConfig, Trainer,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -47,9 +47,18 @@ fn assert_close(fast: &[f32], reference: &[f32], what: &str) {
 }
 
 fn check_against_burn(config: &ModelConfig, batches: &[usize], seed: u64) {
+    check_algorithm_against_burn(config, batches, seed, Conv3x3Algorithm::Auto);
+}
+
+fn check_algorithm_against_burn(
+    config: &ModelConfig,
+    batches: &[usize],
+    seed: u64,
+    algorithm: Conv3x3Algorithm,
+) {
     let trainer = trained(config, 4, seed);
     let net = trainer.model();
-    let folded = FoldedNet::new(net, config).unwrap();
+    let folded = FoldedNet::with_algorithm(net, config, algorithm).unwrap();
     let device = default_device();
     let mut rng = Rng(seed ^ 0x5eed);
     for &b in batches {
@@ -99,6 +108,28 @@ fn folded_forward_matches_burn_with_wider_heads() {
     config.value_channels = 2;
     config.residual_blocks = 2;
     check_against_burn(&config, &[1, 9], 4);
+}
+
+/// Every 3×3 convolution algorithm (direct, Winograd F(2×2) and F(4×4)) gives burn's
+/// forward to 1e-4 of the outputs' scale, on boards whose Winograd tiles overhang the edge
+/// (15×15, Xiangqi's 10×9, Connect Four's 6×7) with 32 channels (the vectorised
+/// transforms) and on a 5×4 board with 8 channels (the reference transforms).
+#[test]
+fn folded_forward_matches_burn_with_every_conv_algorithm() {
+    let gomoku = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &GomokuConfig::default());
+    let xiangqi = ModelConfig::for_game::<Xiangqi>(ModelPreset::Small, &XiangqiConfig::default());
+    let connect4 = ModelConfig::for_game::<Connect4>(ModelPreset::Small, &Connect4Config);
+    let odd = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11);
+    for algorithm in [
+        Conv3x3Algorithm::Direct,
+        Conv3x3Algorithm::Winograd(Tile::F2),
+        Conv3x3Algorithm::Winograd(Tile::F4),
+    ] {
+        check_algorithm_against_burn(&gomoku, &[1, 6], 21, algorithm);
+        check_algorithm_against_burn(&xiangqi, &[3], 22, algorithm);
+        check_algorithm_against_burn(&connect4, &[5], 23, algorithm);
+        check_algorithm_against_burn(&odd, &[2], 24, algorithm);
+    }
 }
 
 #[test]
