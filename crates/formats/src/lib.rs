@@ -491,22 +491,41 @@ pub fn pgn_date_today() -> String {
         .map_or_else(|_| "????.??.??".to_string(), |d| pgn_date(d.as_secs()))
 }
 
-/// Replays move texts from `start`: each is read with `read` and played with the repetition
-/// rules; the first that fails stops with [`FormatError::BadMove`].
+/// A move as a reader found it: where, the text to read, and the text as the file wrote it
+/// (for errors; `B[hh]` in SGF, `8,8,0` in PSQ).
+pub(crate) struct RawMove {
+    pub(crate) line: usize,
+    pub(crate) text: String,
+    pub(crate) written: String,
+}
+
+impl RawMove {
+    /// A move read as written.
+    pub(crate) fn plain(line: usize, text: String) -> RawMove {
+        RawMove {
+            line,
+            written: text.clone(),
+            text,
+        }
+    }
+}
+
+/// Replays moves from `start`: each is read with `read` and played with the repetition
+/// rules; the first that fails stops with [`FormatError::BadMove`] naming it as written.
 pub(crate) fn replay<G: Game>(
     start: G,
-    moves: &[(usize, String)],
+    moves: &[RawMove],
     read: impl Fn(&G, &str) -> Result<G::Move, String>,
 ) -> Result<History<G>, FormatError> {
     let mut h = History::new(start);
-    for (i, (line, text)) in moves.iter().enumerate() {
+    for (i, m) in moves.iter().enumerate() {
         let bad = |reason: String| FormatError::BadMove {
-            line: *line,
+            line: m.line,
             ply: i + 1,
-            text: text.clone(),
+            text: m.written.clone(),
             reason,
         };
-        let mv = read(h.current(), text).map_err(bad)?;
+        let mv = read(h.current(), &m.text).map_err(bad)?;
         h.play(mv).map_err(|e| bad(e.to_string()))?;
     }
     Ok(h)

@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{replay, FormatError, MoveNotation, Record, RecordGame, RecordResult};
+use crate::{replay, FormatError, MoveNotation, RawMove, Record, RecordGame, RecordResult};
 use alphazero_game::{Game, Side};
 
 /// Tags the writer produces itself; a record's own copies of them are not written twice.
@@ -334,7 +334,7 @@ fn read_move<G: Game>(pos: &G, word: &str) -> Result<G::Move, String> {
 #[derive(Default)]
 struct RawGame {
     tags: Vec<(usize, String, String)>,
-    moves: Vec<(usize, String)>,
+    moves: Vec<RawMove>,
     result: Option<RecordResult>,
     first_line: usize,
 }
@@ -369,7 +369,7 @@ pub fn read<G: RecordGame>(
                 }
                 cur.tags.push((line, k, v));
             }
-            Token::Word(w) => cur.moves.push((line, w)),
+            Token::Word(w) => cur.moves.push(RawMove::plain(line, w)),
             Token::Result(r) => {
                 cur.result = Some(r);
                 games.push(std::mem::take(&mut cur));

@@ -16,7 +16,7 @@
 //! names, then whatever Piskvork adds (a result code, a tournament line), which is ignored.
 //! PSQ names no rule: the reader takes it from its fallback configuration.
 
-use crate::{gomoku_size, replay, FormatError, Record};
+use crate::{gomoku_size, replay, FormatError, RawMove, Record};
 use alphazero_game::{Game, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove};
 
@@ -101,7 +101,7 @@ pub fn read(text: &str, fallback: &GomokuConfig) -> Result<Record<Gomoku>, Forma
         value: dims.to_string(),
         reason: e.reason,
     })?;
-    let mut moves: Vec<(usize, String)> = Vec::new();
+    let mut moves: Vec<RawMove> = Vec::new();
     let mut times = Vec::new();
     let mut names = Vec::new();
     let mut in_moves = true;
@@ -144,7 +144,11 @@ pub fn read(text: &str, fallback: &GomokuConfig) -> Result<Record<Gomoku>, Forma
                     .parse::<u64>()
                     .map_err(|_| bad(format!("time {t:?} is not a number of milliseconds")))?,
             };
-            moves.push((ln, GomokuMove::new(x, y).to_string()));
+            moves.push(RawMove {
+                line: ln,
+                text: GomokuMove::new(x, y).to_string(),
+                written: l.to_string(),
+            });
             times.push(t);
         } else {
             in_moves = false;
@@ -155,18 +159,6 @@ pub fn read(text: &str, fallback: &GomokuConfig) -> Result<Record<Gomoku>, Forma
     }
     let history = replay(Gomoku::new(&config), &moves, |pos, t| {
         pos.parse_move(t).map_err(|e| e.to_string())
-    })
-    .map_err(|e| match e {
-        // Name the move as the file wrote it.
-        FormatError::BadMove {
-            line, ply, reason, ..
-        } => FormatError::BadMove {
-            line,
-            ply,
-            text: text.lines().nth(line - 1).unwrap_or_default().trim().into(),
-            reason,
-        },
-        e => e,
     })?;
     let mut rec = Record::new(history);
     rec.times_ms = times;

@@ -18,7 +18,7 @@
 
 use std::fmt::Write as _;
 
-use crate::{gomoku_size, replay, FormatError, Record, RecordResult};
+use crate::{gomoku_size, replay, FormatError, RawMove, Record, RecordResult};
 use alphazero_game::{Game, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule};
 
@@ -440,8 +440,7 @@ fn build(nodes: &[Node], fallback: &GomokuConfig) -> Result<Record<Gomoku>, Form
         })?
     };
     // Moves: B / W of every node of the main line, in order.
-    let mut moves: Vec<(usize, String)> = Vec::new();
-    let mut written: Vec<String> = Vec::new();
+    let mut moves: Vec<RawMove> = Vec::new();
     let mut opening_plies = 0;
     let mut side = start.side_to_move();
     for node in nodes {
@@ -469,8 +468,11 @@ fn build(nodes: &[Node], fallback: &GomokuConfig) -> Result<Record<Gomoku>, Form
                 )));
             }
             let mv = decode(v, id).map_err(bad)?;
-            moves.push((v.0, mv.to_string()));
-            written.push(text);
+            moves.push(RawMove {
+                line: v.0,
+                text: mv.to_string(),
+                written: text,
+            });
             side = side.opponent();
         }
         if prop(node, "C").is_some_and(|c| c.iter().any(|(_, t)| t.trim() == OPENING_COMMENT)) {
@@ -479,17 +481,6 @@ fn build(nodes: &[Node], fallback: &GomokuConfig) -> Result<Record<Gomoku>, Form
     }
     let history = replay(start, &moves, |pos, t| {
         pos.parse_move(t).map_err(|e| e.to_string())
-    })
-    .map_err(|e| match e {
-        FormatError::BadMove {
-            line, ply, reason, ..
-        } => FormatError::BadMove {
-            line,
-            ply,
-            text: written[ply - 1].clone(),
-            reason,
-        },
-        e => e,
     })?;
     let mut rec = Record::new(history);
     rec.opening_plies = opening_plies;
