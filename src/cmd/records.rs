@@ -332,8 +332,10 @@ fn show_for<G: BoardView>(
         if !rec.start.is_empty() {
             println!("  start: {}", rec.start);
         }
-        let moves: Vec<String> = h.moves().iter().map(|m| m.to_string()).collect();
-        println!("  moves: {}", moves.join(" "));
+        // `moves: …` and, for Xiangqi, a WXF line.
+        for line in super::analyze::moves_lines(&h).lines() {
+            println!("  {line}");
+        }
         if let Some(p) = ply {
             if p >= rec.plies.len() {
                 bail!(
