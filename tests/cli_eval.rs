@@ -30,7 +30,11 @@ fn connect4_eval_without_a_model_names_its_evaluator_per_file() {
         .unwrap();
     let t: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(t[1], "10", "{row}");
-    assert!(t[2..].iter().all(|x| x.ends_with('%')), "{row}");
+    assert!(t[2..7].iter().all(|x| x.ends_with('%')), "{row}");
+    let pct = |i: usize| t[i].trim_end_matches('%').parse::<f64>().unwrap();
+    // A best move keeps the result: the keeps shares are never below the best shares.
+    assert!(pct(3) >= pct(2) && pct(6) >= pct(5), "{row}");
+    assert_eq!(t[7], "0", "no cache for Test_L3_R1: {row}");
 }
 
 #[test]
@@ -56,9 +60,11 @@ fn connect4_eval_with_a_run_network_and_bad_inputs() {
         .lines()
         .find(|l| l.starts_with("Test_L3_R1"))
         .unwrap();
-    assert!(
-        row.trim_end().ends_with('-'),
-        "no search column with --sims 0: {row}"
+    let t: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(
+        (t[5], t[6]),
+        ("-", "-"),
+        "no search columns with --sims 0: {row}"
     );
     for args in [
         vec!["eval", "connect4", "--sets", "Nope"],

@@ -26,8 +26,12 @@ pub struct EvalArgs {
 #[derive(clap::Subcommand, Debug)]
 enum EvalCommand {
     /// Connect Four against the solver on Pascal Pons' test sets: per file, the share of
-    /// positions where the network alone (policy argmax) picks a best move, where its value has
-    /// the solver's sign, and where the search picks a best move.
+    /// positions where the network alone (policy argmax) picks a best move (the fastest win,
+    /// the slowest loss) and a move that keeps the result (win, draw or loss; a slower win
+    /// counts), where its value has the solver's sign, and the same two shares for the
+    /// search's move. The solver's answers come from the sets' caches
+    /// (`tests/data/connect4/scores/`, the early-game sets' first 200 positions) where they
+    /// have them.
     Connect4 {
         /// Network checkpoint (without it: the shipped network if there is one, else the uniform
         /// evaluator; the report names which).
@@ -42,7 +46,8 @@ enum EvalCommand {
         /// Positions per file (the first ones).
         #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
         lines: u64,
-        /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1).
+        /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1;
+        /// also Test_L1_R2, Test_L1_R3: early positions, their first 200 cached).
         #[arg(long, value_delimiter = ',')]
         sets: Vec<String>,
         /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else the repository's
@@ -95,7 +100,7 @@ fn testdata_candidates() -> Vec<PathBuf> {
 }
 
 /// The test-data folder: `--testdata`, else the first existing of [`testdata_candidates`].
-fn testdata_dir(explicit: Option<&Path>) -> Result<PathBuf> {
+pub(crate) fn testdata_dir(explicit: Option<&Path>) -> Result<PathBuf> {
     if let Some(d) = explicit {
         if !d.is_dir() {
             bail!("--testdata {} is not a folder", d.display());
@@ -238,20 +243,35 @@ fn run_connect4(
         lines
     );
     println!(
-        "{:<12} {:>9} {:>12} {:>12} {:>12}",
-        "file", "positions", "policy-best", "value-sign", "search-best"
+        "{:<12} {:>9} {:>12} {:>12} {:>11} {:>12} {:>13} {:>7}",
+        "file",
+        "positions",
+        "policy-best",
+        "policy-keeps",
+        "value-sign",
+        "search-best",
+        "search-keeps",
+        "cached"
     );
+    let pct = |a: Option<f64>| a.map_or_else(|| "-".to_string(), |a| format!("{:.1}%", 100.0 * a));
     for r in &reports {
         println!(
-            "{:<12} {:>9} {:>11.1}% {:>11.1}% {:>12}",
+            "{:<12} {:>9} {:>11.1}% {:>11.1}% {:>10.1}% {:>12} {:>13} {:>7}",
             r.file,
             r.positions,
             100.0 * r.policy_accuracy(),
+            100.0 * r.policy_keep_accuracy(),
             100.0 * r.value_accuracy(),
-            r.search_accuracy()
-                .map_or_else(|| "-".to_string(), |a| format!("{:.1}%", 100.0 * a))
+            pct(r.search_accuracy()),
+            pct(r.search_keep_accuracy()),
+            r.cached
         );
     }
+    println!(
+        "best = one of the solver's best moves (fastest win, slowest loss); keeps = a move that \
+         keeps the position's result (win, draw, loss); cached = positions answered from \
+         scores/<file>.scores"
+    );
     Ok(())
 }
 

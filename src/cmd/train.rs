@@ -43,8 +43,10 @@
 //! any path) just resumes it.
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
+use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
 use alphazero_arena::rating;
-use alphazero_mcts::CachedEvaluator;
+use alphazero_connect4::Connect4;
+use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     kl_divergence, load_checkpoint, save_checkpoint, save_model, Batch, Encode, GameTag,
     LrSchedule as NnLrSchedule, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
@@ -54,7 +56,7 @@ use alphazero_selfplay::{
     MatchOutcome, SelfPlayConfig,
 };
 use alphazero_train::config::{Optimizer, TrainConfig};
-use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog};
+use alphazero_train::metrics::{GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
 use alphazero_train::record::{read_records, write_records, GameRecord, RecordFile, RecordHeader};
 use alphazero_train::replay::{ReplayBuffer, SampleOptions};
 use alphazero_train::state::{file_fingerprint, ChampionInfo, InitInfo, RunState};
@@ -64,6 +66,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Arguments of `alphazero train`.
@@ -104,6 +107,10 @@ pub struct TrainArgs {
     /// Validate the configuration, print the effective config and exit without writing anything.
     #[arg(long)]
     dry_run: bool,
+    /// Start a new run in a --run directory that exists, holds no run and is not empty (such
+    /// a directory is refused otherwise: it is probably not meant for a run).
+    #[arg(long)]
+    force: bool,
     /// Start the run's networks from this checkpoint (e.g. a shipped `models/*.azc`) instead
     /// of random weights; the replay buffer fills by self-play. It must be a network of the
     /// run's game and board; a new run without `model.*` settings takes its network size. A
@@ -529,6 +536,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
         None => None,
     };
+    if !resumed && !args.force {
+        check_new_run_directory(&args.run)?;
+    }
     if args.dry_run {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
@@ -558,7 +568,80 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         cfg.game.name,
         crate::engine::device_words(&device)
     );
-    with_game!(&spec, G, gcfg => Trainer_::<G>::new(cfg.clone(), gcfg.clone(), storage, device, args, init)?.run())
+    install_ctrl_c();
+    with_game!(&spec, G, gcfg => Trainer_::<G>::new(cfg.clone(), gcfg.clone(), storage, device, args, init)?.run())?;
+    if ctrl_c_count() > 0 {
+        // Stopped cleanly by Ctrl-C: everything is committed; the shell's status for an
+        // interrupted command.
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// Ctrl-C presses seen by [`install_ctrl_c`]'s handler.
+static CTRL_C: AtomicUsize = AtomicUsize::new(0);
+
+/// How many times Ctrl-C (SIGINT) was pressed.
+fn ctrl_c_count() -> usize {
+    CTRL_C.load(Ordering::SeqCst)
+}
+
+/// The first Ctrl-C lets the iteration under way finish and commit, then the run stops; the
+/// second stops the process at once (the run resumes from its last committed iteration, as
+/// after any crash).
+fn install_ctrl_c() {
+    let handler = || {
+        if CTRL_C.fetch_add(1, Ordering::SeqCst) == 0 {
+            eprintln!(
+                "\nCtrl-C: finishing the iteration under way and stopping after it is saved; \
+                 press Ctrl-C again to stop at once (that iteration is then lost and done \
+                 again on resume)"
+            );
+        } else {
+            eprintln!(
+                "\nCtrl-C again: stopping now; the run resumes from its last saved iteration"
+            );
+            std::process::exit(130);
+        }
+    };
+    if let Err(e) = ctrlc::set_handler(handler) {
+        eprintln!("warning: Ctrl-C cannot be caught ({e}); it stops the run at once");
+    }
+}
+
+/// Refuses to start a new run in `dir` when it exists and holds anything but a run's lock
+/// file: a directory with other files is probably not meant for a run (`--force` starts one
+/// there anyway). A missing or empty directory is fine.
+fn check_new_run_directory(dir: &Path) -> Result<()> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        // Not a directory or unreadable: opening the run says why.
+        Err(_) => return Ok(()),
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n != alphazero_train::storage::LOCK_FILE)
+        .collect();
+    if names.is_empty() {
+        return Ok(());
+    }
+    names.sort();
+    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+    bail!(
+        "--run {} exists and holds no training run (no {CONFIG_KEY}) but {} other entr{} ({}{}); \
+         give a new or empty directory, or add --force to start a run there anyway",
+        dir.display(),
+        names.len(),
+        if names.len() == 1 { "y" } else { "ies" },
+        shown.join(", "),
+        if names.len() > shown.len() {
+            ", …"
+        } else {
+            ""
+        }
+    )
 }
 
 #[allow(non_camel_case_types)]
@@ -689,6 +772,108 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         Ok(())
     }
 
+    /// The Connect Four solver's test slice of `eval.solver_every` (`None` when it is 0, for
+    /// another game, or when the test data cannot be found or read: then with a warning,
+    /// the run goes on unmeasured).
+    fn solver_slice(&self) -> Option<SolverSlice> {
+        let e = &self.cfg.eval;
+        if e.solver_every == 0 || G::NAME != "connect4" {
+            return None;
+        }
+        let dir = match super::eval::testdata_dir(None) {
+            Ok(d) => d,
+            Err(err) => {
+                eprintln!("warning: no solver agreement measured (eval.solver_every): {err:#}");
+                return None;
+            }
+        };
+        let want = e.solver_positions as usize;
+        let start = Instant::now();
+        match SolverSlice::load(&dir, &SLICE_SETS, want.div_ceil(SLICE_SETS.len())) {
+            Ok(mut slice) => {
+                slice.positions.truncate(want);
+                eprintln!(
+                    "solver agreement every {} iterations on {} positions of {} in {} \
+                     (measured only, never trained on; solved in {:.1}s)",
+                    e.solver_every,
+                    slice.positions.len(),
+                    SLICE_SETS.join(" and "),
+                    dir.display(),
+                    start.elapsed().as_secs_f64()
+                );
+                Some(slice)
+            }
+            Err(err) => {
+                eprintln!("warning: no solver agreement measured (eval.solver_every): {err}");
+                None
+            }
+        }
+    }
+
+    /// The share of `slice` on which `net` alone (no search) picks a best move, a move that
+    /// keeps the result, and a value of the right sign.
+    fn solver_agreement(&self, slice: &SolverSlice, net: &PolicyValueNet) -> Result<SolverMetrics> {
+        let eval = NetworkEvaluator::<Connect4>::new(net, &self.model_config, &self.device)?;
+        let a = self.model_config.num_actions;
+        let mut outputs = Vec::with_capacity(slice.positions.len());
+        for chunk in slice.positions.chunks(64) {
+            let reqs: Vec<EvalRequest<Connect4>> = chunk
+                .iter()
+                .map(|(t, _)| EvalRequest {
+                    position: &t.position,
+                    history: &[],
+                })
+                .collect();
+            let mut logits = vec![0f32; chunk.len() * a];
+            let mut values = vec![0f32; chunk.len()];
+            eval.evaluate(&reqs, &mut logits, &mut values)?;
+            for (i, v) in values.into_iter().enumerate() {
+                outputs.push((logits[i * a..(i + 1) * a].to_vec(), v));
+            }
+        }
+        let r = slice.measure(&outputs, C4EvalConfig::default().draw_margin);
+        let share = |k: usize| k as f64 / r.positions.max(1) as f64;
+        Ok(SolverMetrics {
+            positions: r.positions as u32,
+            policy_best: share(r.policy_best),
+            policy_keeps: share(r.policy_keeps),
+            value_sign: share(r.value_sign),
+        })
+    }
+
+    /// Sets aside the champion and snapshot networks that the committed state does not know
+    /// of (a champion id above `state.champion_id`, a snapshot after `state.iteration`
+    /// iterations: written by an iteration that a crash interrupted before its commit) as
+    /// `networks/<name>.azc.orphan`, so that neither the redone iteration nor
+    /// `arena --snapshots` takes them for the run's networks.
+    fn set_aside_orphan_networks(&self, state: &RunState) -> Result<()> {
+        for key in self.storage.list("networks/")? {
+            let Some(name) = key
+                .strip_prefix("networks/")
+                .and_then(|k| k.strip_suffix(".azc"))
+            else {
+                continue;
+            };
+            let uncommitted = if let Some(id) = name.strip_prefix("champion-") {
+                id.parse::<u32>().is_ok_and(|id| id > state.champion_id)
+            } else if let Some(it) = name.strip_prefix("snapshot-") {
+                it.parse::<u32>().is_ok_and(|it| it > state.iteration)
+            } else {
+                false
+            };
+            if uncommitted {
+                let to = format!("{key}.orphan");
+                self.storage.rename(&key, &to)?;
+                eprintln!(
+                    "warning: {key} was written by iteration {} that did not finish; moved it \
+                     to {to} (that iteration is done again)",
+                    state.iteration
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// Loads the committed record files, newest first, until the buffer's capacity is
     /// covered. A file that cannot be decoded or replayed is set aside as
     /// `records/<id>.azr.corrupt` with a warning naming the games lost.
@@ -801,6 +986,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         // Undo what an interrupted, uncommitted iteration left behind.
         self.settle_pending_checkpoint(&state)?;
         self.set_aside_orphans(&state)?;
+        self.set_aside_orphan_networks(&state)?;
         // Networks: the trainer (latest, with optimizer state) and the champion.
         let lr0 = cfg.train.lr_at_progress(
             state.iteration,
@@ -858,6 +1044,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 iteration: 0,
                 key: champion_key(0),
                 elo: 0.0,
+                elo_se: 0.0,
             });
         }
         if self.init.is_some() {
@@ -874,6 +1061,15 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 "warning: metrics.jsonl ended in an incomplete line (an interrupted write); \
                  removed it, so that iteration's figures are missing from the metrics and \
                  plots: {shown:?}…"
+            );
+        }
+        for b in metrics.bad_lines() {
+            eprintln!(
+                "warning: metrics.jsonl line {} is no metrics record ({}); moved it to {}: {:?}",
+                b.line,
+                b.reason,
+                metrics.bad_path().display(),
+                b.text.chars().take(60).collect::<String>()
             );
         }
         metrics.drop_from(state.iteration)?;
@@ -896,8 +1092,18 @@ impl<'a, G: Encode> Trainer_<'a, G> {
         let session_start = Instant::now();
         let elapsed_before = state.elapsed_s;
         let mut champion_elo = state.champions.last().map(|c| c.elo).unwrap_or(0.0);
+        let mut champion_elo_se = state.champions.last().map(|c| c.elo_se).unwrap_or(0.0);
         let first_iteration = state.iteration;
+        let gated = cfg.gating.enabled;
+        let solver_slice = self.solver_slice();
         loop {
+            if ctrl_c_count() > 0 {
+                eprintln!(
+                    "stopped by Ctrl-C after iteration {} (saved); run the command again to go on",
+                    state.iteration
+                );
+                break;
+            }
             let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
             let done_here = state.iteration - first_iteration;
             if cfg.run.iterations > 0 && state.iteration >= cfg.run.iterations {
@@ -1065,6 +1271,13 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 0.0
             };
             save_checkpoint(&self.path(PENDING_KEY)?, &self.tag, &trainer)?;
+            // Connect Four: the trained network against the solver (measured, not trained on).
+            let solver = match &solver_slice {
+                Some(slice) if iter.is_multiple_of(cfg.eval.solver_every) => {
+                    Some(self.solver_agreement(slice, &candidate)?)
+                }
+                _ => None,
+            };
 
             // 4. Gating.
             let gate_start = Instant::now();
@@ -1072,6 +1285,8 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 (None, false)
             } else if cfg.gating.enabled {
                 let (m, llr, promote) = self.gate(&start_pos, &candidate, &champion, seed)?;
+                let e =
+                    rating::elo_from_wdl_bounded(m.wins.into(), m.draws.into(), m.losses.into());
                 (
                     Some(GatingMetrics {
                         wins: m.wins,
@@ -1079,6 +1294,9 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                         losses: m.losses,
                         llr,
                         promoted: promote,
+                        elo: Some(e.elo),
+                        elo_lo: Some(e.lo),
+                        elo_hi: Some(e.hi),
                     }),
                     promote,
                 )
@@ -1088,13 +1306,13 @@ impl<'a, G: Encode> Trainer_<'a, G> {
             let gate_secs = gate_start.elapsed().as_secs_f64();
             if promoted {
                 let id = state.champion_id + 1;
+                // The gating estimate (bounded however few the games) with its standard
+                // error; nothing is added without gating, where nothing measures it.
                 if let Some(g) = &gating {
-                    let games = g.wins + g.draws + g.losses;
-                    if games > 0 {
-                        let score =
-                            (f64::from(g.wins) + 0.5 * f64::from(g.draws)) / f64::from(games);
-                        let d = rating::elo_from_score(score.clamp(0.02, 0.98));
-                        champion_elo += d;
+                    if let (Some(e), Some(lo), Some(hi)) = (g.elo, g.elo_lo, g.elo_hi) {
+                        champion_elo += e;
+                        let se = (hi - lo) / (2.0 * rating::Z95);
+                        champion_elo_se = (champion_elo_se.powi(2) + se * se).sqrt();
                     }
                 }
                 save_model(
@@ -1110,6 +1328,7 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                     iteration: iter + 1,
                     key: champion_key(id),
                     elo: champion_elo,
+                    elo_se: champion_elo_se,
                 });
                 champion = candidate;
             }
@@ -1153,11 +1372,21 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 gating: gating.clone(),
                 champion_id: state.champion_id,
                 elo: champion_elo,
+                elo_lo: gated.then_some(champion_elo - rating::Z95 * champion_elo_se),
+                elo_hi: gated.then_some(champion_elo + rating::Z95 * champion_elo_se),
                 selfplay_games_per_hour: sp.games as f64 / selfplay_secs.max(1e-9) * 3600.0,
                 network_time_fraction: sp.evaluator_share(),
+                selfplay_s: selfplay_secs,
+                train_s: train_secs,
+                gating_s: gate_secs,
+                solver: solver.clone(),
             };
             metrics.append(&m)?;
             let all = dedup_metrics(metrics.read_all()?);
+            let csv = self.storage.root().join("metrics.csv");
+            if let Err(e) = alphazero_train::metrics::write_csv(&all, &csv) {
+                eprintln!("warning: {} not written: {e}", csv.display());
+            }
             if let Err(e) =
                 alphazero_train::plots::write_plots(&all, &self.storage.root().join("plots"))
             {
@@ -1182,9 +1411,28 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 None if promoted => "promoted (no gating)".into(),
                 None => "no training yet".into(),
             };
+            // The champion's Elo exists only where gating measures it.
+            let champion_text = if gated {
+                format!(
+                    "champion {} ({:+.0} Elo ±{:.0})",
+                    state.champion_id,
+                    champion_elo,
+                    rating::Z95 * champion_elo_se
+                )
+            } else {
+                format!("champion {}", state.champion_id)
+            };
+            let solver_text = solver.as_ref().map_or_else(String::new, |s| {
+                format!(
+                    "; solver: policy best {:.0}%, keeps result {:.0}%, value sign {:.0}%",
+                    100.0 * s.policy_best,
+                    100.0 * s.policy_keeps,
+                    100.0 * s.value_sign
+                )
+            });
             eprintln!(
                 "iter {iter}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg), {} new positions, buffer {}; \
-                 {steps} steps: policy {:.3} value {:.3} entropy {:.3} KL {:.4}; {gate_text}; champion {} ({:+.0} Elo); \
+                 {steps} steps: policy {:.3} value {:.3} entropy {:.3} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
                  {:.0}s (self-play {:.0}s, {:.0}% in network, batch {:.1}; train {:.0}s; gating {:.0}s)",
                 sp.games,
                 m.selfplay_games_per_hour,
@@ -1198,8 +1446,6 @@ impl<'a, G: Encode> Trainer_<'a, G> {
                 m.value_loss,
                 m.policy_entropy,
                 kl,
-                state.champion_id,
-                champion_elo,
                 it_secs,
                 selfplay_secs,
                 100.0 * sp.evaluator_share(),

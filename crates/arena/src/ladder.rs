@@ -1,14 +1,169 @@
-//! A strength ladder: one challenger against a list of opponents of rising strength (the
-//! rungs), each met in its own gauntlet ([`crate::Pairing::Gauntlet`] via
-//! [`crate::run_match`]), reported as one row per rung with W-D-L, score and Elo ± 95%
-//! ([`crate::elo_from_wdl`]), as plain text or Markdown.
+//! Ladders.
+//!
+//! * A strength ladder: one challenger against a list of opponents of rising strength (the
+//!   rungs), each met in its own gauntlet ([`crate::Pairing::Gauntlet`] via
+//!   [`crate::run_match`]), reported as one row per rung with W-D-L, score and Elo ± 95%
+//!   ([`crate::elo_from_wdl`]), as plain text or Markdown.
+//! * A rating ladder over many players in chronological order (the networks of a training
+//!   run): [`snapshot_pairs`] chooses the pairs that meet — each player against its next
+//!   neighbours and against a few anchors spread over the run, the anchors among themselves —
+//!   so that the games grow linearly with the players instead of quadratically, and
+//!   [`run_pairs`] plays them; the Bradley–Terry fit over all games
+//!   ([`crate::MatchResult::ratings`]) gives every player an Elo with its interval.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
+use alphazero_game::Game;
 use serde::{Deserialize, Serialize};
 
-use crate::matches::{MatchResult, Termination};
+use crate::matches::{run_match, MatchConfig, MatchError, MatchResult, Pairing, Termination};
 use crate::rating::{elo_from_wdl, EloEstimate};
+
+/// The pairs of a rating ladder over `n` players in chronological order (0 the oldest), each
+/// pair `(a, b)` with `a < b`, sorted:
+/// * every player against its next `neighbours` players (the chain that measures each
+///   step of training);
+/// * `anchors` anchor players spread evenly over the order (the first and the last among
+///   them) in a round robin, and every other player against the anchor at or before it,
+///   the one after it, and one more anchor drawn with `seed` (the links that keep the
+///   chain's errors from adding up over a long run).
+///
+/// About `n · (neighbours + 3) + anchors² / 2` pairs, against `n (n − 1) / 2` for a round
+/// robin: 1,300 instead of 31,000 for 250 networks with 2 neighbours and 10 anchors. With
+/// `anchors` ≥ `n` (or `n` small) every pair is played. The pairs connect all players when
+/// `n` ≥ 2 and `neighbours` or `anchors` ≥ 1.
+pub fn snapshot_pairs(
+    n: usize,
+    neighbours: usize,
+    anchors: usize,
+    seed: u64,
+) -> Vec<(usize, usize)> {
+    let mut pairs = std::collections::BTreeSet::new();
+    if n < 2 {
+        return Vec::new();
+    }
+    if anchors >= n {
+        for a in 0..n {
+            for b in a + 1..n {
+                pairs.insert((a, b));
+            }
+        }
+        return pairs.into_iter().collect();
+    }
+    for a in 0..n {
+        for b in a + 1..=(a + neighbours).min(n - 1) {
+            pairs.insert((a, b));
+        }
+    }
+    let k = anchors.max(usize::from(anchors > 0) * 2).min(n);
+    let anchor_ids: Vec<usize> = (0..k)
+        .map(|i| {
+            if k == 1 {
+                0
+            } else {
+                (i * (n - 1) + (k - 1) / 2) / (k - 1)
+            }
+        })
+        .collect();
+    for (i, &a) in anchor_ids.iter().enumerate() {
+        for &b in &anchor_ids[i + 1..] {
+            if a != b {
+                pairs.insert((a.min(b), a.max(b)));
+            }
+        }
+    }
+    if !anchor_ids.is_empty() {
+        let mut rng = seed ^ 0x9E37_79B9_7F4A_7C15;
+        for p in 0..n {
+            let below = anchor_ids.iter().rposition(|&a| a <= p).unwrap_or(0);
+            let above = (below + 1).min(anchor_ids.len() - 1);
+            // splitmix64 step: one reproducible draw per player.
+            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = rng;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            let drawn = ((z ^ (z >> 31)) % anchor_ids.len() as u64) as usize;
+            for j in [below, above, drawn] {
+                let a = anchor_ids[j];
+                if a != p {
+                    pairs.insert((a.min(p), a.max(p)));
+                }
+            }
+        }
+    }
+    pairs.into_iter().collect()
+}
+
+/// Plays the `pairs` of `config.entrants` (indices; `config.pairing` is ignored), each pair
+/// `config.openings_per_pair` openings with both colours from the same openings
+/// (`config.seed`), pairs spread over `config.threads` threads (each pair a one-thread
+/// [`run_match`] of its two entrants), and returns one result over all entrants with the
+/// games in pair order. `config.on_game` is called after every game.
+///
+/// # Errors
+/// [`MatchError::TooFewEntrants`] with fewer than two entrants,
+/// [`MatchError::BadChallenger`] for a pair naming an entrant out of range or one entrant
+/// twice, and the errors of [`run_match`].
+pub fn run_pairs<G: Game>(
+    config: &MatchConfig<G>,
+    pairs: &[(usize, usize)],
+) -> Result<MatchResult, MatchError> {
+    let n = config.entrants.len();
+    if n < 2 {
+        return Err(MatchError::TooFewEntrants(n));
+    }
+    if let Some(&(a, b)) = pairs.iter().find(|&&(a, b)| a >= n || b >= n || a == b) {
+        return Err(MatchError::BadChallenger {
+            index: if a >= n || a == b { a } else { b },
+            entrants: n,
+        });
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Result<MatchResult, MatchError>>>> =
+        Mutex::new(vec![None; pairs.len()]);
+    std::thread::scope(|scope| {
+        for _ in 0..config.threads.clamp(1, pairs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(&(a, b)) = pairs.get(i) else { break };
+                let mut c = MatchConfig::new(
+                    vec![config.entrants[a].clone(), config.entrants[b].clone()],
+                    config.start.clone(),
+                );
+                c.pairing = Pairing::Gauntlet { challenger: 0 };
+                c.openings_per_pair = config.openings_per_pair;
+                c.opening_plies = config.opening_plies;
+                c.limits = config.limits;
+                c.max_plies = config.max_plies;
+                c.threads = 1;
+                c.seed = config.seed;
+                c.on_game = config.on_game.clone();
+                let r = run_match(&c);
+                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+            });
+        }
+    });
+    let mut all = MatchResult {
+        game: G::NAME.to_string(),
+        players: config.entrants.iter().map(|e| e.name.clone()).collect(),
+        games: Vec::new(),
+    };
+    let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    for (r, &(a, b)) in results.into_iter().zip(pairs) {
+        let Some(r) = r else { continue };
+        let to_all = |i: usize| if i == 0 { a } else { b };
+        for mut g in r?.games {
+            g.index = all.games.len();
+            g.first = to_all(g.first);
+            g.second = to_all(g.second);
+            g.winner = g.winner.map(to_all);
+            all.games.push(g);
+        }
+    }
+    Ok(all)
+}
 
 /// The challenger's results against one rung.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -241,6 +396,90 @@ mod tests {
             "{md}"
         );
         assert!(md.trim_end().ends_with("`cmd`"), "{md}");
+    }
+
+    #[test]
+    fn snapshot_ladder_of_250_networks_plays_linearly_many_connected_pairs() {
+        // Issue 19 defect 3: a full round robin over ~250 networks took hours.
+        for (n, nb, anchors) in [(250, 2, 10), (40, 1, 5), (7, 2, 3), (3, 1, 8), (2, 0, 1)] {
+            let pairs = snapshot_pairs(n, nb, anchors, 7);
+            assert!(pairs.iter().all(|&(a, b)| a < b && b < n), "{pairs:?}");
+            let mut sorted = pairs.clone();
+            sorted.dedup();
+            assert_eq!(sorted, pairs, "sorted, no pair twice");
+            assert!(pairs.len() <= n * (nb + 3) + anchors * anchors / 2);
+            // Every player is connected to player 0 (so every rating is defined).
+            let mut reached = vec![false; n];
+            reached[0] = true;
+            for _ in 0..n {
+                for &(a, b) in &pairs {
+                    if reached[a] || reached[b] {
+                        reached[a] = true;
+                        reached[b] = true;
+                    }
+                }
+            }
+            assert!(reached.iter().all(|&r| r), "{n} {nb} {anchors}: {pairs:?}");
+            // Neighbours always meet.
+            for a in 0..n {
+                for b in a + 1..=(a + nb).min(n - 1) {
+                    assert!(pairs.contains(&(a, b)), "{a}-{b}");
+                }
+            }
+        }
+        let big = snapshot_pairs(250, 2, 10, 7);
+        assert!(big.len() < 1_500, "{}", big.len());
+        assert!(big.len() > 250 * 2, "{}", big.len());
+        assert_eq!(snapshot_pairs(250, 2, 10, 7), big, "reproducible");
+        // The first and last networks are anchors and meet directly.
+        assert!(big.contains(&(0, 249)));
+        // With as many anchors as players: the round robin.
+        assert_eq!(snapshot_pairs(6, 1, 6, 0).len(), 15);
+        assert!(snapshot_pairs(1, 2, 3, 0).is_empty());
+    }
+
+    #[test]
+    fn pairs_are_played_with_both_colours_and_mapped_to_the_entrants() {
+        use crate::matches::Entrant;
+        use crate::players::RandomPlayer;
+        use crate::Player;
+        use alphazero_connect4::Connect4;
+        let entrants: Vec<Entrant<Connect4>> = (0..4)
+            .map(|i| {
+                Entrant::new(format!("r{i}"), move || {
+                    Box::new(RandomPlayer::new(i)) as Box<dyn Player<Connect4>>
+                })
+            })
+            .collect();
+        let mut config = MatchConfig::new(entrants, Connect4::default());
+        config.openings_per_pair = 2;
+        config.threads = 3;
+        let pairs = [(0, 1), (1, 3), (0, 2)];
+        let r = run_pairs(&config, &pairs).unwrap();
+        assert_eq!(r.players, ["r0", "r1", "r2", "r3"]);
+        assert_eq!(r.games.len(), 12);
+        for (k, &(a, b)) in pairs.iter().enumerate() {
+            let games = &r.games[4 * k..4 * k + 4];
+            assert!(games
+                .iter()
+                .all(|g| (g.first, g.second) == (a, b) || (g.first, g.second) == (b, a)));
+            assert_eq!(
+                games.iter().filter(|g| g.first == a).count(),
+                2,
+                "both colours"
+            );
+            for g in games {
+                assert!(g.winner.is_none_or(|w| w == a || w == b));
+                assert_eq!(g.first_name, format!("r{}", g.first));
+            }
+        }
+        assert!(r.games.iter().enumerate().all(|(i, g)| g.index == i));
+        assert!(matches!(
+            run_pairs(&config, &[(0, 4)]),
+            Err(MatchError::BadChallenger { index: 4, .. })
+        ));
+        let ratings = r.ratings(0).unwrap();
+        assert_eq!(ratings.players.len(), 4);
     }
 
     #[test]

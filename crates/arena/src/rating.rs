@@ -89,6 +89,44 @@ pub fn elo_from_wdl(wins: u64, draws: u64, losses: u64) -> Option<EloEstimate> {
     })
 }
 
+/// An Elo difference from wins, draws and losses that stays finite however few the games:
+/// one win and one loss are added to them (a weak prior at an even score), and the 95%
+/// interval is taken in Elo space, `elo ± 1.96 · se`, with the score's standard error mapped
+/// by the slope of [`elo_from_score`] (the delta method). A handful of games gives a wide
+/// but bounded interval: 2-0-0 is +191 [−202, +584], 30-0-0 is +597 [+251, +943]. Used for
+/// gating matches, whose few games must not give a "+1970 Elo" champion.
+///
+/// ```
+/// use alphazero_arena::rating::elo_from_wdl_bounded;
+/// let e = elo_from_wdl_bounded(2, 0, 0);
+/// assert!((e.elo - 190.8).abs() < 0.1 && e.lo.is_finite() && e.hi.is_finite());
+/// assert_eq!(elo_from_wdl_bounded(0, 0, 0).elo, 0.0);
+/// ```
+pub fn elo_from_wdl_bounded(wins: u64, draws: u64, losses: u64) -> EloEstimate {
+    let (w, d, l) = (wins + 1, draws, losses + 1);
+    let n = (w + d + l) as f64;
+    let (pw, pd, pl) = (w as f64 / n, d as f64 / n, l as f64 / n);
+    let s = pw + pd / 2.0;
+    let var = pw * (1.0 - s).powi(2) + pd * (0.5 - s).powi(2) + pl * s * s;
+    let se_score = (var / n).sqrt();
+    // d elo / d score = 400 / (ln 10 · s (1 − s)).
+    let se = se_score * 400.0 / (std::f64::consts::LN_10 * s * (1.0 - s));
+    let elo = elo_from_score(s);
+    let decisive = (wins + losses) as f64;
+    EloEstimate {
+        games: wins + draws + losses,
+        score: s,
+        elo,
+        lo: elo - Z95 * se,
+        hi: elo + Z95 * se,
+        los: if decisive > 0.0 {
+            normal_cdf((wins as f64 - losses as f64) / decisive.sqrt())
+        } else {
+            0.5
+        },
+    }
+}
+
 /// The results between two players `a` and `b` (indices into the name list), from `a`'s
 /// point of view. Counts are `f64` so that weighted or fractional results are allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -248,6 +286,40 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
     Some(x)
 }
 
+/// The diagonal of the inverse of a small dense symmetric positive definite `a`
+/// (Gauss–Jordan elimination with partial pivoting, one `O(n³)` pass for all of it);
+/// `None` when singular.
+fn inverse_diagonal(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+    let n = a.len();
+    let mut inv: Vec<Vec<f64>> = (0..n)
+        .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
+        .collect();
+    for c in 0..n {
+        let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
+        if a[piv][c].abs() < 1e-300 {
+            return None;
+        }
+        a.swap(c, piv);
+        inv.swap(c, piv);
+        let p = a[c][c];
+        a[c].iter_mut().for_each(|x| *x /= p);
+        inv[c].iter_mut().for_each(|x| *x /= p);
+        let (pivot_a, pivot_inv) = (a[c].clone(), inv[c].clone());
+        for i in (0..n).filter(|&i| i != c) {
+            let f = a[i][c];
+            if f != 0.0 {
+                for (x, p) in a[i].iter_mut().zip(&pivot_a) {
+                    *x -= f * p;
+                }
+                for (x, p) in inv[i].iter_mut().zip(&pivot_inv) {
+                    *x -= f * p;
+                }
+            }
+        }
+    }
+    Some((0..n).map(|i| inv[i][i]).collect())
+}
+
 /// Fits Bradley–Terry (logistic Elo) ratings by maximum likelihood over all pairwise results
 /// (draw = half a win) with Newton iterations and a line search, player `anchor` fixed at 0.
 /// A weak Gaussian prior (sd [`PRIOR_SD`] Elo) keeps every rating finite (a player with only
@@ -334,13 +406,10 @@ pub fn fit_ratings(
         }
     }
     let (h, _) = hessian(&r);
-    let m = free.len();
     let mut se = vec![0.0; n];
-    for k in 0..m {
-        let mut e = vec![0.0; m];
-        e[k] = 1.0;
-        if let Some(col) = solve(h.clone(), e) {
-            se[free[k]] = col[k].max(0.0).sqrt();
+    if let Some(diag) = inverse_diagonal(h) {
+        for (k, v) in diag.into_iter().enumerate() {
+            se[free[k]] = v.max(0.0).sqrt();
         }
     }
     let mut games = vec![0.0; n];
@@ -531,6 +600,39 @@ impl Sprt {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn gating_elo_with_few_games_stays_bounded_with_its_interval() {
+        // Issue 19: "+1970 Elo" from gating matches of a few games.
+        let cases = [
+            ((2, 0, 0), 190.8, -202.3, 584.0),
+            ((30, 0, 0), 596.6, 250.7, 942.5),
+            ((0, 0, 2), -190.8, -584.0, 202.3),
+        ];
+        for ((w, d, l), elo, lo, hi) in cases {
+            let e = elo_from_wdl_bounded(w, d, l);
+            assert!((e.elo - elo).abs() < 0.5, "{w}-{d}-{l}: {e:?}");
+            assert!((e.lo - lo).abs() < 0.5 && (e.hi - hi).abs() < 0.5, "{e:?}");
+            assert_eq!(e.games, w + d + l);
+        }
+        for n in [0u64, 1, 3, 10, 100, 10_000] {
+            let e = elo_from_wdl_bounded(n, 0, 0);
+            assert!(
+                e.lo.is_finite() && e.hi.is_finite() && e.lo < e.elo && e.elo < e.hi,
+                "{e:?}"
+            );
+            // More games: a narrower interval around a larger estimate.
+            if n >= 3 {
+                let fewer = elo_from_wdl_bounded(n / 3, 0, 0);
+                assert!(e.elo > fewer.elo, "{n}");
+            }
+        }
+        // Even results give 0 with a symmetric interval that shrinks with the games.
+        let a = elo_from_wdl_bounded(5, 10, 5);
+        let b = elo_from_wdl_bounded(50, 100, 50);
+        assert!(a.elo.abs() < 1e-9 && (a.lo + a.hi).abs() < 1e-9);
+        assert!(b.hi - b.lo < a.hi - a.lo);
+    }
+
     use super::*;
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};

@@ -418,6 +418,20 @@ pub struct GatingConfig {
     pub opening_random_plies: u32,
 }
 
+/// `[eval]`: measurements taken inside the training loop (never training data).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Connect Four only: every this many iterations (and after the last one), the share of
+    /// a fixed slice of the solver's test positions (`tests/data/connect4`) on which the
+    /// network's policy picks a best move / a move that keeps the result, and its value has
+    /// the right sign; 0 = off (the default of the other games, which have no solver).
+    pub solver_every: u32,
+    /// Positions of that slice: the first ones of the test sets `Test_L2_R1` and
+    /// `Test_L2_R2` (half each; middle-game positions, quick to solve).
+    pub solver_positions: u32,
+}
+
 /// `[run]`: the run as a whole.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -450,6 +464,8 @@ pub struct TrainConfig {
     pub train: LearnerConfig,
     /// `[gating]`.
     pub gating: GatingConfig,
+    /// `[eval]`.
+    pub eval: EvalConfig,
     /// `[run]`.
     pub run: RunConfig,
 }
@@ -540,6 +556,10 @@ impl TrainConfig {
                 },
                 opening_random_plies: 4,
             },
+            eval: EvalConfig {
+                solver_every: 0,
+                solver_positions: 200,
+            },
             run: RunConfig {
                 iterations: 100,
                 time_budget_minutes: 0.0,
@@ -588,6 +608,9 @@ impl TrainConfig {
                 c.gating.opening_random_plies = 2;
                 c.run.iterations = 0;
                 c.run.time_budget_minutes = 60.0;
+                // Solver agreement on 200 fixed positions every 5 iterations: 200 network
+                // evaluations, the solver's answers computed once per session.
+                c.eval.solver_every = 5;
                 Ok(c)
             }
             "gomoku" => {
@@ -789,24 +812,29 @@ impl TrainConfig {
         in_range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
         positive("selfplay.c_puct", s.c_puct)?;
         non_negative("selfplay.fpu_reduction", s.fpu_reduction)?;
-        if s.playout_cap.enabled {
-            at_least(
+        // Values of a feature that is off are checked too (a config that turns it on later
+        // must not find a bad value waiting); only the checks against other keys wait.
+        at_least(
+            "selfplay.playout_cap.fast_simulations",
+            s.playout_cap.fast_simulations,
+            1,
+        )?;
+        at_most(
+            "selfplay.playout_cap.fast_simulations",
+            s.playout_cap.fast_simulations,
+            MAX_SIMULATIONS,
+        )?;
+        if s.playout_cap.enabled && s.playout_cap.fast_simulations > s.simulations {
+            return invalid(
                 "selfplay.playout_cap.fast_simulations",
+                format!(
+                    "must be <= selfplay.simulations ({}); lower it too \
+                     (--set selfplay.playout_cap.fast_simulations=N) or turn the playout \
+                     cap off (--set selfplay.playout_cap.enabled=false)",
+                    s.simulations
+                ),
                 s.playout_cap.fast_simulations,
-                1,
-            )?;
-            if s.playout_cap.fast_simulations > s.simulations {
-                return invalid(
-                    "selfplay.playout_cap.fast_simulations",
-                    format!(
-                        "must be <= selfplay.simulations ({}); lower it too \
-                         (--set selfplay.playout_cap.fast_simulations=N) or turn the playout \
-                         cap off (--set selfplay.playout_cap.enabled=false)",
-                        s.simulations
-                    ),
-                    s.playout_cap.fast_simulations,
-                );
-            }
+            );
         }
         in_range(
             "selfplay.playout_cap.full_probability",
@@ -852,14 +880,14 @@ impl TrainConfig {
         let t = &self.train;
         at_least("train.batch_size", t.batch_size, 1)?;
         at_most("train.batch_size", t.batch_size, MAX_BATCH_SIZE)?;
-        if t.steps_per_iteration == 0 {
-            positive("train.samples_per_position", t.samples_per_position)?;
-        }
+        positive("train.samples_per_position", t.samples_per_position)?;
         positive("train.lr", t.lr)?;
-        if t.lr_schedule == LrSchedule::Step {
-            at_least("train.lr_step_every", t.lr_step_every, 1)?;
-            in_range("train.lr_step_factor", t.lr_step_factor, 0.0, 1.0)?;
+        at_least("train.lr_step_every", t.lr_step_every, 1)?;
+        in_range("train.lr_step_factor", t.lr_step_factor, 0.0, 1.0)?;
+        if t.lr_step_factor == 0.0 {
+            return invalid("train.lr_step_factor", "must be > 0".into(), 0.0);
         }
+        non_negative("train.lr_min", t.lr_min)?;
         if t.lr_schedule == LrSchedule::Cosine {
             in_range("train.lr_min", t.lr_min, 0.0, t.lr)?;
         }
@@ -871,32 +899,42 @@ impl TrainConfig {
         non_negative("train.grad_clip", t.grad_clip)?;
         in_range("train.value_q_weight", t.value_q_weight, 0.0, 1.0)?;
 
+        // Gating and its SPRT are checked whether they are on or not.
         let gt = &self.gating;
-        if gt.enabled {
-            at_least("gating.games", gt.games, 1)?;
-            at_least("gating.simulations", gt.simulations, 1)?;
-            at_most("gating.simulations", gt.simulations, MAX_SIMULATIONS)?;
-        }
+        at_least("gating.games", gt.games, 1)?;
+        at_least("gating.simulations", gt.simulations, 1)?;
+        at_most("gating.simulations", gt.simulations, MAX_SIMULATIONS)?;
         in_range("gating.win_rate", gt.win_rate, 0.0, 1.0)?;
-        if gt.sprt.enabled {
-            finite("gating.sprt.elo0", gt.sprt.elo0)?;
-            finite("gating.sprt.elo1", gt.sprt.elo1)?;
-            if gt.sprt.elo1 <= gt.sprt.elo0 {
-                return invalid(
-                    "gating.sprt.elo1",
-                    format!("must be > gating.sprt.elo0 ({})", gt.sprt.elo0),
-                    gt.sprt.elo1,
-                );
-            }
-            for (key, v) in [
-                ("gating.sprt.alpha", gt.sprt.alpha),
-                ("gating.sprt.beta", gt.sprt.beta),
-            ] {
-                if !(v > 0.0 && v < 0.5) {
-                    return invalid(key, "must be in (0, 0.5)".into(), v);
-                }
+        finite("gating.sprt.elo0", gt.sprt.elo0)?;
+        finite("gating.sprt.elo1", gt.sprt.elo1)?;
+        if gt.sprt.elo1 <= gt.sprt.elo0 {
+            return invalid(
+                "gating.sprt.elo1",
+                format!("must be > gating.sprt.elo0 ({})", gt.sprt.elo0),
+                gt.sprt.elo1,
+            );
+        }
+        for (key, v) in [
+            ("gating.sprt.alpha", gt.sprt.alpha),
+            ("gating.sprt.beta", gt.sprt.beta),
+        ] {
+            if !(v > 0.0 && v < 0.5) {
+                return invalid(key, "must be in (0, 0.5)".into(), v);
             }
         }
+
+        let e = &self.eval;
+        if e.solver_every > 0 && self.game.name != "connect4" {
+            return invalid(
+                "eval.solver_every",
+                format!(
+                    "applies to connect4 only (the solver's test positions), not {}; set it to 0",
+                    self.game.name
+                ),
+                e.solver_every,
+            );
+        }
+        at_least("eval.solver_positions", e.solver_positions, 1)?;
 
         let run = &self.run;
         non_negative("run.time_budget_minutes", run.time_budget_minutes)?;
@@ -948,6 +986,7 @@ fn integer_minimum(key: &str) -> u32 {
         | "train.lr_step_every"
         | "gating.games"
         | "gating.simulations"
+        | "eval.solver_positions"
         | "run.snapshot_every" => 1,
         _ => 0,
     }
@@ -1363,6 +1402,89 @@ mod tests {
             TrainConfig::from_toml_str("[game\n"),
             Err(ConfigError::Syntax(_))
         ));
+    }
+
+    #[test]
+    fn values_of_disabled_features_are_validated() {
+        // Issue 19 defect 6: gating.sprt.alpha=-3 was accepted while the SPRT was off.
+        let c4 = TrainConfig::default_for("connect4").unwrap();
+        assert!(!c4.gating.enabled && !c4.gating.sprt.enabled);
+        let gomoku = TrainConfig::default_for("gomoku").unwrap();
+        assert!(!gomoku.selfplay.playout_cap.enabled);
+        assert_eq!(gomoku.train.lr_schedule, LrSchedule::Constant);
+        let cases: &[(&TrainConfig, &str, &str)] = &[
+            (
+                &c4,
+                "gating.sprt.alpha=-3",
+                "gating.sprt.alpha must be in (0, 0.5)",
+            ),
+            (
+                &c4,
+                "gating.sprt.beta=0.7",
+                "gating.sprt.beta must be in (0, 0.5)",
+            ),
+            (
+                &c4,
+                "gating.sprt.elo1=-5",
+                "gating.sprt.elo1 must be > gating.sprt.elo0",
+            ),
+            (
+                &c4,
+                "gating.win_rate=2",
+                "gating.win_rate must be in [0, 1]",
+            ),
+            (&c4, "gating.games=0", "gating.games must be >= 1"),
+            (
+                &c4,
+                "gating.simulations=0",
+                "gating.simulations must be >= 1",
+            ),
+            (
+                &gomoku,
+                "selfplay.playout_cap.fast_simulations=0",
+                "selfplay.playout_cap.fast_simulations must be >= 1",
+            ),
+            (
+                &gomoku,
+                "train.lr_step_factor=-3",
+                "train.lr_step_factor must be in [0, 1]",
+            ),
+            (
+                &gomoku,
+                "train.lr_step_factor=0",
+                "train.lr_step_factor must be > 0",
+            ),
+            (
+                &gomoku,
+                "train.lr_step_every=0",
+                "train.lr_step_every must be >= 1",
+            ),
+            (&gomoku, "train.lr_min=-1", "train.lr_min must be >= 0"),
+            (
+                &c4.with_overrides(&["train.steps_per_iteration=5"]).unwrap(),
+                "train.samples_per_position=-1",
+                "train.samples_per_position must be > 0",
+            ),
+            (
+                &gomoku,
+                "eval.solver_every=5",
+                "eval.solver_every applies to connect4 only",
+            ),
+            (
+                &c4,
+                "eval.solver_positions=0",
+                "eval.solver_positions must be >= 1",
+            ),
+        ];
+        for (base, o, msg) in cases {
+            let err = base.with_overrides(&[o]).unwrap_err().to_string();
+            assert!(err.starts_with(msg), "{o}: {err}");
+        }
+        // A value checked only against another key still waits for its feature: a gomoku
+        // run of 16 simulations keeps its (unused) 64 fast simulations.
+        gomoku
+            .with_overrides(&["selfplay.simulations=16"])
+            .expect("the playout cap is off");
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Per-iteration metrics: one JSON object per line in `metrics.jsonl`.
 //!
 //! Lines are appended whole with a single write and synced; a line torn by a crash is cut
-//! off when the log is opened again ([`MetricsLog::open`]). Readers ignore unknown fields and
-//! fill missing ones with defaults, so older logs stay readable as fields are added.
+//! off when the log is opened again ([`MetricsLog::open`]), and a line that is no metrics
+//! record (garbage written into the file) is moved to `metrics.jsonl.bad` there. Readers
+//! ignore unknown fields and fill missing ones with defaults, so older logs stay readable as
+//! fields are added. [`write_csv`] writes the same records as a CSV table (`metrics.csv`) for
+//! spreadsheets and other tools.
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
@@ -37,6 +40,15 @@ pub enum MetricsError {
     /// not expected).
     #[error("cannot serialise metrics")]
     Serialize(#[source] serde_json::Error),
+    /// The CSV table could not be written.
+    #[error("cannot write the metrics table {path}")]
+    Csv {
+        /// The CSV file.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: csv::Error,
+    },
 }
 
 /// The result of a gating match, from the candidate's view.
@@ -53,6 +65,31 @@ pub struct GatingMetrics {
     pub llr: f64,
     /// Whether the candidate became the champion.
     pub promoted: bool,
+    /// The candidate's Elo over the champion, estimated with one win and one loss added to
+    /// the games (so that a few games never give an unbounded figure); `None` in logs
+    /// written before this field existed.
+    pub elo: Option<f64>,
+    /// Lower end of the 95% interval of `elo`.
+    pub elo_lo: Option<f64>,
+    /// Upper end of the 95% interval of `elo`.
+    pub elo_hi: Option<f64>,
+}
+
+/// Agreement of the network with the Connect Four solver on a fixed slice of its test
+/// positions (measured only, never trained on). Shares in [0, 1].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SolverMetrics {
+    /// Positions measured.
+    pub positions: u32,
+    /// Share where the policy's most likely move is one of the solver's best (fastest win,
+    /// slowest loss).
+    pub policy_best: f64,
+    /// Share where the policy's most likely move keeps the game-theoretic result (win, draw
+    /// or loss) of the position.
+    pub policy_keeps: f64,
+    /// Share where the value has the sign of the solver's score.
+    pub value_sign: f64,
 }
 
 /// What one training iteration did. Times in seconds, rates per hour.
@@ -95,12 +132,28 @@ pub struct IterationMetrics {
     pub gating: Option<GatingMetrics>,
     /// The champion's id after this iteration.
     pub champion_id: u32,
-    /// Estimated Elo of the champion (relative to the first one).
+    /// Estimated Elo of the champion relative to the first one: the sum of the gating
+    /// estimates ([`GatingMetrics::elo`]) of its promotions; 0 without gating (nothing
+    /// measures it then).
     pub elo: f64,
+    /// Lower end of the 95% interval of `elo` (the promotions' variances added); `None`
+    /// without gating.
+    pub elo_lo: Option<f64>,
+    /// Upper end of the 95% interval of `elo`.
+    pub elo_hi: Option<f64>,
     /// Self-play throughput (games per hour).
     pub selfplay_games_per_hour: f64,
     /// Fraction in [0, 1] of self-play time spent in network evaluation.
     pub network_time_fraction: f64,
+    /// Seconds of this iteration's self-play.
+    pub selfplay_s: f64,
+    /// Seconds of this iteration's training.
+    pub train_s: f64,
+    /// Seconds of this iteration's gating match (0 without one).
+    pub gating_s: f64,
+    /// Connect Four solver agreement, on the iterations that measure it
+    /// (`eval.solver_every`).
+    pub solver: Option<SolverMetrics>,
 }
 
 /// Parses `metrics.jsonl` text (empty lines are skipped).
@@ -133,16 +186,69 @@ pub fn to_json_line(m: &IterationMetrics) -> Result<String, MetricsError> {
     Ok(s)
 }
 
+/// A line of `metrics.jsonl` that is no metrics record, set aside by [`MetricsLog::open`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    /// 1-based line number in the file as it was.
+    pub line: usize,
+    /// The line (up to 200 characters).
+    pub text: String,
+    /// Why it does not parse.
+    pub reason: String,
+}
+
 /// An append-only `metrics.jsonl` file.
 #[derive(Debug, Clone)]
 pub struct MetricsLog {
     path: PathBuf,
     torn_line: Option<String>,
+    bad_lines: Vec<BadLine>,
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename, fsync of
+/// the folder.
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let name = path
+        .file_name()
+        .map_or_else(|| "metrics".into(), |n| n.to_string_lossy());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}-metrics", std::process::id()));
+    let result = (|| {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
 }
 
 impl MetricsLog {
-    /// Opens (creating it if missing) the log at `path` and cuts off a torn last line (one
-    /// without a trailing newline, left by a crash during an append).
+    /// The file beside the log that receives lines set aside as not being metrics records
+    /// (`metrics.jsonl.bad` for `metrics.jsonl`).
+    pub fn bad_path(&self) -> PathBuf {
+        let name = self
+            .path
+            .file_name()
+            .map_or_else(|| "metrics.jsonl".into(), |n| n.to_string_lossy());
+        self.path.with_file_name(format!("{name}.bad"))
+    }
+
+    /// Opens (creating it if missing) the log at `path`, cuts off a torn last line (one
+    /// without a trailing newline, left by a crash during an append), and moves every
+    /// other line that is no metrics record to [`MetricsLog::bad_path`] (appended, each
+    /// after a `# line N: reason` comment), so that one bad line never stops a run. The
+    /// log is then rewritten atomically without them.
     ///
     /// # Errors
     /// [`MetricsError::Io`] naming the path.
@@ -159,19 +265,72 @@ impl MetricsLog {
             .map_err(io_err)?;
         let bytes = fs::read(&path).map_err(io_err)?;
         let mut torn_line = None;
+        let mut keep = bytes.len();
         if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
-            let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             torn_line = Some(String::from_utf8_lossy(&bytes[keep..]).into_owned());
             f.set_len(keep as u64).map_err(io_err)?;
             f.sync_all().map_err(io_err)?;
         }
-        Ok(MetricsLog { path, torn_line })
+        drop(f);
+        let mut log = MetricsLog {
+            path,
+            torn_line,
+            bad_lines: Vec::new(),
+        };
+        let text = String::from_utf8_lossy(&bytes[..keep]);
+        let mut good = String::with_capacity(text.len());
+        let mut bad = String::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match serde_json::from_str::<IterationMetrics>(line) {
+                Ok(_) => {
+                    good.push_str(line);
+                    good.push('\n');
+                }
+                Err(e) => {
+                    bad.push_str(&format!("# line {}: {e}\n{line}\n", i + 1));
+                    log.bad_lines.push(BadLine {
+                        line: i + 1,
+                        text: line.chars().take(200).collect(),
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+        if !log.bad_lines.is_empty() {
+            let bad_path = log.bad_path();
+            let bad_err = |source| MetricsError::Io {
+                path: bad_path.clone(),
+                source,
+            };
+            let mut b = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&bad_path)
+                .map_err(bad_err)?;
+            b.write_all(bad.as_bytes()).map_err(bad_err)?;
+            b.sync_all().map_err(bad_err)?;
+            write_atomic(&log.path, good.as_bytes()).map_err(|source| MetricsError::Io {
+                path: log.path.clone(),
+                source,
+            })?;
+        }
+        Ok(log)
     }
 
     /// The incomplete last line that [`MetricsLog::open`] cut off, if there was one (so
     /// that the caller can say that this iteration's figures were lost).
     pub fn torn_line(&self) -> Option<&str> {
         self.torn_line.as_deref()
+    }
+
+    /// The lines that [`MetricsLog::open`] moved to [`MetricsLog::bad_path`], in file order
+    /// (so that the caller can warn about them).
+    pub fn bad_lines(&self) -> &[BadLine] {
+        &self.bad_lines
     }
 
     /// The file path.
@@ -235,34 +394,131 @@ impl MetricsLog {
         if removed == 0 {
             return Ok(0);
         }
-        let name = self
-            .path
-            .file_name()
-            .map_or_else(|| "metrics.jsonl".into(), |n| n.to_string_lossy());
-        let tmp = self
-            .path
-            .with_file_name(format!(".{name}.tmp-{}-metrics", std::process::id()));
-        let result = (|| {
-            let mut f = OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .open(&tmp)?;
-            f.write_all(kept.as_bytes())?;
-            f.sync_all()?;
-            drop(f);
-            fs::rename(&tmp, &self.path)?;
-            if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                fs::File::open(dir)?.sync_all()?;
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-        result.map_err(io_err)?;
+        write_atomic(&self.path, kept.as_bytes()).map_err(io_err)?;
         Ok(removed)
     }
+}
+
+/// One row of `metrics.csv`: [`IterationMetrics`] flattened (the gating match and the
+/// solver agreement as prefixed columns, empty when absent), plus the hours of training.
+#[derive(Serialize)]
+struct CsvRow {
+    iteration: u32,
+    unix_time: f64,
+    elapsed_s: f64,
+    hours: f64,
+    games: u64,
+    total_games: u64,
+    positions: u64,
+    total_positions: u64,
+    buffer_fill: u64,
+    buffer_capacity: u64,
+    train_steps: u64,
+    lr: f64,
+    policy_loss: f64,
+    value_loss: f64,
+    total_loss: f64,
+    policy_entropy: f64,
+    kl: f64,
+    gating_wins: Option<u32>,
+    gating_draws: Option<u32>,
+    gating_losses: Option<u32>,
+    gating_llr: Option<f64>,
+    gating_promoted: Option<bool>,
+    gating_elo: Option<f64>,
+    gating_elo_lo: Option<f64>,
+    gating_elo_hi: Option<f64>,
+    champion_id: u32,
+    elo: f64,
+    elo_lo: Option<f64>,
+    elo_hi: Option<f64>,
+    selfplay_games_per_hour: f64,
+    network_time_fraction: f64,
+    selfplay_s: f64,
+    train_s: f64,
+    gating_s: f64,
+    solver_positions: Option<u32>,
+    solver_policy_best: Option<f64>,
+    solver_policy_keeps: Option<f64>,
+    solver_value_sign: Option<f64>,
+}
+
+impl From<&IterationMetrics> for CsvRow {
+    fn from(m: &IterationMetrics) -> Self {
+        let g = m.gating.as_ref();
+        let s = m.solver.as_ref();
+        CsvRow {
+            iteration: m.iteration,
+            unix_time: m.unix_time,
+            elapsed_s: m.elapsed_s,
+            hours: m.elapsed_s / 3600.0,
+            games: m.games,
+            total_games: m.total_games,
+            positions: m.positions,
+            total_positions: m.total_positions,
+            buffer_fill: m.buffer_fill,
+            buffer_capacity: m.buffer_capacity,
+            train_steps: m.train_steps,
+            lr: m.lr,
+            policy_loss: m.policy_loss,
+            value_loss: m.value_loss,
+            total_loss: m.total_loss,
+            policy_entropy: m.policy_entropy,
+            kl: m.kl,
+            gating_wins: g.map(|g| g.wins),
+            gating_draws: g.map(|g| g.draws),
+            gating_losses: g.map(|g| g.losses),
+            gating_llr: g.map(|g| g.llr),
+            gating_promoted: g.map(|g| g.promoted),
+            gating_elo: g.and_then(|g| g.elo),
+            gating_elo_lo: g.and_then(|g| g.elo_lo),
+            gating_elo_hi: g.and_then(|g| g.elo_hi),
+            champion_id: m.champion_id,
+            elo: m.elo,
+            elo_lo: m.elo_lo,
+            elo_hi: m.elo_hi,
+            selfplay_games_per_hour: m.selfplay_games_per_hour,
+            network_time_fraction: m.network_time_fraction,
+            selfplay_s: m.selfplay_s,
+            train_s: m.train_s,
+            gating_s: m.gating_s,
+            solver_positions: s.map(|s| s.positions),
+            solver_policy_best: s.map(|s| s.policy_best),
+            solver_policy_keeps: s.map(|s| s.policy_keeps),
+            solver_value_sign: s.map(|s| s.value_sign),
+        }
+    }
+}
+
+/// `metrics` as CSV text: a header line naming the columns, then one row per record
+/// (empty cells for a missing gating match or solver measurement).
+///
+/// # Errors
+/// [`MetricsError::Csv`] (not expected for in-memory output; `path` is only named).
+pub fn to_csv(metrics: &[IterationMetrics], path: &Path) -> Result<Vec<u8>, MetricsError> {
+    let csv_err = |source| MetricsError::Csv {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for m in metrics {
+        w.serialize(CsvRow::from(m)).map_err(csv_err)?;
+    }
+    w.into_inner()
+        .map_err(|e| csv_err(csv::Error::from(e.into_error())))
+}
+
+/// Writes `metrics` as CSV ([`to_csv`]) to `path`, atomically (temporary file, fsync,
+/// rename).
+///
+/// # Errors
+/// [`MetricsError::Csv`], [`MetricsError::Io`] naming the path.
+pub fn write_csv(metrics: &[IterationMetrics], path: &Path) -> Result<(), MetricsError> {
+    let bytes = to_csv(metrics, path)?;
+    write_atomic(path, &bytes).map_err(|source| MetricsError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
 }
 
 /// Reads a `metrics.jsonl` file.
@@ -304,11 +560,25 @@ pub(crate) fn example_metrics(n: u32) -> Vec<IterationMetrics> {
                     losses: 40 - i.min(40),
                     llr: 0.5 * f,
                     promoted: i % 2 == 0,
+                    elo: Some(7.0 * f),
+                    elo_lo: Some(7.0 * f - 60.0),
+                    elo_hi: Some(7.0 * f + 60.0),
                 }),
                 champion_id: i / 2,
                 elo: 30.0 * f,
-                selfplay_games_per_hour: 6000.0,
+                elo_lo: Some(30.0 * f - 40.0),
+                elo_hi: Some(30.0 * f + 40.0),
+                selfplay_games_per_hour: 6000.0 + 100.0 * f,
                 network_time_fraction: 0.7,
+                selfplay_s: 40.0,
+                train_s: 15.0,
+                gating_s: 5.0,
+                solver: (i % 2 == 0).then_some(SolverMetrics {
+                    positions: 200,
+                    policy_best: 0.3 + 0.05 * f,
+                    policy_keeps: 0.5 + 0.04 * f,
+                    value_sign: 0.4 + 0.03 * f,
+                }),
                 ..Default::default()
             }
         })
@@ -367,6 +637,82 @@ mod tests {
         assert_eq!(MetricsLog::open(&path).unwrap().torn_line(), None);
         log.append(&ms[1]).unwrap();
         assert_eq!(log.read_all().unwrap(), ms);
+    }
+
+    #[test]
+    fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_log_resumes() {
+        // Issue 19 defect 1: one garbage line made the run unresumable.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.jsonl");
+        let ms = example_metrics(3);
+        let text = format!(
+            "{}this is not JSON\n{}{{\"iteration\": \"x\"}}\n{}",
+            to_json_line(&ms[0]).unwrap(),
+            to_json_line(&ms[1]).unwrap(),
+            to_json_line(&ms[2]).unwrap()
+        );
+        fs::write(&path, text).unwrap();
+        let log = MetricsLog::open(&path).unwrap();
+        let lines: Vec<usize> = log.bad_lines().iter().map(|b| b.line).collect();
+        assert_eq!(lines, vec![2, 4]);
+        assert_eq!(log.bad_lines()[0].text, "this is not JSON");
+        assert_eq!(
+            log.read_all().unwrap(),
+            ms,
+            "the good lines are kept in order"
+        );
+        let bad = fs::read_to_string(log.bad_path()).unwrap();
+        assert!(
+            bad.contains("# line 2: ") && bad.contains("\nthis is not JSON\n"),
+            "{bad}"
+        );
+        assert!(bad.contains("{\"iteration\": \"x\"}"), "{bad}");
+        // The log takes new lines, and opening it again finds nothing more to set aside.
+        log.append(&example_metrics(4)[3]).unwrap();
+        assert_eq!(log.read_all().unwrap().len(), 4);
+        let again = MetricsLog::open(&path).unwrap();
+        assert!(again.bad_lines().is_empty());
+        assert_eq!(fs::read_to_string(again.bad_path()).unwrap(), bad);
+    }
+
+    #[test]
+    fn metrics_csv_has_a_header_and_one_row_per_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("metrics.csv");
+        let ms = example_metrics(3);
+        write_csv(&ms, &path).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+        assert_eq!(rows.len(), 4, "{text}");
+        let header = &rows[0];
+        assert!(rows.iter().all(|r| r.len() == header.len()), "{text}");
+        let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+        for (m, row) in ms.iter().zip(&rows[1..]) {
+            assert_eq!(row[col("iteration")].parse::<u32>().unwrap(), m.iteration);
+            assert_eq!(
+                row[col("total_games")].parse::<u64>().unwrap(),
+                m.total_games
+            );
+            let hours: f64 = row[col("hours")].parse().unwrap();
+            assert!((hours - m.elapsed_s / 3600.0).abs() < 1e-12);
+            assert_eq!(
+                row[col("policy_loss")].parse::<f64>().unwrap(),
+                m.policy_loss
+            );
+            match &m.gating {
+                Some(g) => assert_eq!(row[col("gating_wins")].parse::<u32>().unwrap(), g.wins),
+                None => assert_eq!(row[col("gating_wins")], ""),
+            }
+            match &m.solver {
+                Some(s) => assert_eq!(
+                    row[col("solver_policy_best")].parse::<f64>().unwrap(),
+                    s.policy_best
+                ),
+                None => assert_eq!(row[col("solver_policy_best")], ""),
+            }
+        }
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file left");
     }
 
     #[test]

@@ -1,26 +1,159 @@
-//! PNG plots of `metrics.jsonl`: losses, gating results and rating over iterations.
+//! PNG plots of `metrics.jsonl`: losses, throughput, gating, rating and solver agreement.
 //!
-//! Drawn with plotters' bitmap backend into a memory buffer and encoded with `png`. plotters
-//! is built without a font backend (no system fonts, no TTF parser), so the text on the
-//! pictures (title, axis descriptions, tick labels, legend) is drawn with the small built-in
-//! 5×7 upper-case bitmap font of this module. The same legend, with the exact axis ranges,
-//! also goes into a sidecar `plots.txt` written beside them ([`write_plots`]).
+//! Drawn with plotters' bitmap backend into a memory buffer and encoded with `png`. Text is
+//! set in DejaVu Sans, bundled with this crate (`assets/fonts/DejaVuSans.ttf`, Bitstream Vera
+//! licence beside it) and rasterised with `ab_glyph` ([`draw_label`]), so no system font is
+//! needed. The legend, with the exact axis ranges, also goes into a sidecar `plots.txt`
+//! ([`write_plots`]).
 //!
-//! Every plot has the iteration on the x axis (labelled ticks), a light grey frame, light grey
-//! horizontal grid lines at labelled y values, (where the range crosses it) a darker line at
-//! y = 0, and a legend box naming each series in its colour.
+//! Every figure is a column of panels over the same x axis: the iteration, with the games
+//! played and the time of training at each labelled iteration written beneath it (three
+//! label rows). Each panel has a title, its y description, a legend row above the data area
+//! (so that it never covers data), light grey grid lines at labelled y values and (where the
+//! range crosses it) a darker line at y = 0. Charts of things a run did not measure are not
+//! drawn: no gating and rating figures without gating, no solver figure outside Connect Four.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
+use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
 
 use crate::metrics::IterationMetrics;
 
-/// Width of every plot in pixels.
-pub const WIDTH: u32 = 800;
-/// Height of every plot in pixels.
-pub const HEIGHT: u32 = 480;
+/// Width of every figure in pixels.
+pub const WIDTH: u32 = 1000;
+/// Height in pixels of one panel of a figure (a figure of `k` panels is
+/// [`HEADER`] + `k` × this + [`FOOTER`] tall).
+pub const PANEL_HEIGHT: u32 = 300;
+/// Pixels above the first panel (the figure's title).
+pub const HEADER: u32 = 44;
+/// Pixels below the last panel's data area for the three rows of x labels and the x
+/// description.
+pub const FOOTER: u32 = 70;
+
+/// The bundled DejaVu Sans (Bitstream Vera licence, `assets/fonts/LICENSE-DejaVu.txt`).
+static FONT_BYTES: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+
+/// The parsed bundled font.
+fn font() -> &'static FontRef<'static> {
+    static FONT: OnceLock<FontRef<'static>> = OnceLock::new();
+    FONT.get_or_init(|| {
+        FontRef::try_from_slice(FONT_BYTES).expect("the bundled DejaVu Sans is a valid font")
+    })
+}
+
+/// Width and height (ascent + descent) in pixels of `text` set at `px` pixels per em.
+pub fn text_size(text: &str, px: f32) -> (i32, i32) {
+    let f = font().as_scaled(PxScale::from(px));
+    let mut width = 0.0f32;
+    let mut prev = None;
+    for c in text.chars() {
+        let id = f.glyph_id(c);
+        if let Some(p) = prev {
+            width += f.kern(p, id);
+        }
+        width += f.h_advance(id);
+        prev = Some(id);
+    }
+    (
+        width.ceil() as i32,
+        (f.ascent() - f.descent()).ceil() as i32,
+    )
+}
+
+/// Draws `text` in the bundled font at `px` pixels per em, anti-aliased, placed so that the
+/// point `(x, y)` is at its `h` side (left, centre, right) and `v` side (top of the ascent,
+/// centre, bottom of the descent).
+///
+/// # Errors
+/// The drawing backend's error.
+pub fn draw_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    (x, y): (i32, i32),
+    px: f32,
+    color: RGBColor,
+    (h, v): (HPos, VPos),
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let f = font().as_scaled(PxScale::from(px));
+    let (w, tall) = text_size(text, px);
+    let left = match h {
+        HPos::Left => x,
+        HPos::Center => x - w / 2,
+        HPos::Right => x - w,
+    } as f32;
+    let top = match v {
+        VPos::Top => y,
+        VPos::Center => y - tall / 2,
+        VPos::Bottom => y - tall,
+    } as f32;
+    let baseline = top + f.ascent();
+    let mut caret = left;
+    let mut prev = None;
+    for c in text.chars() {
+        let id = f.glyph_id(c);
+        if let Some(p) = prev {
+            caret += f.kern(p, id);
+        }
+        prev = Some(id);
+        let glyph = id.with_scale_and_position(PxScale::from(px), point(caret, baseline));
+        caret += f.h_advance(id);
+        let Some(outline) = font().outline_glyph(glyph) else {
+            continue;
+        };
+        let b = outline.px_bounds();
+        let mut pixels = Vec::new();
+        outline.draw(|gx, gy, coverage| {
+            if coverage > 0.02 {
+                pixels.push((
+                    b.min.x as i32 + gx as i32,
+                    b.min.y as i32 + gy as i32,
+                    coverage.min(1.0),
+                ));
+            }
+        });
+        for (px_, py_, a) in pixels {
+            area.draw_pixel((px_, py_), &color.mix(f64::from(a)))?;
+        }
+    }
+    Ok(())
+}
+
+/// Pixel size of the font for [`draw_text`]'s `scale`: scale 1 is 12 px, 2 is 19 px.
+fn size_of_scale(scale: i32) -> f32 {
+    5.0 + 7.0 * scale.max(1) as f32
+}
+
+/// Width in pixels of `text` drawn at `scale` with [`draw_text`].
+pub fn text_width(text: &str, scale: i32) -> i32 {
+    text_size(text, size_of_scale(scale)).0
+}
+
+/// Draws `text` in the bundled font with its top-left corner at `(x, y)` (pixels); `scale`
+/// 1 is the size of tick labels (12 px), 2 of axis titles (19 px).
+///
+/// # Errors
+/// The drawing backend's error.
+pub fn draw_text<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    text: &str,
+    (x, y): (i32, i32),
+    scale: i32,
+    color: RGBColor,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    draw_label(
+        area,
+        text,
+        (x, y),
+        size_of_scale(scale),
+        color,
+        (HPos::Left, VPos::Top),
+    )
+}
 
 /// An error drawing or writing plots.
 #[derive(Debug, thiserror::Error)]
@@ -58,28 +191,65 @@ pub enum PlotError {
 pub struct Plot {
     /// File name, e.g. `losses.png`.
     pub name: &'static str,
-    /// The PNG file's bytes ([`WIDTH`] × [`HEIGHT`], 8-bit RGB).
+    /// The PNG file's bytes ([`WIDTH`] wide, 8-bit RGB).
     pub png: Vec<u8>,
-    /// The legend: one line per series and the axis ranges.
+    /// Height in pixels.
+    pub height: u32,
+    /// The legend: one line per panel and series, and the axis ranges.
     pub legend: String,
 }
 
-struct Series {
-    label: &'static str,
-    color: RGBColor,
-    points: Vec<(f64, f64)>,
-    /// Draw dots only, no connecting line.
-    dots_only: bool,
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Style {
+    /// Line through the points, with dots.
+    Line,
+    /// Dots only.
+    Dots,
+    /// Dots with vertical 95% interval bars (`Series::bars`).
+    Bars,
 }
 
-/// The "nice" grid step (1, 2 or 5 × 10^k) giving about eight lines over `[lo, hi]`; `None`
+struct Series {
+    label: String,
+    color: RGBColor,
+    points: Vec<(f64, f64)>,
+    style: Style,
+    /// `(x, lo, hi)` interval bars (style [`Style::Bars`]).
+    bars: Vec<(f64, f64, f64)>,
+}
+
+impl Series {
+    fn line(label: &str, color: RGBColor, points: Vec<(f64, f64)>) -> Self {
+        Series {
+            label: label.to_string(),
+            color,
+            points,
+            style: Style::Line,
+            bars: Vec::new(),
+        }
+    }
+}
+
+struct Panel {
+    title: String,
+    /// The y axis description, e.g. `loss (nats)`.
+    y_desc: String,
+    series: Vec<Series>,
+    /// The y range always includes these values (e.g. 0, or 0 and 100 for percentages).
+    y_include: Vec<f64>,
+    /// Horizontal reference lines (`value`, label) drawn dashed.
+    references: Vec<(f64, String)>,
+}
+
+/// The "nice" grid step (1, 2 or 5 × 10^k) giving about `n` lines over `[lo, hi]`; `None`
 /// for an empty or non-finite range.
-fn grid_step(lo: f64, hi: f64) -> Option<f64> {
+fn grid_step_n(lo: f64, hi: f64, n: f64) -> Option<f64> {
     let span = hi - lo;
     if !(span.is_finite() && span > 0.0) {
         return None;
     }
-    let raw = span / 8.0;
+    let raw = span / n;
     let mag = 10f64.powf(raw.log10().floor());
     Some(
         [1.0, 2.0, 5.0, 10.0]
@@ -90,15 +260,21 @@ fn grid_step(lo: f64, hi: f64) -> Option<f64> {
     )
 }
 
-/// Round grid values (multiples of [`grid_step`]) inside `[lo, hi]`.
-fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
-    let Some(step) = grid_step(lo, hi) else {
+/// The "nice" grid step (1, 2 or 5 × 10^k) giving about six lines over `[lo, hi]`; `None`
+/// for an empty or non-finite range.
+fn grid_step(lo: f64, hi: f64) -> Option<f64> {
+    grid_step_n(lo, hi, 6.0)
+}
+
+/// Round grid values (multiples of `step`) inside `[lo, hi]`.
+fn grid_lines_with(lo: f64, hi: f64, step: Option<f64>) -> Vec<f64> {
+    let Some(step) = step else {
         return Vec::new();
     };
     let span = hi - lo;
     let first = (lo / step).ceil() as i64;
     let mut out = Vec::new();
-    for k in first..first + 20 {
+    for k in first..first + 40 {
         // Adding 0.0 turns -0.0 into 0.0.
         let v = (k as f64 * step) + 0.0;
         if v > hi + 1e-9 * span {
@@ -107,6 +283,11 @@ fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
         out.push(v);
     }
     out
+}
+
+/// Round grid values (multiples of [`grid_step`]) inside `[lo, hi]`.
+fn grid_lines(lo: f64, hi: f64) -> Vec<f64> {
+    grid_lines_with(lo, hi, grid_step(lo, hi))
 }
 
 /// A grid value with as many decimals as the grid step needs (`0.3`, not
@@ -129,296 +310,367 @@ fn format_tick(v: f64, step: f64) -> String {
     }
 }
 
-/// Rows of a 5×7 glyph, the top row first, bit 4 the leftmost pixel. Lower case is drawn as
-/// upper case; a character without a glyph is drawn as a blank.
-fn glyph(c: char) -> [u8; 7] {
-    match c.to_ascii_uppercase() {
-        'A' => [14, 17, 17, 31, 17, 17, 17],
-        'B' => [30, 17, 17, 30, 17, 17, 30],
-        'C' => [14, 17, 16, 16, 16, 17, 14],
-        'D' => [28, 18, 17, 17, 17, 18, 28],
-        'E' => [31, 16, 16, 30, 16, 16, 31],
-        'F' => [31, 16, 16, 30, 16, 16, 16],
-        'G' => [14, 17, 16, 23, 17, 17, 15],
-        'H' => [17, 17, 17, 31, 17, 17, 17],
-        'I' => [14, 4, 4, 4, 4, 4, 14],
-        'J' => [7, 2, 2, 2, 2, 18, 12],
-        'K' => [17, 18, 20, 24, 20, 18, 17],
-        'L' => [16, 16, 16, 16, 16, 16, 31],
-        'M' => [17, 27, 21, 21, 17, 17, 17],
-        'N' => [17, 17, 25, 21, 19, 17, 17],
-        'O' => [14, 17, 17, 17, 17, 17, 14],
-        'P' => [30, 17, 17, 30, 16, 16, 16],
-        'Q' => [14, 17, 17, 17, 21, 18, 13],
-        'R' => [30, 17, 17, 30, 20, 18, 17],
-        'S' => [15, 16, 16, 14, 1, 1, 30],
-        'T' => [31, 4, 4, 4, 4, 4, 4],
-        'U' => [17, 17, 17, 17, 17, 17, 14],
-        'V' => [17, 17, 17, 17, 17, 10, 4],
-        'W' => [17, 17, 17, 21, 21, 21, 10],
-        'X' => [17, 17, 10, 4, 10, 17, 17],
-        'Y' => [17, 17, 17, 10, 4, 4, 4],
-        'Z' => [31, 1, 2, 4, 8, 16, 31],
-        '0' => [14, 17, 19, 21, 25, 17, 14],
-        '1' => [4, 12, 4, 4, 4, 4, 14],
-        '2' => [14, 17, 1, 2, 4, 8, 31],
-        '3' => [31, 2, 4, 2, 1, 17, 14],
-        '4' => [2, 6, 10, 18, 31, 2, 2],
-        '5' => [31, 16, 30, 1, 1, 17, 14],
-        '6' => [6, 8, 16, 30, 17, 17, 14],
-        '7' => [31, 1, 2, 4, 8, 8, 8],
-        '8' => [14, 17, 17, 14, 17, 17, 14],
-        '9' => [14, 17, 17, 15, 1, 2, 12],
-        '.' => [0, 0, 0, 0, 0, 12, 12],
-        ',' => [0, 0, 0, 0, 12, 4, 8],
-        '-' => [0, 0, 0, 31, 0, 0, 0],
-        '+' => [0, 4, 4, 31, 4, 4, 0],
-        '(' => [2, 4, 8, 8, 8, 4, 2],
-        ')' => [8, 4, 2, 2, 2, 4, 8],
-        '/' => [0, 1, 2, 4, 8, 16, 0],
-        ':' => [0, 12, 12, 0, 12, 12, 0],
-        ';' => [0, 12, 12, 0, 12, 4, 8],
-        '=' => [0, 0, 31, 0, 31, 0, 0],
-        '%' => [24, 25, 2, 4, 8, 19, 3],
-        _ => [0; 7],
+/// A game count for an x label: `950`, `12.3k`, `1.25M`.
+fn format_games(g: f64) -> String {
+    if g < 1e4 {
+        format!("{g:.0}")
+    } else if g < 1e6 {
+        format!("{:.1}k", g / 1e3)
+    } else {
+        format!("{:.2}M", g / 1e6)
     }
 }
 
-/// Pixels from one character's left edge to the next at `scale` 1 (5 wide plus 1 gap).
-const ADVANCE: i32 = 6;
-
-/// Width in pixels of `text` drawn at `scale` with [`draw_text`].
-pub fn text_width(text: &str, scale: i32) -> i32 {
-    (text.chars().count() as i32 * ADVANCE - 1).max(0) * scale
+/// Training time for an x label, given in hours: `40 s`, `12 min`, `3.5 h`, `120 h`.
+fn format_hours(h: f64) -> String {
+    if h < 1.0 / 60.0 {
+        format!("{:.0} s", h * 3600.0)
+    } else if h < 1.0 {
+        format!("{:.0} min", h * 60.0)
+    } else if h < 100.0 {
+        format!("{h:.1} h")
+    } else {
+        format!("{h:.0} h")
+    }
 }
 
-/// Draws `text` with the built-in 5×7 bitmap font (upper case, digits and common
-/// punctuation) with its top-left corner at `(x, y)` (pixels), each font dot a
-/// `scale`×`scale` square of pixels; a glyph is `7·scale` pixels tall.
-///
-/// # Errors
-/// The drawing backend's error.
-pub fn draw_text<DB: DrawingBackend>(
-    area: &DrawingArea<DB, plotters::coord::Shift>,
-    text: &str,
-    (x, y): (i32, i32),
-    scale: i32,
-    color: RGBColor,
-) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    for (i, c) in text.chars().enumerate() {
-        let left = x + i as i32 * ADVANCE * scale;
-        for (row, bits) in glyph(c).iter().enumerate() {
-            for col in 0..5 {
-                if bits & (16 >> col) != 0 {
-                    let (px, py) = (left + col * scale, y + row as i32 * scale);
-                    for dy in 0..scale {
-                        for dx in 0..scale {
-                            area.draw_pixel((px + dx, py + dy), &color)?;
-                        }
-                    }
-                }
-            }
+/// The x axis: iterations, with the games played and hours of training after each.
+struct XAxis {
+    lo: f64,
+    hi: f64,
+    /// `(iteration, total games, hours)` of the records, by iteration.
+    marks: Vec<(f64, f64, f64)>,
+}
+
+impl XAxis {
+    /// The axis over the iterations of `metrics` and the values `extra` (points of other
+    /// sources).
+    fn new(metrics: &[IterationMetrics], extra: &[f64]) -> Self {
+        let marks: Vec<(f64, f64, f64)> = metrics
+            .iter()
+            .map(|m| {
+                (
+                    f64::from(m.iteration),
+                    m.total_games as f64,
+                    m.elapsed_s / 3600.0,
+                )
+            })
+            .collect();
+        let xs = || marks.iter().map(|m| m.0).chain(extra.iter().copied());
+        let lo = xs().filter(|x| x.is_finite()).fold(f64::MAX, f64::min);
+        let hi = xs().filter(|x| x.is_finite()).fold(f64::MIN, f64::max);
+        let (lo, hi) = if lo > hi { (0.0, 1.0) } else { (lo, hi) };
+        XAxis {
+            lo,
+            hi: if hi - lo < 1.0 { lo + 1.0 } else { hi },
+            marks,
         }
     }
-    Ok(())
+
+    /// Games and hours at iteration `x`, interpolated between the records around it.
+    fn at(&self, x: f64) -> Option<(f64, f64)> {
+        let i = self.marks.iter().position(|m| m.0 >= x)?;
+        let b = self.marks[i];
+        if b.0 == x || i == 0 {
+            return (b.0 == x).then_some((b.1, b.2));
+        }
+        let a = self.marks[i - 1];
+        let t = (x - a.0) / (b.0 - a.0);
+        Some((a.1 + t * (b.1 - a.1), a.2 + t * (b.2 - a.2)))
+    }
+
+    /// Labelled iterations: integer multiples of a round step.
+    fn ticks(&self) -> (Vec<f64>, f64) {
+        let step = grid_step_n(self.lo, self.hi, 8.0)
+            .unwrap_or(1.0)
+            .max(1.0)
+            .round();
+        let ticks = grid_lines_with(self.lo, self.hi, Some(step));
+        (ticks, step)
+    }
 }
 
-/// What the axes of a plot show.
-struct Axes {
-    /// The y axis description, e.g. `loss (nats)`.
-    y: &'static str,
-}
+/// Plot area margins in pixels: left (y tick labels, x label row names), right, and per
+/// panel: top (title, y description, legend row), bottom (iteration labels).
+const LEFT: i32 = 100;
+const RIGHT: i32 = 24;
+const PANEL_TOP: i32 = 58;
+const PANEL_BOTTOM: i32 = 26;
 
-/// Plot area margins in pixels: left (y tick labels), right, top (title, y description),
-/// bottom (x tick labels, x description).
-const MARGIN: (u32, u32, u32, u32) = (70, 20, 44, 46);
+const INK: RGBColor = RGBColor(40, 40, 40);
+const SOFT: RGBColor = RGBColor(90, 90, 90);
+const FRAME: RGBColor = RGBColor(160, 160, 160);
+const GRID: RGBColor = RGBColor(225, 225, 225);
+const ZERO: RGBColor = RGBColor(120, 120, 120);
 
-fn render(
-    name: &'static str,
-    title: &str,
-    axes: Axes,
-    series: &[Series],
-    y_floor: Option<f64>,
-) -> Result<Plot, PlotError> {
-    let draw_err = |e: &dyn std::fmt::Display| PlotError::Draw {
-        name,
-        message: e.to_string(),
-    };
-    let finite = series
+/// The data range of a panel: finite points, interval bars and `y_include`, padded by 5%
+/// (a flat series gets a readable range around its value).
+fn y_range(panel: &Panel) -> (f64, f64) {
+    let mut ys: Vec<f64> = panel
+        .series
         .iter()
-        .flat_map(|s| s.points.iter())
-        .filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-    for &(x, y) in finite {
-        x0 = x0.min(x);
-        x1 = x1.max(x);
-        y0 = y0.min(y);
-        y1 = y1.max(y);
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .map(|p| p.1)
+                .chain(s.bars.iter().flat_map(|b| [b.1, b.2]))
+        })
+        .chain(panel.y_include.iter().copied())
+        .chain(panel.references.iter().map(|r| r.0))
+        .filter(|y| y.is_finite())
+        .collect();
+    if ys.is_empty() {
+        ys = vec![0.0, 1.0];
     }
-    if x0 > x1 {
-        (x0, x1, y0, y1) = (0.0, 1.0, 0.0, 1.0);
-    }
-    if let Some(f) = y_floor {
-        y0 = y0.min(f);
-    }
-    if x1 - x0 < 1.0 {
-        x1 = x0 + 1.0;
-    }
-    // A flat series (e.g. an Elo that never moved) gets a readable range around its value
-    // rather than a microscopic one.
+    let y0 = ys.iter().copied().fold(f64::MAX, f64::min);
+    let y1 = ys.iter().copied().fold(f64::MIN, f64::max);
     let pad = if y1 - y0 > 1e-9 {
         (y1 - y0) * 0.05
     } else {
         (y1.abs() * 0.1).max(1.0)
     };
-    let (y0, y1) = (y0 - pad, y1 + pad);
-    let grid = grid_lines(y0, y1);
-    let y_step = grid_step(y0, y1).unwrap_or(1.0);
-    // Integer iterations on the x axis.
-    let x_step = grid_step(x0, x1).unwrap_or(1.0).max(1.0).round();
-    let x_ticks: Vec<f64> = grid_lines(x0, x1)
-        .into_iter()
-        .filter(|v| (v / x_step).fract().abs() < 1e-9)
-        .collect();
+    (y0 - pad, y1 + pad)
+}
 
-    let text = RGBColor(40, 40, 40);
-    let mut buf = vec![255u8; (WIDTH * HEIGHT * 3) as usize];
+fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Result<Plot, PlotError> {
+    let draw_err = |e: &dyn std::fmt::Display| PlotError::Draw {
+        name,
+        message: e.to_string(),
+    };
+    let height = HEADER + PANEL_HEIGHT * panels.len() as u32 + FOOTER;
+    let (x_ticks, x_step) = x.ticks();
+    let mut legend = format!(
+        "{name}: {title}\n  x: iteration {} .. {} (labels also give the games played and the time of training)\n",
+        x.lo, x.hi
+    );
+    let mut buf = vec![255u8; (WIDTH * height * 3) as usize];
     {
-        let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, HEIGHT)).into_drawing_area();
+        let root = BitMapBackend::with_buffer(&mut buf, (WIDTH, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| draw_err(&e))?;
-        let (left, right, top, bottom) = MARGIN;
-        let mut chart = ChartBuilder::on(&root)
-            .margin_left(left)
-            .margin_right(right)
-            .margin_top(top)
-            .margin_bottom(bottom)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| draw_err(&e))?;
-        let light = RGBColor(220, 220, 220);
-        for &g in &grid {
-            let color = if g.abs() < 1e-12 {
-                RGBColor(120, 120, 120)
-            } else {
-                light
-            };
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(x0, g), (x1, g)],
-                    color.stroke_width(1),
-                )))
+        let t = |e: DrawingAreaErrorKind<_>| draw_err(&e);
+        const TL: (HPos, VPos) = (HPos::Left, VPos::Top);
+        draw_label(&root, title, (LEFT, 10), 21.0, INK, TL).map_err(t)?;
+        for (k, panel) in panels.iter().enumerate() {
+            let top = HEADER as i32 + k as i32 * PANEL_HEIGHT as i32;
+            let (px0, py0) = (LEFT, top + PANEL_TOP);
+            let (px1, py1) = (
+                WIDTH as i32 - RIGHT,
+                top + PANEL_HEIGHT as i32 - PANEL_BOTTOM,
+            );
+            // Panel title and y description on one line, the legend row under it.
+            draw_label(&root, &panel.title, (px0, top + 4), 16.0, INK, TL).map_err(t)?;
+            let tw = text_size(&panel.title, 16.0).0;
+            let y_desc = format!("y: {}", panel.y_desc);
+            draw_label(&root, &y_desc, (px0 + tw + 14, top + 7), 13.0, SOFT, TL).map_err(t)?;
+            let mut lx = px0;
+            let ly = top + 28;
+            for s in &panel.series {
+                let w = text_size(&s.label, 13.0).0;
+                if lx + 22 + w > px1 && lx > px0 {
+                    break;
+                }
+                match s.style {
+                    Style::Line => root
+                        .draw(&Rectangle::new(
+                            [(lx, ly + 6), (lx + 16, ly + 9)],
+                            s.color.filled(),
+                        ))
+                        .map_err(t)?,
+                    Style::Dots | Style::Bars => {
+                        root.draw(&Circle::new((lx + 8, ly + 7), 4, s.color.filled()))
+                            .map_err(t)?;
+                        if s.style == Style::Bars {
+                            root.draw(&PathElement::new(
+                                vec![(lx + 8, ly), (lx + 8, ly + 14)],
+                                s.color.stroke_width(1),
+                            ))
+                            .map_err(t)?;
+                        }
+                    }
+                }
+                draw_label(&root, &s.label, (lx + 22, ly), 13.0, INK, TL).map_err(t)?;
+                lx += 22 + w + 18;
+            }
+
+            let (y0, y1) = y_range(panel);
+            let y_step = grid_step(y0, y1).unwrap_or(1.0);
+            let grid = grid_lines(y0, y1);
+            let area = root
+                .clone()
+                .shrink((px0, py0), ((px1 - px0) as u32, (py1 - py0) as u32));
+            let mut chart = ChartBuilder::on(&area)
+                .build_cartesian_2d(x.lo..x.hi, y0..y1)
                 .map_err(|e| draw_err(&e))?;
-        }
-        chart
-            .draw_series(std::iter::once(Rectangle::new(
-                [(x0, y0), (x1, y1)],
-                RGBColor(160, 160, 160).stroke_width(1),
-            )))
-            .map_err(|e| draw_err(&e))?;
-        for s in series {
-            let pts: Vec<(f64, f64)> = s
-                .points
-                .iter()
-                .copied()
-                .filter(|p| p.0.is_finite() && p.1.is_finite())
-                .collect();
-            if !s.dots_only {
+            for &g in &grid {
+                let color = if g.abs() < 1e-12 { ZERO } else { GRID };
                 chart
-                    .draw_series(LineSeries::new(
-                        pts.iter().copied(),
-                        s.color.stroke_width(2),
-                    ))
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(x.lo, g), (x.hi, g)],
+                        color.stroke_width(1),
+                    )))
                     .map_err(|e| draw_err(&e))?;
             }
+            for &v in &x_ticks {
+                chart
+                    .draw_series(std::iter::once(PathElement::new(
+                        vec![(v, y0), (v, y1)],
+                        GRID.stroke_width(1),
+                    )))
+                    .map_err(|e| draw_err(&e))?;
+            }
+            for (v, text) in &panel.references {
+                let dashes: Vec<PathElement<(f64, f64)>> = (0..60)
+                    .step_by(2)
+                    .map(|i| {
+                        let a = x.lo + (x.hi - x.lo) * f64::from(i) / 60.0;
+                        let b = x.lo + (x.hi - x.lo) * f64::from(i + 1) / 60.0;
+                        PathElement::new(vec![(a, *v), (b, *v)], ZERO.stroke_width(1))
+                    })
+                    .collect();
+                chart.draw_series(dashes).map_err(|e| draw_err(&e))?;
+                let (rx, ry) = chart.backend_coord(&(x.hi, *v));
+                draw_label(
+                    &root,
+                    text,
+                    (rx - 4, ry - 1),
+                    12.0,
+                    SOFT,
+                    (HPos::Right, VPos::Bottom),
+                )
+                .map_err(t)?;
+            }
             chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, s.color.filled())))
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x.lo, y0), (x.hi, y1)],
+                    FRAME.stroke_width(1),
+                )))
                 .map_err(|e| draw_err(&e))?;
-        }
+            for s in &panel.series {
+                let pts: Vec<(f64, f64)> = s
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|p| p.0.is_finite() && p.1.is_finite())
+                    .collect();
+                if s.style == Style::Line {
+                    chart
+                        .draw_series(LineSeries::new(
+                            pts.iter().copied(),
+                            s.color.stroke_width(2),
+                        ))
+                        .map_err(|e| draw_err(&e))?;
+                }
+                for &(bx, lo, hi) in s.bars.iter().filter(|b| b.1.is_finite() && b.2.is_finite()) {
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(
+                            vec![(bx, lo), (bx, hi)],
+                            s.color.stroke_width(1),
+                        )))
+                        .map_err(|e| draw_err(&e))?;
+                    for end in [lo, hi] {
+                        let (cx, cy) = chart.backend_coord(&(bx, end));
+                        root.draw(&PathElement::new(
+                            vec![(cx - 3, cy), (cx + 3, cy)],
+                            s.color.stroke_width(1),
+                        ))
+                        .map_err(t)?;
+                    }
+                }
+                let radius = if s.style == Style::Line { 2 } else { 4 };
+                chart
+                    .draw_series(
+                        pts.iter()
+                            .map(|&p| Circle::new(p, radius, s.color.filled())),
+                    )
+                    .map_err(|e| draw_err(&e))?;
+            }
+            // Tick labels: y on the left, iterations under the data area.
+            for &g in &grid {
+                let (_, py) = chart.backend_coord(&(x.lo, g));
+                draw_label(
+                    &root,
+                    &format_tick(g, y_step),
+                    (px0 - 6, py),
+                    12.5,
+                    INK,
+                    (HPos::Right, VPos::Center),
+                )
+                .map_err(t)?;
+            }
+            let last = k + 1 == panels.len();
+            for &v in &x_ticks {
+                let (px, _) = chart.backend_coord(&(v, y0));
+                const TC: (HPos, VPos) = (HPos::Center, VPos::Top);
+                let label = format_tick(v, x_step);
+                draw_label(&root, &label, (px, py1 + 4), 12.5, INK, TC).map_err(t)?;
+                if last {
+                    if let Some((games, hours)) = x.at(v) {
+                        draw_label(&root, &format_games(games), (px, py1 + 21), 12.5, SOFT, TC)
+                            .map_err(t)?;
+                        draw_label(&root, &format_hours(hours), (px, py1 + 38), 12.5, SOFT, TC)
+                            .map_err(t)?;
+                    }
+                }
+            }
+            // The names of the label rows, in the left margin clear of the first label.
+            draw_label(&root, "iteration", (6, py1 + 4), 12.5, INK, TL).map_err(t)?;
+            if last {
+                draw_label(&root, "games", (6, py1 + 21), 12.5, SOFT, TL).map_err(t)?;
+                draw_label(&root, "time", (6, py1 + 38), 12.5, SOFT, TL).map_err(t)?;
+            }
 
-        // Text: title, axis descriptions, tick labels, legend.
-        let t = |r| draw_err(&r);
-        draw_text(&root, title, (left as i32, 8), 2, text).map_err(t)?;
-        draw_text(&root, axes.y, (8, top as i32 - 14), 1, text).map_err(t)?;
-        for &g in &grid {
-            let label = format_tick(g, y_step);
-            let (_, py) = chart.backend_coord(&(x0, g));
-            let w = text_width(&label, 1);
-            draw_text(&root, &label, (left as i32 - 6 - w, py - 3), 1, text).map_err(t)?;
+            let ticks: Vec<String> = grid.iter().map(|&g| format_tick(g, y_step)).collect();
+            legend.push_str(&format!(
+                "  panel {}: {}\n    y: {} {y0:.4} .. {y1:.4}; grid lines at {}\n",
+                k + 1,
+                panel.title,
+                panel.y_desc,
+                ticks.join(" ")
+            ));
+            for s in &panel.series {
+                let RGBColor(r, g, b) = s.color;
+                legend.push_str(&format!("    #{r:02x}{g:02x}{b:02x} {}\n", s.label));
+            }
         }
-        let (_, plot_bottom) = chart.backend_coord(&(x0, y0));
-        for &v in &x_ticks {
-            let label = format_tick(v, x_step);
-            let (px, _) = chart.backend_coord(&(v, y0));
-            let w = text_width(&label, 1);
-            draw_text(&root, &label, (px - w / 2, plot_bottom + 6), 1, text).map_err(t)?;
-        }
-        let x_desc = "iteration";
-        draw_text(
+        let x_desc = "iteration (with the games played and the time of training beneath)";
+        draw_label(
             &root,
             x_desc,
-            (
-                (left as i32 + WIDTH as i32 - right as i32 - text_width(x_desc, 2)) / 2,
-                HEIGHT as i32 - 18,
-            ),
-            2,
-            text,
+            ((LEFT + WIDTH as i32 - RIGHT) / 2, height as i32 - 4),
+            14.0,
+            INK,
+            (HPos::Center, VPos::Bottom),
         )
         .map_err(t)?;
-        // Legend box in the top right corner of the plot area.
-        let widest = series
-            .iter()
-            .map(|s| text_width(s.label, 1))
-            .max()
-            .unwrap_or(0);
-        let (box_w, box_h) = (widest + 28, series.len() as i32 * 12 + 8);
-        let (bx, by) = (WIDTH as i32 - right as i32 - box_w - 6, top as i32 + 6);
-        root.draw(&Rectangle::new(
-            [(bx, by), (bx + box_w, by + box_h)],
-            WHITE.filled(),
-        ))
-        .map_err(t)?;
-        root.draw(&Rectangle::new(
-            [(bx, by), (bx + box_w, by + box_h)],
-            RGBColor(160, 160, 160).stroke_width(1),
-        ))
-        .map_err(t)?;
-        for (i, s) in series.iter().enumerate() {
-            let y = by + 5 + i as i32 * 12;
-            root.draw(&Rectangle::new(
-                [(bx + 5, y + 1), (bx + 17, y + 5)],
-                s.color.filled(),
-            ))
-            .map_err(t)?;
-            draw_text(&root, s.label, (bx + 22, y), 1, text).map_err(t)?;
-        }
         root.present().map_err(|e| draw_err(&e))?;
-    }
-
-    let mut png_bytes = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut png_bytes, WIDTH, HEIGHT);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let encode_err = |source| PlotError::Encode { name, source };
-        let mut w = enc.write_header().map_err(encode_err)?;
-        w.write_image_data(&buf).map_err(encode_err)?;
-        w.finish().map_err(encode_err)?;
-    }
-
-    let ticks: Vec<String> = grid.iter().map(|&g| format_tick(g, y_step)).collect();
-    let mut legend = format!(
-        "{name}: {title}\n  x: iteration {x0} .. {x1}\n  y: {} {y0:.4} .. {y1:.4}; grid lines at {}\n",
-        axes.y,
-        ticks.join(" ")
-    );
-    for s in series {
-        let RGBColor(r, g, b) = s.color;
-        legend.push_str(&format!("  #{r:02x}{g:02x}{b:02x} {}\n", s.label));
     }
     Ok(Plot {
         name,
-        png: png_bytes,
+        png: encode_png(name, &buf, WIDTH, height)?,
+        height,
         legend,
     })
+}
+
+/// Encodes an 8-bit RGB buffer of `width` × `height` pixels as PNG.
+///
+/// # Errors
+/// [`PlotError::Encode`] naming `name`.
+pub fn encode_png(
+    name: &'static str,
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+) -> Result<Vec<u8>, PlotError> {
+    let mut png_bytes = Vec::new();
+    let mut enc = png::Encoder::new(&mut png_bytes, width, height);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let encode_err = |source| PlotError::Encode { name, source };
+    let mut w = enc.write_header().map_err(encode_err)?;
+    w.write_image_data(rgb).map_err(encode_err)?;
+    w.finish().map_err(encode_err)?;
+    Ok(png_bytes)
 }
 
 const RED_: RGBColor = RGBColor(214, 39, 40);
@@ -426,116 +678,365 @@ const BLUE_: RGBColor = RGBColor(31, 119, 180);
 const GREEN_: RGBColor = RGBColor(44, 160, 44);
 const GREY_: RGBColor = RGBColor(90, 90, 90);
 const ORANGE_: RGBColor = RGBColor(255, 127, 14);
+const PURPLE_: RGBColor = RGBColor(148, 103, 189);
 
-/// Renders `losses.png` (policy, value and total loss; policy entropy), `gating.png` (the
-/// candidate's score per gating match, its win and loss fractions, and the promotion
-/// dots at 1.0 for promoted candidates) and `rating.png` (champion Elo).
+/// The figures drawn from `metrics`, and the ones left out with the reason.
+struct Figures {
+    plots: Vec<Plot>,
+    /// `(file name, why it is not drawn)`.
+    skipped: Vec<(&'static str, &'static str)>,
+}
+
+fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
+    let x = XAxis::new(metrics, &[]);
+    let it = |m: &IterationMetrics| f64::from(m.iteration);
+    let pick = |f: &dyn Fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
+        metrics.iter().map(|m| (it(m), f(m))).collect()
+    };
+    let mut plots = Vec::new();
+    let mut skipped = Vec::new();
+    plots.push(render(
+        "losses.png",
+        "Training losses",
+        &x,
+        &[
+            Panel {
+                title: "Policy".into(),
+                y_desc: "nats".into(),
+                series: vec![
+                    Series::line(
+                        "policy loss (cross-entropy)",
+                        RED_,
+                        pick(&|m| m.policy_loss),
+                    ),
+                    Series::line("policy entropy", GREEN_, pick(&|m| m.policy_entropy)),
+                    Series::line(
+                        "total loss (policy + value + regularisation)",
+                        GREY_,
+                        pick(&|m| m.total_loss),
+                    ),
+                ],
+                y_include: vec![0.0],
+                references: Vec::new(),
+            },
+            Panel {
+                title: "Value".into(),
+                y_desc: "mean squared error".into(),
+                series: vec![Series::line(
+                    "value loss (MSE)",
+                    BLUE_,
+                    pick(&|m| m.value_loss),
+                )],
+                y_include: vec![0.0],
+                references: Vec::new(),
+            },
+            Panel {
+                title: "Policy change per iteration".into(),
+                y_desc: "nats".into(),
+                series: vec![Series::line(
+                    "KL(before ‖ after training)",
+                    PURPLE_,
+                    pick(&|m| m.kl),
+                )],
+                y_include: vec![0.0],
+                references: Vec::new(),
+            },
+        ],
+    )?);
+    let share = |part: &dyn Fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
+        metrics
+            .iter()
+            .filter(|m| m.selfplay_s + m.train_s + m.gating_s > 0.0)
+            .map(|m| {
+                (
+                    it(m),
+                    100.0 * part(m) / (m.selfplay_s + m.train_s + m.gating_s),
+                )
+            })
+            .collect()
+    };
+    plots.push(render(
+        "throughput.png",
+        "Self-play throughput and where the time goes",
+        &x,
+        &[
+            Panel {
+                title: "Self-play games per hour".into(),
+                y_desc: "games / hour of self-play".into(),
+                series: vec![Series::line(
+                    "games per hour",
+                    BLUE_,
+                    pick(&|m| m.selfplay_games_per_hour),
+                )],
+                y_include: vec![0.0],
+                references: Vec::new(),
+            },
+            Panel {
+                title: "Share of time".into(),
+                y_desc: "%".into(),
+                series: vec![
+                    Series::line(
+                        "network evaluation, of self-play time",
+                        RED_,
+                        pick(&|m| 100.0 * m.network_time_fraction),
+                    ),
+                    Series::line(
+                        "self-play, of the iteration",
+                        GREEN_,
+                        share(&|m| m.selfplay_s),
+                    ),
+                    Series::line("training, of the iteration", ORANGE_, share(&|m| m.train_s)),
+                    Series::line("gating, of the iteration", GREY_, share(&|m| m.gating_s)),
+                ],
+                y_include: vec![0.0, 100.0],
+                references: Vec::new(),
+            },
+        ],
+    )?);
+
+    let gated: Vec<(&IterationMetrics, &crate::metrics::GatingMetrics)> = metrics
+        .iter()
+        .filter_map(|m| {
+            let g = m.gating.as_ref()?;
+            (g.wins + g.draws + g.losses > 0).then_some((m, g))
+        })
+        .collect();
+    if gated.is_empty() {
+        skipped.push((
+            "gating.png",
+            "no gating match was played (gating.enabled = false: every iteration's network is the champion)",
+        ));
+        skipped.push((
+            "rating.png",
+            "without gating nothing measures the champions against each other (alphazero arena --snapshots RUN rates the networks)",
+        ));
+    } else {
+        // Score with its 95% interval (normal approximation of the per-game score).
+        let score = |g: &crate::metrics::GatingMetrics| {
+            let n = f64::from(g.wins + g.draws + g.losses);
+            let (w, d, l) = (
+                f64::from(g.wins) / n,
+                f64::from(g.draws) / n,
+                f64::from(g.losses) / n,
+            );
+            let s = w + d / 2.0;
+            let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s * s;
+            let half = 1.96 * (var / n).sqrt();
+            (
+                100.0 * s,
+                100.0 * (s - half).max(0.0),
+                100.0 * (s + half).min(1.0),
+            )
+        };
+        let promoted: Vec<(f64, f64)> = gated
+            .iter()
+            .filter(|(_, g)| g.promoted)
+            .map(|(m, g)| (it(m), score(g).0))
+            .collect();
+        let with_elo: Vec<_> = gated
+            .iter()
+            .filter_map(|(m, g)| Some((it(m), g.elo?, g.elo_lo?, g.elo_hi?)))
+            .collect();
+        plots.push(render(
+            "gating.png",
+            "Gating: the candidate against the champion",
+            &x,
+            &[
+                Panel {
+                    title: "Candidate score".into(),
+                    y_desc: "% of the gating games (wins + draws/2), 95% interval".into(),
+                    series: vec![
+                        Series {
+                            label: "score".into(),
+                            color: BLUE_,
+                            points: gated.iter().map(|(m, g)| (it(m), score(g).0)).collect(),
+                            style: Style::Bars,
+                            bars: gated
+                                .iter()
+                                .map(|(m, g)| {
+                                    let (_, lo, hi) = score(g);
+                                    (it(m), lo, hi)
+                                })
+                                .collect(),
+                        },
+                        Series {
+                            label: "promoted".into(),
+                            color: ORANGE_,
+                            points: promoted,
+                            style: Style::Dots,
+                            bars: Vec::new(),
+                        },
+                    ],
+                    y_include: vec![0.0, 100.0],
+                    references: vec![(50.0, "50%".into())],
+                },
+                Panel {
+                    title: "Candidate Elo over the champion".into(),
+                    y_desc: "Elo, one win and one loss added; 95% interval".into(),
+                    series: vec![Series {
+                        label: "Elo of the candidate".into(),
+                        color: GREEN_,
+                        points: with_elo.iter().map(|e| (e.0, e.1)).collect(),
+                        style: Style::Bars,
+                        bars: with_elo.iter().map(|e| (e.0, e.2, e.3)).collect(),
+                    }],
+                    y_include: vec![0.0],
+                    references: Vec::new(),
+                },
+            ],
+        )?);
+        let rated: Vec<(f64, f64, f64, f64)> = metrics
+            .iter()
+            .filter_map(|m| Some((it(m), m.elo, m.elo_lo?, m.elo_hi?)))
+            .collect();
+        plots.push(render(
+            "rating.png",
+            "Champion Elo (sum of the gating estimates of its promotions)",
+            &x,
+            &[Panel {
+                title: "Champion Elo relative to the first network".into(),
+                y_desc: "Elo, 95% interval".into(),
+                series: vec![Series {
+                    label: "champion Elo".into(),
+                    color: BLUE_,
+                    points: rated.iter().map(|r| (r.0, r.1)).collect(),
+                    style: Style::Bars,
+                    bars: rated.iter().map(|r| (r.0, r.2, r.3)).collect(),
+                }],
+                y_include: vec![0.0],
+                references: Vec::new(),
+            }],
+        )?);
+    }
+
+    let solved: Vec<(f64, &crate::metrics::SolverMetrics)> = metrics
+        .iter()
+        .filter_map(|m| Some((it(m), m.solver.as_ref()?)))
+        .collect();
+    if solved.is_empty() {
+        skipped.push((
+            "solver.png",
+            "no solver agreement measured (Connect Four with eval.solver_every > 0 only)",
+        ));
+    } else {
+        let n = solved.last().map_or(0, |s| s.1.positions);
+        let series = |label: &str, color, f: fn(&crate::metrics::SolverMetrics) -> f64| {
+            Series::line(
+                label,
+                color,
+                solved.iter().map(|(x, s)| (*x, 100.0 * f(s))).collect(),
+            )
+        };
+        plots.push(render(
+            "solver.png",
+            &format!("Agreement with the Connect Four solver ({n} fixed test positions)"),
+            &x,
+            &[Panel {
+                title: "The network alone (no search)".into(),
+                y_desc: "% of the positions".into(),
+                series: vec![
+                    series("policy keeps the result (win/draw/loss)", GREEN_, |s| {
+                        s.policy_keeps
+                    }),
+                    series("policy picks a best move", BLUE_, |s| s.policy_best),
+                    series("value has the right sign", RED_, |s| s.value_sign),
+                ],
+                y_include: vec![0.0, 100.0],
+                references: Vec::new(),
+            }],
+        )?);
+    }
+    Ok(Figures { plots, skipped })
+}
+
+/// Renders the figures of `metrics`: `losses.png` (policy and total loss with the entropy,
+/// value loss, KL of the policy per iteration), `throughput.png` (self-play games per hour;
+/// the share of self-play time in the network and of the iteration in each phase), and
+/// when measured `gating.png` (candidate score and Elo with 95% intervals, promotions),
+/// `rating.png` (champion Elo with its interval) and `solver.png` (Connect Four solver
+/// agreement).
 ///
 /// # Errors
 /// [`PlotError::Draw`], [`PlotError::Encode`].
 pub fn render_plots(metrics: &[IterationMetrics]) -> Result<Vec<Plot>, PlotError> {
-    let it = |m: &IterationMetrics| f64::from(m.iteration);
-    let pick = |f: fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
-        metrics.iter().map(|m| (it(m), f(m))).collect()
-    };
-    let losses = render(
-        "losses.png",
-        "training losses per iteration",
-        Axes {
-            y: "loss / entropy (nats; value loss: MSE)",
-        },
-        &[
-            Series {
-                label: "policy loss (cross-entropy, nats)",
-                color: RED_,
-                points: pick(|m| m.policy_loss),
-                dots_only: false,
-            },
-            Series {
-                label: "value loss (MSE)",
-                color: BLUE_,
-                points: pick(|m| m.value_loss),
-                dots_only: false,
-            },
-            Series {
-                label: "total loss",
-                color: GREY_,
-                points: pick(|m| m.total_loss),
-                dots_only: false,
-            },
-            Series {
-                label: "policy entropy (nats)",
-                color: GREEN_,
-                points: pick(|m| m.policy_entropy),
-                dots_only: false,
-            },
-        ],
-        Some(0.0),
-    )?;
-    let gated: Vec<(f64, f64, f64, f64, bool)> = metrics
-        .iter()
-        .filter_map(|m| {
-            let g = m.gating.as_ref()?;
-            let n = f64::from(g.wins + g.draws + g.losses);
-            (n > 0.0).then(|| {
-                let (w, d, l) = (f64::from(g.wins), f64::from(g.draws), f64::from(g.losses));
-                (it(m), (w + 0.5 * d) / n, w / n, l / n, g.promoted)
-            })
-        })
-        .collect();
-    let gating = render(
-        "gating.png",
-        "gating: candidate against champion",
-        Axes {
-            y: "fraction of the gating games",
-        },
-        &[
-            Series {
-                label: "candidate score (wins + draws/2)",
-                color: GREY_,
-                points: gated.iter().map(|g| (g.0, g.1)).collect(),
-                dots_only: false,
-            },
-            Series {
-                label: "win fraction",
-                color: GREEN_,
-                points: gated.iter().map(|g| (g.0, g.2)).collect(),
-                dots_only: false,
-            },
-            Series {
-                label: "loss fraction",
-                color: RED_,
-                points: gated.iter().map(|g| (g.0, g.3)).collect(),
-                dots_only: false,
-            },
-            Series {
-                label: "promoted (dots at 1.0)",
-                color: ORANGE_,
-                points: gated.iter().filter(|g| g.4).map(|g| (g.0, 1.0)).collect(),
-                dots_only: true,
-            },
-        ],
-        Some(0.0),
-    )?;
-    let rating = render(
-        "rating.png",
-        "champion Elo over iterations",
-        Axes {
-            y: "Elo (relative to the first network)",
-        },
-        &[Series {
-            label: "champion Elo",
-            color: BLUE_,
-            points: pick(|m| m.elo),
-            dots_only: false,
-        }],
-        None,
-    )?;
-    Ok(vec![losses, gating, rating])
+    Ok(figures(metrics)?.plots)
 }
 
-/// Renders the plots of `metrics` and writes `losses.png`, `gating.png`, `rating.png` and
-/// the legend `plots.txt` into `dir` (created if missing). Returns the paths written.
+/// One network of a rating ladder ([`render_ladder`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LadderPoint {
+    /// The iterations of training behind the network (0 = the initial network).
+    pub iteration: f64,
+    /// Its Elo relative to the ladder's anchor.
+    pub elo: f64,
+    /// Lower end of the 95% interval.
+    pub lo: f64,
+    /// Upper end of the 95% interval.
+    pub hi: f64,
+    /// A champion (promoted network) rather than a snapshot.
+    pub champion: bool,
+}
+
+/// `ladder.png`: the networks' Elo with 95% intervals over the iterations of training
+/// (champions and snapshots in two colours), a dashed line at the anchor's 0 named
+/// `anchor`, and, where the run's `metrics` cover them, the games and hours beneath the
+/// iterations. Elo values beyond ±4000 are drawn at ±4000.
+///
+/// # Errors
+/// [`PlotError::Draw`], [`PlotError::Encode`].
+pub fn render_ladder(
+    title: &str,
+    anchor: &str,
+    points: &[LadderPoint],
+    metrics: &[IterationMetrics],
+) -> Result<Plot, PlotError> {
+    let clamp = |v: f64| v.clamp(-4000.0, 4000.0);
+    let xs: Vec<f64> = points.iter().map(|p| p.iteration).collect();
+    let x = XAxis::new(metrics, &xs);
+    let series = |champion: bool, label: &str, color| Series {
+        label: label.to_string(),
+        color,
+        points: points
+            .iter()
+            .filter(|p| p.champion == champion)
+            .map(|p| (p.iteration, clamp(p.elo)))
+            .collect(),
+        style: Style::Bars,
+        bars: points
+            .iter()
+            .filter(|p| p.champion == champion)
+            .map(|p| (p.iteration, clamp(p.lo), clamp(p.hi)))
+            .collect(),
+    };
+    render(
+        "ladder.png",
+        title,
+        &x,
+        &[Panel {
+            title: "Network strength over training".into(),
+            y_desc: format!("Elo relative to {anchor}, 95% interval"),
+            series: vec![
+                series(true, "champion", BLUE_),
+                series(false, "snapshot", ORANGE_),
+            ],
+            y_include: vec![0.0],
+            references: vec![(0.0, format!("{anchor} = 0"))],
+        }],
+    )
+}
+
+/// The figures [`render_plots`] may draw.
+pub const PLOT_NAMES: [&str; 5] = [
+    "losses.png",
+    "throughput.png",
+    "gating.png",
+    "rating.png",
+    "solver.png",
+];
+
+/// Renders the plots of `metrics` and writes them with the legend `plots.txt` into `dir`
+/// (created if missing); a figure of something not measured is not drawn, and an older file
+/// of that name is removed (the legend says why it is missing). Returns the paths written.
 ///
 /// # Errors
 /// [`PlotError::Io`] naming the path, and the errors of [`render_plots`].
@@ -544,7 +1045,7 @@ pub fn write_plots(metrics: &[IterationMetrics], dir: &Path) -> Result<Vec<PathB
         path: dir.to_path_buf(),
         source,
     })?;
-    let plots = render_plots(metrics)?;
+    let Figures { plots, skipped } = figures(metrics)?;
     let mut written = Vec::new();
     let mut legend = String::new();
     for p in &plots {
@@ -555,6 +1056,13 @@ pub fn write_plots(metrics: &[IterationMetrics], dir: &Path) -> Result<Vec<PathB
         })?;
         legend.push_str(&p.legend);
         written.push(path);
+    }
+    for (name, why) in skipped {
+        legend.push_str(&format!("{name}: not drawn: {why}\n"));
+        let path = dir.join(name);
+        if path.exists() {
+            fs::remove_file(&path).map_err(|source| PlotError::Io { path, source })?;
+        }
     }
     let path = dir.join("plots.txt");
     fs::write(&path, legend).map_err(|source| PlotError::Io {
@@ -572,79 +1080,94 @@ mod tests {
 
     const PNG_MAGIC: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
 
+    fn pixels(png_bytes: &[u8]) -> (Vec<u8>, u32, u32) {
+        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
+            .read_info()
+            .unwrap();
+        let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        (buf, info.width, info.height)
+    }
+
+    fn plot<'a>(plots: &'a [Plot], name: &str) -> &'a Plot {
+        plots.iter().find(|p| p.name == name).unwrap()
+    }
+
     #[test]
     fn plots_are_valid_pngs_with_a_legend() {
         let dir = tempfile::tempdir().unwrap();
         let paths = write_plots(&example_metrics(6), &dir.path().join("plots")).unwrap();
-        assert_eq!(paths.len(), 4);
-        for p in &paths[..3] {
+        let names: Vec<String> = paths
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [&PLOT_NAMES[..], &["plots.txt"]].concat());
+        for p in &paths[..5] {
             let bytes = fs::read(p).unwrap();
             assert_eq!(bytes[..8], PNG_MAGIC, "{}", p.display());
-            let decoder = png::Decoder::new(std::io::Cursor::new(bytes));
-            let reader = decoder.read_info().unwrap();
-            assert_eq!((reader.info().width, reader.info().height), (WIDTH, HEIGHT));
+            let (_, w, h) = pixels(&bytes);
+            assert_eq!(w, WIDTH);
+            assert!(h >= HEADER + PANEL_HEIGHT + FOOTER, "{}", p.display());
         }
-        let legend = fs::read_to_string(&paths[3]).unwrap();
+        let legend = fs::read_to_string(&paths[5]).unwrap();
         assert!(legend.contains("losses.png") && legend.contains("policy loss"));
         assert!(legend.contains("rating.png") && legend.contains("gating.png"));
+        assert!(legend.contains("games per hour") && legend.contains("network evaluation"));
     }
 
     #[test]
     fn lines_are_drawn_in_the_series_colours() {
         let plots = render_plots(&example_metrics(5)).unwrap();
-        let losses = &plots[0];
-        let mut reader = png::Decoder::new(std::io::Cursor::new(&losses.png))
-            .read_info()
-            .unwrap();
-        let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
-        reader.next_frame(&mut buf).unwrap();
+        let (buf, _, _) = pixels(&plot(&plots, "losses.png").png);
         let has = |c: RGBColor| buf.chunks(3).any(|p| p == [c.0, c.1, c.2]);
-        assert!(has(RED_) && has(BLUE_) && has(GREEN_));
+        assert!(has(RED_) && has(BLUE_) && has(GREEN_) && has(PURPLE_));
     }
 
     #[test]
     fn empty_and_single_iteration_metrics_still_plot() {
-        assert_eq!(render_plots(&[]).unwrap().len(), 3);
+        assert_eq!(render_plots(&[]).unwrap().len(), 2);
         let one = render_plots(&example_metrics(1)).unwrap();
         assert!(one.iter().all(|p| p.png[..8] == PNG_MAGIC));
     }
 
-    fn pixels(png_bytes: &[u8]) -> Vec<u8> {
-        let mut reader = png::Decoder::new(std::io::Cursor::new(png_bytes))
-            .read_info()
-            .unwrap();
-        let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
-        reader.next_frame(&mut buf).unwrap();
-        buf
+    /// Pixels of a colour (text is anti-aliased: dark grey counts as ink) in a rectangle.
+    fn ink_in(buf: &[u8], height: u32, (x0, x1, y0, y1): (u32, u32, u32, u32)) -> usize {
+        (y0..y1.min(height))
+            .flat_map(|y| (x0..x1).map(move |x| (x, y)))
+            .filter(|&(x, y)| {
+                let i = ((y * WIDTH + x) * 3) as usize;
+                buf[i..i + 3].iter().all(|&c| c < 110)
+            })
+            .count()
     }
 
     #[test]
-    fn plots_carry_text_in_the_margins_and_a_legend_box() {
+    fn plots_carry_text_in_the_margins() {
         let plots = render_plots(&example_metrics(6)).unwrap();
         for p in &plots {
-            let buf = pixels(&p.png);
-            let dark_in = |x0: u32, x1: u32, y0: u32, y1: u32| {
-                (y0..y1).any(|y| {
-                    (x0..x1).any(|x| {
-                        let i = ((y * WIDTH + x) * 3) as usize;
-                        buf[i..i + 3] == [40, 40, 40]
-                    })
-                })
-            };
-            let (left, _, top, bottom) = MARGIN;
-            assert!(dark_in(0, WIDTH, 0, top - 16), "{}: no title", p.name);
+            let (buf, _, h) = pixels(&p.png);
+            let top = HEADER + PANEL_TOP as u32;
             assert!(
-                dark_in(0, left - 4, top, HEIGHT - bottom),
-                "{}: no y ticks",
+                ink_in(&buf, h, (0, WIDTH, 0, HEADER)) > 100,
+                "{}: no title",
                 p.name
             );
             assert!(
-                dark_in(left, WIDTH, HEIGHT - bottom + 4, HEIGHT - 22),
-                "{}: no x ticks",
+                ink_in(&buf, h, (0, LEFT as u32 - 4, top, top + 200)) > 10,
+                "{}: no y tick labels",
                 p.name
             );
+            let bottom = h - FOOTER - PANEL_BOTTOM as u32;
+            for (row, what) in [(0, "iterations"), (17, "games"), (34, "hours")] {
+                let y = bottom + 4 + row;
+                assert!(
+                    ink_in(&buf, h, (LEFT as u32, WIDTH, y, y + 15)) > 30,
+                    "{}: no x labels in {what}",
+                    p.name
+                );
+            }
             assert!(
-                dark_in(left, WIDTH, HEIGHT - 18, HEIGHT),
+                ink_in(&buf, h, (LEFT as u32, WIDTH, h - 22, h)) > 100,
                 "{}: no x description",
                 p.name
             );
@@ -652,17 +1175,106 @@ mod tests {
     }
 
     #[test]
-    fn every_drawn_character_has_a_glyph() {
-        let plots = render_plots(&example_metrics(3)).unwrap();
-        let mut texts: Vec<String> = vec!["iteration".into()];
-        for p in &plots {
-            texts.extend(p.legend.lines().map(str::to_string));
+    fn legends_sit_above_the_data_area_and_never_cover_data() {
+        // A series whose points fill the whole top of the range: nothing but data and the
+        // frame may be drawn inside the data area, so no legend box can be there.
+        let mut ms = example_metrics(8);
+        for m in &mut ms {
+            m.value_loss = 1.0;
         }
-        for t in texts {
-            for c in t.chars().filter(|c| !c.is_whitespace() && *c != '#') {
-                assert_ne!(glyph(c), [0; 7], "{c:?} in {t:?}");
-            }
+        let plots = render_plots(&ms).unwrap();
+        let (buf, _, h) = pixels(&plot(&plots, "losses.png").png);
+        // The value panel's data area: every dark pixel there is a tick label outside it,
+        // so inside it only the blue line, grid and frame colours occur (no legend text).
+        let top = HEADER + PANEL_HEIGHT + PANEL_TOP as u32;
+        let bottom = HEADER + 2 * PANEL_HEIGHT - PANEL_BOTTOM as u32;
+        let inside = (
+            LEFT as u32 + 2,
+            WIDTH - RIGHT as u32 - 2,
+            top + 2,
+            bottom - 2,
+        );
+        assert_eq!(ink_in(&buf, h, inside), 0, "text inside the data area");
+        // The legend row above it holds the series' name in ink and its colour swatch.
+        let row = (LEFT as u32, WIDTH - RIGHT as u32, top - 32, top - 2);
+        assert!(
+            ink_in(&buf, h, row) > 50,
+            "no legend text above the data area"
+        );
+        let blue = (row.2..row.3).any(|y| {
+            (row.0..row.1).any(|x| {
+                let i = ((y * WIDTH + x) * 3) as usize;
+                buf[i..i + 3] == [BLUE_.0, BLUE_.1, BLUE_.2]
+            })
+        });
+        assert!(blue, "no colour swatch in the legend row");
+    }
+
+    #[test]
+    fn text_is_drawn_with_the_bundled_font() {
+        // Proportional widths: "W" is wider than "i"; the bitmap font made them equal.
+        assert!(text_width("WWWW", 1) > text_width("iiii", 1) + 10);
+        assert!(text_width("iteration", 2) > text_width("iteration", 1));
+        assert_eq!(text_width("", 1), 0);
+        let mut buf = vec![255u8; 200 * 40 * 3];
+        {
+            let root = BitMapBackend::with_buffer(&mut buf, (200, 40)).into_drawing_area();
+            draw_text(&root, "Elo ±95%", (4, 4), 2, RGBColor(0, 0, 0)).unwrap();
+            root.present().unwrap();
         }
+        // Anti-aliased: grey levels between ink and paper occur.
+        let dark = buf.chunks(3).filter(|p| p[0] < 60).count();
+        let grey = buf.chunks(3).filter(|p| p[0] > 60 && p[0] < 200).count();
+        assert!(dark > 40 && grey > 20, "dark {dark}, grey {grey}");
+    }
+
+    #[test]
+    fn without_gating_no_gating_or_rating_figure_is_drawn_and_old_ones_go() {
+        let mut ms = example_metrics(6);
+        for m in &mut ms {
+            m.gating = None;
+            m.elo = 0.0;
+            m.elo_lo = None;
+            m.elo_hi = None;
+            m.solver = None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let plots_dir = dir.path().join("plots");
+        write_plots(&example_metrics(6), &plots_dir).unwrap();
+        assert!(plots_dir.join("gating.png").exists());
+        write_plots(&ms, &plots_dir).unwrap();
+        for gone in ["gating.png", "rating.png", "solver.png"] {
+            assert!(!plots_dir.join(gone).exists(), "{gone}");
+        }
+        let legend = fs::read_to_string(plots_dir.join("plots.txt")).unwrap();
+        assert!(
+            legend.contains("gating.png: not drawn: no gating match was played"),
+            "{legend}"
+        );
+        assert!(legend.contains("rating.png: not drawn"), "{legend}");
+        assert!(!legend.contains("+0"), "{legend}");
+    }
+
+    #[test]
+    fn x_labels_give_games_and_hours_at_each_labelled_iteration() {
+        let ms = example_metrics(6);
+        let x = XAxis::new(&ms, &[]);
+        assert_eq!((x.lo, x.hi), (0.0, 5.0));
+        for m in &ms {
+            let (games, hours) = x.at(f64::from(m.iteration)).unwrap();
+            assert_eq!(games, m.total_games as f64);
+            assert!((hours - m.elapsed_s / 3600.0).abs() < 1e-12);
+        }
+        // Between records: interpolated; before the first: nothing.
+        let (g, _) = x.at(2.5).unwrap();
+        assert!((g - 350.0).abs() < 1e-9, "{g}");
+        assert_eq!(x.at(-1.0), None);
+        assert_eq!(format_games(950.0), "950");
+        assert_eq!(format_games(12_345.0), "12.3k");
+        assert_eq!(format_hours(0.01), "36 s");
+        assert_eq!(format_hours(0.25), "15 min");
+        assert_eq!(format_hours(3.5), "3.5 h");
+        assert_eq!(format_hours(250.0), "250 h");
     }
 
     #[test]
@@ -673,21 +1285,62 @@ mod tests {
         assert_eq!(format_tick(200.0, 100.0), "200");
         let plots = render_plots(&example_metrics(6)).unwrap();
         for p in &plots {
-            let grid = p.legend.lines().nth(2).unwrap();
-            let values = grid.split("grid lines at").nth(1).unwrap();
-            for v in values.split_whitespace() {
-                let decimals = v.split('.').nth(1).map_or(0, str::len);
-                assert!(decimals <= 3, "{}: {grid}", p.name);
+            for grid in p.legend.lines().filter(|l| l.contains("grid lines at")) {
+                let values = grid.split("grid lines at").nth(1).unwrap();
+                for v in values.split_whitespace() {
+                    let decimals = v.split('.').nth(1).map_or(0, str::len);
+                    assert!(decimals <= 3, "{}: {grid}", p.name);
+                }
             }
         }
         let mut flat = example_metrics(4);
         for m in &mut flat {
             m.elo = 0.0;
+            m.elo_lo = Some(0.0);
+            m.elo_hi = Some(0.0);
         }
-        let rating = &render_plots(&flat).unwrap()[2];
-        let grid = rating.legend.lines().nth(2).unwrap();
+        let rating = render_plots(&flat).unwrap();
+        let rating = plot(&rating, "rating.png");
+        let grid = rating
+            .legend
+            .lines()
+            .find(|l| l.contains("grid lines at"))
+            .unwrap();
         assert!(grid.contains("-1.0000 .. 1.0000"), "{grid}");
         assert!(!grid.contains("0.000001"), "{grid}");
+    }
+
+    #[test]
+    fn ladder_plot_has_a_title_axes_and_both_kinds_of_network() {
+        let points: Vec<LadderPoint> = (0..12)
+            .map(|i| LadderPoint {
+                iteration: f64::from(i),
+                elo: 40.0 * f64::from(i),
+                lo: 40.0 * f64::from(i) - 50.0,
+                hi: if i == 11 {
+                    f64::INFINITY
+                } else {
+                    40.0 * f64::from(i) + 50.0
+                },
+                champion: i % 3 != 0,
+            })
+            .collect();
+        let p = render_ladder(
+            "Rating ladder of runs/x",
+            "random",
+            &points,
+            &example_metrics(12),
+        )
+        .unwrap();
+        assert_eq!(p.name, "ladder.png");
+        let (buf, _, h) = pixels(&p.png);
+        let has = |c: RGBColor| buf.chunks(3).any(|q| q == [c.0, c.1, c.2]);
+        assert!(has(BLUE_) && has(ORANGE_));
+        assert!(ink_in(&buf, h, (0, WIDTH, 0, HEADER)) > 100, "no title");
+        assert!(p.legend.contains("Elo relative to random"), "{}", p.legend);
+        assert!(p.legend.contains("champion") && p.legend.contains("snapshot"));
+        // An unbounded interval end is drawn at the clamp, not dropped or overflowing.
+        assert!(p.legend.contains(".. 4"), "{}", p.legend);
     }
 
     #[test]

@@ -42,8 +42,13 @@ pub struct ChampionInfo {
     pub iteration: u32,
     /// Its storage key (e.g. `networks/champion-0005.azc`).
     pub key: String,
-    /// Estimated Elo relative to champion 0.
+    /// Estimated Elo relative to champion 0 (the sum of the gating estimates of the
+    /// promotions up to it; 0 without gating).
     pub elo: f64,
+    /// Standard error of `elo` (the promotions' standard errors added in quadrature); 0
+    /// without gating and in states written before this field existed.
+    #[serde(default)]
+    pub elo_se: f64,
 }
 
 /// The network file a run was started from (`alphazero train --init FILE`).
@@ -212,6 +217,7 @@ mod tests {
                 iteration: id * 3,
                 key: champion_key(id),
                 elo: f64::from(id) * 50.0,
+                elo_se: f64::from(id) * 20.0,
             })
             .collect();
         s
