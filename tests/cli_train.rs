@@ -548,6 +548,18 @@ fn train_bad_input_is_one_clear_error_line() {
             vec!["--run".into(), "/tmp/alphazero-no-such-run-dir".into()],
             "game.name",
         ),
+        // Issue 19 defect 6: a value of a disabled feature (Connect Four has no SPRT).
+        (
+            vec![
+                "--game".into(),
+                "connect4".into(),
+                "--run".into(),
+                "/tmp/x".into(),
+                "--set".into(),
+                "gating.sprt.alpha=-3".into(),
+            ],
+            "gating.sprt.alpha must be in (0, 0.5) (got -3)",
+        ),
     ];
     for (args, needle) in cases {
         let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
@@ -732,4 +744,191 @@ fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
         (4, 32, 32)
     );
     assert!(!run.exists());
+}
+
+#[test]
+fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_run_resumes() {
+    // Issue 19 defect 1: one garbage line made the run unresumable.
+    let run = temp_run("garbage-metrics");
+    run_ok(train_cmd(&run, 2));
+    let path = run.join("metrics.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(
+        &path,
+        format!("{}\n#garbage{{ not json\n{}\n", lines[0], lines[1]),
+    )
+    .unwrap();
+    let err = run_ok(train_cmd(&run, 3));
+    assert!(
+        err.contains("metrics.jsonl line 2 is no metrics record")
+            && err.contains("metrics.jsonl.bad"),
+        "{err}"
+    );
+    let s = check_counts_consistent(&run);
+    assert_eq!(s.iteration, 3);
+    let bad = std::fs::read_to_string(run.join("metrics.jsonl.bad")).unwrap();
+    assert!(bad.contains("#garbage{ not json"), "{bad}");
+    // The CSV beside it has a header and one row per iteration.
+    let csv = std::fs::read_to_string(run.join("metrics.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+    assert!(csv.starts_with("iteration,"), "{csv}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn champion_and_snapshot_files_of_an_uncommitted_iteration_are_set_aside_on_resume() {
+    // Issue 19 defect 2: they stayed in networks/ and arena --snapshots rated them.
+    let run = temp_run("orphan-networks");
+    run_ok(train_cmd(&run, 2));
+    let s = check_run_dir(&run);
+    let nets = run.join("networks");
+    let champion = nets.join(format!("champion-{:04}.azc", s.champion_id));
+    // What iteration 2 would have written before a crash, without committing.
+    let orphans = [
+        format!("champion-{:04}.azc", s.champion_id + 1),
+        "snapshot-00004.azc".to_string(),
+    ];
+    for name in &orphans {
+        std::fs::copy(&champion, nets.join(name)).unwrap();
+    }
+    let kept_snapshot = nets.join("snapshot-00002.azc");
+    assert!(kept_snapshot.exists());
+    let err = run_ok(train_cmd(&run, 2));
+    for name in &orphans {
+        assert!(!nets.join(name).exists(), "{name} still in networks/");
+        assert!(nets.join(format!("{name}.orphan")).exists(), "{name}");
+        assert!(
+            err.contains(&format!("networks/{name} was written by iteration 2")),
+            "{err}"
+        );
+    }
+    assert!(
+        kept_snapshot.exists() && champion.exists(),
+        "committed networks kept"
+    );
+    // The run goes on and writes its own champion of that id.
+    run_ok(train_cmd(&run, 3));
+    assert!(nets.join(&orphans[0]).exists());
+    check_counts_consistent(&run);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn train_on_an_existing_non_run_directory_refuses_unless_forced_or_empty() {
+    // Issue 19 defect 7: a run was started in any existing directory.
+    let dir = temp_run("not-a-run");
+    std::fs::create_dir_all(dir.join("photos")).unwrap();
+    std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
+    let out = train_cmd(&dir, 1).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("holds no training run")
+            && err.contains("2 other entries (notes.txt, photos)")
+            && err.contains("--force"),
+        "{err}"
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["notes.txt", "photos"], "nothing written");
+    let mut forced = train_cmd(&dir, 1);
+    forced.arg("--force");
+    run_ok(forced);
+    assert_eq!(check_run_dir(&dir).iteration, 1);
+    assert_eq!(std::fs::read(dir.join("notes.txt")).unwrap(), b"mine");
+    // An existing empty directory is fine, and so is resuming a run.
+    let empty = temp_run("empty-dir");
+    std::fs::create_dir_all(&empty).unwrap();
+    run_ok(train_cmd(&empty, 1));
+    run_ok(train_cmd(&empty, 2));
+    assert_eq!(check_run_dir(&empty).iteration, 2);
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// Starts `cmd` with stderr piped, waits until a stderr line contains `needle`, and returns
+/// the child with the stderr read so far and the reader of the rest.
+fn spawn_until(
+    mut cmd: Command,
+    needle: &str,
+) -> (std::process::Child, String, std::thread::JoinHandle<String>) {
+    use std::io::BufRead;
+    let mut child = cmd.stderr(Stdio::piped()).spawn().unwrap();
+    let mut reader = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            panic!("the run ended before {needle:?}: {seen}");
+        }
+        seen.push_str(&line);
+        if line.contains(needle) {
+            break;
+        }
+    }
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut reader, &mut s);
+        s
+    });
+    (child, seen, rest)
+}
+
+fn sigint(child: &std::process::Child) {
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
+    // Issue 19 defect 9: Ctrl-C lost the iteration in progress.
+    let run = temp_run("ctrl-c");
+    // First Ctrl-C: during iteration 1 (its self-play started after iteration 0's line).
+    let (mut child, _, rest) = spawn_until(train_cmd(&run, 1000), "iter 0:");
+    sigint(&child);
+    let status = child.wait().unwrap();
+    let err = rest.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("Ctrl-C: finishing the iteration under way"),
+        "{err}"
+    );
+    assert!(err.contains("stopped by Ctrl-C after iteration"), "{err}");
+    let s = check_counts_consistent(&run);
+    // The iteration under way when the signal came was finished and saved.
+    assert!((1..1000).contains(&s.iteration), "{}", s.iteration);
+    assert!(err.contains(&format!("iter {}:", s.iteration - 1)), "{err}");
+    // Second Ctrl-C: stops at once, mid-iteration, with a large iteration under way.
+    let mut slow = train_cmd(&run, 1000);
+    slow.args([
+        "--set",
+        "selfplay.games_per_iteration=400",
+        "--set",
+        "selfplay.parallel_games=64",
+    ]);
+    let (mut child, _, rest) = spawn_until(slow, "replay buffer");
+    sigint(&child);
+    std::thread::sleep(Duration::from_millis(300));
+    sigint(&child);
+    let status = child.wait().unwrap();
+    let err = rest.join().unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(err.contains("Ctrl-C again: stopping now"), "{err}");
+    assert!(!err.contains("stopped by Ctrl-C after iteration"), "{err}");
+    let after = check_run_dir(&run);
+    assert_eq!(
+        after.iteration, s.iteration,
+        "the iteration under way was dropped"
+    );
+    // The run resumes from there.
+    run_ok(train_cmd(&run, s.iteration + 1));
+    assert_eq!(check_counts_consistent(&run).iteration, s.iteration + 1);
+    let _ = std::fs::remove_dir_all(&run);
 }
