@@ -244,8 +244,184 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
     assert!(out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
     assert!(!out.stdout.contains("latest"), "{}", out.stdout);
+    // In training order with the iterations behind each network, intervals given.
+    assert!(
+        out.stdout.contains("iteration 0: champion-0000@8")
+            && out.stdout.contains("iteration 1: champion-0001@8"),
+        "{}",
+        out.stdout
+    );
     let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+}
+
+#[test]
+fn snapshot_ladder_never_rates_a_network_of_an_uncommitted_iteration() {
+    // Issue 19 defect 2: a champion written by an iteration that never committed was rated.
+    let dir = fresh_dir("arena_ladder_orphan");
+    tiny_connect4_run(&dir);
+    let nets = dir.join("networks");
+    std::fs::copy(
+        nets.join("champion-0001.azc"),
+        nets.join("champion-0002.azc"),
+    )
+    .unwrap();
+    std::fs::copy(
+        nets.join("champion-0001.azc"),
+        nets.join("snapshot-00002.azc"),
+    )
+    .unwrap();
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--snapshots",
+        dir.to_str().unwrap(),
+        "--games",
+        "2",
+        "--sims",
+        "4",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for name in ["champion-0002", "snapshot-00002"] {
+        assert!(!out.stdout.contains(name), "{name} rated: {}", out.stdout);
+        assert!(
+            out.stderr.contains(&format!(
+                "networks/{name}.azc is not in the run's committed state"
+            )),
+            "{}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
+fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_robin() {
+    // Issue 19 defect 3: a full round robin over every network (~250: hours).
+    let run = fresh_dir("arena_ladder_many");
+    tiny_connect4_run(&run);
+    // Twelve networks and no run state: taken in name order.
+    let dir = fresh_dir("arena_ladder_many_nets");
+    std::fs::create_dir_all(dir.join("networks")).unwrap();
+    for k in 0..12 {
+        std::fs::copy(
+            run.join("networks/champion-0001.azc"),
+            dir.join(format!("networks/champion-{k:04}.azc")),
+        )
+        .unwrap();
+    }
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--snapshots",
+        dir.to_str().unwrap(),
+        "--games",
+        "2",
+        "--sims",
+        "2",
+        "--snapshot-neighbours",
+        "1",
+        "--snapshot-anchors",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let pairs: usize = out
+        .stderr
+        .split("random: ")
+        .nth(1)
+        .and_then(|s| s.split(" pairs").next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(pairs < 13 * 12 / 2 / 2, "{pairs} pairs: {}", out.stderr);
+    assert!(pairs >= 12, "{pairs}");
+    let games: usize = out
+        .stdout
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(games, 2 * pairs, "{}", out.stdout);
+    assert!(
+        out.stderr.contains("champion k is taken as iteration k"),
+        "{}",
+        out.stderr
+    );
+    // Every network is rated, with an interval.
+    for k in 0..12 {
+        assert!(
+            out.stdout
+                .contains(&format!("iteration {k}: champion-{k:04}@2 ")),
+            "{}",
+            out.stdout
+        );
+    }
+}
+
+/// Makes `dir` unwritable even for root (`chmod` alone does not stop root; `chattr +i`
+/// does where the file system has it). Returns whether it worked.
+fn make_read_only(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let probe = dir.join(".probe");
+    if std::fs::write(&probe, b"x").is_err() {
+        return true;
+    }
+    let _ = std::fs::remove_file(&probe);
+    let immutable = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    immutable && std::fs::write(&probe, b"x").is_err()
+}
+
+fn make_writable(dir: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::process::Command::new("chattr")
+        .arg("-i")
+        .arg(dir)
+        .status();
+    let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755));
+}
+
+#[test]
+fn snapshot_ladder_on_a_read_only_run_directory_fails_before_any_game() {
+    // Issue 19 defect 4: every game was played before ladder.png failed to be written.
+    let dir = fresh_dir("arena_ladder_read_only");
+    tiny_connect4_run(&dir);
+    if !make_read_only(&dir) {
+        make_writable(&dir);
+        eprintln!("skipped: this file system cannot make a directory read-only for this user");
+        return;
+    }
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--snapshots",
+        dir.to_str().unwrap(),
+        "--games",
+        "2",
+        "--sims",
+        "4",
+    ]);
+    make_writable(&dir);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ladder.png") && out.stderr.contains("cannot write into"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        !out.stderr.contains("game 1/"),
+        "games were played: {}",
+        out.stderr
+    );
+    assert!(!dir.join("ladder.png").exists());
 }
 
 #[test]

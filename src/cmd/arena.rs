@@ -1,7 +1,7 @@
 //! `alphazero arena`: matches between players (built-in baselines, networks, external engines)
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
 //! ladder over the networks of a training run.
-use super::analyze::{draw_err, write_png, BoardView};
+use super::analyze::BoardView;
 use crate::engine::{device, load_network};
 use crate::games::{GameArgs, GameSpec};
 use crate::with_game;
@@ -100,11 +100,22 @@ pub struct ArenaArgs {
     /// created when missing).
     #[arg(long, value_name = "DIR")]
     psq: Option<PathBuf>,
-    /// Rating ladder over a training run's networks (`RUN_DIR/networks/*.azc` except
-    /// `latest.azc`) plus `random` as anchor 0; writes `ladder.png` into the run directory.
-    /// Players are not given then; --sims is the networks' simulations (default 100).
+    /// Rating ladder over a training run's networks (its champions and snapshots that the
+    /// run's state knows, in training order) plus `random` as anchor 0: each network plays
+    /// its next --snapshot-neighbours networks and a few of --snapshot-anchors anchors spread
+    /// over the run (games grow linearly with the networks, not quadratically); prints every
+    /// network's Elo ± 95% and writes `ladder.png` into the run directory. Players are not
+    /// given then; --sims is the networks' simulations (default 100), --games per pair.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
     snapshots: Option<PathBuf>,
+    /// --snapshots: how many of the following networks each network plays.
+    #[arg(long, default_value_t = 2, requires = "snapshots", value_parser = clap::value_parser!(u32).range(0..=64))]
+    snapshot_neighbours: u32,
+    /// --snapshots: anchor networks spread evenly over the run (random and the last network
+    /// among them), played in a round robin and each by the networks around it and one more
+    /// network drawn with --seed; at least this many as the networks means a round robin.
+    #[arg(long, default_value_t = 8, requires = "snapshots", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    snapshot_anchors: u32,
     /// Strength ladder: the one player of --players (the challenger) plays --games games
     /// against each of these rungs in turn (specs as for --players, settings included, e.g.
     /// 'gomocup:pbrain-rapfi{info=MAX_DEPTH 2}' 'ucci:eleeye{depth=1,option=usebook=false}'),
@@ -918,75 +929,92 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     Ok(())
 }
 
-fn ladder_plot(ratings: &Ratings, path: &Path) -> Result<()> {
-    let (w, h) = (800u32, 480u32);
-    let mut buf = vec![255u8; (w * h * 3) as usize];
-    {
-        use plotters::prelude::*;
-        let pts: Vec<(f64, f64, f64, f64)> = ratings
-            .players
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let clamp = |x: f64| x.clamp(-4000.0, 4000.0);
-                (i as f64, clamp(p.elo), clamp(p.lo), clamp(p.hi))
-            })
-            .collect();
-        let y0 = pts.iter().map(|p| p.2).fold(0.0f64, f64::min) - 20.0;
-        let y1 = pts.iter().map(|p| p.3).fold(0.0f64, f64::max) + 20.0;
-        let x1 = (pts.len().max(2) - 1) as f64;
-        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
-        root.fill(&WHITE).map_err(draw_err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .margin(20)
-            .build_cartesian_2d(-0.5..x1 + 0.5, y0..y1)
-            .map_err(draw_err)?;
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(-0.5, 0.0), (x1 + 0.5, 0.0)],
-                RGBColor(150, 150, 150).stroke_width(1),
-            )))
-            .map_err(draw_err)?;
-        chart
-            .draw_series(pts.iter().map(|&(x, _, lo, hi)| {
-                PathElement::new(
-                    vec![(x, lo), (x, hi)],
-                    RGBColor(31, 119, 180).stroke_width(2),
-                )
-            }))
-            .map_err(draw_err)?;
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.0, p.1)),
-                RGBColor(214, 39, 40).stroke_width(2),
-            ))
-            .map_err(draw_err)?;
-        chart
-            .draw_series(
-                pts.iter()
-                    .map(|p| Circle::new((p.0, p.1), 4, RGBColor(214, 39, 40).filled())),
-            )
-            .map_err(draw_err)?;
-        root.present().map_err(draw_err)?;
+/// A network of a training run, for the snapshot ladder.
+struct RunNetwork {
+    path: PathBuf,
+    /// Iterations of training behind it (0 = the initial network).
+    iteration: u32,
+    /// A champion (promoted network) rather than a snapshot.
+    champion: bool,
+}
+
+/// The champions and snapshots of `run` in training order (by the iterations behind them,
+/// then by name). Networks the committed run state does not know of (a champion id above
+/// its champion, a snapshot after its iterations: left by an iteration that never
+/// committed) are left out with a note. Without a run state, champion `k` counts as
+/// iteration `k`.
+fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
+    use alphazero_train::state::RunState;
+    let dir = run.join("networks");
+    let state_path = run.join(RunState::KEY);
+    let state: Option<RunState> = match std::fs::read(&state_path) {
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes)
+                .with_context(|| format!("reading the run state {}", state_path.display()))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "note: {} has no run state; champion k is taken as iteration k",
+                run.display()
+            );
+            None
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", state_path.display())),
+    };
+    let mut nets = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let Some(stem) = name.strip_suffix(".azc") else {
+            continue;
+        };
+        let (champion, number) = if let Some(id) = stem.strip_prefix("champion-") {
+            (true, id.parse::<u32>().ok())
+        } else if let Some(it) = stem.strip_prefix("snapshot-") {
+            (false, it.parse::<u32>().ok())
+        } else {
+            continue; // latest.azc and other files
+        };
+        let Some(number) = number else { continue };
+        let iteration = match (&state, champion) {
+            (Some(s), true) if number > s.champion_id => None,
+            (Some(s), true) => s
+                .champions
+                .iter()
+                .find(|c| c.id == number)
+                .map(|c| c.iteration),
+            (Some(s), false) if number > s.iteration => None,
+            _ => Some(number),
+        };
+        match iteration {
+            Some(iteration) => nets.push(RunNetwork {
+                path: dir.join(&name),
+                iteration,
+                champion,
+            }),
+            None => eprintln!(
+                "note: networks/{name} is not in the run's committed state (an iteration that \
+                 did not finish); left out (train sets it aside on resume)"
+            ),
+        }
     }
-    write_png(path, &buf, w, h)
+    nets.sort_by(|a, b| (a.iteration, !a.champion).cmp(&(b.iteration, !b.champion)));
+    Ok(nets)
 }
 
 fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
-    let dir = run.join("networks");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "azc")
-                && p.file_name().is_some_and(|n| n != "latest.azc")
-        })
-        .collect();
-    files.sort();
-    if files.is_empty() {
+    // Everything the ladder writes is checked before the first game.
+    let png = run.join("ladder.png");
+    super::check_output_path("--snapshots (ladder.png)", &png)?;
+    let nets = run_networks(run)?;
+    if nets.is_empty() {
         bail!(
-            "no networks (*.azc other than latest.azc) in {}",
-            dir.display()
+            "no networks (champion-*.azc, snapshot-*.azc) in {}",
+            run.join("networks").display()
         );
     }
     let dev = device(&args.device)?;
@@ -995,9 +1023,9 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
     let mut entrants: Vec<Entrant<G>> = vec![Entrant::new("random", move || {
         Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
     })];
-    for (i, f) in files.iter().enumerate() {
+    for (i, net) in nets.iter().enumerate() {
         entrants.push(net_entrant::<G>(
-            f,
+            &net.path,
             Some(sims),
             cfg,
             &dev,
@@ -1006,6 +1034,12 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
         )?);
     }
     let n = entrants.len();
+    let pairs = alphazero_arena::ladder::snapshot_pairs(
+        n,
+        args.snapshot_neighbours as usize,
+        args.snapshot_anchors as usize,
+        seed,
+    );
     let openings = args.games.div_ceil(2);
     let mut config = MatchConfig::new(entrants, G::new(cfg));
     config.openings_per_pair = openings;
@@ -1018,16 +1052,73 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
     config.max_plies = args.max_plies;
     config.threads = args.threads as usize;
     config.seed = seed;
-    config.on_game = Some(progress_callback(n * (n - 1) * openings as usize));
-    let r = run_match(&config)?;
-    let ratings = report(&r, 0, None, args.out.as_deref())?;
+    config.on_game = Some(progress_callback(pairs.len() * 2 * openings as usize));
+    eprintln!(
+        "ladder of {} networks and random: {} pairs of {} games (each network against its {} \
+         next and some of {} anchors; a round robin would be {} pairs)",
+        nets.len(),
+        pairs.len(),
+        2 * openings,
+        args.snapshot_neighbours,
+        args.snapshot_anchors,
+        n * (n - 1) / 2
+    );
+    let r = alphazero_arena::ladder::run_pairs(&config, &pairs)?;
+    let ratings = r.ratings(0).context("fitting ratings")?;
+    outln!(
+        "{} games of {}: {} networks of {} and random, {} pairs",
+        r.games.len(),
+        r.game,
+        nets.len(),
+        run.display(),
+        pairs.len()
+    );
+    outln!("\nBradley–Terry ratings (anchor random = 0, ±95% interval):");
+    out!("{}", ratings.to_table());
+    print_failures(&r);
+    if let Some(p) = &args.out {
+        let json = serde_json::json!({
+            "match": r,
+            "pairs": pairs,
+            "ratings": ratings,
+        });
+        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("results written to {}", p.display());
+    }
     write_games::<G>(&r, cfg, args)?;
-    let png = run.join("ladder.png");
-    ladder_plot(&ratings, &png)?;
-    outln!("\nladder.png: x = player in the order above (0 = random, then the networks by file name), y = Elo ± 95%");
-    for (i, p) in ratings.players.iter().enumerate() {
+
+    let metrics = match alphazero_train::metrics::read_metrics(&run.join("metrics.jsonl")) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("note: ladder.png without games and time beneath the iterations: {e}");
+            Vec::new()
+        }
+    };
+    let points: Vec<alphazero_train::plots::LadderPoint> = nets
+        .iter()
+        .zip(&ratings.players[1..])
+        .map(|(net, p)| alphazero_train::plots::LadderPoint {
+            iteration: f64::from(net.iteration),
+            elo: p.elo,
+            lo: p.lo,
+            hi: p.hi,
+            champion: net.champion,
+        })
+        .collect();
+    let title = format!(
+        "Rating ladder of {}: {} networks, {} games",
+        run.display(),
+        nets.len(),
+        r.games.len()
+    );
+    let plot = alphazero_train::plots::render_ladder(&title, "random", &points, &metrics)?;
+    super::records::write_atomic(&png, &plot.png)?;
+    outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
+    for (net, p) in nets.iter().zip(&ratings.players[1..]) {
         outln!(
-            "  x={i}: {} {:+.1} [{:+.1}, {:+.1}]",
+            "  iteration {}: {} {:+.1} [{:+.1}, {:+.1}]",
+            net.iteration,
             p.name,
             p.elo,
             p.lo,

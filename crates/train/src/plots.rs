@@ -438,6 +438,10 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
         message: e.to_string(),
     };
     let height = HEADER + PANEL_HEIGHT * panels.len() as u32 + FOOTER;
+    // The data area reaches 2% beyond the first and last iteration, so that points and
+    // interval bars at the ends are not cut by the frame.
+    let pad = 0.02 * (x.hi - x.lo);
+    let (vx0, vx1) = (x.lo - pad, x.hi + pad);
     let (x_ticks, x_step) = x.ticks();
     let mut legend = format!(
         "{name}: {title}\n  x: iteration {} .. {} (labels also give the games played and the time of training)\n",
@@ -464,7 +468,7 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
             draw_label(&root, &y_desc, (px0 + tw + 14, top + 7), 13.0, SOFT, TL).map_err(t)?;
             let mut lx = px0;
             let ly = top + 28;
-            for s in &panel.series {
+            for s in panel.series.iter().filter(|s| !s.points.is_empty()) {
                 let w = text_size(&s.label, 13.0).0;
                 if lx + 22 + w > px1 && lx > px0 {
                     break;
@@ -499,13 +503,13 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
                 .clone()
                 .shrink((px0, py0), ((px1 - px0) as u32, (py1 - py0) as u32));
             let mut chart = ChartBuilder::on(&area)
-                .build_cartesian_2d(x.lo..x.hi, y0..y1)
+                .build_cartesian_2d(vx0..vx1, y0..y1)
                 .map_err(|e| draw_err(&e))?;
             for &g in &grid {
                 let color = if g.abs() < 1e-12 { ZERO } else { GRID };
                 chart
                     .draw_series(std::iter::once(PathElement::new(
-                        vec![(x.lo, g), (x.hi, g)],
+                        vec![(vx0, g), (vx1, g)],
                         color.stroke_width(1),
                     )))
                     .map_err(|e| draw_err(&e))?;
@@ -522,13 +526,13 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
                 let dashes: Vec<PathElement<(f64, f64)>> = (0..60)
                     .step_by(2)
                     .map(|i| {
-                        let a = x.lo + (x.hi - x.lo) * f64::from(i) / 60.0;
-                        let b = x.lo + (x.hi - x.lo) * f64::from(i + 1) / 60.0;
+                        let a = vx0 + (vx1 - vx0) * f64::from(i) / 60.0;
+                        let b = vx0 + (vx1 - vx0) * f64::from(i + 1) / 60.0;
                         PathElement::new(vec![(a, *v), (b, *v)], ZERO.stroke_width(1))
                     })
                     .collect();
                 chart.draw_series(dashes).map_err(|e| draw_err(&e))?;
-                let (rx, ry) = chart.backend_coord(&(x.hi, *v));
+                let (rx, ry) = chart.backend_coord(&(vx1, *v));
                 draw_label(
                     &root,
                     text,
@@ -541,7 +545,7 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
             }
             chart
                 .draw_series(std::iter::once(Rectangle::new(
-                    [(x.lo, y0), (x.hi, y1)],
+                    [(vx0, y0), (vx1, y1)],
                     FRAME.stroke_width(1),
                 )))
                 .map_err(|e| draw_err(&e))?;
@@ -586,7 +590,7 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
             }
             // Tick labels: y on the left, iterations under the data area.
             for &g in &grid {
-                let (_, py) = chart.backend_coord(&(x.lo, g));
+                let (_, py) = chart.backend_coord(&(vx0, g));
                 draw_label(
                     &root,
                     &format_tick(g, y_step),
@@ -614,7 +618,7 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
             }
             // The names of the label rows, in the left margin clear of the first label.
             draw_label(&root, "iteration", (6, py1 + 4), 12.5, INK, TL).map_err(t)?;
-            if last {
+            if last && !x.marks.is_empty() {
                 draw_label(&root, "games", (6, py1 + 21), 12.5, SOFT, TL).map_err(t)?;
                 draw_label(&root, "time", (6, py1 + 38), 12.5, SOFT, TL).map_err(t)?;
             }
@@ -629,10 +633,15 @@ fn render(name: &'static str, title: &str, x: &XAxis, panels: &[Panel]) -> Resul
             ));
             for s in &panel.series {
                 let RGBColor(r, g, b) = s.color;
-                legend.push_str(&format!("    #{r:02x}{g:02x}{b:02x} {}\n", s.label));
+                let none = if s.points.is_empty() { " (none)" } else { "" };
+                legend.push_str(&format!("    #{r:02x}{g:02x}{b:02x} {}{none}\n", s.label));
             }
         }
-        let x_desc = "iteration (with the games played and the time of training beneath)";
+        let x_desc = if x.marks.is_empty() {
+            "iteration"
+        } else {
+            "iteration (with the games played and the time of training beneath)"
+        };
         draw_label(
             &root,
             x_desc,
