@@ -255,41 +255,10 @@ fn softplus(x: f64) -> f64 {
     }
 }
 
-/// Solves `a x = b` for a small dense symmetric positive definite `a` (Gaussian elimination
-/// with partial pivoting); `None` when singular.
-fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Option<Vec<f64>> {
-    let n = b.len();
-    for c in 0..n {
-        let piv = (c..n).max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))?;
-        if a[piv][c].abs() < 1e-300 {
-            return None;
-        }
-        a.swap(c, piv);
-        b.swap(c, piv);
-        let (top, rest) = a.split_at_mut(c + 1);
-        let pivot_row = &top[c];
-        for (i, row) in rest.iter_mut().enumerate() {
-            let f = row[c] / pivot_row[c];
-            if f != 0.0 {
-                for (x, p) in row[c..].iter_mut().zip(&pivot_row[c..]) {
-                    *x -= f * p;
-                }
-                b[c + 1 + i] -= f * b[c];
-            }
-        }
-    }
-    let mut x = vec![0.0; n];
-    for r in (0..n).rev() {
-        let s: f64 = (r + 1..n).map(|k| a[r][k] * x[k]).sum();
-        x[r] = (b[r] - s) / a[r][r];
-    }
-    Some(x)
-}
-
-/// The diagonal of the inverse of a small dense symmetric positive definite `a`
-/// (Gauss–Jordan elimination with partial pivoting, one `O(n³)` pass for all of it);
-/// `None` when singular.
-fn inverse_diagonal(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
+/// The inverse of a small dense symmetric positive definite `a` (Gauss–Jordan elimination
+/// with partial pivoting, `O(n³)`); `None` when singular. Newton steps multiply by it and
+/// the standard errors are its diagonal.
+fn inverse(mut a: Vec<Vec<f64>>) -> Option<Vec<Vec<f64>>> {
     let n = a.len();
     let mut inv: Vec<Vec<f64>> = (0..n)
         .map(|i| (0..n).map(|j| if i == j { 1.0 } else { 0.0 }).collect())
@@ -317,7 +286,7 @@ fn inverse_diagonal(mut a: Vec<Vec<f64>>) -> Option<Vec<f64>> {
             }
         }
     }
-    Some((0..n).map(|i| inv[i][i]).collect())
+    Some(inv)
 }
 
 /// Fits Bradley–Terry (logistic Elo) ratings by maximum likelihood over all pairwise results
@@ -384,7 +353,11 @@ pub fn fit_ratings(
     for it in 0..200 {
         iterations = it + 1;
         let (h, g) = hessian(&r);
-        let Some(step) = solve(h, g) else { break };
+        let Some(inv) = inverse(h) else { break };
+        let step: Vec<f64> = inv
+            .iter()
+            .map(|row| row.iter().zip(&g).map(|(a, b)| a * b).sum())
+            .collect();
         let ll0 = log_likelihood(&r, pairs);
         let mut t = 1.0;
         let mut improved = false;
@@ -407,9 +380,9 @@ pub fn fit_ratings(
     }
     let (h, _) = hessian(&r);
     let mut se = vec![0.0; n];
-    if let Some(diag) = inverse_diagonal(h) {
-        for (k, v) in diag.into_iter().enumerate() {
-            se[free[k]] = v.max(0.0).sqrt();
+    if let Some(inv) = inverse(h) {
+        for (k, row) in inv.iter().enumerate() {
+            se[free[k]] = row[k].max(0.0).sqrt();
         }
     }
     let mut games = vec![0.0; n];
