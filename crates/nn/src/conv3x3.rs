@@ -16,6 +16,11 @@
 //! * weight gradient: `dW[Co, Ci·9] = Σ_b dy_b[Co, HW] · col(x_b)ᵀ[HW, Ci·9]`;
 //! * bias gradient: `db[Co] = Σ_b Σ_hw dy_b`.
 //!
+//! From 16 channels (multiples of 8) on CPUs with AVX2 and FMA the three products run as a
+//! Winograd F(4×4, 3×3) convolution instead (`crate::winograd`: 4× fewer multiplications,
+//! on NHWC copies of the activations; the backward pass is the exact gradient of that
+//! forward), 6×64 training on 15×15 boards ~1.7× faster on one core.
+//!
 //! `col(x_b)` (im2col) is recomputed in the backward pass instead of being kept, so the memory
 //! held for the backward pass is the same as burn's own convolution (the input and the weight).
 //! Tensors are NCHW (`[B, C, H, W]`) and `f32`; other dtypes fall back to burn's convolution.
@@ -33,6 +38,9 @@ use burn::backend::tensor::FloatTensor;
 use burn::backend::{backend_extension, Autodiff, Backend, Dispatch, Flex, TensorMetadata};
 use burn::nn::conv::Conv2d;
 use burn::tensor::{DType, Device, Shape, Tensor, TensorData};
+
+use crate::winograd::{self, Tiling, Transform};
+use crate::Tile;
 
 /// The custom operation: `conv3x3(x [B, Ci, H, W], weight [Co, Ci, 3, 3], bias [Co])` →
 /// `[B, Co, H, W]`, stride 1, zero padding 1 (the output has the input's height and width).
@@ -429,6 +437,9 @@ pub(crate) fn for_sample_ranges<R: Send>(b: usize, f: impl Fn(usize, usize) -> R
 
 /// Forward pass on host slices (see the module docs); `out` is `[B, Co, H, W]`.
 fn forward(d: &Dims, x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32]) {
+    if let Some(tile) = winograd_tile(d) {
+        return forward_winograd(d, tile, x, weight, bias, out);
+    }
     let (hw, k, co) = (d.hw(), d.k(), d.co);
     for_sample_chunks(out, d.b, co * hw, |first, samples, chunk| {
         let mut col = vec![0.0f32; k * hw];
@@ -456,6 +467,9 @@ struct Grads {
 
 /// Backward pass on host slices (see the module docs); `grad` is `[B, Co, H, W]`.
 fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) -> Grads {
+    if let Some(tile) = winograd_tile(d) {
+        return backward_winograd(d, tile, x, weight, grad, want_dx);
+    }
     let (hw, k, co, ci) = (d.hw(), d.k(), d.co, d.ci);
     let mut dx = vec![0.0f32; if want_dx { d.b * ci * hw } else { d.b }];
     let per_sample = if want_dx { ci * hw } else { 1 };
@@ -504,6 +518,164 @@ fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) ->
     }
 }
 
+/// The Winograd algorithm training uses for a convolution, if any: F(4×4, 3×3) when both
+/// channel counts are multiples of 8 and at least 16 and the CPU has AVX2 and FMA (as
+/// [`crate::Conv3x3Algorithm::choose`] for inference), else none (the direct convolution).
+fn winograd_tile(d: &Dims) -> Option<Tile> {
+    match crate::Conv3x3Algorithm::choose(d.ci, d.co) {
+        crate::Conv3x3Algorithm::Winograd(tile) => Some(tile),
+        _ => None,
+    }
+}
+
+/// Transposes each sample's `[rows, cols]` matrix of `src` into `[cols, rows]` in `dst`,
+/// eight source rows at a time (eight reading streams, whole cache lines written).
+fn transpose_samples(src: &[f32], rows: usize, cols: usize, dst: &mut [f32]) {
+    for (s, d) in src
+        .chunks_exact(rows * cols)
+        .zip(dst.chunks_exact_mut(rows * cols))
+    {
+        let mut r0 = 0;
+        while r0 + 8 <= rows {
+            let block: [&[f32]; 8] =
+                std::array::from_fn(|i| &s[(r0 + i) * cols..(r0 + i + 1) * cols]);
+            for (c, out) in d.chunks_exact_mut(rows).enumerate() {
+                let out = &mut out[r0..r0 + 8];
+                for (o, row) in out.iter_mut().zip(block) {
+                    *o = row[c];
+                }
+            }
+            r0 += 8;
+        }
+        for r in r0..rows {
+            for c in 0..cols {
+                d[c * rows + r] = s[r * cols + c];
+            }
+        }
+    }
+}
+
+/// `[B, C, HW]` → `[B, HW, C]`.
+fn to_nhwc(x: &[f32], c: usize, hw: usize) -> Vec<f32> {
+    let mut out = vec![0.0f32; x.len()];
+    transpose_samples(x, c, hw, &mut out);
+    out
+}
+
+/// The forward pass as a Winograd convolution (see [`crate::winograd`]) on NHWC copies.
+fn forward_winograd(
+    d: &Dims,
+    tile: Tile,
+    x: &[f32],
+    weight: &[f32],
+    bias: &[f32],
+    out: &mut [f32],
+) {
+    let tr = Transform::new(tile);
+    let g = Tiling::new(&tr, d.b, d.h, d.w);
+    let xn = to_nhwc(x, d.ci, d.hw());
+    let u = tr.weights_from_oihw(weight, d.ci, d.co);
+    let mut yn = vec![0.0f32; out.len()];
+    winograd::forward_nhwc(&tr, &g, &xn, d.ci, &u, bias, d.co, None, false, &mut yn);
+    transpose_samples(&yn, d.hw(), d.co, out);
+}
+
+/// The backward pass of [`forward_winograd`]: the exact gradient of the Winograd forward
+/// (`dM = A dY Aᵀ`, `dU = Vᵀ dM`, `dV = dM Uᵀ`, `dx = B dV Bᵀ`, `dW = Gᵀ dU G`), per task over
+/// chunks of samples.
+fn backward_winograd(
+    d: &Dims,
+    tile: Tile,
+    x: &[f32],
+    weight: &[f32],
+    grad: &[f32],
+    want_dx: bool,
+) -> Grads {
+    let (hw, ci, co) = (d.hw(), d.ci, d.co);
+    let tr = Transform::new(tile);
+    let g = Tiling::new(&tr, d.b, d.h, d.w);
+    let (pts, per) = (tr.points(), g.per_sample());
+    let xn = to_nhwc(x, ci, hw);
+    let dyn_ = to_nhwc(grad, co, hw);
+    let u = tr.weights_from_oihw(weight, ci, co);
+    let chunk = winograd::samples_per_chunk(&tr, &g, ci.max(co));
+    let mut dxn = vec![0.0f32; if want_dx { d.b * hw * ci } else { d.b }];
+    let per_sample = if want_dx { hw * ci } else { 1 };
+    let partials = for_sample_chunks(&mut dxn, d.b, per_sample, |first, samples, out| {
+        let mut du = vec![0.0f32; pts * ci * co];
+        let mut db = vec![0.0f32; co];
+        let mut s = 0;
+        while s < samples {
+            let count = chunk.min(samples - s);
+            let (first_tile, n) = ((first + s) * per, count * per);
+            let mut v = vec![0.0f32; n * pts * ci];
+            let mut dm = vec![0.0f32; n * pts * co];
+            winograd::input_transform(&tr, &g, &xn, ci, first_tile, &mut v);
+            winograd::output_transform_adjoint(&tr, &g, &dyn_, co, first_tile, &mut dm);
+            for xi in 0..pts {
+                // dU[ξ] [ci, co] += V[·, ξ]ᵀ · dM[·, ξ]
+                winograd::gemm_at(
+                    (ci, co, n),
+                    &mut du[xi * ci * co..(xi + 1) * ci * co],
+                    (1, co),
+                    true,
+                    &v[xi * ci..],
+                    (pts * ci, 1),
+                    &dm[xi * co..],
+                    (1, pts * co),
+                );
+            }
+            if want_dx {
+                let mut dv = vec![0.0f32; n * pts * ci];
+                for xi in 0..pts {
+                    // dV[·, ξ] [n, ci] = dM[·, ξ] · U[ξ]ᵀ
+                    winograd::gemm_at(
+                        (n, ci, co),
+                        &mut dv[xi * ci..],
+                        (1, pts * ci),
+                        false,
+                        &dm[xi * co..],
+                        (1, pts * co),
+                        &u[xi * ci * co..(xi + 1) * ci * co],
+                        (co, 1),
+                    );
+                }
+                let dst = &mut out[s * hw * ci..(s + count) * hw * ci];
+                winograd::input_transform_adjoint(&tr, &g, &dv, ci, first_tile, first + s, dst);
+            }
+            s += count;
+        }
+        for bi in first..first + samples {
+            for (acc, row) in db
+                .iter_mut()
+                .zip(grad[bi * co * hw..(bi + 1) * co * hw].chunks_exact(hw))
+            {
+                *acc += row.iter().sum::<f32>();
+            }
+        }
+        (du, db)
+    });
+    let mut du = vec![0.0f32; pts * ci * co];
+    let mut db = vec![0.0f32; co];
+    for (pu, pb) in partials {
+        for (a, b) in du.iter_mut().zip(&pu) {
+            *a += b;
+        }
+        for (a, b) in db.iter_mut().zip(&pb) {
+            *a += b;
+        }
+    }
+    Grads {
+        dx: want_dx.then(|| {
+            let mut dx = vec![0.0f32; dxn.len()];
+            transpose_samples(&dxn, hw, ci, &mut dx);
+            dx
+        }),
+        dw: tr.weight_grad_to_oihw(&du, ci, co),
+        db,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -514,7 +686,8 @@ mod tests {
 
     /// The fast forward and all three gradients agree with burn's `conv2d` and its autodiff
     /// gradients, for several shapes (1-sample and multi-sample batches, one input channel,
-    /// boards as narrow as 2 columns, non-square boards).
+    /// boards as narrow as 2 columns, non-square boards; the im2col path and, from 16
+    /// channels, the Winograd path).
     #[test]
     fn conv3x3_matches_burn_conv2d_forward_and_gradients() {
         let device = Device::flex().autodiff();
@@ -524,6 +697,11 @@ mod tests {
             (5, 4, 8, 15, 15),
             (2, 3, 4, 2, 9),
             (7, 8, 6, 5, 2),
+            // Winograd F(4×4) (channel counts of 16 and more, multiples of 8): a 15×15 board
+            // whose tiles overhang it, Xiangqi's 10×9, and a batch split over tasks.
+            (2, 16, 16, 15, 15),
+            (5, 16, 24, 10, 9),
+            (3, 24, 16, 6, 7),
         ] {
             let conv = Conv2dConfig::new([ci, co], [3, 3])
                 .with_padding(PaddingConfig2d::Explicit(1, 1, 1, 1))

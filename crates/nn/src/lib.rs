@@ -49,7 +49,9 @@
 //!
 //! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
 //! training mode ([`batch_norm`]) are burn *backend extensions* with hand-written backward
-//! passes (per-sample GEMMs with im2col/col2im; per-channel reductions over NCHW in place):
+//! passes (per-sample GEMMs with im2col/col2im, or, from 16 channels on AVX2 CPUs, Winograd
+//! F(4×4, 3×3) forward and backward, see [`winograd`]'s docs in the source; per-channel
+//! reductions over NCHW in place):
 //! burn 0.22's generic convolution backward and batch-norm reductions copy and scatter the
 //! activations and ran at half the machine's matrix-product rate. Both are checked against
 //! burn's own layers (outputs and every gradient); on CUDA burn's layers are used unchanged.
@@ -61,7 +63,8 @@
 //!
 //! # Inference
 //!
-//! [`NetworkEvaluator`] implements `alphazero_mcts::Evaluator`; wrap it in
+//! [`NetworkEvaluator`] implements `alphazero_mcts::Evaluator` on the [`FoldedNet`] (3×3
+//! convolutions as Winograd F(4×4, 3×3) where [`Conv3x3Algorithm::choose`] says so); wrap it in
 //! `alphazero_mcts::CachedEvaluator` for self-play and play.
 #![deny(missing_docs)]
 

@@ -23,15 +23,12 @@
 //! `dg = Gᵀ dU G`: the exact gradient of the Winograd forward, which equals the convolution's
 //! gradient up to rounding.
 //!
-//! The backward steps (the adjoints) are checked here but not yet used by training, whose
-//! convolutions are still the direct ones of `conv3x3`.
+//! Training's 3×3 convolutions ([`crate::conv3x3`]) run forward and backward this way.
 //!
 //! Layout: activations are NHWC (`[B, H, W, C]`, channel fastest) so that every transform is
 //! a loop over channels (vectorised; compiled for AVX2/FMA where the CPU has them). Transformed
 //! arrays are `[tiles, t², C]` (a tile's transformed values together; the matrix of point `ξ`
 //! has row stride `t²·C`), weights `[t², C_in, C_out]`.
-
-#![allow(dead_code)] // the adjoints: for training's backward pass (see the module docs)
 
 /// The output tile size of a Winograd algorithm for 3×3 kernels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -209,11 +206,6 @@ impl Tiling {
     /// Tiles of one sample.
     pub fn per_sample(&self) -> usize {
         self.th * self.tw
-    }
-
-    /// Tiles of the batch.
-    pub fn tiles(&self) -> usize {
-        self.b * self.per_sample()
     }
 }
 
@@ -903,6 +895,59 @@ fn grow(buf: &mut Vec<f32>, len: usize) -> &mut [f32] {
         buf.resize(len, 0.0);
     }
     &mut buf[..len]
+}
+
+/// `dst[i, j] (+)= Σ_k lhs[i, k] · rhs[k, j]` for `(m, n, k)` with explicit (column, row)
+/// strides of each operand (`dst` included).
+///
+/// # Panics
+/// If an operand's last element lies outside its slice.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn gemm_at(
+    (m, n, k): (usize, usize, usize),
+    dst: &mut [f32],
+    (dst_cs, dst_rs): (usize, usize),
+    accumulate: bool,
+    lhs: &[f32],
+    (lhs_cs, lhs_rs): (usize, usize),
+    rhs: &[f32],
+    (rhs_cs, rhs_rs): (usize, usize),
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    let last =
+        |cs: usize, rs: usize, rows: usize, cols: usize| (rows - 1) * rs + (cols - 1) * cs + 1;
+    assert!(dst.len() >= last(dst_cs, dst_rs, m, n));
+    if k > 0 {
+        assert!(lhs.len() >= last(lhs_cs, lhs_rs, m, k));
+        assert!(rhs.len() >= last(rhs_cs, rhs_rs, k, n));
+    }
+    // SAFETY: the asserts above bound every element read (lhs m×k, rhs k×n) or written
+    // (dst m×n) at the given strides.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            dst_cs as isize,
+            dst_rs as isize,
+            accumulate,
+            lhs.as_ptr(),
+            lhs_cs as isize,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            if accumulate { 1.0 } else { 0.0 },
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
 }
 
 /// Samples per chunk of the batch so that one chunk's transformed input (`t²·tiles·C`
