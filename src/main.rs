@@ -48,7 +48,7 @@ enum Command {
     Analyze(cmd::analyze::AnalyzeArgs),
     /// Matches between players (baselines, networks, external engines): cross table,
     /// Bradley–Terry ratings, SPRT; or a rating ladder over a run's networks.
-    Arena(cmd::arena::ArenaArgs),
+    Arena(Box<cmd::arena::ArenaArgs>),
     /// Learning-quality reports: Connect Four against the solver, value calibration of a run.
     Eval(cmd::eval::EvalArgs),
     /// Inspects self-play game records (`.azr`) and exports games as PGN, SGF or PSQ.

@@ -1002,7 +1002,7 @@ fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
             ),
         }
     }
-    nets.sort_by(|a, b| (a.iteration, !a.champion).cmp(&(b.iteration, !b.champion)));
+    nets.sort_by_key(|n| (n.iteration, !n.champion));
     Ok(nets)
 }
 
