@@ -7,9 +7,10 @@ use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
 use alphazero_nn::bench::{
-    bench_inference, bench_inference_folded, bench_matmul, bench_training, gomoku15_config,
+    bench_fma_peak, bench_inference, bench_inference_folded, bench_inference_folded_with,
+    bench_matmul, bench_training, compute_threads, gomoku15_config,
 };
-use alphazero_nn::{ModelConfig, ModelPreset, NetworkEvaluator};
+use alphazero_nn::{Conv3x3Algorithm, ModelConfig, ModelPreset, NetworkEvaluator, Tile};
 use alphazero_selfplay::{
     play_selfplay_games, play_selfplay_games_parallel, worker_count, SelfPlayConfig,
 };
@@ -25,11 +26,13 @@ pub enum BenchWhat {
     Perft,
     /// Search simulations/s with the uniform evaluator (no network).
     Search,
-    /// Network positions/s (inference) and samples/s (training), GFLOP/s.
+    /// Network positions/s (inference) and samples/s (training), effective GFLOP/s (also per
+    /// 3×3 convolution algorithm) and their share of the FMA peak measured by an FMA loop.
     Nn,
     /// Self-play games/hour: Connect Four with a small fresh network; Gomoku 15×15 and
-    /// Xiangqi with their CPU configs (`configs/*-cpu.toml`) and shipped networks, with one
-    /// worker (every layer split over the cores) and with one worker per core.
+    /// Xiangqi with their CPU configs (`configs/*-cpu.toml`) and shipped networks: the old
+    /// path (`-w1-direct`: one worker, direct convolutions split over the cores), then each
+    /// `--workers` count with the default (Winograd) convolutions.
     Selfplay,
     /// Gomoku threat-space search: VCF nodes/s on random 15×15 middle-game positions, and
     /// the time to find the 9- and 11-ply VCFs of the rule test data. Xiangqi mate search:
@@ -280,13 +283,48 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     eprintln!("network device: {}", crate::engine::device_words(dev));
     let mm = bench_matmul(if quick { 512 } else { 1024 }, t, dev);
     line("matmul", mm, "GFLOP/s");
+    // The ceiling: independent FMA chains in registers, on one core and on the threads the
+    // network kernels use; every "-fma-peak-share" line is a figure over the latter.
+    let threads = compute_threads();
+    let peak1 = bench_fma_peak(1, t);
+    let peak = if threads > 1 {
+        bench_fma_peak(threads, t)
+    } else {
+        peak1
+    };
+    line("fma-peak-1core", peak1, "GFLOP/s");
+    line(&format!("fma-peak-{threads}threads"), peak, "GFLOP/s");
+    let share = |name: &str, gflops: f64| {
+        line(
+            &format!("{name}-fma-peak-share"),
+            100.0 * gflops / peak.max(1e-9),
+            "%",
+        )
+    };
+    let cpu = dev.clone().without_autodiff() == alphazero_nn::Device::flex();
+    if cpu {
+        // The 3×3 convolution algorithms on the whole 6×64 network at batch 32, effective
+        // GFLOP/s (the direct convolution's multiply-accumulates per second; the trunk's
+        // 3×3 convolutions are 99.8% of them).
+        let cfg = gomoku15_config(ModelPreset::Medium);
+        for (tag, alg) in [
+            ("direct", Conv3x3Algorithm::Direct),
+            ("winograd-f2", Conv3x3Algorithm::Winograd(Tile::F2)),
+            ("winograd-f4", Conv3x3Algorithm::Winograd(Tile::F4)),
+        ] {
+            let f = bench_inference_folded_with(&cfg, 32, t, alg);
+            let name = format!("nn-conv3x3-{tag}-6x64-gomoku15-b32");
+            line(&name, f.positions_per_sec, "positions/s");
+            line(&format!("{name}-gflops"), f.gflops, "GFLOP/s");
+            share(&name, f.gflops);
+        }
+    }
     for preset in [ModelPreset::Medium, ModelPreset::Large] {
         let cfg = gomoku15_config(preset);
         let name = format!("{}x{}", cfg.residual_blocks, cfg.channels);
         for batch in [1usize, 8, 32, 128] {
             // The evaluator's path on this device first (folded on the CPU), then burn's
             // forward on the CPU as the reference.
-            let cpu = dev.clone().without_autodiff() == alphazero_nn::Device::flex();
             let mut figures = Vec::new();
             if cpu {
                 figures.push((String::new(), bench_inference_folded(&cfg, batch, t)));
@@ -304,6 +342,7 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
                     f.gflops,
                     "GFLOP/s",
                 );
+                share(&format!("nn-infer{tag}-{name}-gomoku15-b{batch}"), f.gflops);
             }
         }
     }
@@ -315,6 +354,7 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
         "samples/s",
     );
     line("nn-train-6x64-gomoku15-b256-gflops", f.gflops, "GFLOP/s");
+    share("nn-train-6x64-gomoku15-b256", f.gflops);
 }
 
 fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
@@ -410,6 +450,9 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         None => (mcfg.init(dev), mcfg, "a fresh network".to_string()),
     };
     let base = NetworkEvaluator::<G>::new(&net, &mcfg, dev)?;
+    // The path before Winograd and workers: one worker, every layer split over the cores,
+    // the direct 3×3 convolution.
+    let direct = NetworkEvaluator::<G>::with_algorithm(&net, &mcfg, dev, Conv3x3Algorithm::Direct)?;
     let games = games.unwrap_or(if quick {
         8
     } else {
@@ -419,12 +462,16 @@ fn selfplay_game<G: alphazero_nn::Encode>(
     config.parallel_games = games as usize;
     let sims = cfg.selfplay.simulations;
     let net_name = format!("{}x{}", mcfg.residual_blocks, mcfg.channels);
-    for &wanted in workers {
+    let runs = std::iter::once((1, "-direct"))
+        .chain(workers.iter().map(|&w| (w, "")))
+        .collect::<Vec<_>>();
+    for (wanted, tag) in runs {
         let n = worker_count(wanted, games, config.parallel_games);
+        let eval = if tag.is_empty() { &base } else { &direct };
         let stats = play_selfplay_games_parallel(
             &start,
             n,
-            |_| alphazero_mcts::CachedEvaluator::new(base.clone(), 200_000 / n),
+            |_| alphazero_mcts::CachedEvaluator::new(eval.clone(), 200_000 / n),
             &config,
             games,
             0,
@@ -439,8 +486,14 @@ fn selfplay_game<G: alphazero_nn::Encode>(
             stats.evaluator_calls,
             stats.mean_batch()
         );
-        let fig = format!("selfplay-{name}-{net_name}-s{sims}-w{n}");
+        let fig = format!("selfplay-{name}-{net_name}-s{sims}-w{n}{tag}");
         line(&fig, stats.games as f64 * 3600.0 / secs, "games/h");
+        // Plies/s: the same figure without the noise of how long the games happened to be.
+        line(
+            &format!("{fig}-plies"),
+            stats.plies as f64 / secs,
+            "plies/s",
+        );
         line(
             &format!("{fig}-network-share"),
             100.0 * stats.evaluator_share(),

@@ -258,6 +258,19 @@ pub fn bench_fma_peak(threads: usize, min_time: Duration) -> f64 {
     })
 }
 
+/// Threads the network kernels split their work over (rayon's pool; 1 without the `rayon`
+/// feature): the cores whose FMA peak bounds a figure.
+pub fn compute_threads() -> usize {
+    #[cfg(feature = "rayon")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        1
+    }
+}
+
 /// FLOPs per call of [`fma_chains`]: 12 chains × 8 lanes × 2 FLOPs × `iters`.
 const FMA_ITERS: u64 = 1 << 16;
 

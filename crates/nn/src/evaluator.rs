@@ -8,7 +8,7 @@ use alphazero_mcts::{EvalError, EvalRequest, Evaluator};
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::{Encode, FoldedNet, ModelConfig, NnError, PolicyValueNet};
+use crate::{Conv3x3Algorithm, Encode, FoldedNet, ModelConfig, NnError, PolicyValueNet};
 
 /// Evaluates positions with a [`PolicyValueNet`] in inference mode (no autodiff, batch norm
 /// on running statistics).
@@ -68,10 +68,10 @@ impl Forward {
         net: &PolicyValueNet,
         config: &ModelConfig,
         device: &Device,
-        folded: bool,
+        folded: Option<Conv3x3Algorithm>,
     ) -> Result<Forward, NnError> {
-        Ok(if folded {
-            Forward::Folded(Arc::new(FoldedNet::new(net, config)?))
+        Ok(if let Some(algorithm) = folded {
+            Forward::Folded(Arc::new(FoldedNet::with_algorithm(net, config, algorithm)?))
         } else {
             Forward::Burn(Arc::new(net.valid().to_device(device)))
         })
@@ -90,14 +90,30 @@ impl<G: Encode> NetworkEvaluator<G> {
         device: &Device,
     ) -> Result<NetworkEvaluator<G>, NnError> {
         let cpu = device.clone().without_autodiff() == Device::flex();
-        Self::build(net, config, device, cpu)
+        Self::build(net, config, device, cpu.then_some(Conv3x3Algorithm::Auto))
+    }
+
+    /// On the CPU, an evaluator whose folded network computes its 3×3 convolutions with
+    /// `algorithm` (e.g. [`Conv3x3Algorithm::Direct`] to measure against); on other devices
+    /// the same as [`NetworkEvaluator::new`].
+    ///
+    /// # Errors
+    /// [`NnError::InvalidConfig`] if `config` is invalid.
+    pub fn with_algorithm(
+        net: &PolicyValueNet,
+        config: &ModelConfig,
+        device: &Device,
+        algorithm: Conv3x3Algorithm,
+    ) -> Result<NetworkEvaluator<G>, NnError> {
+        let cpu = device.clone().without_autodiff() == Device::flex();
+        Self::build(net, config, device, cpu.then_some(algorithm))
     }
 
     fn build(
         net: &PolicyValueNet,
         config: &ModelConfig,
         device: &Device,
-        folded: bool,
+        folded: Option<Conv3x3Algorithm>,
     ) -> Result<NetworkEvaluator<G>, NnError> {
         config.validate()?;
         let device = device.clone().without_autodiff();
@@ -124,7 +140,7 @@ impl<G: Encode> NetworkEvaluator<G> {
         config: &ModelConfig,
         device: &Device,
     ) -> Result<NetworkEvaluator<G>, NnError> {
-        Self::build(net, config, device, false)
+        Self::build(net, config, device, None)
     }
 
     /// Replaces the network (e.g. after a training round); `net` must have the same shape.
@@ -133,7 +149,10 @@ impl<G: Encode> NetworkEvaluator<G> {
     /// [`NnError::InvalidConfig`] if the network does not match the evaluator's configuration
     /// (checked when the folded CPU path is in use).
     pub fn set_network(&mut self, net: &PolicyValueNet) -> Result<(), NnError> {
-        let folded = matches!(self.forward, Forward::Folded(_));
+        let folded = match &self.forward {
+            Forward::Folded(f) => Some(f.algorithm()),
+            Forward::Burn(_) => None,
+        };
         self.forward = Forward::new(net, &self.config, &self.device, folded)?;
         Ok(())
     }

@@ -100,6 +100,7 @@ enum Epilogue<'a> {
 #[derive(Clone, Debug)]
 pub struct FoldedNet {
     config: ModelConfig,
+    algorithm: Conv3x3Algorithm,
     stem: FoldedConv,
     blocks: Vec<(FoldedConv, FoldedConv)>,
     policy_conv: FoldedConv,
@@ -449,6 +450,7 @@ impl FoldedNet {
             .collect::<Result<Vec<_>, NnError>>()?;
         let mut folded = FoldedNet {
             config: config.clone(),
+            algorithm,
             stem,
             blocks,
             policy_conv: fold_conv(&net.policy_conv, &net.policy_bn)?,
@@ -524,6 +526,11 @@ impl FoldedNet {
     /// The network's configuration.
     pub fn config(&self) -> &ModelConfig {
         &self.config
+    }
+
+    /// The 3×3 convolution algorithm it was built with.
+    pub fn algorithm(&self) -> Conv3x3Algorithm {
+        self.algorithm
     }
 
     /// Runs the network on `planes` `[B, C, H, W]` (row-major, each position from its side to

@@ -50,7 +50,7 @@
 //! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
 //! training mode ([`batch_norm`]) are burn *backend extensions* with hand-written backward
 //! passes (per-sample GEMMs with im2col/col2im, or, from 16 channels on AVX2 CPUs, Winograd
-//! F(4×4, 3×3) forward and backward, see [`winograd`]'s docs in the source; per-channel
+//! F(4×4, 3×3) forward and backward, see `winograd.rs`; per-channel
 //! reductions over NCHW in place):
 //! burn 0.22's generic convolution backward and batch-norm reductions copy and scatter the
 //! activations and ran at half the machine's matrix-product rate. Both are checked against
