@@ -38,6 +38,21 @@ fn connect4_eval_without_a_model_names_its_evaluator_per_file() {
 }
 
 #[test]
+fn connect4_eval_of_the_early_sets_takes_the_cached_solver_answers() {
+    // Issue 19 defect 11: Test_L1_R3 cost ~13 s of solver time per position.
+    for set in ["Test_L1_R3", "Test_L1_R2", "Test_L1_R1"] {
+        let out = alphazero(&[
+            "eval", "connect4", "--sets", set, "--lines", "200", "--sims", "0",
+        ]);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(out.stdout.contains("policy-keeps") && out.stdout.contains("search-keeps"));
+        let row = out.stdout.lines().find(|l| l.starts_with(set)).unwrap();
+        let t: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!((t[1], t[7]), ("200", "200"), "every position cached: {row}");
+    }
+}
+
+#[test]
 fn connect4_eval_with_a_run_network_and_bad_inputs() {
     let dir = fresh_dir("eval_c4");
     tiny_connect4_run(&dir);

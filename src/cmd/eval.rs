@@ -30,8 +30,8 @@ enum EvalCommand {
     /// the slowest loss) and a move that keeps the result (win, draw or loss; a slower win
     /// counts), where its value has the solver's sign, and the same two shares for the
     /// search's move. The solver's answers come from the sets' caches
-    /// (`tests/data/connect4/scores/`, the early-game sets' first 200 positions) where they
-    /// have them.
+    /// (`tests/data/connect4/scores/`: the first 200 positions of Test_L1_R1 and Test_L1_R3,
+    /// all 1,000 of Test_L1_R2) where they have them.
     Connect4 {
         /// Network checkpoint (without it: the shipped network if there is one, else the uniform
         /// evaluator; the report names which).
@@ -47,7 +47,7 @@ enum EvalCommand {
         #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
         lines: u64,
         /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1;
-        /// also Test_L1_R2, Test_L1_R3: early positions, their first 200 cached).
+        /// also Test_L1_R2, Test_L1_R3: early positions, slow to solve beyond their caches).
         #[arg(long, value_delimiter = ',')]
         sets: Vec<String>,
         /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else the repository's
