@@ -224,11 +224,9 @@ fn sprt_stops_a_two_player_match_early() {
     assert!(games >= 16, "{}", out.stdout);
 }
 
-#[test]
-fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
-    let dir = fresh_dir("arena_ladder");
-    tiny_connect4_run(&dir);
-    let out = alphazero(&[
+/// `alphazero arena --game connect4 --snapshots DIR --games 2 EXTRA…`.
+fn snapshot_ladder(dir: &std::path::Path, extra: &[&str]) -> common::Output {
+    let mut args = vec![
         "arena",
         "--game",
         "connect4",
@@ -236,9 +234,16 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
         dir.to_str().unwrap(),
         "--games",
         "2",
-        "--sims",
-        "8",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    alphazero(&args)
+}
+
+#[test]
+fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
+    let dir = fresh_dir("arena_ladder");
+    tiny_connect4_run(&dir);
+    let out = snapshot_ladder(&dir, &["--sims", "8"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
     assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
@@ -271,17 +276,7 @@ fn snapshot_ladder_never_rates_a_network_of_an_uncommitted_iteration() {
         nets.join("snapshot-00002.azc"),
     )
     .unwrap();
-    let out = alphazero(&[
-        "arena",
-        "--game",
-        "connect4",
-        "--snapshots",
-        dir.to_str().unwrap(),
-        "--games",
-        "2",
-        "--sims",
-        "4",
-    ]);
+    let out = snapshot_ladder(&dir, &["--sims", "4"]);
     assert_eq!(out.code, 0, "{}", out.stderr);
     for name in ["champion-0002", "snapshot-00002"] {
         assert!(!out.stdout.contains(name), "{name} rated: {}", out.stdout);
@@ -310,23 +305,19 @@ fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_rob
         )
         .unwrap();
     }
-    let out = alphazero(&[
-        "arena",
-        "--game",
-        "connect4",
-        "--snapshots",
-        dir.to_str().unwrap(),
-        "--games",
-        "2",
-        "--sims",
-        "2",
-        "--snapshot-neighbours",
-        "1",
-        "--snapshot-anchors",
-        "3",
-        "--threads",
-        "2",
-    ]);
+    let out = snapshot_ladder(
+        &dir,
+        &[
+            "--sims",
+            "2",
+            "--snapshot-neighbours",
+            "1",
+            "--snapshot-anchors",
+            "3",
+            "--threads",
+            "2",
+        ],
+    );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let pairs: usize = out
         .stderr
@@ -398,17 +389,7 @@ fn snapshot_ladder_on_a_read_only_run_directory_fails_before_any_game() {
         eprintln!("skipped: this file system cannot make a directory read-only for this user");
         return;
     }
-    let out = alphazero(&[
-        "arena",
-        "--game",
-        "connect4",
-        "--snapshots",
-        dir.to_str().unwrap(),
-        "--games",
-        "2",
-        "--sims",
-        "4",
-    ]);
+    let out = snapshot_ladder(&dir, &["--sims", "4"]);
     make_writable(&dir);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
