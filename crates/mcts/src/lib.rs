@@ -7,7 +7,11 @@
 //!   W)` allocated on expansion), PUCT with FPU reduction, virtual loss and `K` leaves per
 //!   evaluator call, Dirichlet root noise over the candidate moves, MCTS-solver, tree reuse
 //!   ([`Search::advance`]), optional Gumbel root with sequential halving.
-//! * [`run_many`]: many trees, one evaluator call per round. [`select_move`]: temperature.
+//! * [`Driver`]: the one collect-leaves → evaluate → apply loop, for one tree or many trees
+//!   batched into one evaluator call, with its stop conditions ([`RunLimits`]: node cap,
+//!   deadline, PV depth; a [`Control`] callback between rounds) and one rule for evaluator
+//!   errors. [`Search::run`] and [`run_many`] are its plain forms.
+//! * [`select_move`]: temperature.
 //! * Evaluators: [`UniformEvaluator`], [`RolloutEvaluator`], [`CachedEvaluator`].
 //!
 //! Values are always from the side to move of the position they belong to; backed-up values
@@ -18,16 +22,20 @@
 //! [-1, 1] to [0, 1] before `σ`; **non-root nodes use plain PUCT**.
 #![deny(missing_docs)]
 
+mod bench;
 mod config;
 mod driver;
 mod evaluator;
 mod evaluators;
 mod gumbel;
 mod search;
+mod select;
 
 pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
-pub use driver::{bench_simulations, run_many, select_move, BenchReport};
+pub use bench::{bench_simulations, BenchReport};
+pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
 pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;
 pub use search::{dirichlet_noise, ChildStats, Search, SearchResult};
+pub use select::select_move;

@@ -6,6 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma, Gumbel};
 
 use crate::config::{ConfigError, SearchConfig};
+use crate::driver::{Control, Driver, RunLimits};
 use crate::evaluator::{EvalError, EvalRequest, Evaluator};
 use crate::gumbel;
 
@@ -153,11 +154,12 @@ struct GumbelRoot {
 /// arena (a node's edges are contiguous and allocated when it is expanded), and the position of
 /// every node is kept so that no simulation replays moves. The root is node 0.
 ///
-/// Two ways to drive it: [`Search::run`] (one tree, one evaluator call per batch of up to
-/// `leaves_per_batch` leaves), or the step API [`Search::begin_run`] /
-/// [`Search::collect_leaves`] / [`Search::pending_requests`] / [`Search::apply_evaluations`] /
-/// [`Search::is_done`] / [`Search::result`] that [`crate::run_many`] and self-play use to batch
-/// many trees into one evaluator call.
+/// It is driven by the one [`Driver`]: [`Search::run`] / [`Search::run_with`] (this tree
+/// alone, one evaluator call per batch of up to `leaves_per_batch` leaves), [`crate::run_many`]
+/// and [`Driver::run`] / [`Driver::round`] (many trees, one evaluator call per round). The
+/// step API the driver uses ([`Search::begin_run`] / [`Search::collect_leaves`] /
+/// [`Search::pending_requests`] / [`Search::apply_evaluations`] / [`Search::is_done`] /
+/// [`Search::result`]) stays public for tests and tools that step a tree by hand.
 pub struct Search<G: Game> {
     config: SearchConfig,
     rng: StdRng,
@@ -176,7 +178,6 @@ pub struct Search<G: Game> {
     root_prepared: bool,
     noise_applied: bool,
     gumbel: Option<GumbelRoot>,
-    logits_buf: Vec<f32>,
     values_buf: Vec<f32>,
     /// The tactical proof line of the root, when the game's tactics decided it.
     root_line: Vec<G::Move>,
@@ -186,15 +187,6 @@ pub struct Search<G: Game> {
     /// ([`SearchConfig::reply_tactical_budget`]; [`Game::opponent_may_force_win`] at the
     /// root), once asked.
     reply_threat: Option<bool>,
-}
-
-/// Reuses a request vector's allocation for a new borrow lifetime (in-place collect of an
-/// empty vector).
-fn recycle<'a, 'b, G: Game>(mut v: Vec<EvalRequest<'a, G>>) -> Vec<EvalRequest<'b, G>> {
-    v.clear();
-    v.into_iter()
-        .map(|_| unreachable!("vector is empty"))
-        .collect()
 }
 
 #[inline]
@@ -266,7 +258,6 @@ impl<G: Game> Search<G> {
             root_prepared: false,
             noise_applied: false,
             gumbel: None,
-            logits_buf: Vec::new(),
             values_buf: Vec::new(),
             root_line: Vec::new(),
             root_tactics_done: false,
@@ -343,39 +334,35 @@ impl<G: Game> Search<G> {
     }
 
     /// Runs `config.simulations` simulations (fewer if the root gets proven) and returns the
-    /// result. Leaves are evaluated `leaves_per_batch` at a time, one evaluator call each.
+    /// result: [`Search::run_with`] without limits. Leaves are evaluated `leaves_per_batch` at
+    /// a time, one evaluator call each.
     ///
     /// # Errors
-    /// [`EvalError`] from the evaluator, or when it returns a non-finite value. The tree is left
+    /// [`EvalError`] by the driver's [error rule](crate::Driver#error-rule): the tree is left
     /// without pending leaves (their virtual loss undone).
     pub fn run<E: Evaluator<G> + ?Sized>(
         &mut self,
         evaluator: &E,
     ) -> Result<SearchResult<G>, EvalError> {
-        self.begin_run();
-        let mut reqs: Vec<EvalRequest<'static, G>> = Vec::new();
-        while !self.is_done() {
-            let n = self.collect_leaves();
-            if n == 0 {
-                continue;
-            }
-            let a = self.states[0].num_actions();
-            let mut logits = std::mem::take(&mut self.logits_buf);
-            let mut values = std::mem::take(&mut self.values_buf);
-            logits.resize(n * a, 0.0);
-            values.resize(n, 0.0);
-            let mut batch = recycle(reqs);
-            batch.extend(self.pending_requests());
-            let r = evaluator.evaluate(&batch, &mut logits, &mut values);
-            reqs = recycle(batch);
-            let r = r.and_then(|()| self.apply_evaluations(&logits, &values));
-            self.logits_buf = logits;
-            self.values_buf = values;
-            if let Err(e) = r {
-                self.cancel_pending();
-                return Err(e);
-            }
-        }
+        self.run_with(evaluator, RunLimits::default())
+    }
+
+    /// Runs this tree alone through the [`Driver`] under `limits` (node cap, deadline, PV
+    /// depth; see [`RunLimits`]) besides `config.simulations`, and returns the result.
+    ///
+    /// # Errors
+    /// As [`Search::run`].
+    pub fn run_with<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        mut limits: RunLimits,
+    ) -> Result<SearchResult<G>, EvalError> {
+        Driver::new().run(
+            std::slice::from_mut(self),
+            evaluator,
+            &mut limits,
+            |_, _| Control::Continue,
+        )?;
         Ok(self.result())
     }
 
@@ -530,7 +517,7 @@ impl<G: Game> Search<G> {
     }
 
     /// Discards pending leaves, undoing their virtual loss.
-    fn cancel_pending(&mut self) {
+    pub(crate) fn cancel_pending(&mut self) {
         let pending = std::mem::take(&mut self.pending);
         for &id in &pending {
             self.undo_virtual(id);

@@ -1,0 +1,56 @@
+//! The search throughput benchmark.
+
+use std::time::Instant;
+
+use alphazero_game::Game;
+
+use crate::config::SearchConfig;
+use crate::evaluator::{EvalError, Evaluator};
+use crate::search::Search;
+
+/// Throughput measured by [`bench_simulations`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BenchReport {
+    /// Simulations done in total.
+    pub simulations: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// `simulations / seconds`.
+    pub sims_per_sec: f64,
+    /// Nodes in the last tree.
+    pub tree_size: usize,
+}
+
+/// Measures search speed: `runs` fresh searches of `position` (no history) with `config`
+/// and `evaluator`, timed together.
+///
+/// # Errors
+/// [`EvalError`] as from [`Search::run`]; a bad config is reported as an `EvalError` naming it.
+pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(
+    position: &G,
+    config: &SearchConfig,
+    evaluator: &E,
+    runs: u32,
+) -> Result<BenchReport, EvalError> {
+    let start = Instant::now();
+    let mut sims = 0u64;
+    let mut tree_size = 0;
+    for i in 0..runs {
+        let cfg = SearchConfig {
+            seed: config.seed.wrapping_add(i as u64),
+            ..config.clone()
+        };
+        let mut s =
+            Search::new(position.clone(), Vec::new(), cfg).map_err(|e| EvalError(e.to_string()))?;
+        let r = s.run(evaluator)?;
+        sims += r.simulations as u64;
+        tree_size = s.tree_size();
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    Ok(BenchReport {
+        simulations: sims,
+        seconds,
+        sims_per_sec: sims as f64 / seconds.max(1e-9),
+        tree_size,
+    })
+}
