@@ -1,16 +1,13 @@
 //! The self-play actor: many games in parallel through one batched evaluator.
 
+use std::borrow::{Borrow, BorrowMut};
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, Side};
-use alphazero_mcts::{
-    select_move, ConfigError, EvalError, EvalRequest, Evaluator, Search, SearchConfig,
-};
+use alphazero_mcts::{select_move, ConfigError, Driver, EvalError, Evaluator, Search, SearchConfig};
 use alphazero_train::record::{GameFlags, GameRecord, GameResult, PlyRecord};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-
-use crate::evaluate_round;
 
 /// Playout-cap randomisation (Wu 2019, "Accelerating Self-Play Learning in Go", KataGo): most
 /// moves get a cheap search whose π is not trained on; a fraction `full_probability` get the
@@ -182,6 +179,19 @@ struct Slot<G: Game> {
     would_resign: Option<Side>,
 }
 
+/// A slot is driven as its search tree.
+impl<G: Game> Borrow<Search<G>> for Slot<G> {
+    fn borrow(&self) -> &Search<G> {
+        &self.search
+    }
+}
+
+impl<G: Game> BorrowMut<Search<G>> for Slot<G> {
+    fn borrow_mut(&mut self) -> &mut Search<G> {
+        &mut self.search
+    }
+}
+
 /// Plays `num_games` self-play games from `start` with `evaluator` and hands each finished
 /// game to `on_game` (in order of completion) as a [`GameRecord`] (start text empty: the
 /// default start of the game's config is assumed by the caller). `first_game_index` offsets
@@ -251,24 +261,13 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     for s in slots.iter_mut() {
         start_move(s, config, &mut rng)?;
     }
-    let mut logits = Vec::new();
-    let mut values = Vec::new();
-    let mut requests: Vec<EvalRequest<'static, G>> = Vec::new();
+    let mut driver = Driver::new();
     while !slots.is_empty() {
         // One round: every unfinished search contributes its leaves to one evaluator call.
-        let (n, eval_time) = {
-            let mut refs: Vec<&mut Search<G>> = slots.iter_mut().map(|s| &mut s.search).collect();
-            evaluate_round(
-                &mut refs,
-                evaluator,
-                &mut logits,
-                &mut values,
-                &mut requests,
-            )?
-        };
-        if n > 0 {
-            stats.evaluator_time += eval_time;
-            stats.evaluations += n as u64;
+        let round = driver.round(&mut slots, evaluator)?;
+        if round.positions > 0 {
+            stats.evaluator_time += round.eval_time;
+            stats.evaluations += round.positions as u64;
             stats.evaluator_calls += 1;
         }
         // Finished searches make their move; finished games are emitted and replaced.
