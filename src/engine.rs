@@ -10,8 +10,8 @@ use std::time::Instant;
 
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
-    CachedEvaluator, EvalError, EvalRequest, Evaluator, Search, SearchConfig, SearchResult,
-    UniformEvaluator,
+    CachedEvaluator, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
+    SearchResult, UniformEvaluator,
 };
 use alphazero_nn::{load_checkpoint, Device, Encode, GameTag, NetworkEvaluator};
 use anyhow::{bail, Context, Result};
@@ -339,8 +339,9 @@ pub fn device_words(device: &Device) -> String {
 }
 
 /// Runs one search from the current position of `game` with `config.simulations` simulations,
-/// or until `movetime_ms` has passed (after at least one simulation) when given, whichever comes
-/// first. Root noise is off.
+/// or until `movetime_ms` has passed when given, whichever comes first (the search driver's
+/// deadline, [`RunLimits::deadline`]: no evaluator batch is started that is expected to end
+/// after it, and at least one simulation is done). Root noise is off.
 ///
 /// # Errors
 /// A bad search configuration or an evaluator failure.
@@ -358,30 +359,11 @@ pub fn search_position<G: Game>(
         config.simulations = u32::MAX / 2;
     }
     let mut search = Search::from_history(game, config).context("search configuration")?;
-    let Some(ms) = movetime_ms else {
-        return Ok(search.run(evaluator)?);
+    let limits = RunLimits {
+        deadline: movetime_ms.map(|ms| Instant::now() + std::time::Duration::from_millis(ms)),
+        ..RunLimits::default()
     };
-    let deadline = Instant::now() + std::time::Duration::from_millis(ms);
-    search.begin_run();
-    let a = search.root_position().num_actions();
-    let (mut logits, mut values) = (Vec::new(), Vec::new());
-    while !search.is_done() {
-        if search.simulations_done() >= 1 && search.num_pending() == 0 && Instant::now() >= deadline
-        {
-            break;
-        }
-        let n = search.collect_leaves();
-        if n == 0 {
-            continue;
-        }
-        logits.resize(n * a, 0.0);
-        values.resize(n, 0.0);
-        let batch: Vec<EvalRequest<'_, G>> = search.pending_requests().collect();
-        let r = evaluator.evaluate(&batch, &mut logits, &mut values);
-        drop(batch);
-        r.and_then(|()| search.apply_evaluations(&logits, &values))?;
-    }
-    Ok(search.result())
+    Ok(search.run_with(evaluator, limits)?)
 }
 
 /// Evaluates positions with a network when they fit its input shape and with the

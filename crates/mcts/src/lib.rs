@@ -31,8 +31,8 @@ mod gumbel;
 mod search;
 mod select;
 
-pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
 pub use bench::{bench_simulations, BenchReport};
+pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
 pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
 pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};

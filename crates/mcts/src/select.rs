@@ -60,4 +60,3 @@ pub fn select_move<G: Game, R: Rng + ?Sized>(
     }
     last
 }
-

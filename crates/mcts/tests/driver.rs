@@ -10,8 +10,8 @@ use alphazero_connect4::Connect4;
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{
-    run_many, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
-    SearchConfig, SearchResult,
+    run_many, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
+    SearchResult,
 };
 use common::HashEvaluator;
 
@@ -45,10 +45,7 @@ fn same<G: Game>(a: &SearchResult<G>, b: &SearchResult<G>) -> bool {
         && a.root_visits == b.root_visits
 }
 
-fn never_stop<G: Game, S>(
-    _: &alphazero_mcts::Progress<'_, G, S>,
-    _: &mut RunLimits,
-) -> Control {
+fn never_stop<G: Game, S>(_: &alphazero_mcts::Progress<'_, G, S>, _: &mut RunLimits) -> Control {
     Control::Continue
 }
 
@@ -67,7 +64,12 @@ fn each_tree_stops_at_its_own_simulation_budget_when_batched() {
 
 #[test]
 fn batched_run_gives_each_tree_the_result_it_gets_alone() {
-    let specs = [("", 200, 8), ("44", 150, 4), ("4435", 90, 1), ("123", 60, 16)];
+    let specs = [
+        ("", 200, 8),
+        ("44", 150, 4),
+        ("4435", 90, 1),
+        ("123", 60, 16),
+    ];
     let limits = RunLimits {
         nodes: Some(120),
         ..RunLimits::default()
@@ -78,7 +80,12 @@ fn batched_run_gives_each_tree_the_result_it_gets_alone() {
         .map(|(i, &(m, s, k))| tree(m, cfg(s, k, i as u64)))
         .collect();
     Driver::new()
-        .run(&mut batched, &HashEvaluator, &mut limits.clone(), never_stop)
+        .run(
+            &mut batched,
+            &HashEvaluator,
+            &mut limits.clone(),
+            never_stop,
+        )
         .unwrap();
     for (i, &(m, s, k)) in specs.iter().enumerate() {
         let alone = tree(m, cfg(s, k, i as u64))
@@ -99,7 +106,10 @@ fn stepping_rounds_by_hand_equals_a_run() {
     let mut driver = Driver::new();
     let mut positions = 0;
     while !stepped.iter().all(Search::is_done) {
-        positions += driver.round(&mut stepped, &HashEvaluator).unwrap().positions;
+        positions += driver
+            .round(&mut stepped, &HashEvaluator)
+            .unwrap()
+            .positions;
     }
     let run = [
         tree("", cfg(100, 8, 5)).run(&HashEvaluator).unwrap(),
@@ -165,13 +175,18 @@ fn a_passed_deadline_still_gives_one_round_of_simulations() {
             .unwrap();
         let mut two_rounds = [tree("", cfg(10_000, k, 0))];
         Driver::new()
-            .run(&mut two_rounds, &HashEvaluator, &mut RunLimits::default(), |p, _| {
-                if p.rounds() == 2 {
-                    Control::Stop
-                } else {
-                    Control::Continue
-                }
-            })
+            .run(
+                &mut two_rounds,
+                &HashEvaluator,
+                &mut RunLimits::default(),
+                |p, _| {
+                    if p.rounds() == 2 {
+                        Control::Stop
+                    } else {
+                        Control::Continue
+                    }
+                },
+            )
             .unwrap();
         assert!(r.simulations >= 1, "k {k}");
         assert!(same(&r, &two_rounds[0].result()), "k {k}");
@@ -259,13 +274,18 @@ impl<G: Game> Evaluator<G> for Faulty {
 fn after_rounds(rounds: u64) -> Vec<Search<Connect4>> {
     let mut trees = vec![tree("", cfg(300, 8, 1)), tree("44", cfg(300, 8, 2))];
     Driver::new()
-        .run(&mut trees, &HashEvaluator, &mut RunLimits::default(), |p, _| {
-            if p.rounds() == rounds {
-                Control::Stop
-            } else {
-                Control::Continue
-            }
-        })
+        .run(
+            &mut trees,
+            &HashEvaluator,
+            &mut RunLimits::default(),
+            |p, _| {
+                if p.rounds() == rounds {
+                    Control::Stop
+                } else {
+                    Control::Continue
+                }
+            },
+        )
         .unwrap();
     trees
 }
@@ -310,6 +330,9 @@ fn trees_with_other_action_spaces_in_one_round_are_an_error() {
         Search::new(board(15), Vec::new(), cfg(20, 4, 0)).unwrap(),
     ];
     let err = run_many(&mut trees, &HashEvaluator).unwrap_err();
-    assert!(err.to_string().contains("mixed action spaces 81 and 225"), "{err}");
+    assert!(
+        err.to_string().contains("mixed action spaces 81 and 225"),
+        "{err}"
+    );
     assert!(trees.iter().all(|t| t.num_pending() == 0));
 }

@@ -1,16 +1,23 @@
-//! The search driver both engines share: the MCTS step API with a clock, a node cap, a PV
-//! depth goal, root move bans, and a callback between evaluator batches.
+//! What both engines make of the search driver ([`alphazero_mcts::Driver`]): the quick
+//! answers that need no search, root move bans, multi-PV lines, and the engines' events
+//! (snapshots, depth reports, input polls) from the driver's callback between evaluator
+//! batches.
 //!
-//! The clock is read before every evaluator batch: a batch is started only when the slowest
-//! of the recent batches, with half again as a margin, still ends before the deadline (a batch
-//! cannot be interrupted: the network call and the expansions' tactical searches run to the
-//! end). Engines that must never be late run [`think`] on a worker thread and answer from
-//! its latest [`Event::Snapshot`] at a hard deadline (the Gomocup brain does).
+//! The deadline is the driver's ([`alphazero_mcts::RunLimits::deadline`]): a batch is started
+//! only when the slowest of the recent batches, with half again as a margin, still ends before
+//! it (a batch cannot be interrupted: the network call and the expansions' tactical searches
+//! run to the end), after at least one simulation. Engines that must never be late run
+//! [`think`] on a worker thread and answer from its latest [`Event::Snapshot`] at a hard
+//! deadline (the Gomocup brain does).
 
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome};
-use alphazero_mcts::{ChildStats, EvalError, EvalRequest, Evaluator, Search, SearchConfig};
+/// What the callback of [`think`] answers: the search driver's [`Control`].
+pub(crate) use alphazero_mcts::Control;
+use alphazero_mcts::{
+    ChildStats, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
+};
 
 /// When a search stops (whichever comes first; the root being proven also stops it).
 #[derive(Clone, Copy, Debug)]
@@ -36,13 +43,6 @@ pub(crate) enum Event<'a, G: Game> {
     Depth(&'a Thought<G>),
     /// The search's current answer (see [`ThinkLimits::snapshot_every`]).
     Snapshot(&'a Thought<G>),
-}
-
-/// What the callback of [`think`] answers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Control {
-    Continue,
-    Stop,
 }
 
 /// The outcome of a search.
@@ -333,66 +333,50 @@ pub(crate) fn think<G: Game>(
     } else {
         &masked
     };
-    let a = pos.num_actions();
-    let mut logits = Vec::new();
-    let mut values = Vec::new();
-    let mut batches = 0u64;
     let mut last_depth = 0;
-    // Durations of the last batches (a ring), for the start-a-batch check against the deadline.
-    let mut recent = [Duration::ZERO; 8];
     let mut last_snapshot: Option<Instant> = None;
-    s.begin_run();
-    while !s.is_done() {
-        if let Some(d) = limits.deadline {
-            // The first batch (the root) always runs: a move needs it.
-            let slowest = recent.iter().max().copied().unwrap_or_default();
-            if batches > 0 && Instant::now() + slowest + slowest / 2 >= d {
-                break;
-            }
-        }
-        let batch_start = Instant::now();
-        let n = s.collect_leaves();
-        if n == 0 {
-            continue;
-        }
-        logits.resize(n * a, 0.0);
-        values.resize(n, 0.0);
-        {
-            let batch: Vec<EvalRequest<'_, G>> = s.pending_requests().collect();
-            eval.evaluate(&batch, &mut logits, &mut values)?;
-        }
-        s.apply_evaluations(&logits, &values)?;
-        recent[(batches % recent.len() as u64) as usize] = batch_start.elapsed();
-        batches += 1;
-        if let Some(every) = limits.snapshot_every {
-            if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
-                last_snapshot = Some(Instant::now());
-                let t = thought_of(&s, banned, start, limits.multipv);
-                if callback(Event::Snapshot(&t), limits) == Control::Stop {
-                    break;
+    let mut run_limits = RunLimits {
+        deadline: limits.deadline,
+        ..RunLimits::default()
+    };
+    Driver::new().run(
+        std::slice::from_mut(&mut s),
+        eval,
+        &mut run_limits,
+        |p, run_limits| {
+            let s = p.tree(0);
+            let mut report = |event: Event<'_, G>, limits: &mut ThinkLimits| {
+                let c = callback(event, limits);
+                // The engine may set a deadline (a ponder hit): the driver reads it next.
+                run_limits.deadline = limits.deadline;
+                c
+            };
+            if let Some(every) = limits.snapshot_every {
+                if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
+                    last_snapshot = Some(Instant::now());
+                    let t = thought_of(s, banned, start, limits.multipv);
+                    if report(Event::Snapshot(&t), limits) == Control::Stop {
+                        return Control::Stop;
+                    }
                 }
             }
-        }
-        if limits.depth.is_some() || batches.is_multiple_of(32) {
-            let t = thought_of(&s, banned, start, limits.multipv);
-            let d = t.depth();
-            if d > last_depth {
-                last_depth = d;
-                if callback(Event::Depth(&t), limits) == Control::Stop {
-                    break;
+            // The depth is the PV of the move played (another line when the best is banned).
+            if limits.depth.is_some() || p.rounds().is_multiple_of(32) {
+                let t = thought_of(s, banned, start, limits.multipv);
+                let d = t.depth();
+                if d > last_depth {
+                    last_depth = d;
+                    if report(Event::Depth(&t), limits) == Control::Stop {
+                        return Control::Stop;
+                    }
+                }
+                if limits.depth.is_some_and(|want| d >= want as usize) {
+                    return Control::Stop;
                 }
             }
-            if limits.depth.is_some_and(|want| d >= want as usize) {
-                break;
-            }
-        }
-        if callback(Event::Poll, limits) == Control::Stop {
-            break;
-        }
-        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
-            break;
-        }
-    }
+            report(Event::Poll, limits)
+        },
+    )?;
     Ok(thought_of(&s, banned, start, limits.multipv))
 }
 

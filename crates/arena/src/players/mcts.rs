@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
-    EvalRequest, Evaluator, RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator,
+    Evaluator, RolloutEvaluator, RunLimits, Search, SearchConfig, UniformEvaluator,
 };
 
 use crate::player::{Limits, MoveChoice, Player, PlayerError};
@@ -18,9 +18,9 @@ use crate::player::{Limits, MoveChoice, Player, PlayerError};
 /// otherwise it is rebuilt from the game's history. [`Player::new_game`] drops it.
 ///
 /// Limits: [`Limits::simulations`] replaces the default simulation count for that move;
-/// [`Limits::movetime`] stops the search when the time is up (after at least one
-/// simulation), driving the step API so that it can stop between evaluator calls. With
-/// both, whichever comes first. [`Limits::depth`] is ignored.
+/// [`Limits::movetime`] is the search driver's deadline ([`RunLimits::deadline`]: no
+/// evaluator batch is started that is expected to end after it, and at least one simulation
+/// is done). With both, whichever comes first. [`Limits::depth`] is ignored.
 pub struct MctsPlayer<G: Game> {
     name: String,
     evaluator: Arc<dyn Evaluator<G>>,
@@ -122,40 +122,6 @@ impl<G: Game> MctsPlayer<G> {
         }
         (search.root_position() == game.current()).then_some(search)
     }
-
-    fn run_timed(
-        &self,
-        search: &mut Search<G>,
-        deadline: Instant,
-    ) -> Result<SearchResult<G>, PlayerError> {
-        search.begin_run();
-        let mut logits = Vec::new();
-        let mut values = Vec::new();
-        let a = search.root_position().num_actions();
-        while !search.is_done() {
-            if search.simulations_done() >= 1
-                && search.num_pending() == 0
-                && Instant::now() >= deadline
-            {
-                break;
-            }
-            let n = search.collect_leaves();
-            if n == 0 {
-                continue;
-            }
-            logits.resize(n * a, 0.0);
-            values.resize(n, 0.0);
-            let batch: Vec<EvalRequest<'_, G>> = search.pending_requests().collect();
-            let r = self.evaluator.evaluate(&batch, &mut logits, &mut values);
-            drop(batch);
-            r.and_then(|()| search.apply_evaluations(&logits, &values))
-                .map_err(|e| {
-                    search.begin_run();
-                    self.failed(e)
-                })?;
-        }
-        Ok(search.result())
-    }
 }
 
 impl<G: Game> Player<G> for MctsPlayer<G> {
@@ -187,10 +153,13 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
             }
             None => Search::from_history(game, config).map_err(|e| self.failed(e))?,
         };
-        let result = match limits.movetime {
-            Some(t) => self.run_timed(&mut search, Instant::now() + t)?,
-            None => search.run(&*self.evaluator).map_err(|e| self.failed(e))?,
+        let run_limits = RunLimits {
+            deadline: limits.movetime.map(|t| Instant::now() + t),
+            ..RunLimits::default()
         };
+        let result = search
+            .run_with(&*self.evaluator, run_limits)
+            .map_err(|e| self.failed(e))?;
         let mv = result
             .best_move
             .ok_or_else(|| self.failed("the search found no move (position is over)"))?;
