@@ -45,6 +45,19 @@ fn same<G: Game>(a: &SearchResult<G>, b: &SearchResult<G>) -> bool {
         && a.root_visits == b.root_visits
 }
 
+/// A run of `trees` stopped by its callback after `rounds` evaluating rounds.
+fn run_rounds<G: Game>(trees: &mut [Search<G>], rounds: u64) {
+    Driver::new()
+        .run(trees, &HashEvaluator, &mut RunLimits::default(), |p, _| {
+            if p.rounds() == rounds {
+                Control::Stop
+            } else {
+                Control::Continue
+            }
+        })
+        .unwrap();
+}
+
 fn never_stop<G: Game, S>(_: &alphazero_mcts::Progress<'_, G, S>, _: &mut RunLimits) -> Control {
     Control::Continue
 }
@@ -174,20 +187,7 @@ fn a_passed_deadline_still_gives_one_round_of_simulations() {
             )
             .unwrap();
         let mut two_rounds = [tree("", cfg(10_000, k, 0))];
-        Driver::new()
-            .run(
-                &mut two_rounds,
-                &HashEvaluator,
-                &mut RunLimits::default(),
-                |p, _| {
-                    if p.rounds() == 2 {
-                        Control::Stop
-                    } else {
-                        Control::Continue
-                    }
-                },
-            )
-            .unwrap();
+        run_rounds(&mut two_rounds, 2);
         assert!(r.simulations >= 1, "k {k}");
         assert!(same(&r, &two_rounds[0].result()), "k {k}");
     }
@@ -270,23 +270,10 @@ impl<G: Game> Evaluator<G> for Faulty {
     }
 }
 
-/// The two trees of the error-rule tests after `rounds` good rounds, then searched again.
+/// The two trees of the error-rule tests after `rounds` good rounds.
 fn after_rounds(rounds: u64) -> Vec<Search<Connect4>> {
     let mut trees = vec![tree("", cfg(300, 8, 1)), tree("44", cfg(300, 8, 2))];
-    Driver::new()
-        .run(
-            &mut trees,
-            &HashEvaluator,
-            &mut RunLimits::default(),
-            |p, _| {
-                if p.rounds() == rounds {
-                    Control::Stop
-                } else {
-                    Control::Continue
-                }
-            },
-        )
-        .unwrap();
+    run_rounds(&mut trees, rounds);
     trees
 }
 
