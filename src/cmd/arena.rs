@@ -12,7 +12,7 @@ use alphazero_arena::{
 };
 use alphazero_connect4::Connect4;
 use alphazero_formats::{Format, MoveNotation};
-use alphazero_game::{Game, History};
+use alphazero_game::{mix_seed, Game, History};
 use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{CPuct, Evaluator, SearchConfig};
 use alphazero_nn::Device;
@@ -694,10 +694,6 @@ fn wdl_first(r: &MatchResult) -> (u64, u64, u64) {
     })
 }
 
-fn mix(a: u64, b: u64) -> u64 {
-    alphazero_game::splitmix64(a ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03)).1
-}
-
 fn progress_callback(total: usize) -> alphazero_arena::matches::GameCallback {
     let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     Arc::new(move |g: &GameRecord| {
@@ -742,7 +738,7 @@ fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDeci
         let k = chunk.min(total - done);
         let cfg = MatchConfig {
             openings_per_pair: k,
-            seed: mix(setup.config.seed, u64::from(done)),
+            seed: mix_seed(setup.config.seed, u64::from(done)),
             ..setup.config.clone()
         };
         let r = run_match(&cfg)?;
@@ -869,7 +865,7 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
                 p,
                 cfg,
                 &dev,
-                mix(args.seed, i as u64 + 1),
+                mix_seed(args.seed, i as u64 + 1),
                 NetSearch::of(args),
             )
         })
@@ -1029,7 +1025,7 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
             Some(sims),
             cfg,
             &dev,
-            mix(seed, i as u64 + 1),
+            mix_seed(seed, i as u64 + 1),
             NetSearch::of(args),
         )?);
     }
@@ -1149,7 +1145,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
                 p,
                 cfg,
                 &dev,
-                mix(args.seed, i as u64 + 1),
+                mix_seed(args.seed, i as u64 + 1),
                 NetSearch::of(args),
             )
         })
