@@ -11,7 +11,7 @@
 //!   batched into one evaluator call, with its stop conditions ([`RunLimits`]: node cap,
 //!   deadline, PV depth; a [`Control`] callback between rounds) and one rule for evaluator
 //!   errors. [`Search::run`] and [`run_many`] are its plain forms.
-//! * [`select_move`]: temperature.
+//! * [`select_move`] picks the move to play with temperature.
 //! * Evaluators: [`UniformEvaluator`], [`RolloutEvaluator`], [`CachedEvaluator`].
 //!
 //! Values are always from the side to move of the position they belong to; backed-up values
