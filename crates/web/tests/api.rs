@@ -540,6 +540,13 @@ async fn record_download_lists_tags_moves_and_result() {
     assert!(r.text.contains("[Black \"human\"]"));
     assert!(r.text.contains("[Result \"*\"]"));
     assert!(r.text.contains("1. e5 "), "{}", r.text);
+    // The record is dated (it said `????.??.??`), like `play --save` and `arena --pgn`.
+    let date = r.text.lines().find(|l| l.starts_with("[Date ")).unwrap();
+    let day = date.trim_start_matches("[Date \"").trim_end_matches("\"]");
+    assert!(
+        day.len() == 10 && day.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "{date}"
+    );
 
     // A finished Connect Four game records its result.
     let s = ok(
