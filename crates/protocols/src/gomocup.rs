@@ -33,6 +33,11 @@ const SWAP2_OPENINGS: [[(i8, i8); 3]; 6] = [
     [(0, 0), (1, 2), (2, -1)],
 ];
 
+/// The least time between the hard deadline and the end of the turn: on a loaded 2-core
+/// machine the thread waiting for the deadline was seen waking 20–31 ms late, so a 20 ms
+/// margin answered a 500 ms turn in 501–511 ms (a loss under Gomocup rules).
+const HARD_MARGIN: Duration = Duration::from_millis(50);
+
 /// Bytes of an over-long line kept to quote it (enough for [`crate::ECHO_CHARS`] characters).
 const TOO_LONG_HEAD: usize = 4 * ECHO_CHARS;
 
@@ -129,10 +134,10 @@ struct TurnTime {
 }
 
 impl TurnTime {
-    /// The hard deadline's distance from the command: `allotted` less 2 % (at least 20 ms),
-    /// never before `search`.
+    /// The hard deadline's distance from the command: `allotted` less 2 % (at least
+    /// [`HARD_MARGIN`]), never before `search`.
     fn hard(&self) -> Duration {
-        let margin = (self.allotted / 50).max(Duration::from_millis(20));
+        let margin = (self.allotted / 50).max(HARD_MARGIN);
         self.allotted.saturating_sub(margin).max(self.search)
     }
 
@@ -450,16 +455,18 @@ impl GomocupEngine {
             )
         };
         match key.as_str() {
+            // Limits are never negative (only `time_left` may be, in overtime): a negative
+            // one is refused and the old value stays.
             "timeout_turn" | "timeout_match" | "max_memory" => match int {
-                Ok(v) => {
-                    let v = v.max(0) as u64;
+                Ok(v) if v >= 0 => {
+                    let v = v as u64;
                     match key.as_str() {
                         "timeout_turn" => self.timeout_turn = Some(v),
                         "timeout_match" => self.timeout_match = Some(v),
                         _ => self.max_memory = Some(v),
                     }
                 }
-                Err(_) => bad(out)?,
+                _ => bad(out)?,
             },
             "time_left" => match int {
                 Ok(v) => self.time_left = Some((v, self.match_used)),
@@ -1332,11 +1339,48 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_of_an_unknown_command_are_echoed_escaped() {
+        let mut e = engine(&[]);
+        let mut out = Vec::new();
+        e.handle_line("\u{1b}[2J\0BOOM", &mut out).unwrap();
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "UNKNOWN unknown command \\u{1b}[2J\\u{0}BOOM\n"
+        );
+    }
+
+    #[test]
+    fn negative_info_limits_are_refused_naming_the_value_and_change_nothing() {
+        let mut e = engine(&["INFO timeout_turn 2000", "INFO timeout_match 60000"]);
+        let before = e.budget(e.position().unwrap()).unwrap().search;
+        for line in [
+            "INFO timeout_turn -5",
+            "INFO timeout_match -1",
+            "INFO max_memory -100",
+        ] {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            let (key, value) = line[5..].split_once(' ').unwrap();
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("ERROR bad INFO {key} value \"{value}\"\n"),
+                "{line}"
+            );
+        }
+        assert_eq!(e.budget(e.position().unwrap()).unwrap().search, before);
+        assert_eq!(e.max_memory, None);
+    }
+
+    #[test]
     fn the_hard_deadline_lies_between_the_search_target_and_the_turn_limit() {
         let e = engine(&["INFO timeout_turn 1000"]);
         let t = e.budget(e.position().unwrap()).unwrap();
         assert_eq!(t.search.as_millis(), 950);
-        assert_eq!(t.hard().as_millis(), 980);
+        assert_eq!(t.hard().as_millis(), 950);
+        // A long turn keeps 2 % (5000 ms: search 4750, answer by 4900).
+        let e = engine(&["INFO timeout_turn 5000"]);
+        let t = e.budget(e.position().unwrap()).unwrap();
+        assert_eq!((t.search.as_millis(), t.hard().as_millis()), (4750, 4900));
         let zero = TurnTime {
             allotted: Duration::ZERO,
             search: Duration::ZERO,

@@ -81,7 +81,7 @@ pub struct EngineConfig {
     pub default_move_time: Duration,
     /// Subtracted from every time budget (50 ms); the budget loses at least 5 % as well.
     /// The search starts no batch expected to end after the budget; the Gomocup brain also
-    /// answers at a hard deadline (the turn limit less 2 %, at least 20 ms) whatever the
+    /// answers at a hard deadline (the turn limit less 2 %, at least 50 ms) whatever the
     /// search is doing.
     pub safety_margin: Duration,
     /// Estimated bytes of tree per simulation (2000), used to turn Gomocup
@@ -173,11 +173,27 @@ impl Clipped<'_> {
     }
 }
 
+/// Writes `text` with its control characters escaped (`\u{1b}`, `\u{0}`, `\t`), so an echoed
+/// input cannot put raw control bytes (a NUL, a terminal escape) into the protocol stream.
+fn write_escaping_controls(f: &mut std::fmt::Formatter<'_>, text: &str) -> std::fmt::Result {
+    use std::fmt::Write as _;
+    for c in text.chars() {
+        if c.is_control() {
+            write!(f, "{}", c.escape_default())?;
+        } else {
+            f.write_char(c)?;
+        }
+    }
+    Ok(())
+}
+
 impl std::fmt::Display for Clipped<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.parts() {
-            (head, Some(n)) => write!(f, "{head}… ({n} bytes)"),
-            (all, None) => f.write_str(all),
+        let (head, cut) = self.parts();
+        write_escaping_controls(f, head)?;
+        match cut {
+            Some(n) => write!(f, "… ({n} bytes)"),
+            None => Ok(()),
         }
     }
 }

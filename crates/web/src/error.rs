@@ -63,9 +63,22 @@ impl ApiError {
     }
 }
 
+/// Characters of an error message answered; the rest is cut (`… (N bytes)`), so a request
+/// carrying a huge bad value (a 1 MB `game`, move or field name) gets a short answer rather
+/// than its input echoed back.
+pub(crate) const ERROR_CHARS: usize = 300;
+
+/// `msg` cut to [`ERROR_CHARS`] characters, then `… (N bytes)` with its full length.
+fn cut(msg: String) -> String {
+    match msg.char_indices().nth(ERROR_CHARS) {
+        Some((i, _)) => format!("{}… ({} bytes)", &msg[..i], msg.len()),
+        None => msg,
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.to_string() });
+        let body = serde_json::json!({ "error": cut(self.to_string()) });
         (self.status(), Json(body)).into_response()
     }
 }

@@ -666,7 +666,8 @@ impl<G: WebGame> Match<G> {
     }
 
     /// The game as PGN (`alphazero_formats::pgn`, the one PGN writer): the players (`human`,
-    /// the engine), the result, why it ended, the rule and start tags, every move.
+    /// the engine), the day of the download (UTC), the result, why it ended, the rule and
+    /// start tags, every move.
     pub fn record(&self, engine: &str, simulations: u32) -> String {
         let mut rec = Record::new(self.history.clone());
         let engine_desc = format!("engine: {engine}, {simulations} simulations");
@@ -683,6 +684,7 @@ impl<G: WebGame> Match<G> {
             .and_then(|o| RecordResult::from_pgn(o.result))
             .unwrap_or(RecordResult::Unknown);
         rec.set_tag("Event", "alphazero serve");
+        rec.set_tag("Date", alphazero_formats::pgn_date_today());
         if let Some(o) = &outcome {
             rec.set_tag("Termination", o.text.clone());
         }

@@ -432,6 +432,32 @@ async fn oversized_body_is_413_with_a_json_error() {
 }
 
 #[tokio::test]
+async fn huge_bad_values_get_short_errors_that_still_name_them() {
+    let app = app();
+    let huge = "x".repeat(100_000);
+    let bodies = [
+        json!({"game": huge, "human_side": "first", "simulations": 5}),
+        json!({"game": "gomoku", "human_side": "first", "simulations": 5, "moves": [huge]}),
+        json!({"game": "xiangqi", "human_side": "first", "simulations": 5, "fen": format!("{huge} w")}),
+        json!({"game": "gomoku", "human_side": "first", "simulations": 5, huge.clone(): 1}),
+    ];
+    for body in bodies {
+        let r = post(&app, "/api/new", body).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{}", &r.text[..200]);
+        let err = r.json()["error"].as_str().unwrap().to_string();
+        assert!(err.chars().count() < 400, "{} characters", err.len());
+        assert!(
+            err.contains("xxxxxxxxxx") && err.contains(" bytes)"),
+            "{err}"
+        );
+    }
+    // (a URI holds at most 64 KiB)
+    let r = get(&app, &format!("/api/state?session={}", &huge[..60_000])).await;
+    assert_eq!(r.status, StatusCode::NOT_FOUND);
+    assert!(r.json()["error"].as_str().unwrap().chars().count() < 400);
+}
+
+#[tokio::test]
 async fn simulations_out_of_range_is_400() {
     let app = app();
     for sims in [0, 801, 100_000] {
@@ -514,6 +540,13 @@ async fn record_download_lists_tags_moves_and_result() {
     assert!(r.text.contains("[Black \"human\"]"));
     assert!(r.text.contains("[Result \"*\"]"));
     assert!(r.text.contains("1. e5 "), "{}", r.text);
+    // The record is dated (it said `????.??.??`), like `play --save` and `arena --pgn`.
+    let date = r.text.lines().find(|l| l.starts_with("[Date ")).unwrap();
+    let day = date.trim_start_matches("[Date \"").trim_end_matches("\"]");
+    assert!(
+        day.len() == 10 && day.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "{date}"
+    );
 
     // A finished Connect Four game records its result.
     let s = ok(
