@@ -85,7 +85,8 @@ mod winograd;
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    load_checkpoint, save_checkpoint, save_model, Checkpoint, CheckpointError, CheckpointHeader,
+    checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes, save_checkpoint,
+    save_model, Checkpoint, CheckpointError, CheckpointHeader,
     GameTag,
 };
 pub use encode::{transform_policy, Encode};

@@ -12,7 +12,7 @@ use alphazero_selfplay::{
     play_match, play_selfplay_games, play_selfplay_games_parallel, worker_count, MatchConfig,
     PlayoutCap, Resignation, SelfPlayConfig,
 };
-use alphazero_train::record::{GameRecord, GameResult};
+use alphazero_records::{GameRecord, GameResult};
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
     SelfPlayConfig {
