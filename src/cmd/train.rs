@@ -12,18 +12,17 @@
 //! [`alphazero_train::InitNetwork`]).
 use crate::games::{GameArgs, GameName, GameSpec};
 use crate::with_game;
-use alphazero_arena::c4_eval::{SolverSlice, SLICE_SETS};
+use alphazero_arena::c4_eval::SolverSlice;
 use alphazero_train::sources::ConfigSources;
-use alphazero_train::storage::{LocalStorage, Storage, StorageError, LOCK_FILE};
+use alphazero_train::storage::{LocalStorage, Storage, StorageError};
 use alphazero_train::{
     InitNetwork, IterationReport, Limits, Observer, Pipeline, Stage, TrainConfig, CONFIG_KEY,
 };
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
 
 /// Arguments of `alphazero train`.
 #[derive(clap::Args, Debug)]
@@ -91,7 +90,8 @@ fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool, bool)> {
     let file = match &args.config {
         Some(p) if saved.is_none() => Some((
             p.display().to_string(),
-            std::fs::read_to_string(p).with_context(|| format!("reading config {}", p.display()))?,
+            std::fs::read_to_string(p)
+                .with_context(|| format!("reading config {}", p.display()))?,
         )),
         Some(p) => Some((p.display().to_string(), String::new())),
         None => None,
@@ -157,21 +157,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let device = crate::engine::device(&args.device)?;
     let bars = Bars::new(args.quiet);
     let init = match &args.init {
-        Some(path) => {
-            let shown = path.display().to_string();
-            let bytes =
-                std::fs::read(path).with_context(|| format!("--init {shown}: cannot read it"))?;
-            let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-            let absolute = absolute.display().to_string();
-            let words = crate::engine::config_words;
-            Some(with_game!(&spec, G, gcfg => InitNetwork::check::<G>(
-                &shown, &absolute, bytes, gcfg, &mut cfg, resumed, user_model, &device, words, &bars
-            )?))
-        }
+        Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
+            path, gcfg, &mut cfg, resumed, user_model, &device, crate::engine::config_words, &bars
+        )?)),
         None => None,
     };
     if !resumed && !args.force {
-        check_new_run_directory(&args.run)?;
+        alphazero_train::local::check_new_run_directory(&args.run)?;
     }
     if args.dry_run {
         print!("{}", cfg.to_toml_string()?);
@@ -207,9 +199,8 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         iterations: args.iterations,
         minutes: args.minutes,
     };
-    let solver = solver_slice(&cfg);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &storage, device)?
-        .with_solver_slice(solver)
+        .with_solver_slice(|| solver_slice(&cfg, &bars))
         .run(init.as_ref(), &limits, &bars)?);
     if summary.stopped_by_request {
         eprintln!(
@@ -233,39 +224,18 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     Ok(())
 }
 
-/// The Connect Four solver's test slice of `eval.solver_every` (`None` when it is 0, for
-/// another game, or when the test data cannot be found or read: then with a warning, the
-/// run goes on unmeasured).
-fn solver_slice(cfg: &TrainConfig) -> Option<SolverSlice> {
-    let e = &cfg.eval;
-    if e.solver_every == 0 || cfg.game.name != "connect4" {
+/// The Connect Four solver's test slice of `eval.solver_every`, from the test data folder
+/// (`None` when it is 0, for another game, or when the data cannot be found or read).
+fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlice> {
+    if cfg.eval.solver_every == 0 || cfg.game.name != "connect4" {
         return None;
     }
-    let dir = match super::eval::testdata_dir(None) {
-        Ok(d) => d,
+    match super::eval::testdata_dir(None) {
+        Ok(dir) => alphazero_train::solver_slice(&dir, &cfg.eval, observer),
         Err(err) => {
-            eprintln!("warning: no solver agreement measured (eval.solver_every): {err:#}");
-            return None;
-        }
-    };
-    let want = e.solver_positions as usize;
-    let start = Instant::now();
-    match SolverSlice::load(&dir, &SLICE_SETS, want.div_ceil(SLICE_SETS.len())) {
-        Ok(mut slice) => {
-            slice.positions.truncate(want);
-            eprintln!(
-                "solver agreement every {} iterations on {} positions of {} in {} \
-                 (measured only, never trained on; solved in {:.1}s)",
-                e.solver_every,
-                slice.positions.len(),
-                SLICE_SETS.join(" and "),
-                dir.display(),
-                start.elapsed().as_secs_f64()
-            );
-            Some(slice)
-        }
-        Err(err) => {
-            eprintln!("warning: no solver agreement measured (eval.solver_every): {err}");
+            observer.warning(&format!(
+                "no solver agreement measured (eval.solver_every): {err:#}"
+            ));
             None
         }
     }
@@ -300,35 +270,6 @@ fn install_ctrl_c() {
     if let Err(e) = ctrlc::set_handler(handler) {
         eprintln!("warning: Ctrl-C cannot be caught ({e}); it stops the run at once");
     }
-}
-
-/// Refuses to start a new run in `dir` when it exists and holds anything but a run's lock
-/// file: a directory with other files is probably not meant for a run (`--force` starts one
-/// there anyway). A missing or empty directory is fine.
-fn check_new_run_directory(dir: &Path) -> Result<()> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        // Missing, not a directory or unreadable: opening the run says why.
-        return Ok(());
-    };
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != LOCK_FILE)
-        .collect();
-    if names.is_empty() {
-        return Ok(());
-    }
-    names.sort();
-    let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
-    let more = if names.len() > shown.len() { ", …" } else { "" };
-    bail!(
-        "--run {} exists and holds no training run (no {CONFIG_KEY}) but {} other entr{} ({}{more}); \
-         give a new or empty directory, or add --force to start a run there anyway",
-        dir.display(),
-        names.len(),
-        if names.len() == 1 { "y" } else { "ies" },
-        shown.join(", "),
-    )
 }
 
 /// The command's [`Observer`]: a progress bar per stage (hidden with `--quiet`), warnings and

@@ -44,6 +44,9 @@ pub enum PipelineError {
     /// The configuration.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),
+    /// A local file (e.g. the `--init` network).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
     /// Something the run cannot go on with, in words (e.g. a network of another shape).
     #[error("{0}")]
     Invalid(String),

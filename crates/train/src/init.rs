@@ -30,6 +30,41 @@ pub struct InitNetwork {
 }
 
 impl InitNetwork {
+    /// Reads the checkpoint file `path` and checks it as [`InitNetwork::check`] does.
+    ///
+    /// # Errors
+    /// The file cannot be read (naming it), and the errors of [`InitNetwork::check`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_file<G: Encode>(
+        path: &Path,
+        game_config: &G::Config,
+        cfg: &mut TrainConfig,
+        resumed: bool,
+        user_model: bool,
+        device: &Device,
+        words: impl Fn(&str, &str) -> String,
+        observer: &dyn Observer,
+    ) -> Result<InitNetwork, PipelineError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            PipelineError::from(e).context(format!("--init {shown}: cannot read it"))
+        })?;
+        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let absolute = absolute.display().to_string();
+        Self::check::<G>(
+            &shown,
+            &absolute,
+            bytes,
+            game_config,
+            cfg,
+            resumed,
+            user_model,
+            device,
+            words,
+            observer,
+        )
+    }
+
     /// Checks the checkpoint `bytes` (the file `shown`, absolute path `absolute`) against a
     /// run of game `G` under `game_config` before anything is written: its input planes,
     /// board and action count must fit, and its network size must be `cfg.model`'s. A new
@@ -86,8 +121,7 @@ impl InitNetwork {
             cfg.model.value_hidden as usize,
         );
         if file_size != run_size {
-            let size_words =
-                |(b, c, v): (usize, usize, usize)| format!("{b}x{c} (value head {v})");
+            let size_words = |(b, c, v): (usize, usize, usize)| format!("{b}x{c} (value head {v})");
             if resumed || user_model {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
@@ -105,16 +139,14 @@ impl InitNetwork {
                 )));
             }
             let as_u32 = |v: usize, key: &str| {
-                u32::try_from(v).map_err(|_| {
-                    PipelineError::Invalid(format!("{name}: {key} {v} is too large"))
-                })
+                u32::try_from(v)
+                    .map_err(|_| PipelineError::Invalid(format!("{name}: {key} {v} is too large")))
             };
             cfg.model.blocks = as_u32(file_size.0, "blocks")?;
             cfg.model.channels = as_u32(file_size.1, "channels")?;
             cfg.model.value_hidden = as_u32(file_size.2, "value_hidden")?;
-            cfg.validate().map_err(|e| {
-                PipelineError::from(e).context(format!("{name}: its network size"))
-            })?;
+            cfg.validate()
+                .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
             observer.info(&format!(
                 "model {} taken from {name} (no model.* setting given)",
                 size_words(file_size)

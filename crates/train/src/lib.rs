@@ -25,16 +25,18 @@
 //! - [`sources`]: the precedence of saved config, `--config`, flags and `--set`;
 //! - [`metrics`]: one JSON line per iteration (`metrics.jsonl`);
 //! - [`plots`]: PNG plots of the metrics;
-//! - [`state`]: the resumable run state.
+//! - [`state`]: the resumable run state;
+//! - [`local`]: checks of a local run directory.
 #![deny(missing_docs)]
 
 pub mod config;
 mod error;
 mod init;
+pub mod local;
 pub mod metrics;
 mod observer;
-pub mod plots;
 mod pipeline;
+pub mod plots;
 pub mod recovery;
 pub mod replay;
 pub mod settings;
@@ -47,11 +49,11 @@ pub use alphazero_records as record;
 
 pub use config::{ConfigError, TrainConfig};
 pub use error::PipelineError;
+pub use init::InitNetwork;
 pub use metrics::{IterationMetrics, MetricsLog};
 pub use observer::{IterationReport, Observer, Silent, Stage};
-pub use init::InitNetwork;
 pub use pipeline::{
-    Gated, Learned, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY,
+    solver_slice, Gated, Learned, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY,
     LATEST_KEY, METRICS_KEY, PENDING_KEY,
 };
 pub use record::{

@@ -48,7 +48,11 @@ impl IterationReport {
                 g.wins,
                 g.draws,
                 g.losses,
-                if g.promoted { "PROMOTED" } else { "kept champion" }
+                if g.promoted {
+                    "PROMOTED"
+                } else {
+                    "kept champion"
+                }
             ),
             None if r.promoted_without_gating => "promoted (no gating)".into(),
             None => "no training yet".into(),

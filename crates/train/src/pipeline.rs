@@ -11,18 +11,18 @@
 //! champion ([`Pipeline::champion`]) and writes one record batch; [`Pipeline::ingest`],
 //! [`Pipeline::learn`], [`Pipeline::gate`] and [`Pipeline::commit`] are the learner's side.
 
+use std::cell::{Cell, OnceCell};
 use std::path::Path;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice};
+use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
 use alphazero_arena::rating;
 use alphazero_connect4::Connect4;
 use alphazero_game::Game;
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
-    checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch,
-    Checkpoint, Device, Encode, GameTag, LrSchedule, ModelConfig, NetworkEvaluator,
-    OptimizerKind, PolicyValueNet, Trainer,
+    checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
+    Device, Encode, GameTag, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
 };
 use alphazero_selfplay::{
     play_match, play_selfplay_games_parallel, worker_count, MatchConfig, MatchOutcome,
@@ -31,15 +31,15 @@ use alphazero_selfplay::{
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::config::{Optimizer, TrainConfig};
+use crate::config::{EvalConfig, Optimizer, TrainConfig};
 use crate::error::PipelineError;
+use crate::init::InitNetwork;
 use crate::metrics::{GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
 use crate::observer::{IterationReport, Observer, Stage};
 use crate::record::{write_records, GameRecord, RecordHeader};
 use crate::recovery;
 use crate::replay::{ReplayBuffer, SampleOptions};
 use crate::settings::{search_config, selfplay_config};
-use crate::init::InitNetwork;
 use crate::state::{ChampionInfo, RunState};
 use crate::storage::{champion_key, record_key, Storage};
 
@@ -152,8 +152,12 @@ pub struct Pipeline<'s, G: Encode> {
     device: Device,
     tag: GameTag,
     model_config: ModelConfig,
-    solver: Option<SolverSlice>,
+    solver_loader: Cell<Option<SolverLoader<'s>>>,
+    solver: OnceCell<Option<SolverSlice>>,
 }
+
+/// Loads the Connect Four solver slice the first time it is needed.
+type SolverLoader<'s> = Box<dyn FnOnce() -> Option<SolverSlice> + 's>;
 
 impl<'s, G: Encode> Pipeline<'s, G> {
     /// The pipeline of a run with configuration `cfg` of game `G` under `game_config`,
@@ -169,11 +173,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     ) -> Result<Self, PipelineError> {
         let pos = G::new(&game_config);
         let (h, w) = pos.board_shape();
-        let model_config =
-            ModelConfig::new(G::num_planes(&game_config), h, w, pos.num_actions())
-                .with_residual_blocks(cfg.model.blocks as usize)
-                .with_channels(cfg.model.channels as usize)
-                .with_value_hidden(cfg.model.value_hidden as usize);
+        let model_config = ModelConfig::new(G::num_planes(&game_config), h, w, pos.num_actions())
+            .with_residual_blocks(cfg.model.blocks as usize)
+            .with_channels(cfg.model.channels as usize)
+            .with_value_hidden(cfg.model.value_hidden as usize);
         model_config.validate()?;
         Ok(Pipeline {
             tag: GameTag::of::<G>(&game_config),
@@ -182,15 +185,24 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             storage,
             device,
             model_config,
-            solver: None,
+            solver_loader: Cell::new(None),
+            solver: OnceCell::new(),
         })
     }
 
     /// The same pipeline measuring the trained network against a Connect Four solver slice
-    /// every `eval.solver_every` iterations (only meaningful for Connect Four).
-    pub fn with_solver_slice(mut self, slice: Option<SolverSlice>) -> Self {
-        self.solver = slice;
+    /// every `eval.solver_every` iterations (only meaningful for Connect Four). `load` gives
+    /// the slice (or `None`: not measured); [`Pipeline::run`] calls it once, after the
+    /// run's networks and replay buffer are ready.
+    pub fn with_solver_slice(self, load: impl FnOnce() -> Option<SolverSlice> + 's) -> Self {
+        self.solver_loader.set(Some(Box::new(load)));
         self
+    }
+
+    fn solver_slice(&self) -> Option<&SolverSlice> {
+        self.solver
+            .get_or_init(|| self.solver_loader.take().and_then(|load| load()))
+            .as_ref()
     }
 
     /// The run's configuration.
@@ -255,7 +267,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         self.load_network(&champion_key(state.champion_id))
     }
 
-    fn save_network(&self, key: &str, net: &PolicyValueNet, step: u64) -> Result<(), PipelineError> {
+    fn save_network(
+        &self,
+        key: &str,
+        net: &PolicyValueNet,
+        step: u64,
+    ) -> Result<(), PipelineError> {
         let bytes = model_to_bytes(Path::new(key), &self.tag, net, &self.model_config, step)?;
         Ok(self.storage.put(key, &bytes)?)
     }
@@ -277,7 +294,6 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 },
             },
             learning_rate: lr,
-            lr_schedule: LrSchedule::Constant,
             weight_decay: t.weight_decay as f32,
             grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
             value_loss_weight: 1.0,
@@ -504,7 +520,13 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let n = steps.max(1) as f64;
         let candidate = trainer.inference_model();
         let kl = if steps > 0 {
-            f64::from(kl_divergence(champion, &candidate, m, &batch, &self.device)?)
+            f64::from(kl_divergence(
+                champion,
+                &candidate,
+                m,
+                &batch,
+                &self.device,
+            )?)
         } else {
             0.0
         };
@@ -535,13 +557,13 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         net: &PolicyValueNet,
         iteration: u32,
     ) -> Result<Option<SolverMetrics>, PipelineError> {
-        let Some(slice) = &self.solver else {
-            return Ok(None);
-        };
         let every = self.cfg.eval.solver_every;
         if every == 0 || !iteration.is_multiple_of(every) || G::NAME != Connect4::NAME {
             return Ok(None);
         }
+        let Some(slice) = self.solver_slice() else {
+            return Ok(None);
+        };
         let eval = NetworkEvaluator::<Connect4>::new(net, &self.model_config, &self.device)?;
         let a = self.model_config.num_actions;
         let mut outputs = Vec::with_capacity(slice.positions.len());
@@ -635,60 +657,43 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?,
             100_000,
         );
-        let chunk = if g.sprt.enabled {
-            10.min(g.games)
-        } else {
-            g.games
-        }
-        .max(2);
-        let mut total = MatchOutcome::default();
-        let mut llr = 0.0;
-        let mut played = 0;
-        let mut chunk_index = 0u64;
+        let sprt = g.sprt.enabled.then_some(rating::Sprt {
+            elo0: g.sprt.elo0,
+            elo1: g.sprt.elo1,
+            alpha: g.sprt.alpha,
+            beta: g.sprt.beta,
+        });
         observer.stage_started(Stage::Gate, iteration, u64::from(g.games));
-        while played < g.games {
-            let n = chunk.min(g.games - played);
+        let mut total = MatchOutcome::default();
+        // Chunks of 10 games for the SPRT; a chunk is at least 2 games (an opening with both
+        // colours).
+        let m = rating::sprt_match(sprt.as_ref(), g.games, 10, |n, _, chunk_index| {
             let mc = MatchConfig {
-                games: n,
-                search: search_config(&self.cfg, g.simulations, false, mix(seed, 100 + chunk_index)),
+                games: n.max(2),
+                search: search_config(
+                    &self.cfg,
+                    g.simulations,
+                    false,
+                    mix(seed, 100 + chunk_index),
+                ),
                 opening_random_plies: g.opening_random_plies,
                 max_plies: self.cfg.selfplay.max_plies,
-                parallel_games: n as usize,
+                parallel_games: n.max(2) as usize,
                 seed: mix(seed, 200 + chunk_index),
             };
             let m = play_match(&start, &a, &b, &mc)?;
-            played += m.wins + m.draws + m.losses;
-            total.wins += m.wins;
-            total.draws += m.draws;
-            total.losses += m.losses;
             total.games.extend(m.games);
             observer.advanced(Stage::Gate, u64::from(n));
-            chunk_index += 1;
-            if g.sprt.enabled {
-                let sprt = rating::Sprt {
-                    elo0: g.sprt.elo0,
-                    elo1: g.sprt.elo1,
-                    alpha: g.sprt.alpha,
-                    beta: g.sprt.beta,
-                };
-                let (w, d, l) = (total.wins.into(), total.draws.into(), total.losses.into());
-                llr = sprt.llr(w, d, l);
-                match sprt.decision(w, d, l) {
-                    rating::SprtDecision::AcceptH1 => {
-                        observer.stage_finished(Stage::Gate);
-                        return Ok((total, llr, true));
-                    }
-                    rating::SprtDecision::AcceptH0 => {
-                        observer.stage_finished(Stage::Gate);
-                        return Ok((total, llr, false));
-                    }
-                    rating::SprtDecision::Continue => {}
-                }
-            }
-        }
+            Ok::<_, PipelineError>((m.wins.into(), m.draws.into(), m.losses.into()))
+        })?;
         observer.stage_finished(Stage::Gate);
-        let promote = total.score() >= g.win_rate;
-        Ok((total, llr, promote))
+        (total.wins, total.draws, total.losses) = (m.wins as u32, m.draws as u32, m.losses as u32);
+        let promote = match m.decision {
+            rating::SprtDecision::AcceptH1 => true,
+            rating::SprtDecision::AcceptH0 => false,
+            rating::SprtDecision::Continue => total.score() >= g.win_rate,
+        };
+        Ok((total, m.llr, promote))
     }
 
     /// **Commit** iteration `state.iteration`: saves a promoted candidate as the next
@@ -872,6 +877,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         ));
         let session_start = Instant::now();
         let elapsed_before = state.elapsed_s;
+        self.solver_slice();
         let first_iteration = state.iteration;
         let mut stopped_by_request = false;
         loop {
@@ -880,7 +886,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 break;
             }
             let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
-            if let Some(line) = self.limit_reached(&state, first_iteration, elapsed, limits, session_start) {
+            if let Some(line) =
+                self.limit_reached(&state, first_iteration, elapsed, limits, session_start)
+            {
                 observer.info(&line);
                 break;
             }
@@ -896,7 +904,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 observer,
             )?;
             let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
-            let lr = self.learning_rate(iter, elapsed_before + session_start.elapsed().as_secs_f64());
+            let lr =
+                self.learning_rate(iter, elapsed_before + session_start.elapsed().as_secs_f64());
             let learned = self.learn(
                 &mut trainer,
                 &buffer,
@@ -987,6 +996,36 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             }
         }
         None
+    }
+}
+
+/// The Connect Four solver's test slice of `eval.solver_every` from the test data folder
+/// `dir`: `eval.solver_positions` positions of [`SLICE_SETS`], solved once (said through
+/// `observer`; `None`, with a warning, when they cannot be read: the run goes on
+/// unmeasured).
+pub fn solver_slice(dir: &Path, eval: &EvalConfig, observer: &dyn Observer) -> Option<SolverSlice> {
+    let want = eval.solver_positions as usize;
+    let start = Instant::now();
+    match SolverSlice::load(dir, &SLICE_SETS, want.div_ceil(SLICE_SETS.len())) {
+        Ok(mut slice) => {
+            slice.positions.truncate(want);
+            observer.info(&format!(
+                "solver agreement every {} iterations on {} positions of {} in {} (measured \
+                 only, never trained on; solved in {:.1}s)",
+                eval.solver_every,
+                slice.positions.len(),
+                SLICE_SETS.join(" and "),
+                dir.display(),
+                start.elapsed().as_secs_f64()
+            ));
+            Some(slice)
+        }
+        Err(err) => {
+            observer.warning(&format!(
+                "no solver agreement measured (eval.solver_every): {err}"
+            ));
+            None
+        }
     }
 }
 

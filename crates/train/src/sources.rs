@@ -100,8 +100,10 @@ impl ConfigSources<'_> {
             }
         }
         match self.file {
-            Some((name, text)) => Ok(config::sets_section_in(text, "model")
-                .map_err(within(format!("config {name}")))?),
+            Some((name, text)) => {
+                Ok(config::sets_section_in(text, "model")
+                    .map_err(within(format!("config {name}")))?)
+            }
             None => Ok(false),
         }
     }
@@ -109,7 +111,9 @@ impl ConfigSources<'_> {
     /// Rejects `--size` / `--rule` for a game other than Gomoku.
     fn check_gomoku_flags(&self, game: &str) -> Result<(), SourcesError> {
         if game != "gomoku" && (self.size.is_some() || self.rule.is_some()) {
-            return conflict(format!("--size and --rule apply to gomoku only, not {game}"));
+            return conflict(format!(
+                "--size and --rule apply to gomoku only, not {game}"
+            ));
         }
         Ok(())
     }
@@ -135,9 +139,7 @@ impl ConfigSources<'_> {
                         "--size {size} and --set game.size={value} disagree; give the size once"
                     ))
                 }
-                ("game.rule", _, Some(rule))
-                    if !value.trim().eq_ignore_ascii_case(rule.trim()) =>
-                {
+                ("game.rule", _, Some(rule)) if !value.trim().eq_ignore_ascii_case(rule.trim()) => {
                     return conflict(format!(
                         "--rule {rule} and --set game.rule={value} disagree; give the rule once"
                     ))
@@ -170,7 +172,8 @@ impl ConfigSources<'_> {
         }
         let text = self.file.map_or("", |(_, t)| t);
         let file_name = self.file.map_or("", |(n, _)| n);
-        let file_game = config::game_name_in(text).map_err(within(format!("config {file_name}")))?;
+        let file_game =
+            config::game_name_in(text).map_err(within(format!("config {file_name}")))?;
         if let Some((name, text)) = self.file {
             let file_size = config::game_field_in(text, "size")?;
             if let (Some(size), Some(f)) = (self.size, &file_size) {
@@ -237,8 +240,7 @@ impl ConfigSources<'_> {
         }
         if self.file.is_some() {
             return conflict(
-                "--config cannot change a run that already exists; use --set for overrides"
-                    .into(),
+                "--config cannot change a run that already exists; use --set for overrides".into(),
             );
         }
         self.check_gomoku_flags(&old.game.name)?;
@@ -309,7 +311,11 @@ mod tests {
             file: Some(("f.toml", file)),
             ..sources(&[])
         };
-        assert!(s.resolve().unwrap_err().to_string().contains("--config cannot change"));
+        assert!(s
+            .resolve()
+            .unwrap_err()
+            .to_string()
+            .contains("--config cannot change"));
     }
 
     #[test]
@@ -325,6 +331,9 @@ mod tests {
             "--game gomoku and --set game.name=xiangqi disagree; give the game once"
         );
         let e = sources(&[]).resolve().unwrap_err().to_string();
-        assert!(e.starts_with("--game is required for a new run: runs/x"), "{e}");
+        assert!(
+            e.starts_with("--game is required for a new run: runs/x"),
+            "{e}"
+        );
     }
 }
