@@ -30,10 +30,17 @@ pub struct InitNetwork {
 }
 
 impl InitNetwork {
-    /// Reads the checkpoint file `path` and checks it as [`InitNetwork::check`] does.
+    /// Reads the checkpoint file `path` and checks it against a run of game `G` under
+    /// `game_config` before anything is written: its input planes, board and action count
+    /// must fit, and its network size must be `cfg.model`'s. A new run (`resumed` false)
+    /// whose user did not set `model.*` (`user_model` false) takes the file's size into
+    /// `cfg.model` (said through `observer`); otherwise a different size is an error naming
+    /// both. A file trained under other rules of the same shapes is used with a warning.
+    /// `words(game, config)` names a game and its rules for people.
     ///
     /// # Errors
-    /// The file cannot be read (naming it), and the errors of [`InitNetwork::check`].
+    /// The file cannot be read; [`PipelineError::Invalid`] or the checkpoint error; each
+    /// names the file.
     #[allow(clippy::too_many_arguments)]
     pub fn from_file<G: Encode>(
         path: &Path,
@@ -50,47 +57,9 @@ impl InitNetwork {
             PipelineError::from(e).context(format!("--init {shown}: cannot read it"))
         })?;
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let absolute = absolute.display().to_string();
-        Self::check::<G>(
-            &shown,
-            &absolute,
-            bytes,
-            game_config,
-            cfg,
-            resumed,
-            user_model,
-            device,
-            words,
-            observer,
-        )
-    }
-
-    /// Checks the checkpoint `bytes` (the file `shown`, absolute path `absolute`) against a
-    /// run of game `G` under `game_config` before anything is written: its input planes,
-    /// board and action count must fit, and its network size must be `cfg.model`'s. A new
-    /// run (`resumed` false) whose user did not set `model.*` (`user_model` false) takes the
-    /// file's size into `cfg.model` (said through `observer`); otherwise a different size is
-    /// an error naming both. A file trained under other rules of the same shapes is used
-    /// with a warning. `words(game, config)` names a game and its rules for people.
-    ///
-    /// # Errors
-    /// [`PipelineError::Invalid`] or the checkpoint error, each naming the file.
-    #[allow(clippy::too_many_arguments)]
-    pub fn check<G: Encode>(
-        shown: &str,
-        absolute: &str,
-        bytes: Vec<u8>,
-        game_config: &G::Config,
-        cfg: &mut TrainConfig,
-        resumed: bool,
-        user_model: bool,
-        device: &Device,
-        words: impl Fn(&str, &str) -> String,
-        observer: &dyn Observer,
-    ) -> Result<InitNetwork, PipelineError> {
         let name = format!("--init {shown}");
         let run_game = words(G::NAME, &format!("{game_config:?}"));
-        let ck = checkpoint_from_bytes(Path::new(shown), &bytes, G::NAME, device).map_err(|e| {
+        let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
             PipelineError::from(e).context(format!(
                 "--init {shown} is no network for this {run_game} run"
             ))
@@ -160,7 +129,7 @@ impl InitNetwork {
         Ok(InitNetwork {
             name,
             info: InitInfo {
-                path: absolute.to_string(),
+                path: absolute.display().to_string(),
                 fingerprint: file_fingerprint(&bytes),
                 step: ck.header.step,
                 trained_for,
