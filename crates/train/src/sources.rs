@@ -271,7 +271,7 @@ impl ConfigSources<'_> {
 mod tests {
     use super::*;
 
-    fn sources<'a>(overrides: &'a [String]) -> ConfigSources<'a> {
+    fn sources(overrides: &[String]) -> ConfigSources<'_> {
         ConfigSources {
             run: "runs/x",
             overrides,
