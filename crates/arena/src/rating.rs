@@ -664,13 +664,17 @@ mod tests {
             (calls, m.draws, m.decision, m.llr),
             (1, 7, SprtDecision::Continue, 0.0)
         );
-        // The last chunk is cut to the total; an error stops the match.
+        // Even results stay undecided: the last chunk is cut to the total. An error stops
+        // the match.
         let mut sizes = Vec::new();
-        let _ = sprt_match(Some(&sprt), 25, 10, |n, _, _| {
+        let m = sprt_match(Some(&sprt), 25, 10, |n, _, _| {
             sizes.push(n);
-            Ok::<_, ()>((0, u64::from(n), 0))
-        });
+            let wins = u64::from(n / 2);
+            Ok::<_, ()>((wins, 0, u64::from(n) - wins))
+        })
+        .unwrap();
         assert_eq!(sizes, vec![10, 10, 5]);
+        assert_eq!((m.wins + m.losses, m.decision), (25, SprtDecision::Continue));
         let e = sprt_match(Some(&sprt), 25, 10, |_, _, _| {
             Err::<(u64, u64, u64), _>("x")
         });

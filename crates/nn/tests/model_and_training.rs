@@ -7,7 +7,7 @@ use alphazero_nn::{
     ModelPreset, OptimizerKind, TrainConfig, Trainer,
 };
 use burn::tensor::{Tensor, TensorData};
-use common::{max_abs_diff, random_batch, Rng};
+use common::{random_batch, Rng};
 
 fn tiny() -> ModelConfig {
     ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
