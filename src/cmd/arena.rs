@@ -6,9 +6,9 @@ use crate::engine::{device, load_network};
 use crate::games::{GameArgs, GameSpec};
 use crate::with_game;
 use alphazero_arena::{
-    ladder_markdown, ladder_table, run_match, Entrant, GameRecord, LadderRow, LimitedPlayer,
-    Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerSettings, RandomPlayer,
-    Ratings, Sprt, SprtDecision,
+    ladder_markdown, ladder_table, run_match, sprt_match, Entrant, GameRecord, LadderRow,
+    LimitedPlayer, Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerSettings,
+    RandomPlayer, Ratings, Sprt, SprtDecision,
 };
 use alphazero_connect4::Connect4;
 use alphazero_formats::{Format, MoveNotation};
@@ -720,8 +720,6 @@ fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDeci
     let Some(sprt) = setup.sprt else {
         return Ok((run_match(&setup.config)?, None));
     };
-    let total = setup.config.openings_per_pair;
-    let chunk = (setup.config.threads as u32).max(1);
     let mut all = MatchResult {
         game: G::NAME.into(),
         players: setup
@@ -732,29 +730,24 @@ fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDeci
             .collect(),
         games: Vec::new(),
     };
-    let mut done = 0;
-    let mut decision = SprtDecision::Continue;
-    while done < total {
-        let k = chunk.min(total - done);
+    let total = setup.config.openings_per_pair;
+    let chunk = (setup.config.threads as u32).max(1);
+    let m = sprt_match(Some(&sprt), total, chunk, |k, done, _| {
         let cfg = MatchConfig {
             openings_per_pair: k,
             seed: mix_seed(setup.config.seed, u64::from(done)),
             ..setup.config.clone()
         };
         let r = run_match(&cfg)?;
+        let before = wdl_first(&all);
         for mut g in r.games {
             g.index = all.games.len();
             all.games.push(g);
         }
-        done += k;
-        let (w, d, l) = wdl_first(&all);
-        decision = sprt.decision(w, d, l);
-        if decision != SprtDecision::Continue {
-            break;
-        }
-    }
-    let (w, d, l) = wdl_first(&all);
-    Ok((all, Some((decision, sprt.llr(w, d, l)))))
+        let after = wdl_first(&all);
+        Ok::<_, anyhow::Error>((after.0 - before.0, after.1 - before.1, after.2 - before.2))
+    })?;
+    Ok((all, Some((m.decision, m.llr))))
 }
 
 /// Lists (up to 10 of) the games lost by a player failure, if any.

@@ -458,7 +458,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
     } else {
         u64::from(cfg.selfplay.games_per_iteration)
     });
-    let mut config = SelfPlayConfig::from_train_config(cfg, 1);
+    let mut config = alphazero_train::settings::selfplay_config(cfg, 1);
     config.parallel_games = games as usize;
     let sims = cfg.selfplay.simulations;
     let net_name = format!("{}x{}", mcfg.residual_blocks, mcfg.channels);

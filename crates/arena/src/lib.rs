@@ -32,6 +32,6 @@ pub use player::{LimitedPlayer, Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
 pub use rating::{
     elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, sprt_llr, sprt_llr_normal,
-    EloEstimate, Ratings, Sprt, SprtDecision,
+    sprt_match, EloEstimate, Ratings, Sprt, SprtDecision, SprtMatch,
 };
 pub use settings::{PlayerSettings, SettingsError};

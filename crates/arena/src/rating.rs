@@ -413,7 +413,7 @@ pub fn fit_ratings(
 }
 
 /// What an SPRT says after some games.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum SprtDecision {
     /// The LLR fell to the lower bound: the Elo difference is `elo0` or less (reject the
     /// tested player).
@@ -421,6 +421,7 @@ pub enum SprtDecision {
     /// The LLR rose to the upper bound: the Elo difference is `elo1` or more (promote it).
     AcceptH1,
     /// Keep playing.
+    #[default]
     Continue,
 }
 
@@ -571,8 +572,115 @@ impl Sprt {
     }
 }
 
+/// Where a match played by [`sprt_match`] ended: the tested player's wins, draws and
+/// losses, the SPRT's decision and log-likelihood ratio (both from the totals).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SprtMatch {
+    /// Games the tested player won.
+    pub wins: u64,
+    /// Drawn games.
+    pub draws: u64,
+    /// Games the tested player lost.
+    pub losses: u64,
+    /// The SPRT's decision ([`SprtDecision::Continue`] without a test, or when the match
+    /// ended undecided).
+    pub decision: SprtDecision,
+    /// The log-likelihood ratio of the totals (0 without a test).
+    pub llr: f64,
+}
+
+/// The one SPRT match loop (gating in training, `alphazero arena --sprt`): plays up to
+/// `total` units (games, or openings) in chunks of `chunk` units by calling
+/// `play_chunk(units, units_done, chunk_index)`, which returns that chunk's wins, draws and
+/// losses of the tested player, and stops as soon as `sprt` decides ([`Sprt::decision`]:
+/// never before [`Sprt::MIN_GAMES`] games). Without a test the whole match is one chunk.
+///
+/// # Errors
+/// The first error of `play_chunk`.
+pub fn sprt_match<E>(
+    sprt: Option<&Sprt>,
+    total: u32,
+    chunk: u32,
+    mut play_chunk: impl FnMut(u32, u32, u64) -> Result<(u64, u64, u64), E>,
+) -> Result<SprtMatch, E> {
+    let chunk = if sprt.is_some() {
+        chunk.max(1)
+    } else {
+        total.max(1)
+    };
+    let mut m = SprtMatch::default();
+    let mut done = 0u32;
+    let mut index = 0u64;
+    while done < total {
+        let n = chunk.min(total - done);
+        let (w, d, l) = play_chunk(n, done, index)?;
+        (m.wins, m.draws, m.losses) = (m.wins + w, m.draws + d, m.losses + l);
+        done += n;
+        index += 1;
+        if let Some(s) = sprt {
+            m.llr = s.llr(m.wins, m.draws, m.losses);
+            m.decision = s.decision(m.wins, m.draws, m.losses);
+            if m.decision != SprtDecision::Continue {
+                break;
+            }
+        }
+    }
+    Ok(m)
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn sprt_match_stops_at_the_first_decided_chunk_and_plays_all_without_a_test() {
+        let sprt = Sprt {
+            elo0: 0.0,
+            elo1: 100.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        // A player that wins every game: H1 once MIN_GAMES games are in.
+        let mut chunks = Vec::new();
+        let m = sprt_match(Some(&sprt), 100, 10, |n, done, i| {
+            chunks.push((n, done, i));
+            Ok::<_, ()>((u64::from(n), 0, 0))
+        })
+        .unwrap();
+        assert_eq!(m.decision, SprtDecision::AcceptH1);
+        assert_eq!(
+            chunks,
+            vec![(10, 0, 0), (10, 10, 1)],
+            "stopped after 20 games"
+        );
+        assert_eq!((m.wins, m.draws, m.losses), (20, 0, 0));
+        assert_eq!(m.llr, sprt.llr(20, 0, 0));
+        // No test: one chunk of everything, no decision, LLR 0.
+        let mut calls = 0;
+        let m = sprt_match(None, 7, 2, |n, _, _| {
+            calls += 1;
+            Ok::<_, ()>((0, u64::from(n), 0))
+        })
+        .unwrap();
+        assert_eq!(
+            (calls, m.draws, m.decision, m.llr),
+            (1, 7, SprtDecision::Continue, 0.0)
+        );
+        // Even results stay undecided: the last chunk is cut to the total. An error stops
+        // the match.
+        let mut sizes = Vec::new();
+        let m = sprt_match(Some(&sprt), 25, 10, |n, _, _| {
+            sizes.push(n);
+            let wins = u64::from(n / 2);
+            Ok::<_, ()>((wins, 0, u64::from(n) - wins))
+        })
+        .unwrap();
+        assert_eq!(sizes, vec![10, 10, 5]);
+        assert_eq!((m.wins + m.losses, m.decision), (25, SprtDecision::Continue));
+        let e = sprt_match(Some(&sprt), 25, 10, |_, _, _| {
+            Err::<(u64, u64, u64), _>("x")
+        });
+        assert_eq!(e, Err("x"));
+    }
+
     #[test]
     fn gating_elo_with_few_games_stays_bounded_with_its_interval() {
         // Issue 19: "+1970 Elo" from gating matches of a few games.

@@ -234,14 +234,27 @@ pub fn save_checkpoint(
     game: &GameTag,
     trainer: &Trainer,
 ) -> Result<(), CheckpointError> {
+    write_atomically(path, &checkpoint_to_bytes(path, game, trainer)?)
+}
+
+/// The bytes of the checkpoint file that [`save_checkpoint`] writes (for storage that is not a
+/// local file); `name` only names the object in errors.
+///
+/// # Errors
+/// [`CheckpointError::Format`].
+pub fn checkpoint_to_bytes(
+    name: &Path,
+    game: &GameTag,
+    trainer: &Trainer,
+) -> Result<Vec<u8>, CheckpointError> {
     let optimizer = trainer
         .optimizer_bytes()
         .map_err(|e| CheckpointError::Format {
-            path: path.to_path_buf(),
+            path: name.to_path_buf(),
             reason: e.to_string(),
         })?;
-    save_parts(
-        path,
+    encode_parts(
+        name,
         game,
         trainer.model(),
         trainer.model_config(),
@@ -263,10 +276,25 @@ pub fn save_model(
     config: &ModelConfig,
     step: u64,
 ) -> Result<(), CheckpointError> {
-    save_parts(path, game, net, config, step, None, None)
+    write_atomically(path, &model_to_bytes(path, game, net, config, step)?)
 }
 
-fn save_parts(
+/// The bytes of the network file that [`save_model`] writes (for storage that is not a local
+/// file); `name` only names the object in errors.
+///
+/// # Errors
+/// [`CheckpointError::Format`].
+pub fn model_to_bytes(
+    name: &Path,
+    game: &GameTag,
+    net: &PolicyValueNet,
+    config: &ModelConfig,
+    step: u64,
+) -> Result<Vec<u8>, CheckpointError> {
+    encode_parts(name, game, net, config, step, None, None)
+}
+
+fn encode_parts(
     path: &Path,
     game: &GameTag,
     net: &PolicyValueNet,
@@ -274,7 +302,7 @@ fn save_parts(
     step: u64,
     train: Option<TrainConfig>,
     optimizer: Option<&[u8]>,
-) -> Result<(), CheckpointError> {
+) -> Result<Vec<u8>, CheckpointError> {
     // `valid()` folds the pending batch-norm running-statistics update of the last training
     // step into the running mean/var; visiting the training module directly would read them
     // one update stale.
@@ -298,8 +326,7 @@ fn save_parts(
         path: path.to_path_buf(),
         reason: format!("encoding the header: {e}"),
     })?;
-    let bytes = assemble(&header_json, &weights, optimizer.unwrap_or(&[]));
-    write_atomically(path, &bytes)
+    Ok(assemble(&header_json, &weights, optimizer.unwrap_or(&[])))
 }
 
 pub(crate) fn weights_to_safetensors(net: &PolicyValueNet) -> Result<Vec<u8>, String> {
@@ -395,6 +422,20 @@ pub fn load_checkpoint(
         source,
     })?;
     parse_checkpoint(path, &bytes, expected_game, device)
+}
+
+/// Reads a checkpoint from the bytes of a checkpoint file (for storage that is not a local
+/// file): the same checks as [`load_checkpoint`]; `name` names the object in errors.
+///
+/// # Errors
+/// As [`load_checkpoint`], except [`CheckpointError::Io`].
+pub fn checkpoint_from_bytes(
+    name: &Path,
+    bytes: &[u8],
+    expected_game: &str,
+    device: &Device,
+) -> Result<Checkpoint, CheckpointError> {
+    parse_checkpoint(name, bytes, expected_game, device)
 }
 
 fn parse_checkpoint(

@@ -45,7 +45,7 @@
 //! actions only** (illegal logits set to [`train::ILLEGAL_LOGIT`] before the log-softmax)
 //! against π, plus `value_loss_weight` × MSE(value, z); weight decay is the optimizer's
 //! (decoupled for AdamW, L2 for SGD with momentum); optional global gradient-norm clipping;
-//! learning rate by [`LrSchedule`] (constant, step, cosine) as a function of the step count.
+//! the learning rate is set by the caller (the training loop schedules it over the run).
 //!
 //! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
 //! training mode ([`batch_norm`]) are burn *backend extensions* with hand-written backward
@@ -85,16 +85,16 @@ mod winograd;
 
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    load_checkpoint, save_checkpoint, save_model, Checkpoint, CheckpointError, CheckpointHeader,
-    GameTag,
+    checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes, save_checkpoint,
+    save_model, Checkpoint, CheckpointError, CheckpointHeader, GameTag,
 };
 pub use encode::{transform_policy, Encode};
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
 pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
 pub use train::{
-    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,
-    OptimizerKind, TrainConfig, TrainStats, Trainer,
+    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, OptimizerKind,
+    TrainConfig, TrainStats, Trainer,
 };
 pub use winograd::Tile;
 

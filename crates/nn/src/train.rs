@@ -266,57 +266,14 @@ impl OptimizerKind {
     }
 }
 
-/// How the learning rate changes with the step count. The rate of step `t` (0-based) is a pure
-/// function of `t`, so resuming from a checkpoint's step count resumes the schedule.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub enum LrSchedule {
-    /// The base rate throughout.
-    Constant,
-    /// The base rate multiplied by `gamma` every `step_size` steps.
-    Step {
-        /// Steps between decays (> 0).
-        step_size: u64,
-        /// Decay factor.
-        gamma: f64,
-    },
-    /// Cosine decay from the base rate to `min_lr` over `total_steps`, then `min_lr`.
-    Cosine {
-        /// Length of the decay in steps (> 0).
-        total_steps: u64,
-        /// Final learning rate.
-        min_lr: f64,
-    },
-}
-
-impl LrSchedule {
-    /// The learning rate at step `step` (0-based) for base rate `base`.
-    pub fn lr_at(&self, base: f64, step: u64) -> f64 {
-        match *self {
-            LrSchedule::Constant => base,
-            LrSchedule::Step { step_size, gamma } => {
-                let k = step / step_size.max(1);
-                base * gamma.powi(k.min(i32::MAX as u64) as i32)
-            }
-            LrSchedule::Cosine {
-                total_steps,
-                min_lr,
-            } => {
-                let t = (step as f64 / total_steps.max(1) as f64).min(1.0);
-                min_lr + 0.5 * (base - min_lr) * (1.0 + (std::f64::consts::PI * t).cos())
-            }
-        }
-    }
-}
-
 /// Optimizer and loss settings of a [`Trainer`]. Saved as JSON in checkpoints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TrainConfig {
     /// The optimizer.
     pub optimizer: OptimizerKind,
-    /// Base learning rate.
+    /// Learning rate (the training loop schedules it over the run and sets it with
+    /// [`Trainer::set_config`]).
     pub learning_rate: f64,
-    /// Learning-rate schedule.
-    pub lr_schedule: LrSchedule,
     /// Weight decay: decoupled for AdamW, L2 penalty for SGD (0 disables it).
     pub weight_decay: f32,
     /// Clip the global gradient L2 norm to this value (`None`: no clipping).
@@ -331,7 +288,6 @@ impl Default for TrainConfig {
         TrainConfig {
             optimizer: OptimizerKind::adamw(),
             learning_rate: 1e-3,
-            lr_schedule: LrSchedule::Constant,
             weight_decay: 1e-4,
             grad_clip_norm: Some(5.0),
             value_loss_weight: 1.0,
@@ -359,13 +315,6 @@ impl TrainConfig {
         }
         if !(self.value_loss_weight.is_finite() && self.value_loss_weight >= 0.0) {
             return bad("value_loss_weight must be non-negative");
-        }
-        match self.lr_schedule {
-            LrSchedule::Step { step_size: 0, .. } => return bad("step_size must be positive"),
-            LrSchedule::Cosine { total_steps: 0, .. } => {
-                return bad("total_steps must be positive")
-            }
-            _ => {}
         }
         Ok(())
     }
@@ -558,9 +507,7 @@ impl Trainer {
 
     /// The learning rate the next step will use.
     pub fn learning_rate(&self) -> f64 {
-        self.config
-            .lr_schedule
-            .lr_at(self.config.learning_rate, self.step)
+        self.config.learning_rate
     }
 
     /// Number of optimizer steps taken (including those before a checkpoint was loaded).

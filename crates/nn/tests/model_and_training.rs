@@ -3,11 +3,11 @@
 mod common;
 
 use alphazero_nn::{
-    default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, LrSchedule,
-    ModelConfig, ModelPreset, OptimizerKind, TrainConfig, Trainer,
+    default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, ModelConfig,
+    ModelPreset, OptimizerKind, TrainConfig, Trainer,
 };
 use burn::tensor::{Tensor, TensorData};
-use common::{max_abs_diff, random_batch, Rng};
+use common::{random_batch, Rng};
 
 fn tiny() -> ModelConfig {
     ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
@@ -225,64 +225,10 @@ fn batches_that_do_not_fit_are_refused() {
 }
 
 #[test]
-fn learning_rate_schedules_follow_the_step_count() {
-    let c = LrSchedule::Constant;
-    assert_eq!(c.lr_at(0.1, 1000), 0.1);
-    let s = LrSchedule::Step {
-        step_size: 10,
-        gamma: 0.5,
-    };
-    assert_eq!(s.lr_at(0.1, 9), 0.1);
-    assert_eq!(s.lr_at(0.1, 10), 0.05);
-    assert_eq!(s.lr_at(0.1, 25), 0.025);
-    let cos = LrSchedule::Cosine {
-        total_steps: 100,
-        min_lr: 0.0,
-    };
-    assert_eq!(cos.lr_at(0.1, 0), 0.1);
-    assert!((cos.lr_at(0.1, 50) - 0.05).abs() < 1e-12);
-    assert!(cos.lr_at(0.1, 100).abs() < 1e-12);
-    assert!(cos.lr_at(0.1, 500).abs() < 1e-12);
-}
-
-#[test]
-fn trainer_uses_the_scheduled_learning_rate() {
-    let device = default_device();
-    let config = tiny();
-    let train = TrainConfig {
-        learning_rate: 0.01,
-        lr_schedule: LrSchedule::Step {
-            step_size: 2,
-            gamma: 0.1,
-        },
-        ..TrainConfig::default()
-    };
-    let mut trainer = Trainer::new(&config, train, &device).unwrap();
-    let batch = random_batch(&config, 2, &mut Rng(5));
-    let lrs: Vec<f64> = (0..4)
-        .map(|_| trainer.train_step(&batch).unwrap().learning_rate)
-        .collect();
-    assert!(
-        max_abs_diff(
-            &lrs.iter().map(|&x| x as f32).collect::<Vec<_>>(),
-            &[0.01, 0.01, 0.001, 0.001]
-        ) < 1e-9
-    );
-}
-
-#[test]
 fn invalid_training_configs_are_refused() {
     let device = default_device();
     let bad = TrainConfig {
         learning_rate: -1.0,
-        ..TrainConfig::default()
-    };
-    assert!(Trainer::new(&tiny(), bad, &device).is_err());
-    let bad = TrainConfig {
-        lr_schedule: LrSchedule::Step {
-            step_size: 0,
-            gamma: 0.5,
-        },
         ..TrainConfig::default()
     };
     assert!(Trainer::new(&tiny(), bad, &device).is_err());

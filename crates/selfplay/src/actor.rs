@@ -7,7 +7,7 @@ use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_mcts::{
     select_move, ConfigError, Driver, EvalError, Evaluator, Search, SearchConfig,
 };
-use alphazero_train::record::{GameFlags, GameRecord, GameResult, PlyRecord};
+use alphazero_records::{GameFlags, GameRecord, GameResult, PlyRecord};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

@@ -20,14 +20,12 @@
 
 mod actor;
 mod matches;
-mod settings;
 mod workers;
 
 pub use actor::{
     play_selfplay_games, PlayoutCap, Resignation, SelfPlayConfig, SelfPlayError, SelfPlayStats,
 };
 pub use matches::{play_match, MatchConfig, MatchOutcome};
-pub use settings::search_config;
 pub use workers::{play_selfplay_games_parallel, worker_count};
 
 use alphazero_mcts::{Driver, EvalError, EvalRequest, Evaluator, Search};

@@ -2,7 +2,7 @@
 
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::{EvalRequest, Evaluator, Search, SearchConfig};
-use alphazero_train::record::GameResult;
+use alphazero_records::GameResult;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 

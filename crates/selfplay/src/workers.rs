@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use alphazero_game::Game;
 use alphazero_mcts::Evaluator;
-use alphazero_train::record::GameRecord;
+use alphazero_records::GameRecord;
 
 use crate::{play_selfplay_games, SelfPlayConfig, SelfPlayError, SelfPlayStats};
 

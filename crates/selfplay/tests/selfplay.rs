@@ -8,11 +8,11 @@ use std::sync::{Arc, Mutex};
 use alphazero_mcts::{
     EvalError, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
+use alphazero_records::{GameRecord, GameResult};
 use alphazero_selfplay::{
     play_match, play_selfplay_games, play_selfplay_games_parallel, worker_count, MatchConfig,
     PlayoutCap, Resignation, SelfPlayConfig,
 };
-use alphazero_train::record::{GameRecord, GameResult};
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
     SelfPlayConfig {

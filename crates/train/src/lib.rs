@@ -1,25 +1,61 @@
-//! Infrastructure of the AlphaZero training loop, generic over [`alphazero_game::Game`]:
+//! The AlphaZero training loop as a library, generic over [`alphazero_nn::Encode`] games.
 //!
+//! The loop is five named stages, each a method of [`Pipeline`] that can be called and tested
+//! alone, and that reads and writes only through a [`Storage`]:
+//!
+//! 1. [`Pipeline::self_play`]: the champion plays a batch of games; they are written as one
+//!    record file `records/<id>.azr`;
+//! 2. [`Pipeline::ingest`]: a record batch's positions join the [`ReplayBuffer`];
+//! 3. [`Pipeline::learn`]: optimizer steps on replay samples; the trainer state is saved as
+//!    the pending checkpoint;
+//! 4. [`Pipeline::gate`]: the candidate plays the champion; promoted by score or SPRT;
+//! 5. [`Pipeline::commit`]: champion, snapshot, metrics, plots and the run state (written
+//!    last: the commit point), then the pending checkpoint becomes the latest.
+//!
+//! [`Pipeline::run`] chains them until a limit; [`recovery`] undoes what an interrupted
+//! iteration left behind; progress goes to an [`Observer`].
+//!
+//! The building blocks:
 //! - [`storage`]: an object-store-like [`storage::Storage`] with an atomic local-disk implementation;
-//! - [`record`]: the compact versioned binary game-record format (`.azr`, checksummed since
-//!   version 2; version-1 files are still read);
+//! - [`record`]: the compact versioned binary game-record format (`.azr`, the
+//!   `alphazero-records` crate);
 //! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
+//! - [`settings`]: the search and self-play settings of a configuration;
+//! - [`sources`]: the precedence of saved config, `--config`, flags and `--set`;
 //! - [`metrics`]: one JSON line per iteration (`metrics.jsonl`);
 //! - [`plots`]: PNG plots of the metrics;
-//! - [`state`]: the resumable run state.
+//! - [`state`]: the resumable run state;
+//! - [`local`]: checks of a local run directory.
 #![deny(missing_docs)]
 
 pub mod config;
+mod error;
+mod init;
+pub mod local;
 pub mod metrics;
+mod observer;
+mod pipeline;
 pub mod plots;
-pub mod record;
+pub mod recovery;
 pub mod replay;
+pub mod settings;
+pub mod sources;
 pub mod state;
 pub mod storage;
 
+/// The game-record format (re-exported from `alphazero-records`).
+pub use alphazero_records as record;
+
 pub use config::{ConfigError, TrainConfig};
+pub use error::PipelineError;
+pub use init::InitNetwork;
 pub use metrics::{IterationMetrics, MetricsLog};
+pub use observer::{IterationReport, Observer, Silent, Stage};
+pub use pipeline::{
+    solver_slice, Gated, Learned, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY,
+    LATEST_KEY, METRICS_KEY, PENDING_KEY,
+};
 pub use record::{
     read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,
     RecordHeader,

@@ -1,17 +1,20 @@
 //! Per-iteration metrics: one JSON object per line in `metrics.jsonl`.
 //!
-//! Lines are appended whole with a single write and synced; a line torn by a crash is cut
-//! off when the log is opened again ([`MetricsLog::open`]), and a line that is no metrics
+//! The log is an object of the run's [`Storage`], rewritten atomically at every append; a
+//! line torn by a crash of an older build (which appended in place) is cut off when the log
+//! is opened again ([`MetricsLog::open`]), and a line that is no metrics
 //! record (garbage written into the file) is moved to `metrics.jsonl.bad` there. Readers
 //! ignore unknown fields and fill missing ones with defaults, so older logs stay readable as
-//! fields are added. [`write_csv`] writes the same records as a CSV table (`metrics.csv`) for
+//! fields are added. [`to_csv`] turns the same records into a CSV table (`metrics.csv`) for
 //! spreadsheets and other tools.
 
-use std::fs::{self, OpenOptions};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+use crate::storage::{Storage, StorageError};
 
 /// An error reading or writing the metrics log.
 #[derive(Debug, thiserror::Error)]
@@ -24,6 +27,15 @@ pub enum MetricsError {
         /// The cause.
         #[source]
         source: io::Error,
+    },
+    /// The log object could not be read or written.
+    #[error("metrics object {key}")]
+    Storage {
+        /// The object's key, e.g. `metrics.jsonl`.
+        key: String,
+        /// The cause.
+        #[source]
+        source: StorageError,
     },
     /// A line is not a valid metrics record.
     #[error("metrics line {line} ({text:?}) is not a metrics record")]
@@ -197,87 +209,46 @@ pub struct BadLine {
     pub reason: String,
 }
 
-/// An append-only `metrics.jsonl` file.
+/// The append-only `metrics.jsonl` object of a run, kept in a [`Storage`].
+///
+/// Every append rewrites the object atomically through [`Storage::put`] (the log is small:
+/// one line per iteration), so a crash leaves the old or the new log, never half a line;
+/// a torn last line can still be met in a log written by older builds, which appended in
+/// place.
 #[derive(Debug, Clone)]
 pub struct MetricsLog {
-    path: PathBuf,
+    key: String,
     torn_line: Option<String>,
     bad_lines: Vec<BadLine>,
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file beside it, fsync, rename, fsync of
-/// the folder.
-fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "metrics".into(), |n| n.to_string_lossy());
-    let tmp = path.with_file_name(format!(".{name}.tmp-{}-metrics", std::process::id()));
-    let result = (|| {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .open(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        drop(f);
-        fs::rename(&tmp, path)?;
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::File::open(dir)?.sync_all()?;
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
-
 impl MetricsLog {
-    /// The file beside the log that receives lines set aside as not being metrics records
+    /// The key beside the log that receives lines set aside as not being metrics records
     /// (`metrics.jsonl.bad` for `metrics.jsonl`).
-    pub fn bad_path(&self) -> PathBuf {
-        let name = self
-            .path
-            .file_name()
-            .map_or_else(|| "metrics.jsonl".into(), |n| n.to_string_lossy());
-        self.path.with_file_name(format!("{name}.bad"))
+    pub fn bad_key(&self) -> String {
+        format!("{}.bad", self.key)
     }
 
-    /// Opens (creating it if missing) the log at `path`, cuts off a torn last line (one
-    /// without a trailing newline, left by a crash during an append), and moves every
-    /// other line that is no metrics record to [`MetricsLog::bad_path`] (appended, each
-    /// after a `# line N: reason` comment), so that one bad line never stops a run. The
-    /// log is then rewritten atomically without them.
+    /// Opens the log `key` of `storage` (an absent object is an empty log), cuts off a torn
+    /// last line (one without a trailing newline), and moves every other line that is no
+    /// metrics record to [`MetricsLog::bad_key`] (appended, each after a `# line N: reason`
+    /// comment), so that one bad line never stops a run. The log is then rewritten
+    /// atomically without them.
     ///
     /// # Errors
-    /// [`MetricsError::Io`] naming the path.
-    pub fn open(path: impl Into<PathBuf>) -> Result<Self, MetricsError> {
-        let path = path.into();
-        let io_err = |source| MetricsError::Io {
-            path: path.clone(),
-            source,
+    /// [`MetricsError::Storage`] naming the key.
+    pub fn open(storage: &dyn Storage, key: &str) -> Result<Self, MetricsError> {
+        let mut log = MetricsLog {
+            key: key.to_string(),
+            torn_line: None,
+            bad_lines: Vec::new(),
         };
-        let f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err)?;
-        let bytes = fs::read(&path).map_err(io_err)?;
-        let mut torn_line = None;
+        let bytes = log.bytes(storage)?;
         let mut keep = bytes.len();
         if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
             keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-            torn_line = Some(String::from_utf8_lossy(&bytes[keep..]).into_owned());
-            f.set_len(keep as u64).map_err(io_err)?;
-            f.sync_all().map_err(io_err)?;
+            log.torn_line = Some(String::from_utf8_lossy(&bytes[keep..]).into_owned());
         }
-        drop(f);
-        let mut log = MetricsLog {
-            path,
-            torn_line,
-            bad_lines: Vec::new(),
-        };
         let text = String::from_utf8_lossy(&bytes[..keep]);
         let mut good = String::with_capacity(text.len());
         let mut bad = String::new();
@@ -301,22 +272,22 @@ impl MetricsLog {
             }
         }
         if !log.bad_lines.is_empty() {
-            let bad_path = log.bad_path();
-            let bad_err = |source| MetricsError::Io {
-                path: bad_path.clone(),
-                source,
+            let bad_key = log.bad_key();
+            let mut old = match storage.get(&bad_key) {
+                Ok(b) => b,
+                Err(StorageError::NotFound { .. }) => Vec::new(),
+                Err(source) => {
+                    return Err(MetricsError::Storage {
+                        key: bad_key,
+                        source,
+                    })
+                }
             };
-            let mut b = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&bad_path)
-                .map_err(bad_err)?;
-            b.write_all(bad.as_bytes()).map_err(bad_err)?;
-            b.sync_all().map_err(bad_err)?;
-            write_atomic(&log.path, good.as_bytes()).map_err(|source| MetricsError::Io {
-                path: log.path.clone(),
-                source,
-            })?;
+            old.extend_from_slice(bad.as_bytes());
+            put(storage, &bad_key, &old)?;
+        }
+        if !log.bad_lines.is_empty() || log.torn_line.is_some() {
+            put(storage, key, good.as_bytes())?;
         }
         Ok(log)
     }
@@ -327,57 +298,56 @@ impl MetricsLog {
         self.torn_line.as_deref()
     }
 
-    /// The lines that [`MetricsLog::open`] moved to [`MetricsLog::bad_path`], in file order
+    /// The lines that [`MetricsLog::open`] moved to [`MetricsLog::bad_key`], in file order
     /// (so that the caller can warn about them).
     pub fn bad_lines(&self) -> &[BadLine] {
         &self.bad_lines
     }
 
-    /// The file path.
-    pub fn path(&self) -> &Path {
-        &self.path
+    /// The log's key.
+    pub fn key(&self) -> &str {
+        &self.key
     }
 
-    /// Appends one record as a line and syncs it to disk.
+    fn bytes(&self, storage: &dyn Storage) -> Result<Vec<u8>, MetricsError> {
+        match storage.get(&self.key) {
+            Ok(b) => Ok(b),
+            Err(StorageError::NotFound { .. }) => Ok(Vec::new()),
+            Err(source) => Err(MetricsError::Storage {
+                key: self.key.clone(),
+                source,
+            }),
+        }
+    }
+
+    /// Appends one record as a line (the log is rewritten atomically).
     ///
     /// # Errors
-    /// [`MetricsError::Io`], [`MetricsError::Serialize`].
-    pub fn append(&self, m: &IterationMetrics) -> Result<(), MetricsError> {
-        let line = to_json_line(m)?;
-        let io_err = |source| MetricsError::Io {
-            path: self.path.clone(),
-            source,
-        };
-        let mut f = OpenOptions::new()
-            .append(true)
-            .open(&self.path)
-            .map_err(io_err)?;
-        f.write_all(line.as_bytes()).map_err(io_err)?;
-        f.sync_data().map_err(io_err)
+    /// [`MetricsError::Storage`], [`MetricsError::Serialize`].
+    pub fn append(&self, storage: &dyn Storage, m: &IterationMetrics) -> Result<(), MetricsError> {
+        let mut bytes = self.bytes(storage)?;
+        bytes.extend_from_slice(to_json_line(m)?.as_bytes());
+        put(storage, &self.key, &bytes)
     }
 
     /// Reads every record.
     ///
     /// # Errors
-    /// [`MetricsError::Io`], [`MetricsError::Parse`].
-    pub fn read_all(&self) -> Result<Vec<IterationMetrics>, MetricsError> {
-        read_metrics(&self.path)
+    /// [`MetricsError::Storage`], [`MetricsError::Parse`].
+    pub fn read_all(&self, storage: &dyn Storage) -> Result<Vec<IterationMetrics>, MetricsError> {
+        parse_metrics(&String::from_utf8_lossy(&self.bytes(storage)?))
     }
 
     /// Removes the lines of iterations `>= iteration` (left by iterations that a crash
     /// interrupted before they were committed, and that a resumed run does again) and
-    /// returns how many were removed. Lines that do not parse are kept. The file is
-    /// replaced atomically (temporary file, fsync, rename); nothing is written when no line
-    /// is removed.
+    /// returns how many were removed. Lines that do not parse are kept. The log is replaced
+    /// atomically; nothing is written when no line is removed.
     ///
     /// # Errors
-    /// [`MetricsError::Io`] naming the path.
-    pub fn drop_from(&self, iteration: u32) -> Result<usize, MetricsError> {
-        let io_err = |source| MetricsError::Io {
-            path: self.path.clone(),
-            source,
-        };
-        let text = fs::read_to_string(&self.path).map_err(io_err)?;
+    /// [`MetricsError::Storage`] naming the key.
+    pub fn drop_from(&self, storage: &dyn Storage, iteration: u32) -> Result<usize, MetricsError> {
+        let bytes = self.bytes(storage)?;
+        let text = String::from_utf8_lossy(&bytes);
         let mut kept = String::with_capacity(text.len());
         let mut removed = 0;
         for line in text.lines() {
@@ -394,9 +364,19 @@ impl MetricsLog {
         if removed == 0 {
             return Ok(0);
         }
-        write_atomic(&self.path, kept.as_bytes()).map_err(io_err)?;
+        put(storage, &self.key, kept.as_bytes())?;
         Ok(removed)
     }
+}
+
+/// [`Storage::put`] with the key in the error.
+fn put(storage: &dyn Storage, key: &str, bytes: &[u8]) -> Result<(), MetricsError> {
+    storage
+        .put(key, bytes)
+        .map_err(|source| MetricsError::Storage {
+            key: key.to_string(),
+            source,
+        })
 }
 
 /// One row of `metrics.csv`: [`IterationMetrics`] flattened (the gating match and the
@@ -508,19 +488,6 @@ pub fn to_csv(metrics: &[IterationMetrics], path: &Path) -> Result<Vec<u8>, Metr
         .map_err(|e| csv_err(csv::Error::from(e.into_error())))
 }
 
-/// Writes `metrics` as CSV ([`to_csv`]) to `path`, atomically (temporary file, fsync,
-/// rename).
-///
-/// # Errors
-/// [`MetricsError::Csv`], [`MetricsError::Io`] naming the path.
-pub fn write_csv(metrics: &[IterationMetrics], path: &Path) -> Result<(), MetricsError> {
-    let bytes = to_csv(metrics, path)?;
-    write_atomic(path, &bytes).map_err(|source| MetricsError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
-}
-
 /// Reads a `metrics.jsonl` file.
 ///
 /// # Errors
@@ -589,61 +556,60 @@ pub(crate) fn example_metrics(n: u32) -> Vec<IterationMetrics> {
 mod tests {
     use super::*;
 
+    use crate::storage::MemoryStorage;
+
     #[test]
     fn appended_metrics_read_back_equal() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = MetricsLog::open(dir.path().join("metrics.jsonl")).unwrap();
+        let st = MemoryStorage::new();
+        let log = MetricsLog::open(&st, "metrics.jsonl").unwrap();
         let ms = example_metrics(4);
         for m in &ms {
-            log.append(m).unwrap();
+            log.append(&st, m).unwrap();
         }
-        assert_eq!(log.read_all().unwrap(), ms);
-        let text = fs::read_to_string(log.path()).unwrap();
+        assert_eq!(log.read_all(&st).unwrap(), ms);
+        let text = String::from_utf8(st.get("metrics.jsonl").unwrap()).unwrap();
         assert_eq!(text.lines().count(), 4);
     }
 
     #[test]
     fn drop_from_removes_uncommitted_iterations_and_keeps_the_rest() {
-        let dir = tempfile::tempdir().unwrap();
-        let log = MetricsLog::open(dir.path().join("metrics.jsonl")).unwrap();
+        let st = MemoryStorage::new();
+        let log = MetricsLog::open(&st, "metrics.jsonl").unwrap();
         let ms = example_metrics(4);
         for m in &ms {
-            log.append(m).unwrap();
+            log.append(&st, m).unwrap();
         }
-        assert_eq!(log.drop_from(4).unwrap(), 0);
-        assert_eq!(log.drop_from(2).unwrap(), 2);
-        assert_eq!(log.read_all().unwrap(), ms[..2].to_vec());
-        log.append(&ms[2]).unwrap();
-        assert_eq!(log.read_all().unwrap(), ms[..3].to_vec());
-        let names: Vec<_> = fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name().into_string().unwrap())
-            .collect();
-        assert_eq!(names, vec!["metrics.jsonl"]);
+        assert_eq!(log.drop_from(&st, 4).unwrap(), 0);
+        assert_eq!(log.drop_from(&st, 2).unwrap(), 2);
+        assert_eq!(log.read_all(&st).unwrap(), ms[..2].to_vec());
+        log.append(&st, &ms[2]).unwrap();
+        assert_eq!(log.read_all(&st).unwrap(), ms[..3].to_vec());
+        assert_eq!(st.list("").unwrap(), vec!["metrics.jsonl"]);
     }
 
     #[test]
     fn torn_last_line_is_cut_at_open() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.jsonl");
+        let st = MemoryStorage::new();
         let ms = example_metrics(2);
         let mut text = to_json_line(&ms[0]).unwrap();
         text.push_str(&to_json_line(&ms[1]).unwrap()[..20]);
-        fs::write(&path, text).unwrap();
-        let log = MetricsLog::open(&path).unwrap();
-        assert_eq!(log.read_all().unwrap(), vec![ms[0].clone()]);
+        st.put("metrics.jsonl", text.as_bytes()).unwrap();
+        let log = MetricsLog::open(&st, "metrics.jsonl").unwrap();
+        assert_eq!(log.read_all(&st).unwrap(), vec![ms[0].clone()]);
         let torn = &to_json_line(&ms[1]).unwrap()[..20];
         assert_eq!(log.torn_line(), Some(torn), "the cut line is reported");
-        assert_eq!(MetricsLog::open(&path).unwrap().torn_line(), None);
-        log.append(&ms[1]).unwrap();
-        assert_eq!(log.read_all().unwrap(), ms);
+        assert_eq!(
+            MetricsLog::open(&st, "metrics.jsonl").unwrap().torn_line(),
+            None
+        );
+        log.append(&st, &ms[1]).unwrap();
+        assert_eq!(log.read_all(&st).unwrap(), ms);
     }
 
     #[test]
     fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_log_resumes() {
         // Issue 19 defect 1: one garbage line made the run unresumable.
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.jsonl");
+        let st = MemoryStorage::new();
         let ms = example_metrics(3);
         let text = format!(
             "{}this is not JSON\n{}{{\"iteration\": \"x\"}}\n{}",
@@ -651,37 +617,34 @@ mod tests {
             to_json_line(&ms[1]).unwrap(),
             to_json_line(&ms[2]).unwrap()
         );
-        fs::write(&path, text).unwrap();
-        let log = MetricsLog::open(&path).unwrap();
+        st.put("metrics.jsonl", text.as_bytes()).unwrap();
+        let log = MetricsLog::open(&st, "metrics.jsonl").unwrap();
         let lines: Vec<usize> = log.bad_lines().iter().map(|b| b.line).collect();
         assert_eq!(lines, vec![2, 4]);
         assert_eq!(log.bad_lines()[0].text, "this is not JSON");
         assert_eq!(
-            log.read_all().unwrap(),
+            log.read_all(&st).unwrap(),
             ms,
             "the good lines are kept in order"
         );
-        let bad = fs::read_to_string(log.bad_path()).unwrap();
+        let bad = String::from_utf8(st.get(&log.bad_key()).unwrap()).unwrap();
         assert!(
             bad.contains("# line 2: ") && bad.contains("\nthis is not JSON\n"),
             "{bad}"
         );
         assert!(bad.contains("{\"iteration\": \"x\"}"), "{bad}");
         // The log takes new lines, and opening it again finds nothing more to set aside.
-        log.append(&example_metrics(4)[3]).unwrap();
-        assert_eq!(log.read_all().unwrap().len(), 4);
-        let again = MetricsLog::open(&path).unwrap();
+        log.append(&st, &example_metrics(4)[3]).unwrap();
+        assert_eq!(log.read_all(&st).unwrap().len(), 4);
+        let again = MetricsLog::open(&st, "metrics.jsonl").unwrap();
         assert!(again.bad_lines().is_empty());
-        assert_eq!(fs::read_to_string(again.bad_path()).unwrap(), bad);
+        assert_eq!(st.get(&again.bad_key()).unwrap(), bad.as_bytes());
     }
 
     #[test]
     fn metrics_csv_has_a_header_and_one_row_per_record() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("metrics.csv");
         let ms = example_metrics(3);
-        write_csv(&ms, &path).unwrap();
-        let text = fs::read_to_string(&path).unwrap();
+        let text = String::from_utf8(to_csv(&ms, Path::new("metrics.csv")).unwrap()).unwrap();
         let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
         assert_eq!(rows.len(), 4, "{text}");
         let header = &rows[0];
@@ -711,8 +674,6 @@ mod tests {
                 None => assert_eq!(row[col("solver_policy_best")], ""),
             }
         }
-        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1, "no temporary file left");
     }
 
     #[test]
@@ -733,13 +694,14 @@ mod tests {
     }
 
     #[test]
-    fn unwritable_log_path_is_an_io_error_naming_it() {
+    fn unwritable_log_is_a_storage_error_naming_its_key() {
         let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("file");
-        fs::write(&file, b"x").unwrap();
-        match MetricsLog::open(file.join("metrics.jsonl")) {
-            Err(e @ MetricsError::Io { .. }) => {
-                assert!(e.to_string().contains("file/metrics.jsonl"))
+        let st = crate::storage::LocalStorage::open(dir.path()).unwrap();
+        st.put("file", b"x").unwrap();
+        let log = MetricsLog::open(&st, "file/metrics.jsonl").unwrap();
+        match log.append(&st, &example_metrics(1)[0]) {
+            Err(e @ MetricsError::Storage { .. }) => {
+                assert!(e.to_string().contains("file/metrics.jsonl"), "{e}")
             }
             other => panic!("{other:?}"),
         }

@@ -13,8 +13,6 @@
 //! range crosses it) a darker line at y = 0. Charts of things a run did not measure are not
 //! drawn: no gating and rating figures without gating, no solver figure outside Connect Four.
 
-use std::fs;
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use ab_glyph::{point, Font, FontRef, PxScale, ScaleFont};
@@ -23,6 +21,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 use crate::metrics::IterationMetrics;
+use crate::storage::{Storage, StorageError};
 
 /// Width of every figure in pixels.
 pub const WIDTH: u32 = 1000;
@@ -175,14 +174,14 @@ pub enum PlotError {
         #[source]
         source: png::EncodingError,
     },
-    /// Writing a file failed.
-    #[error("cannot write {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
+    /// Writing or removing a plot object failed.
+    #[error("cannot write plot {key}: {source}")]
+    Storage {
+        /// The object's key, e.g. `plots/losses.png`.
+        key: String,
         /// The cause.
         #[source]
-        source: std::io::Error,
+        source: StorageError,
     },
 }
 
@@ -1043,42 +1042,43 @@ pub const PLOT_NAMES: [&str; 5] = [
     "solver.png",
 ];
 
-/// Renders the plots of `metrics` and writes them with the legend `plots.txt` into `dir`
-/// (created if missing); a figure of something not measured is not drawn, and an older file
-/// of that name is removed (the legend says why it is missing). Returns the paths written.
+/// Renders the plots of `metrics` and writes them with the legend `plots.txt` into `storage`
+/// under `prefix` (e.g. `plots/`); a figure of something not measured is not drawn, and an
+/// older object of that name is removed (the legend says why it is missing). Returns the keys
+/// written.
 ///
 /// # Errors
-/// [`PlotError::Io`] naming the path, and the errors of [`render_plots`].
-pub fn write_plots(metrics: &[IterationMetrics], dir: &Path) -> Result<Vec<PathBuf>, PlotError> {
-    fs::create_dir_all(dir).map_err(|source| PlotError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+/// [`PlotError::Storage`] naming the key, and the errors of [`render_plots`].
+pub fn write_plots(
+    metrics: &[IterationMetrics],
+    storage: &dyn Storage,
+    prefix: &str,
+) -> Result<Vec<String>, PlotError> {
     let Figures { plots, skipped } = figures(metrics)?;
     let mut written = Vec::new();
     let mut legend = String::new();
+    let storage_err = |key: &str| {
+        let key = key.to_string();
+        move |source| PlotError::Storage { key, source }
+    };
     for p in &plots {
-        let path = dir.join(p.name);
-        fs::write(&path, &p.png).map_err(|source| PlotError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let key = format!("{prefix}{}", p.name);
+        storage.put(&key, &p.png).map_err(storage_err(&key))?;
         legend.push_str(&p.legend);
-        written.push(path);
+        written.push(key);
     }
     for (name, why) in skipped {
         legend.push_str(&format!("{name}: not drawn: {why}\n"));
-        let path = dir.join(name);
-        if path.exists() {
-            fs::remove_file(&path).map_err(|source| PlotError::Io { path, source })?;
+        let key = format!("{prefix}{name}");
+        if storage.exists(&key).map_err(storage_err(&key))? {
+            storage.delete(&key).map_err(storage_err(&key))?;
         }
     }
-    let path = dir.join("plots.txt");
-    fs::write(&path, legend).map_err(|source| PlotError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    written.push(path);
+    let key = format!("{prefix}plots.txt");
+    storage
+        .put(&key, legend.as_bytes())
+        .map_err(storage_err(&key))?;
+    written.push(key);
     Ok(written)
 }
 
@@ -1086,6 +1086,7 @@ pub fn write_plots(metrics: &[IterationMetrics], dir: &Path) -> Result<Vec<PathB
 mod tests {
     use super::*;
     use crate::metrics::example_metrics;
+    use crate::storage::MemoryStorage;
 
     const PNG_MAGIC: [u8; 8] = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a];
 
@@ -1104,21 +1105,21 @@ mod tests {
 
     #[test]
     fn plots_are_valid_pngs_with_a_legend() {
-        let dir = tempfile::tempdir().unwrap();
-        let paths = write_plots(&example_metrics(6), &dir.path().join("plots")).unwrap();
-        let names: Vec<String> = paths
+        let st = MemoryStorage::new();
+        let keys = write_plots(&example_metrics(6), &st, "plots/").unwrap();
+        let names: Vec<&str> = keys
             .iter()
-            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .map(|k| k.strip_prefix("plots/").unwrap())
             .collect();
         assert_eq!(names, [&PLOT_NAMES[..], &["plots.txt"]].concat());
-        for p in &paths[..5] {
-            let bytes = fs::read(p).unwrap();
-            assert_eq!(bytes[..8], PNG_MAGIC, "{}", p.display());
+        for k in &keys[..5] {
+            let bytes = st.get(k).unwrap();
+            assert_eq!(bytes[..8], PNG_MAGIC, "{k}");
             let (_, w, h) = pixels(&bytes);
             assert_eq!(w, WIDTH);
-            assert!(h >= HEADER + PANEL_HEIGHT + FOOTER, "{}", p.display());
+            assert!(h >= HEADER + PANEL_HEIGHT + FOOTER, "{k}");
         }
-        let legend = fs::read_to_string(&paths[5]).unwrap();
+        let legend = String::from_utf8(st.get(&keys[5]).unwrap()).unwrap();
         assert!(legend.contains("losses.png") && legend.contains("policy loss"));
         assert!(legend.contains("rating.png") && legend.contains("gating.png"));
         assert!(legend.contains("games per hour") && legend.contains("network evaluation"));
@@ -1247,15 +1248,14 @@ mod tests {
             m.elo_hi = None;
             m.solver = None;
         }
-        let dir = tempfile::tempdir().unwrap();
-        let plots_dir = dir.path().join("plots");
-        write_plots(&example_metrics(6), &plots_dir).unwrap();
-        assert!(plots_dir.join("gating.png").exists());
-        write_plots(&ms, &plots_dir).unwrap();
+        let st = MemoryStorage::new();
+        write_plots(&example_metrics(6), &st, "plots/").unwrap();
+        assert!(st.exists("plots/gating.png").unwrap());
+        write_plots(&ms, &st, "plots/").unwrap();
         for gone in ["gating.png", "rating.png", "solver.png"] {
-            assert!(!plots_dir.join(gone).exists(), "{gone}");
+            assert!(!st.exists(&format!("plots/{gone}")).unwrap(), "{gone}");
         }
-        let legend = fs::read_to_string(plots_dir.join("plots.txt")).unwrap();
+        let legend = String::from_utf8(st.get("plots/plots.txt").unwrap()).unwrap();
         assert!(
             legend.contains("gating.png: not drawn: no gating match was played"),
             "{legend}"

@@ -55,6 +55,8 @@
 //! directory written by an older build resumes); only zstd's own frame checks and the strict
 //! parse guard it. Nothing writes version 1 any more.
 
+#![deny(missing_docs)]
+
 use std::io::Read;
 
 /// The file magic.

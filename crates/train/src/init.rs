@@ -1,0 +1,180 @@
+//! Warm start: a run's networks from a checkpoint (`alphazero train --init FILE`).
+//!
+//! The file must be a network of the run's game whose input planes, board and action count
+//! fit it; a different network size is refused, except that a new run with no `model.*`
+//! setting takes the file's size. Only the weights are taken (with the batch-norm
+//! statistics): the optimizer and its step count start afresh. The file becomes champion 0
+//! and the trainer's latest state, and the run state records it ([`InitInfo`]). A run that
+//! already has committed networks refuses any other file; the file it started from (same
+//! fingerprint, any path) just resumes it.
+
+use std::path::Path;
+
+use alphazero_nn::{checkpoint_from_bytes, Device, Encode};
+
+use crate::config::TrainConfig;
+use crate::error::PipelineError;
+use crate::observer::Observer;
+use crate::state::{file_fingerprint, InitInfo, RunState};
+use crate::storage::Storage;
+
+/// A checked network to start a new run's networks from.
+#[derive(Clone, Debug)]
+pub struct InitNetwork {
+    /// How the network is named in errors (`--init models/gomoku.azc`).
+    pub name: String,
+    /// The checkpoint file's bytes.
+    pub bytes: Vec<u8>,
+    /// What the run state records of it.
+    pub info: InitInfo,
+}
+
+impl InitNetwork {
+    /// Reads the checkpoint file `path` and checks it against a run of game `G` under
+    /// `game_config` before anything is written: its input planes, board and action count
+    /// must fit, and its network size must be `cfg.model`'s. A new run (`resumed` false)
+    /// whose user did not set `model.*` (`user_model` false) takes the file's size into
+    /// `cfg.model` (said through `observer`); otherwise a different size is an error naming
+    /// both. A file trained under other rules of the same shapes is used with a warning.
+    /// `words(game, config)` names a game and its rules for people.
+    ///
+    /// # Errors
+    /// The file cannot be read; [`PipelineError::Invalid`] or the checkpoint error; each
+    /// names the file.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_file<G: Encode>(
+        path: &Path,
+        game_config: &G::Config,
+        cfg: &mut TrainConfig,
+        resumed: bool,
+        user_model: bool,
+        device: &Device,
+        words: impl Fn(&str, &str) -> String,
+        observer: &dyn Observer,
+    ) -> Result<InitNetwork, PipelineError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            PipelineError::from(e).context(format!("--init {shown}: cannot read it"))
+        })?;
+        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let name = format!("--init {shown}");
+        let run_game = words(G::NAME, &format!("{game_config:?}"));
+        let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
+            PipelineError::from(e).context(format!(
+                "--init {shown} is no network for this {run_game} run"
+            ))
+        })?;
+        let m = &ck.header.model;
+        let trained_for = words(&ck.header.game.name, &ck.header.game.config);
+        let pos = G::new(game_config);
+        let (h, w) = pos.board_shape();
+        let want = (G::num_planes(game_config), h, w, pos.num_actions());
+        let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
+        if want != have {
+            let hint = if G::NAME == "gomoku" && !resumed && m.board_height == m.board_width {
+                format!("; to train on its board, give --size {}", m.board_height)
+            } else {
+                String::new()
+            };
+            return Err(PipelineError::Invalid(format!(
+                "{name}: the network was trained for {trained_for} ({} planes {}×{}, {} \
+                 actions) and does not fit this run's {run_game} ({} planes {}×{}, {} \
+                 actions){hint}",
+                have.0, have.1, have.2, have.3, want.0, want.1, want.2, want.3
+            )));
+        }
+        let file_size = (m.residual_blocks, m.channels, m.value_hidden);
+        let run_size = (
+            cfg.model.blocks as usize,
+            cfg.model.channels as usize,
+            cfg.model.value_hidden as usize,
+        );
+        if file_size != run_size {
+            let size_words = |(b, c, v): (usize, usize, usize)| format!("{b}x{c} (value head {v})");
+            if resumed || user_model {
+                let how = if resumed {
+                    "the model of an existing run cannot change".to_string()
+                } else {
+                    format!(
+                        "drop the model.* settings to take the file's size, or set \
+                         model.blocks={}, model.channels={}, model.value_hidden={}",
+                        file_size.0, file_size.1, file_size.2
+                    )
+                };
+                return Err(PipelineError::Invalid(format!(
+                    "{name}: the network is {}, the run's model is {}; {how}",
+                    size_words(file_size),
+                    size_words(run_size)
+                )));
+            }
+            let as_u32 = |v: usize, key: &str| {
+                u32::try_from(v)
+                    .map_err(|_| PipelineError::Invalid(format!("{name}: {key} {v} is too large")))
+            };
+            cfg.model.blocks = as_u32(file_size.0, "blocks")?;
+            cfg.model.channels = as_u32(file_size.1, "channels")?;
+            cfg.model.value_hidden = as_u32(file_size.2, "value_hidden")?;
+            cfg.validate()
+                .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
+            observer.info(&format!(
+                "model {} taken from {name} (no model.* setting given)",
+                size_words(file_size)
+            ));
+        }
+        if trained_for != run_game {
+            observer.warning(&format!(
+                "{name} was trained for {trained_for}; this run is {run_game}"
+            ));
+        }
+        Ok(InitNetwork {
+            name,
+            info: InitInfo {
+                path: absolute.display().to_string(),
+                fingerprint: file_fingerprint(&bytes),
+                step: ck.header.step,
+                trained_for,
+            },
+            bytes,
+        })
+    }
+
+    /// Whether the run's networks are to be made from this network: yes for a run without a
+    /// committed state (nothing of it counts yet), no for a run started from the same file
+    /// (same fingerprint), which resumes; an error for any other run that already has
+    /// networks (a run's networks are never replaced). `run` names the run in messages.
+    ///
+    /// # Errors
+    /// [`PipelineError::Invalid`] naming both networks; [`PipelineError::State`].
+    pub fn needed(
+        &self,
+        storage: &dyn Storage,
+        run: &str,
+        observer: &dyn Observer,
+    ) -> Result<bool, PipelineError> {
+        let Some(state) = RunState::load(storage)? else {
+            return Ok(true);
+        };
+        let given = &self.name;
+        match &state.init {
+            Some(i) if i.fingerprint == self.info.fingerprint => {
+                observer.info(&format!(
+                    "{given}: the run was started from this network ({}); resuming it",
+                    i.path
+                ));
+                Ok(false)
+            }
+            Some(i) => Err(PipelineError::Invalid(format!(
+                "run {run} was started from {} ({}); {given} is another network ({}), and a \
+                 run's networks are never replaced: drop --init to resume the run, or give a \
+                 new --run directory",
+                i.path, i.fingerprint, self.info.fingerprint
+            ))),
+            None => Err(PipelineError::Invalid(format!(
+                "run {run} already has networks (iteration {}, champion {}) that did not come \
+                 from --init; {given} would replace them: drop --init to resume the run, or \
+                 give a new --run directory",
+                state.iteration, state.champion_id
+            ))),
+        }
+    }
+}

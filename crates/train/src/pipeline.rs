@@ -1,0 +1,1043 @@
+//! The stages of an AlphaZero iteration and the loop that chains them.
+//!
+//! Durability: every object goes through the run's [`Storage`] (atomic puts). The run state
+//! (`state/run.json`) is written last in an iteration: it is the commit point. The trainer
+//! checkpoint of an iteration is written as [`PENDING_KEY`] and becomes [`LATEST_KEY`] right
+//! after the state that names its step; [`crate::recovery`] undoes what an iteration that
+//! did not reach its commit left behind, so a run killed at any moment resumes exactly from
+//! its last committed iteration.
+//!
+//! The stages are usable by separate processes: [`Pipeline::self_play`] needs only the
+//! champion ([`Pipeline::champion`]) and writes one record batch; [`Pipeline::ingest`],
+//! [`Pipeline::learn`], [`Pipeline::gate`] and [`Pipeline::commit`] are the learner's side.
+
+use std::cell::{Cell, OnceCell};
+use std::path::Path;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
+use alphazero_arena::rating;
+use alphazero_connect4::Connect4;
+use alphazero_game::Game;
+use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
+use alphazero_nn::{
+    checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
+    Device, Encode, GameTag, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
+};
+use alphazero_selfplay::{
+    play_match, play_selfplay_games_parallel, worker_count, MatchConfig, MatchOutcome,
+    SelfPlayStats,
+};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+
+use crate::config::{EvalConfig, Optimizer, TrainConfig};
+use crate::error::PipelineError;
+use crate::init::InitNetwork;
+use crate::metrics::{GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
+use crate::observer::{IterationReport, Observer, Stage};
+use crate::record::{write_records, GameRecord, RecordHeader};
+use crate::recovery;
+use crate::replay::{ReplayBuffer, SampleOptions};
+use crate::settings::{search_config, selfplay_config};
+use crate::state::{ChampionInfo, RunState};
+use crate::storage::{champion_key, record_key, Storage};
+
+/// The run's configuration as saved in its storage (TOML).
+pub const CONFIG_KEY: &str = "config.toml";
+/// The trainer's network and optimizer state of the last committed iteration.
+pub const LATEST_KEY: &str = "networks/latest.azc";
+/// The trainer checkpoint of an iteration that is not committed yet; it becomes
+/// [`LATEST_KEY`] right after the run state that names its step is saved.
+pub const PENDING_KEY: &str = "state/trainer-pending.azc";
+/// The metrics log: one JSON line per committed iteration.
+pub const METRICS_KEY: &str = "metrics.jsonl";
+/// The metrics as a CSV table (rewritten every iteration).
+const METRICS_CSV_KEY: &str = "metrics.csv";
+/// Where the plots go.
+const PLOTS_PREFIX: &str = "plots/";
+
+/// Mixes a seed with a stream number (SplitMix64 finaliser): the seeds of an iteration's
+/// stages, each from the run's seed and the iteration.
+fn mix(a: u64, b: u64) -> u64 {
+    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Limits of one invocation of [`Pipeline::run`] (not saved: the run's own limits are
+/// `run.iterations` and `run.time_budget_minutes`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Stop after this many more iterations.
+    pub iterations: Option<u32>,
+    /// Stop after this many minutes (the iteration under way is finished first).
+    pub minutes: Option<f64>,
+}
+
+/// Where a run stands when [`Pipeline::run`] returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSummary {
+    /// Committed iterations of the whole run.
+    pub iterations: u32,
+    /// Games of the whole run.
+    pub total_games: u64,
+    /// The champion's id.
+    pub champion_id: u32,
+    /// The champion's key in the run's storage.
+    pub champion_key: String,
+    /// Whether the run stopped because [`Observer::stop_requested`] said so.
+    pub stopped_by_request: bool,
+}
+
+/// One self-play batch ([`Pipeline::self_play`]), written as one record file.
+#[derive(Clone, Debug)]
+pub struct SelfPlayBatch {
+    /// The record file's key (`records/<id>.azr`).
+    pub key: String,
+    /// The id of the first game; the others follow.
+    pub first_game_id: u64,
+    /// The games, in id order.
+    pub games: Vec<GameRecord>,
+    /// Counts and times of the self-play.
+    pub stats: SelfPlayStats,
+    /// Wall-clock seconds, the write included.
+    pub seconds: f64,
+}
+
+/// What [`Pipeline::learn`] did.
+#[derive(Clone, Debug)]
+pub struct Learned {
+    /// Optimizer steps taken (0 while the replay buffer is too small).
+    pub steps: u64,
+    /// The learning rate of these steps.
+    pub lr: f64,
+    /// Mean policy loss (cross-entropy with π) over the steps.
+    pub policy_loss: f64,
+    /// Mean value loss (squared error with z) over the steps.
+    pub value_loss: f64,
+    /// Mean policy entropy over the steps (nats).
+    pub policy_entropy: f64,
+    /// Mean total loss over the steps.
+    pub total_loss: f64,
+    /// KL divergence of the candidate's policy from the champion's on the last batch
+    /// (0 without steps).
+    pub kl: f64,
+    /// The trained network, ready for inference.
+    pub candidate: PolicyValueNet,
+    /// The trainer's optimizer step count after them.
+    pub trainer_step: u64,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// What [`Pipeline::gate`] decided.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gated {
+    /// The gating match (`None` without one: no training yet, or gating off).
+    pub metrics: Option<GatingMetrics>,
+    /// Whether the candidate becomes champion.
+    pub promoted: bool,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+/// The training loop of one run of game `G`: its configuration, its storage and the device
+/// its networks run on. Every stage is a method that can be called alone.
+pub struct Pipeline<'s, G: Encode> {
+    cfg: TrainConfig,
+    game_config: G::Config,
+    storage: &'s dyn Storage,
+    device: Device,
+    tag: GameTag,
+    model_config: ModelConfig,
+    solver_loader: Cell<Option<SolverLoader<'s>>>,
+    solver: OnceCell<Option<SolverSlice>>,
+}
+
+/// Loads the Connect Four solver slice the first time it is needed.
+type SolverLoader<'s> = Box<dyn FnOnce() -> Option<SolverSlice> + 's>;
+
+impl<'s, G: Encode> Pipeline<'s, G> {
+    /// The pipeline of a run with configuration `cfg` of game `G` under `game_config`,
+    /// storing everything in `storage`, with networks on `device`.
+    ///
+    /// # Errors
+    /// [`PipelineError::Nn`] when `cfg.model` gives an invalid network.
+    pub fn new(
+        cfg: TrainConfig,
+        game_config: G::Config,
+        storage: &'s dyn Storage,
+        device: Device,
+    ) -> Result<Self, PipelineError> {
+        let pos = G::new(&game_config);
+        let (h, w) = pos.board_shape();
+        let model_config = ModelConfig::new(G::num_planes(&game_config), h, w, pos.num_actions())
+            .with_residual_blocks(cfg.model.blocks as usize)
+            .with_channels(cfg.model.channels as usize)
+            .with_value_hidden(cfg.model.value_hidden as usize);
+        model_config.validate()?;
+        Ok(Pipeline {
+            tag: GameTag::of::<G>(&game_config),
+            cfg,
+            game_config,
+            storage,
+            device,
+            model_config,
+            solver_loader: Cell::new(None),
+            solver: OnceCell::new(),
+        })
+    }
+
+    /// The same pipeline measuring the trained network against a Connect Four solver slice
+    /// every `eval.solver_every` iterations (only meaningful for Connect Four). `load` gives
+    /// the slice (or `None`: not measured); [`Pipeline::run`] calls it once, after the
+    /// run's networks and replay buffer are ready.
+    pub fn with_solver_slice(self, load: impl FnOnce() -> Option<SolverSlice> + 's) -> Self {
+        self.solver_loader.set(Some(Box::new(load)));
+        self
+    }
+
+    fn solver_slice(&self) -> Option<&SolverSlice> {
+        self.solver
+            .get_or_init(|| self.solver_loader.take().and_then(|load| load()))
+            .as_ref()
+    }
+
+    /// The run's configuration.
+    pub fn config(&self) -> &TrainConfig {
+        &self.cfg
+    }
+
+    /// The network shape of the run.
+    pub fn model_config(&self) -> &ModelConfig {
+        &self.model_config
+    }
+
+    /// The run's storage.
+    pub fn storage(&self) -> &'s dyn Storage {
+        self.storage
+    }
+
+    /// The start position of the run's game.
+    pub fn start_position(&self) -> G {
+        G::new(&self.game_config)
+    }
+
+    pub(crate) fn num_actions(&self) -> u32 {
+        self.model_config.num_actions as u32
+    }
+
+    /// Reads the checkpoint `key` of the run's storage (any shape).
+    ///
+    /// # Errors
+    /// [`PipelineError::Storage`], [`PipelineError::Checkpoint`].
+    pub fn read_checkpoint(&self, key: &str) -> Result<Checkpoint, PipelineError> {
+        let bytes = self.storage.get(key)?;
+        Ok(checkpoint_from_bytes(
+            Path::new(key),
+            &bytes,
+            G::NAME,
+            &self.device,
+        )?)
+    }
+
+    /// Loads the network `key` of the run's storage.
+    ///
+    /// # Errors
+    /// As [`Pipeline::read_checkpoint`]; [`PipelineError::Invalid`] when its shape is not
+    /// the run's model.
+    pub fn load_network(&self, key: &str) -> Result<PolicyValueNet, PipelineError> {
+        let ck = self.read_checkpoint(key)?;
+        if ck.header.model != self.model_config {
+            return Err(PipelineError::Invalid(format!(
+                "{key}: network shape {:?} does not match the run's model {:?}",
+                ck.header.model, self.model_config
+            )));
+        }
+        Ok(ck.model)
+    }
+
+    /// The champion named by `state` (what self-play plays with).
+    ///
+    /// # Errors
+    /// As [`Pipeline::load_network`].
+    pub fn champion(&self, state: &RunState) -> Result<PolicyValueNet, PipelineError> {
+        self.load_network(&champion_key(state.champion_id))
+    }
+
+    fn save_network(
+        &self,
+        key: &str,
+        net: &PolicyValueNet,
+        step: u64,
+    ) -> Result<(), PipelineError> {
+        let bytes = model_to_bytes(Path::new(key), &self.tag, net, &self.model_config, step)?;
+        Ok(self.storage.put(key, &bytes)?)
+    }
+
+    fn save_trainer(&self, key: &str, trainer: &Trainer) -> Result<(), PipelineError> {
+        let bytes = checkpoint_to_bytes(Path::new(key), &self.tag, trainer)?;
+        Ok(self.storage.put(key, &bytes)?)
+    }
+
+    /// The trainer's settings of `[train]` at learning rate `lr`.
+    fn trainer_config(&self, lr: f64) -> alphazero_nn::TrainConfig {
+        let t = &self.cfg.train;
+        alphazero_nn::TrainConfig {
+            optimizer: match t.optimizer {
+                Optimizer::Adamw => OptimizerKind::adamw(),
+                Optimizer::Sgd => OptimizerKind::Sgd {
+                    momentum: t.momentum,
+                    nesterov: false,
+                },
+            },
+            learning_rate: lr,
+            weight_decay: t.weight_decay as f32,
+            grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
+            value_loss_weight: 1.0,
+        }
+    }
+
+    /// The learning rate of iteration `iteration` (0-based) after `elapsed_s` seconds of
+    /// training: `train.lr` scheduled over the run's progress, by `run.iterations` when set,
+    /// else by `run.time_budget_minutes`.
+    pub fn learning_rate(&self, iteration: u32, elapsed_s: f64) -> f64 {
+        let r = &self.cfg.run;
+        let progress = if r.iterations > 0 {
+            Some(f64::from(iteration) / f64::from(r.iterations))
+        } else if r.time_budget_minutes > 0.0 {
+            Some(elapsed_s / (r.time_budget_minutes * 60.0))
+        } else {
+            None
+        };
+        self.cfg.train.lr_at_progress(iteration, progress)
+    }
+
+    /// The trainer to go on with: from `init` for a run being started from a network (its
+    /// weights, a fresh optimizer at step 0; recorded in `state`), else from
+    /// [`LATEST_KEY`], else a new random network. A new trainer is saved at once as
+    /// champion 0 and as [`LATEST_KEY`].
+    ///
+    /// # Errors
+    /// A checkpoint that cannot be read, or whose shape is not the run's model.
+    pub fn open_trainer(
+        &self,
+        state: &mut RunState,
+        init: Option<&InitNetwork>,
+        lr: f64,
+    ) -> Result<Trainer, PipelineError> {
+        let tc = self.trainer_config(lr);
+        if let Some(init) = init {
+            let ck =
+                checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
+            if ck.header.model != self.model_config {
+                return Err(PipelineError::Invalid(format!(
+                    "{}: network shape {:?} does not match the run's model {:?}",
+                    init.name, ck.header.model, self.model_config
+                )));
+            }
+            state.init = Some(init.info.clone());
+            let t = Trainer::from_model(ck.model, &self.model_config, tc, &self.device, 0)?;
+            return self.first_networks(t);
+        }
+        if self.storage.exists(LATEST_KEY)? {
+            let ck = self.read_checkpoint(LATEST_KEY).map_err(|e| {
+                e.context(format!(
+                    "networks/latest.azc (the trainer's network and optimizer state) cannot be \
+                     loaded; to go on from the champion instead, copy {} over it (the \
+                     optimizer state then starts afresh)",
+                    champion_key(state.champion_id)
+                ))
+            })?;
+            if ck.header.model != self.model_config {
+                return Err(PipelineError::Invalid(format!(
+                    "networks/latest.azc has shape {:?}, the run's model is {:?}",
+                    ck.header.model, self.model_config
+                )));
+            }
+            return Ok(ck.into_trainer(Some(tc), &self.device)?);
+        }
+        self.first_networks(Trainer::new(&self.model_config, tc, &self.device)?)
+    }
+
+    /// A new run's first networks: `t` saved as champion 0 and as the trainer's latest state.
+    fn first_networks(&self, t: Trainer) -> Result<Trainer, PipelineError> {
+        self.save_network(&champion_key(0), &t.inference_model(), 0)?;
+        self.save_trainer(LATEST_KEY, &t)?;
+        Ok(t)
+    }
+
+    /// **Self-play**: `selfplay.games_per_iteration` games of the champion against itself,
+    /// many at once with their leaves batched through the network, one worker per core
+    /// (`selfplay.workers`); the games get ids from `first_game_id` on and are written as
+    /// the record file `records/<record_id>.azr`.
+    ///
+    /// # Errors
+    /// A network or self-play error; [`PipelineError::Storage`] writing the file.
+    pub fn self_play(
+        &self,
+        champion: &PolicyValueNet,
+        first_game_id: u64,
+        record_id: u64,
+        seed: u64,
+        iteration: u32,
+        observer: &dyn Observer,
+    ) -> Result<SelfPlayBatch, PipelineError> {
+        let start = Instant::now();
+        let cfg = &self.cfg;
+        let start_pos = self.start_position();
+        let sp_cfg = selfplay_config(cfg, seed);
+        let net = NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?;
+        let games_n = u64::from(cfg.selfplay.games_per_iteration);
+        observer.stage_started(Stage::SelfPlay, iteration, games_n);
+        let mut games: Vec<GameRecord> = Vec::with_capacity(games_n as usize);
+        // One worker per core (selfplay.workers), each with its own cache.
+        let workers = worker_count(
+            cfg.selfplay.workers as usize,
+            games_n,
+            sp_cfg.parallel_games,
+        );
+        let stats = play_selfplay_games_parallel(
+            &start_pos,
+            workers,
+            |_| CachedEvaluator::new(net.clone(), 200_000 / workers),
+            &sp_cfg,
+            games_n,
+            first_game_id,
+            |g| {
+                games.push(g);
+                observer.advanced(Stage::SelfPlay, 1);
+            },
+        )?;
+        observer.stage_finished(Stage::SelfPlay);
+        let header = RecordHeader {
+            game: G::NAME.to_string(),
+            config: format!("{:?}", self.game_config),
+            num_actions: self.num_actions(),
+            first_game_id,
+        };
+        let key = record_key(record_id);
+        self.storage.put(&key, &write_records(&header, &games)?)?;
+        Ok(SelfPlayBatch {
+            key,
+            first_game_id,
+            games,
+            stats,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// **Ingest**: the positions of `games` (ids from `first_game_id` on) join `buffer`.
+    /// Returns the number of positions added.
+    ///
+    /// # Errors
+    /// [`PipelineError::Replay`] for a game whose moves do not replay.
+    pub fn ingest(
+        &self,
+        buffer: &mut ReplayBuffer<G>,
+        first_game_id: u64,
+        games: &[GameRecord],
+    ) -> Result<u64, PipelineError> {
+        let start = self.start_position();
+        let mut added = 0u64;
+        for (i, g) in games.iter().enumerate() {
+            added += buffer.add_game(start.clone(), g, first_game_id + i as u64)? as u64;
+        }
+        Ok(added)
+    }
+
+    /// **Learn**: `train.steps_for(new_positions)` optimizer steps at learning rate `lr` on
+    /// batches sampled from `buffer` (none while it holds fewer than `min(batch, 256)`
+    /// positions); the trainer is then saved as [`PENDING_KEY`].
+    ///
+    /// # Errors
+    /// A network error; [`PipelineError::Storage`] writing the checkpoint.
+    #[allow(clippy::too_many_arguments)]
+    pub fn learn(
+        &self,
+        trainer: &mut Trainer,
+        buffer: &ReplayBuffer<G>,
+        champion: &PolicyValueNet,
+        new_positions: u64,
+        lr: f64,
+        seed: u64,
+        iteration: u32,
+        observer: &dyn Observer,
+    ) -> Result<Learned, PipelineError> {
+        let cfg = &self.cfg;
+        let batch_size = cfg.train.batch_size as usize;
+        trainer.set_config(self.trainer_config(lr))?;
+        let steps = if buffer.len() >= batch_size.min(256) {
+            cfg.train.steps_for(new_positions)
+        } else {
+            0
+        };
+        let opts = SampleOptions {
+            recent_fraction: cfg.replay.recent_fraction as f32,
+            recent_window: cfg.replay.recent_window as usize,
+            symmetries: cfg.replay.symmetries,
+            hard_mining: cfg.replay.hard_mining,
+            threat_weight: cfg.replay.threat_weight as f32,
+        };
+        let mut rng = StdRng::seed_from_u64(mix(seed, 1));
+        let m = &self.model_config;
+        let (c, h, w, a) = (m.input_planes, m.board_height, m.board_width, m.num_actions);
+        let mut batch = Batch::with_capacity([c, h, w], a, batch_size);
+        let (mut planes, mut legal, mut pi) =
+            (vec![0f32; c * h * w], vec![false; a], vec![0f32; a]);
+        let mut moves = Vec::new();
+        let q_weight = cfg.train.value_q_weight as f32;
+        let mut sums = [0f64; 4];
+        observer.stage_started(Stage::Learn, iteration, steps);
+        let start = Instant::now();
+        for _ in 0..steps {
+            batch.clear();
+            for s in buffer.sample_batch(batch_size, &mut rng, &opts) {
+                let p = &s.sample.position;
+                p.encode(u32::from(s.sample.repetitions), &mut planes);
+                legal.iter_mut().for_each(|l| *l = false);
+                p.legal_moves(&mut moves);
+                for &mv in &moves {
+                    legal[p.move_to_action(mv)] = true;
+                }
+                pi.iter_mut().for_each(|x| *x = 0.0);
+                for &(act, prob) in &s.sample.policy {
+                    pi[act as usize] = prob;
+                }
+                batch.push(&planes, &legal, &pi, s.sample.value_target(q_weight))?;
+            }
+            let st = trainer.train_step(&batch)?;
+            sums[0] += f64::from(st.policy_loss);
+            sums[1] += f64::from(st.value_loss);
+            sums[2] += f64::from(st.policy_entropy);
+            sums[3] += f64::from(st.total_loss);
+            observer.advanced(Stage::Learn, 1);
+        }
+        observer.stage_finished(Stage::Learn);
+        let seconds = start.elapsed().as_secs_f64();
+        let n = steps.max(1) as f64;
+        let candidate = trainer.inference_model();
+        let kl = if steps > 0 {
+            f64::from(kl_divergence(
+                champion,
+                &candidate,
+                m,
+                &batch,
+                &self.device,
+            )?)
+        } else {
+            0.0
+        };
+        self.save_trainer(PENDING_KEY, trainer)?;
+        Ok(Learned {
+            steps,
+            lr,
+            policy_loss: sums[0] / n,
+            value_loss: sums[1] / n,
+            policy_entropy: sums[2] / n,
+            total_loss: sums[3] / n,
+            kl,
+            candidate,
+            trainer_step: trainer.step(),
+            seconds,
+        })
+    }
+
+    /// The Connect Four solver's measure of `net` alone (no search) at iteration
+    /// `iteration`: the share of the slice on which it picks a best move, a move that keeps
+    /// the result, and a value of the right sign. `None` without a slice, or when
+    /// `eval.solver_every` does not divide `iteration`.
+    ///
+    /// # Errors
+    /// A network evaluation error.
+    pub fn measure_solver(
+        &self,
+        net: &PolicyValueNet,
+        iteration: u32,
+    ) -> Result<Option<SolverMetrics>, PipelineError> {
+        let every = self.cfg.eval.solver_every;
+        if every == 0 || !iteration.is_multiple_of(every) || G::NAME != Connect4::NAME {
+            return Ok(None);
+        }
+        let Some(slice) = self.solver_slice() else {
+            return Ok(None);
+        };
+        let eval = NetworkEvaluator::<Connect4>::new(net, &self.model_config, &self.device)?;
+        let a = self.model_config.num_actions;
+        let mut outputs = Vec::with_capacity(slice.positions.len());
+        for chunk in slice.positions.chunks(64) {
+            let reqs: Vec<EvalRequest<Connect4>> = chunk
+                .iter()
+                .map(|(t, _)| EvalRequest {
+                    position: &t.position,
+                    history: &[],
+                })
+                .collect();
+            let mut logits = vec![0f32; chunk.len() * a];
+            let mut values = vec![0f32; chunk.len()];
+            eval.evaluate(&reqs, &mut logits, &mut values)?;
+            for (i, v) in values.into_iter().enumerate() {
+                outputs.push((logits[i * a..(i + 1) * a].to_vec(), v));
+            }
+        }
+        let r = slice.measure(&outputs, C4EvalConfig::default().draw_margin);
+        let share = |k: usize| k as f64 / r.positions.max(1) as f64;
+        Ok(Some(SolverMetrics {
+            positions: r.positions as u32,
+            policy_best: share(r.policy_best),
+            policy_keeps: share(r.policy_keeps),
+            value_sign: share(r.value_sign),
+        }))
+    }
+
+    /// **Gate**: whether `learned`'s candidate replaces `champion`. Without training steps
+    /// nothing changes; with `gating.enabled = false` it is promoted; otherwise it plays the
+    /// champion (colours swapped, random openings, no noise) in chunks so that the SPRT can
+    /// stop the match early, and is promoted by the SPRT or at a score ≥ `gating.win_rate`.
+    ///
+    /// # Errors
+    /// A network or match error.
+    pub fn gate(
+        &self,
+        learned: &Learned,
+        champion: &PolicyValueNet,
+        seed: u64,
+        iteration: u32,
+        observer: &dyn Observer,
+    ) -> Result<Gated, PipelineError> {
+        let start = Instant::now();
+        let (metrics, promoted) = if learned.steps == 0 {
+            (None, false)
+        } else if self.cfg.gating.enabled {
+            let (m, llr, promote) =
+                self.gating_match(&learned.candidate, champion, seed, iteration, observer)?;
+            let e = rating::elo_from_wdl_bounded(m.wins.into(), m.draws.into(), m.losses.into());
+            (
+                Some(GatingMetrics {
+                    wins: m.wins,
+                    draws: m.draws,
+                    losses: m.losses,
+                    llr,
+                    promoted: promote,
+                    elo: Some(e.elo),
+                    elo_lo: Some(e.lo),
+                    elo_hi: Some(e.hi),
+                }),
+                promote,
+            )
+        } else {
+            (None, true)
+        };
+        Ok(Gated {
+            metrics,
+            promoted,
+            seconds: start.elapsed().as_secs_f64(),
+        })
+    }
+
+    /// The gating match: candidate (A) against champion (B), in chunks so that the SPRT can
+    /// stop it early. Returns the match, the LLR and whether to promote.
+    fn gating_match(
+        &self,
+        candidate: &PolicyValueNet,
+        champion: &PolicyValueNet,
+        seed: u64,
+        iteration: u32,
+        observer: &dyn Observer,
+    ) -> Result<(MatchOutcome, f64, bool), PipelineError> {
+        let g = &self.cfg.gating;
+        let start = self.start_position();
+        let a = CachedEvaluator::new(
+            NetworkEvaluator::<G>::new(candidate, &self.model_config, &self.device)?,
+            100_000,
+        );
+        let b = CachedEvaluator::new(
+            NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?,
+            100_000,
+        );
+        let sprt = g.sprt.enabled.then_some(rating::Sprt {
+            elo0: g.sprt.elo0,
+            elo1: g.sprt.elo1,
+            alpha: g.sprt.alpha,
+            beta: g.sprt.beta,
+        });
+        observer.stage_started(Stage::Gate, iteration, u64::from(g.games));
+        let mut total = MatchOutcome::default();
+        // Chunks of 10 games for the SPRT; a chunk is at least 2 games (an opening with both
+        // colours).
+        let m = rating::sprt_match(sprt.as_ref(), g.games, 10, |n, _, chunk_index| {
+            let mc = MatchConfig {
+                games: n.max(2),
+                search: search_config(
+                    &self.cfg,
+                    g.simulations,
+                    false,
+                    mix(seed, 100 + chunk_index),
+                ),
+                opening_random_plies: g.opening_random_plies,
+                max_plies: self.cfg.selfplay.max_plies,
+                parallel_games: n.max(2) as usize,
+                seed: mix(seed, 200 + chunk_index),
+            };
+            let m = play_match(&start, &a, &b, &mc)?;
+            total.games.extend(m.games);
+            observer.advanced(Stage::Gate, u64::from(n));
+            Ok::<_, PipelineError>((m.wins.into(), m.draws.into(), m.losses.into()))
+        })?;
+        observer.stage_finished(Stage::Gate);
+        (total.wins, total.draws, total.losses) = (m.wins as u32, m.draws as u32, m.losses as u32);
+        let promote = match m.decision {
+            rating::SprtDecision::AcceptH1 => true,
+            rating::SprtDecision::AcceptH0 => false,
+            rating::SprtDecision::Continue => total.score() >= g.win_rate,
+        };
+        Ok((total, m.llr, promote))
+    }
+
+    /// **Commit** iteration `state.iteration`: saves a promoted candidate as the next
+    /// champion and a snapshot every `run.snapshot_every` iterations, appends the metrics
+    /// line (and rewrites `metrics.csv` and the plots; failures there are warnings), saves
+    /// the run state — the commit point — and then makes the pending trainer checkpoint the
+    /// latest. `elapsed_s` is the run's training time so far.
+    ///
+    /// # Errors
+    /// [`PipelineError::Storage`] and the errors of the metrics log and the state.
+    #[allow(clippy::too_many_arguments)]
+    pub fn commit(
+        &self,
+        state: &mut RunState,
+        batch: &SelfPlayBatch,
+        new_positions: u64,
+        buffer: &ReplayBuffer<G>,
+        learned: &Learned,
+        gated: &Gated,
+        solver: Option<SolverMetrics>,
+        elapsed_s: f64,
+        metrics_log: &MetricsLog,
+        observer: &dyn Observer,
+    ) -> Result<IterationReport, PipelineError> {
+        let cfg = &self.cfg;
+        let iter = state.iteration;
+        let (mut champion_elo, mut champion_elo_se) = state
+            .champions
+            .last()
+            .map_or((0.0, 0.0), |c| (c.elo, c.elo_se));
+        if gated.promoted {
+            let id = state.champion_id + 1;
+            // The gating estimate (bounded however few the games) with its standard error;
+            // nothing is added without gating, where nothing measures it.
+            if let Some(g) = &gated.metrics {
+                if let (Some(e), Some(lo), Some(hi)) = (g.elo, g.elo_lo, g.elo_hi) {
+                    champion_elo += e;
+                    let se = (hi - lo) / (2.0 * rating::Z95);
+                    champion_elo_se = (champion_elo_se.powi(2) + se * se).sqrt();
+                }
+            }
+            self.save_network(&champion_key(id), &learned.candidate, learned.trainer_step)?;
+            state.champion_id = id;
+            state.champions.push(ChampionInfo {
+                id,
+                iteration: iter + 1,
+                key: champion_key(id),
+                elo: champion_elo,
+                elo_se: champion_elo_se,
+            });
+        }
+        if cfg.run.snapshot_every > 0 && (iter + 1).is_multiple_of(cfg.run.snapshot_every) {
+            let key = format!("networks/snapshot-{:05}.azc", iter + 1);
+            self.save_network(&key, &learned.candidate, learned.trainer_step)?;
+        }
+        let games = batch.games.len() as u64;
+        let gated_run = cfg.gating.enabled;
+        state.iteration += 1;
+        state.next_record_id += 1;
+        state.next_game_id = batch.first_game_id + games;
+        state.total_games += games;
+        state.total_positions += new_positions;
+        state.elapsed_s = elapsed_s;
+        let sp = &batch.stats;
+        let m = IterationMetrics {
+            iteration: iter,
+            unix_time: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0),
+            elapsed_s: state.elapsed_s,
+            games,
+            total_games: state.total_games,
+            positions: new_positions,
+            total_positions: state.total_positions,
+            buffer_fill: buffer.len() as u64,
+            buffer_capacity: buffer.capacity() as u64,
+            train_steps: learned.steps,
+            lr: learned.lr,
+            policy_loss: learned.policy_loss,
+            value_loss: learned.value_loss,
+            total_loss: learned.total_loss,
+            policy_entropy: learned.policy_entropy,
+            kl: learned.kl,
+            gating: gated.metrics.clone(),
+            champion_id: state.champion_id,
+            elo: champion_elo,
+            elo_lo: gated_run.then_some(champion_elo - rating::Z95 * champion_elo_se),
+            elo_hi: gated_run.then_some(champion_elo + rating::Z95 * champion_elo_se),
+            selfplay_games_per_hour: sp.games as f64 / batch.seconds.max(1e-9) * 3600.0,
+            network_time_fraction: sp.evaluator_share(),
+            selfplay_s: batch.seconds,
+            train_s: learned.seconds,
+            gating_s: gated.seconds,
+            solver,
+        };
+        metrics_log.append(self.storage, &m)?;
+        let all = dedup_metrics(metrics_log.read_all(self.storage)?);
+        match crate::metrics::to_csv(&all, Path::new(METRICS_CSV_KEY)) {
+            Ok(csv) => {
+                if let Err(e) = self.storage.put(METRICS_CSV_KEY, &csv) {
+                    observer.warning(&format!("{METRICS_CSV_KEY} not written: {e}"));
+                }
+            }
+            Err(e) => observer.warning(&format!("{METRICS_CSV_KEY} not written: {e}")),
+        }
+        if let Err(e) = crate::plots::write_plots(&all, self.storage, PLOTS_PREFIX) {
+            observer.warning(&format!("plots not written: {e}"));
+        }
+        state.trainer_step = Some(learned.trainer_step);
+        state.save(self.storage)?;
+        // Committed: the iteration's trainer checkpoint becomes the latest.
+        self.storage.rename(PENDING_KEY, LATEST_KEY)?;
+        Ok(IterationReport {
+            metrics: m,
+            selfplay: batch.stats.clone(),
+            promoted_without_gating: gated.promoted && gated.metrics.is_none(),
+            gated: gated_run,
+            champion_elo_se,
+            seconds: 0.0,
+        })
+    }
+
+    /// Runs the loop until the run's limits (`run.iterations`, `run.time_budget_minutes`),
+    /// this invocation's `limits`, or [`Observer::stop_requested`]: first
+    /// [`crate::recovery`] of what an interrupted iteration left, the trainer
+    /// ([`Pipeline::open_trainer`], from `init` for a run being started from a network), the
+    /// replay buffer rebuilt from the committed record files, then iterations of
+    /// self-play → ingest → learn → gate → commit.
+    ///
+    /// # Errors
+    /// The first error of a stage; everything committed before it stays.
+    pub fn run(
+        &self,
+        init: Option<&InitNetwork>,
+        limits: &Limits,
+        observer: &dyn Observer,
+    ) -> Result<RunSummary, PipelineError> {
+        let cfg = &self.cfg;
+        let mut state = match RunState::load(self.storage)? {
+            Some(s) => s,
+            None => RunState::new(cfg.run.seed),
+        };
+        recovery::settle_pending_checkpoint(self, &state)?;
+        recovery::set_aside_orphan_records(self, &state, observer)?;
+        recovery::set_aside_orphan_networks(self, &state, observer)?;
+        let lr0 = self.learning_rate(state.iteration, state.elapsed_s);
+        let mut trainer = self.open_trainer(&mut state, init, lr0)?;
+        if state.champions.is_empty() {
+            state.champions.push(ChampionInfo {
+                id: 0,
+                iteration: 0,
+                key: champion_key(0),
+                elo: 0.0,
+                elo_se: 0.0,
+            });
+        }
+        if init.is_some() {
+            // Committed at once, so that the run knows where its networks came from even if
+            // it is stopped before its first iteration ends.
+            state.save(self.storage)?;
+        }
+        let mut champion = self.champion(&state)?;
+        let mut buffer = recovery::rebuild_buffer(self, &state, observer)?;
+        let metrics_log = recovery::open_metrics(self, &state, observer)?;
+        if let Some(i) = &state.init {
+            observer.info(&format!(
+                "networks initialised from {} (step {}, trained for {}, {})",
+                i.path, i.step, i.trained_for, i.fingerprint
+            ));
+        }
+        observer.info(&format!(
+            "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {}x{} ({} parameters)",
+            state.iteration,
+            state.champion_id,
+            state.total_games,
+            buffer.len(),
+            self.model_config.residual_blocks,
+            self.model_config.channels,
+            self.model_config.num_params()
+        ));
+        let session_start = Instant::now();
+        let elapsed_before = state.elapsed_s;
+        self.solver_slice();
+        let first_iteration = state.iteration;
+        let mut stopped_by_request = false;
+        loop {
+            if observer.stop_requested() {
+                stopped_by_request = true;
+                break;
+            }
+            let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
+            if let Some(line) =
+                self.limit_reached(&state, first_iteration, elapsed, limits, session_start)
+            {
+                observer.info(&line);
+                break;
+            }
+            let it_start = Instant::now();
+            let iter = state.iteration;
+            let seed = mix(state.rng_seed, u64::from(iter));
+            let batch = self.self_play(
+                &champion,
+                state.next_game_id,
+                state.next_record_id,
+                seed,
+                iter,
+                observer,
+            )?;
+            let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
+            let lr =
+                self.learning_rate(iter, elapsed_before + session_start.elapsed().as_secs_f64());
+            let learned = self.learn(
+                &mut trainer,
+                &buffer,
+                &champion,
+                new_positions,
+                lr,
+                seed,
+                iter,
+                observer,
+            )?;
+            // Connect Four: the trained network against the solver (measured, not trained on).
+            let solver = self.measure_solver(&learned.candidate, iter)?;
+            let gated = self.gate(&learned, &champion, seed, iter, observer)?;
+            let mut report = self.commit(
+                &mut state,
+                &batch,
+                new_positions,
+                &buffer,
+                &learned,
+                &gated,
+                solver,
+                elapsed_before + session_start.elapsed().as_secs_f64(),
+                &metrics_log,
+                observer,
+            )?;
+            if gated.promoted {
+                champion = learned.candidate;
+            }
+            report.seconds = it_start.elapsed().as_secs_f64();
+            observer.iteration_done(&report);
+        }
+        Ok(RunSummary {
+            iterations: state.iteration,
+            total_games: state.total_games,
+            champion_id: state.champion_id,
+            champion_key: champion_key(state.champion_id),
+            stopped_by_request,
+        })
+    }
+
+    /// The line saying why the run stops now, if a limit is reached: the run's
+    /// `run.iterations` or `run.time_budget_minutes`, or this invocation's `limits`.
+    fn limit_reached(
+        &self,
+        state: &RunState,
+        first_iteration: u32,
+        elapsed_s: f64,
+        limits: &Limits,
+        session_start: Instant,
+    ) -> Option<String> {
+        let r = &self.cfg.run;
+        let done_here = state.iteration - first_iteration;
+        if r.iterations > 0 && state.iteration >= r.iterations {
+            return Some(format!(
+                "the run is complete: reached run.iterations = {}{}",
+                r.iterations,
+                if done_here == 0 {
+                    "; to go on, raise it, e.g. --set run.iterations=N"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if r.time_budget_minutes > 0.0 && elapsed_s >= r.time_budget_minutes * 60.0 {
+            return Some(format!(
+                "the run is complete: reached run.time_budget_minutes = {}{}",
+                r.time_budget_minutes,
+                if done_here == 0 {
+                    "; to go on, raise it, e.g. --set run.time_budget_minutes=M"
+                } else {
+                    ""
+                }
+            ));
+        }
+        if let Some(n) = limits.iterations {
+            if done_here >= n {
+                return Some(format!(
+                    "stopping after {n} iteration{} (--iterations); run the command again to go on",
+                    if n == 1 { "" } else { "s" }
+                ));
+            }
+        }
+        if let Some(m) = limits.minutes {
+            if session_start.elapsed().as_secs_f64() >= m * 60.0 {
+                return Some(format!(
+                    "stopping after {m} minutes (--minutes); run the command again to go on"
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// The Connect Four solver's test slice of `eval.solver_every` from the test data folder
+/// `dir`: `eval.solver_positions` positions of [`SLICE_SETS`], solved once (said through
+/// `observer`; `None`, with a warning, when they cannot be read: the run goes on
+/// unmeasured).
+pub fn solver_slice(dir: &Path, eval: &EvalConfig, observer: &dyn Observer) -> Option<SolverSlice> {
+    let want = eval.solver_positions as usize;
+    let start = Instant::now();
+    match SolverSlice::load(dir, &SLICE_SETS, want.div_ceil(SLICE_SETS.len())) {
+        Ok(mut slice) => {
+            slice.positions.truncate(want);
+            observer.info(&format!(
+                "solver agreement every {} iterations on {} positions of {} in {} (measured \
+                 only, never trained on; solved in {:.1}s)",
+                eval.solver_every,
+                slice.positions.len(),
+                SLICE_SETS.join(" and "),
+                dir.display(),
+                start.elapsed().as_secs_f64()
+            ));
+            Some(slice)
+        }
+        Err(err) => {
+            observer.warning(&format!(
+                "no solver agreement measured (eval.solver_every): {err}"
+            ));
+            None
+        }
+    }
+}
+
+/// Keeps the last line of each iteration (a run killed after writing metrics but before its
+/// state re-runs that iteration).
+fn dedup_metrics(all: Vec<IterationMetrics>) -> Vec<IterationMetrics> {
+    let mut out: Vec<IterationMetrics> = Vec::with_capacity(all.len());
+    for m in all {
+        while out.last().is_some_and(|l| l.iteration >= m.iteration) {
+            out.pop();
+        }
+        out.push(m);
+    }
+    out
+}

@@ -1,0 +1,53 @@
+//! The self-play and search settings of a training configuration (`[selfplay]` of
+//! [`TrainConfig`]): one place that turns the config file's keys into the search's and the
+//! actor's settings, for the training loop and the benchmarks alike.
+
+use alphazero_mcts::{CPuct, GumbelConfig, SearchConfig};
+use alphazero_selfplay::{PlayoutCap, Resignation, SelfPlayConfig};
+
+use crate::config::TrainConfig;
+
+/// The search settings of `[selfplay]` with `simulations` simulations, root noise on or off,
+/// and the search's seed.
+pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) -> SearchConfig {
+    let s = &cfg.selfplay;
+    SearchConfig {
+        simulations,
+        c_puct: CPuct::Constant(s.c_puct as f32),
+        fpu_reduction: s.fpu_reduction as f32,
+        dirichlet_alpha: s.dirichlet_alpha as f32,
+        dirichlet_epsilon: s.dirichlet_epsilon as f32,
+        root_noise: noise,
+        gumbel: s.gumbel.then(GumbelConfig::default),
+        terminal_check: s.terminal_check,
+        tactical_budget: (s.tactical_budget > 0).then_some(s.tactical_budget),
+        dirichlet_alpha_total: (s.dirichlet_alpha_total > 0.0)
+            .then_some(s.dirichlet_alpha_total as f32),
+        seed,
+        ..SearchConfig::default()
+    }
+}
+
+/// The self-play settings of `[selfplay]` (full searches of `selfplay.simulations` with
+/// root noise, playout cap, resignation, temperatures, ply cap), seeded with `seed`.
+pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
+    let s = &cfg.selfplay;
+    SelfPlayConfig {
+        search: search_config(cfg, s.simulations, true, seed),
+        parallel_games: s.parallel_games as usize,
+        temperature_moves: s.temperature_moves,
+        temperature: s.temperature as f32,
+        final_temperature: s.final_temperature as f32,
+        playout_cap: s.playout_cap.enabled.then_some(PlayoutCap {
+            fast_simulations: s.playout_cap.fast_simulations,
+            full_probability: s.playout_cap.full_probability as f32,
+        }),
+        resign: s.resign.enabled.then_some(Resignation {
+            threshold: s.resign.threshold as f32,
+            min_ply: s.resign.min_ply,
+            no_resign_fraction: s.resign.no_resign_fraction as f32,
+        }),
+        max_plies: s.max_plies,
+        seed,
+    }
+}

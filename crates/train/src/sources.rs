@@ -1,0 +1,339 @@
+//! Where a run's configuration comes from, and the one precedence rule between the sources:
+//! **saved config < `--config` file < flags (`--game`, `--size`, `--rule`) < `--set`**.
+//!
+//! A new run starts from the game's defaults, then the `--config` file, the flags and the
+//! `--set` overrides, in that order. A resumed run starts from its saved `config.toml`;
+//! `--config` is refused there (it would replace the run's settings wholesale), `--set`
+//! changes what it names, and the game and the model shape never change. Two sources that
+//! name the game, board size or rule differently are an error naming both, never a silent
+//! choice.
+
+use crate::config::{self, ConfigError, TrainConfig};
+
+/// An error resolving a run's configuration from its sources.
+#[derive(Debug, thiserror::Error)]
+pub enum SourcesError {
+    /// Two sources disagree, or a source asks for something a run cannot do; the sentence
+    /// names both and the way out.
+    #[error("{0}")]
+    Conflict(String),
+    /// A source's text is wrong; `context` names the source.
+    #[error("{context}")]
+    In {
+        /// The source, e.g. `the run's saved config.toml` or `config my.toml`.
+        context: String,
+        /// The cause.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// An override or value is wrong (the error names the key).
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+}
+
+fn conflict<T>(text: String) -> Result<T, SourcesError> {
+    Err(SourcesError::Conflict(text))
+}
+
+fn within(context: impl Into<String>) -> impl FnOnce(ConfigError) -> SourcesError {
+    let context = context.into();
+    move |e| SourcesError::In {
+        context,
+        source: Box::new(e),
+    }
+}
+
+/// The sources of a run's configuration, as given on the command line and found in the run.
+#[derive(Clone, Debug, Default)]
+pub struct ConfigSources<'a> {
+    /// The run as named in messages (e.g. its directory).
+    pub run: &'a str,
+    /// The text of the run's saved `config.toml`, when the run exists.
+    pub saved: Option<&'a str>,
+    /// The `--config` file: how to name it, and its text.
+    pub file: Option<(&'a str, &'a str)>,
+    /// `--game`.
+    pub game: Option<&'a str>,
+    /// `--size` (Gomoku board side).
+    pub size: Option<u8>,
+    /// `--rule` (Gomoku rule).
+    pub rule: Option<&'a str>,
+    /// `--set key=value` overrides, in order.
+    pub overrides: &'a [String],
+}
+
+/// The rule's canonical lower-case name (`Renju` → `renju`); empty stays empty.
+fn canonical_rule(rule: &str) -> Result<String, SourcesError> {
+    if rule.is_empty() {
+        return Ok(String::new());
+    }
+    let r: alphazero_gomoku::Rule = rule.parse().map_err(|e| SourcesError::In {
+        context: format!("game.rule {rule:?}"),
+        source: Box::new(e),
+    })?;
+    Ok(r.name().to_string())
+}
+
+impl ConfigSources<'_> {
+    /// The effective configuration and whether the run is resumed (it has a saved config).
+    ///
+    /// # Errors
+    /// [`SourcesError::Conflict`] when sources disagree on the game, board size or rule,
+    /// when a new run names no game, when `--config` is given for an existing run, or when
+    /// the overrides change an existing run's game or model shape; [`SourcesError::In`] and
+    /// [`SourcesError::Config`] for a text or value that is wrong.
+    pub fn resolve(&self) -> Result<(TrainConfig, bool), SourcesError> {
+        let (mut cfg, resumed) = self.resolve_raw()?;
+        cfg.game.rule = canonical_rule(&cfg.game.rule)?;
+        Ok((cfg, resumed))
+    }
+
+    /// Whether the user set a `model.*` key: by `--set model.…` or in the `--config` file.
+    ///
+    /// # Errors
+    /// As [`ConfigSources::resolve`] for a bad override or file.
+    pub fn sets_model(&self) -> Result<bool, SourcesError> {
+        for o in self.overrides {
+            let (key, _) = config::override_key_value(o)?;
+            if key == "model" || key.starts_with("model.") {
+                return Ok(true);
+            }
+        }
+        match self.file {
+            Some((name, text)) => {
+                Ok(config::sets_section_in(text, "model")
+                    .map_err(within(format!("config {name}")))?)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// Rejects `--size` / `--rule` for a game other than Gomoku.
+    fn check_gomoku_flags(&self, game: &str) -> Result<(), SourcesError> {
+        if game != "gomoku" && (self.size.is_some() || self.rule.is_some()) {
+            return conflict(format!(
+                "--size and --rule apply to gomoku only, not {game}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The `game.name` values given by `--set` overrides, in order.
+    fn override_games(&self) -> Result<Vec<String>, SourcesError> {
+        let mut out = Vec::new();
+        for o in self.overrides {
+            if let Some(g) = config::game_name_in_override(o)? {
+                out.push(g);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Rejects `--size` / `--rule` that disagree with a `--set game.size=` / `game.rule=`.
+    fn check_flags_against_overrides(&self) -> Result<(), SourcesError> {
+        for o in self.overrides {
+            let (key, value) = config::override_key_value(o)?;
+            match (key.as_str(), self.size, self.rule) {
+                ("game.size", Some(size), _) if value.trim() != size.to_string() => {
+                    return conflict(format!(
+                        "--size {size} and --set game.size={value} disagree; give the size once"
+                    ))
+                }
+                ("game.rule", _, Some(rule)) if !value.trim().eq_ignore_ascii_case(rule.trim()) => {
+                    return conflict(format!(
+                        "--rule {rule} and --set game.rule={value} disagree; give the rule once"
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn resolve_raw(&self) -> Result<(TrainConfig, bool), SourcesError> {
+        self.check_flags_against_overrides()?;
+        let mut overrides = self.overrides.to_vec();
+        if let Some(s) = self.size {
+            overrides.push(format!("game.size={s}"));
+        }
+        if let Some(r) = self.rule {
+            overrides.push(format!("game.rule=\"{r}\""));
+        }
+        let set_games = self.override_games()?;
+        if let Some(g) = self.game {
+            if let Some(other) = set_games.iter().find(|s| s.as_str() != g) {
+                return conflict(format!(
+                    "--game {g} and --set game.name={other} disagree; give the game once"
+                ));
+            }
+        }
+        if let Some(saved) = self.saved {
+            return self.resume(saved, &overrides, &set_games);
+        }
+        let text = self.file.map_or("", |(_, t)| t);
+        let file_name = self.file.map_or("", |(n, _)| n);
+        let file_game =
+            config::game_name_in(text).map_err(within(format!("config {file_name}")))?;
+        if let Some((name, text)) = self.file {
+            let file_size = config::game_field_in(text, "size")?;
+            if let (Some(size), Some(f)) = (self.size, &file_size) {
+                if f.trim() != size.to_string() {
+                    return conflict(format!(
+                        "--size {size} and game.size = {f} in {name} disagree; give the size once"
+                    ));
+                }
+            }
+            let file_rule = config::game_field_in(text, "rule")?;
+            if let (Some(rule), Some(f)) = (self.rule, &file_rule) {
+                if !f.trim().eq_ignore_ascii_case(rule.trim()) {
+                    return conflict(format!(
+                        "--rule {rule} and game.rule = {f:?} in {name} disagree; give the rule once"
+                    ));
+                }
+            }
+            if let (Some(g), Some(f)) = (self.game, &file_game) {
+                if g != f {
+                    return conflict(format!(
+                        "--game {g} and game.name = {f:?} in {name} disagree; give the game once"
+                    ));
+                }
+            }
+        }
+        // The game the run will have: the last --set game.name, else --game, else the file's.
+        let game = set_games
+            .last()
+            .cloned()
+            .or_else(|| self.game.map(str::to_string))
+            .or(file_game);
+        let Some(game) = game else {
+            return conflict(format!(
+                "--game is required for a new run: {} holds no run yet; give --game \
+                 gomoku|xiangqi|connect4 (or a --config that sets game.name)",
+                self.run
+            ));
+        };
+        self.check_gomoku_flags(&game)?;
+        let mut pre = Vec::new();
+        if let Some(g) = self.game {
+            pre.push(format!("game.name={g}"));
+        }
+        pre.extend(overrides);
+        Ok((TrainConfig::parse(text, &pre)?, false))
+    }
+
+    /// A resumed run: its saved config with the overrides; the game and model stay.
+    fn resume(
+        &self,
+        saved: &str,
+        overrides: &[String],
+        set_games: &[String],
+    ) -> Result<(TrainConfig, bool), SourcesError> {
+        let mut old = TrainConfig::parse(saved, &[] as &[String])
+            .map_err(within("the run's saved config.toml"))?;
+        if let Some(g) = self.game {
+            if g != old.game.name {
+                return conflict(format!(
+                    "run directory {} holds a {} run; --game {g} does not match",
+                    self.run, old.game.name
+                ));
+            }
+        }
+        if self.file.is_some() {
+            return conflict(
+                "--config cannot change a run that already exists; use --set for overrides".into(),
+            );
+        }
+        self.check_gomoku_flags(&old.game.name)?;
+        if let Some(g) = set_games.iter().find(|s| **s != old.game.name) {
+            return conflict(format!(
+                "run directory {} holds a {} run; --set game.name={g} does not match",
+                self.run, old.game.name
+            ));
+        }
+        old.game.rule = canonical_rule(&old.game.rule)?;
+        let mut new = old.with_overrides(overrides)?;
+        new.game.rule = canonical_rule(&new.game.rule)?;
+        if new.game != old.game {
+            return conflict(format!(
+                "the game of an existing run cannot change: it is {} (size {:?}, rule {:?}), \
+                 the options give size {:?}, rule {:?}",
+                old.game.name, old.game.size, old.game.rule, new.game.size, new.game.rule
+            ));
+        }
+        if new.model != old.model {
+            return conflict("the model shape of an existing run cannot change".into());
+        }
+        Ok((new, true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources(overrides: &[String]) -> ConfigSources<'_> {
+        ConfigSources {
+            run: "runs/x",
+            overrides,
+            ..ConfigSources::default()
+        }
+    }
+
+    #[test]
+    fn precedence_is_saved_then_file_then_flags_then_set() {
+        let file = "[game]\nname = \"gomoku\"\nsize = 9\n[selfplay]\nsimulations = 10\n\
+                    [train]\nlr = 0.5\n";
+        let set = vec!["selfplay.simulations=20".to_string()];
+        let s = ConfigSources {
+            file: Some(("f.toml", file)),
+            rule: Some("Renju"),
+            ..sources(&set)
+        };
+        let (cfg, resumed) = s.resolve().unwrap();
+        assert!(!resumed);
+        assert_eq!(cfg.game.size, "9", "the file's size");
+        assert_eq!(cfg.game.rule, "renju", "the flag's rule, canonical");
+        assert_eq!(cfg.selfplay.simulations, 20, "--set over the file");
+        assert_eq!(cfg.train.lr, 0.5, "the file over the defaults");
+        // Resumed: the saved config, then --set; --config is refused.
+        let saved = cfg.to_toml_string().unwrap();
+        let set = vec!["selfplay.simulations=30".to_string()];
+        let s = ConfigSources {
+            saved: Some(&saved),
+            ..sources(&set)
+        };
+        let (again, resumed) = s.resolve().unwrap();
+        assert!(resumed);
+        assert_eq!(again.selfplay.simulations, 30);
+        assert_eq!(again.train.lr, 0.5, "the saved value stays");
+        let s = ConfigSources {
+            saved: Some(&saved),
+            file: Some(("f.toml", file)),
+            ..sources(&[])
+        };
+        assert!(s
+            .resolve()
+            .unwrap_err()
+            .to_string()
+            .contains("--config cannot change"));
+    }
+
+    #[test]
+    fn sources_that_disagree_on_the_game_are_an_error_naming_both() {
+        let set = vec!["game.name=xiangqi".to_string()];
+        let s = ConfigSources {
+            game: Some("gomoku"),
+            ..sources(&set)
+        };
+        let e = s.resolve().unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "--game gomoku and --set game.name=xiangqi disagree; give the game once"
+        );
+        let e = sources(&[]).resolve().unwrap_err().to_string();
+        assert!(
+            e.starts_with("--game is required for a new run: runs/x"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,260 @@
+//! The training pipeline on the in-memory storage with a tiny network: the whole loop, its
+//! stages called one by one, resuming, and recovery of what an interrupted iteration left.
+use std::cell::RefCell;
+
+use alphazero_connect4::Connect4;
+use alphazero_train::record::read_records;
+use alphazero_train::storage::{champion_key, record_key};
+use alphazero_train::{
+    Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunState, Silent, Stage,
+    Storage, TrainConfig, LATEST_KEY, METRICS_KEY, PENDING_KEY,
+};
+
+/// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
+/// iteration, 3 training steps, a 2-game gating match (gating on), `iterations` iterations.
+fn tiny(iterations: u32) -> TrainConfig {
+    TrainConfig::parse(
+        "[game]\nname = \"connect4\"\n",
+        &[
+            "model.blocks=1",
+            "model.channels=8",
+            "model.value_hidden=8",
+            "selfplay.games_per_iteration=6",
+            "selfplay.parallel_games=6",
+            "selfplay.workers=1",
+            "selfplay.simulations=8",
+            "selfplay.playout_cap.enabled=false",
+            "train.batch_size=32",
+            "train.steps_per_iteration=3",
+            "gating.enabled=true",
+            "gating.games=2",
+            "gating.simulations=4",
+            "run.snapshot_every=2",
+            "run.time_budget_minutes=0",
+            &format!("run.iterations={iterations}"),
+        ],
+    )
+    .unwrap()
+}
+
+fn pipeline(storage: &dyn Storage, iterations: u32) -> Pipeline<'_, Connect4> {
+    Pipeline::new(
+        tiny(iterations),
+        Default::default(),
+        storage,
+        Default::default(),
+    )
+    .unwrap()
+}
+
+/// Counts what the pipeline reports.
+#[derive(Default)]
+struct Counting {
+    stages: RefCell<Vec<(Stage, u64, u64)>>,
+    iterations: RefCell<Vec<u32>>,
+    warnings: RefCell<Vec<String>>,
+}
+
+impl Observer for Counting {
+    fn stage_started(&self, stage: Stage, _iteration: u32, total: u64) {
+        self.stages.borrow_mut().push((stage, total, 0));
+    }
+    fn advanced(&self, _stage: Stage, n: u64) {
+        if let Some(last) = self.stages.borrow_mut().last_mut() {
+            last.2 += n;
+        }
+    }
+    fn warning(&self, line: &str) {
+        self.warnings.borrow_mut().push(line.to_string());
+    }
+    fn iteration_done(&self, report: &alphazero_train::IterationReport) {
+        self.iterations.borrow_mut().push(report.metrics.iteration);
+    }
+}
+
+#[test]
+fn whole_loop_runs_on_memory_storage_and_resumes() {
+    let storage = MemoryStorage::new();
+    let obs = Counting::default();
+    let summary = pipeline(&storage, 2)
+        .run(None, &Limits::default(), &obs)
+        .unwrap();
+    assert_eq!((summary.iterations, summary.total_games), (2, 12));
+    assert_eq!(*obs.iterations.borrow(), vec![0, 1]);
+    // Every self-play stage played its 6 games, every learn stage took its 3 steps.
+    for &(stage, total, done) in obs.stages.borrow().iter() {
+        match stage {
+            Stage::SelfPlay => assert_eq!((total, done), (6, 6)),
+            Stage::Learn => assert!(total == 0 || total == 3, "{total}"),
+            Stage::Gate => assert_eq!(total, 2),
+        }
+        assert_eq!(total, done, "{stage:?}");
+    }
+    assert!(obs.stages.borrow().iter().any(|s| s.0 == Stage::Gate));
+    let state = RunState::load(&storage).unwrap().unwrap();
+    assert_eq!((state.iteration, state.next_record_id), (2, 2));
+    for key in [
+        record_key(0),
+        record_key(1),
+        champion_key(0),
+        LATEST_KEY.to_string(),
+        "networks/snapshot-00002.azc".to_string(),
+        "metrics.csv".to_string(),
+        "plots/losses.png".to_string(),
+        "plots/plots.txt".to_string(),
+    ] {
+        assert!(storage.exists(&key).unwrap(), "{key} is written");
+    }
+    assert!(
+        !storage.exists(PENDING_KEY).unwrap(),
+        "the pending checkpoint is committed"
+    );
+    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    assert_eq!(log.read_all(&storage).unwrap().len(), 2);
+    // Resume to 3 iterations: one more, the counters go on.
+    let summary = pipeline(&storage, 3)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    assert_eq!((summary.iterations, summary.total_games), (3, 18));
+    assert_eq!(log.read_all(&storage).unwrap().len(), 3);
+    let third = read_records(&storage.get(&record_key(2)).unwrap(), "connect4", 7).unwrap();
+    assert_eq!((third.header.first_game_id, third.games.len()), (12, 6));
+    // The invocation's limit: no iteration when it is reached at once.
+    let summary = pipeline(&storage, 3)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    assert_eq!(summary.iterations, 3);
+}
+
+#[test]
+fn stages_called_alone_make_one_iteration_that_commits() {
+    let storage = MemoryStorage::new();
+    let p = pipeline(&storage, 1);
+    let mut state = RunState::new(7);
+    let mut trainer = p.open_trainer(&mut state, None, 1e-3).unwrap();
+    state.champions.push(alphazero_train::state::ChampionInfo {
+        id: 0,
+        iteration: 0,
+        key: champion_key(0),
+        elo: 0.0,
+        elo_se: 0.0,
+    });
+    // The actor's side: the champion from storage, one record batch written.
+    let champion = p.champion(&state).unwrap();
+    let batch = p.self_play(&champion, 0, 0, 11, 0, &Silent).unwrap();
+    assert_eq!(batch.games.len(), 6);
+    let file = read_records(&storage.get(&batch.key).unwrap(), "connect4", 7).unwrap();
+    assert_eq!(
+        file.games, batch.games,
+        "the batch is what the record file holds"
+    );
+    // The learner's side.
+    let mut buffer = ReplayBuffer::<Connect4>::new(10_000);
+    let positions = p
+        .ingest(&mut buffer, file.header.first_game_id, &file.games)
+        .unwrap();
+    assert_eq!(positions as usize, buffer.len());
+    assert!(positions > 0);
+    let learned = p
+        .learn(
+            &mut trainer,
+            &buffer,
+            &champion,
+            positions,
+            1e-3,
+            11,
+            0,
+            &Silent,
+        )
+        .unwrap();
+    assert_eq!(learned.steps, 3);
+    assert!(storage.exists(PENDING_KEY).unwrap());
+    let gated = p.gate(&learned, &champion, 11, 0, &Silent).unwrap();
+    let g = gated.metrics.as_ref().expect("gating is on");
+    assert_eq!(g.wins + g.draws + g.losses, 2);
+    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    let report = p
+        .commit(
+            &mut state, &batch, positions, &buffer, &learned, &gated, None, 1.0, &log, &Silent,
+        )
+        .unwrap();
+    assert_eq!(report.metrics.games, 6);
+    assert_eq!(report.metrics.train_steps, 3);
+    let saved = RunState::load(&storage).unwrap().unwrap();
+    assert_eq!(
+        (saved.iteration, saved.next_game_id, saved.total_games),
+        (1, 6, 6)
+    );
+    assert_eq!(saved.champion_id, u32::from(gated.promoted));
+    assert!(!storage.exists(PENDING_KEY).unwrap());
+    assert!(storage.exists(LATEST_KEY).unwrap());
+}
+
+#[test]
+fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_aside_on_resume() {
+    let storage = MemoryStorage::new();
+    pipeline(&storage, 1)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    // An iteration that died before its commit: a record file and a pending checkpoint.
+    storage
+        .put(&record_key(1), &storage.get(&record_key(0)).unwrap())
+        .unwrap();
+    storage
+        .put(PENDING_KEY, &storage.get(LATEST_KEY).unwrap())
+        .unwrap();
+    storage
+        .put(&champion_key(5), &storage.get(&champion_key(0)).unwrap())
+        .unwrap();
+    let obs = Counting::default();
+    let summary = pipeline(&storage, 2)
+        .run(None, &Limits::default(), &obs)
+        .unwrap();
+    assert_eq!(
+        (summary.iterations, summary.total_games),
+        (2, 12),
+        "counted once"
+    );
+    assert!(storage
+        .exists(&format!("{}.orphan", record_key(1)))
+        .unwrap());
+    assert!(storage
+        .exists(&format!("{}.orphan", champion_key(5)))
+        .unwrap());
+    let warnings = obs.warnings.borrow();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("records/000001.azr was written by iteration 1")),
+        "{warnings:?}"
+    );
+    // The redone iteration wrote its own record file 1.
+    assert!(storage.exists(&record_key(1)).unwrap());
+}
+
+#[test]
+fn corrupt_record_file_is_set_aside_and_the_run_goes_on() {
+    let storage = MemoryStorage::new();
+    pipeline(&storage, 1)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    let mut bytes = storage.get(&record_key(0)).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    storage.put(&record_key(0), &bytes).unwrap();
+    let obs = Counting::default();
+    let summary = pipeline(&storage, 2)
+        .run(None, &Limits::default(), &obs)
+        .unwrap();
+    assert_eq!(summary.iterations, 2);
+    assert!(storage
+        .exists(&format!("{}.corrupt", record_key(0)))
+        .unwrap());
+    let warnings = obs.warnings.borrow();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("lost 6 games (ids 0..6)")),
+        "{warnings:?}"
+    );
+}
