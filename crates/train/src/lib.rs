@@ -1,6 +1,7 @@
 //! Infrastructure of the AlphaZero training loop, generic over [`alphazero_game::Game`]:
 //!
-//! - [`storage`]: an object-store-like [`storage::Storage`] with an atomic local-disk implementation;
+//! - [`storage`]: the object-store interface [`storage::Storage`] on a local directory (atomic,
+//!   fsynced) or on S3 / Google Cloud Storage / Azure by URL ([`storage::ObjectStorage`]);
 //! - [`record`]: the compact versioned binary game-record format (`.azr`, checksummed since
 //!   version 2; version-1 files are still read);
 //! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
@@ -26,4 +27,4 @@ pub use record::{
 };
 pub use replay::{BatchSample, ReplayBuffer, Sample, SampleOptions};
 pub use state::RunState;
-pub use storage::{LocalStorage, MemoryStorage, Storage, StorageError};
+pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};

@@ -70,9 +70,9 @@ pub enum StorageError {
         url: String,
         /// The key (or list prefix) operated on.
         key: String,
-        /// The object store's error.
+        /// The object store's error (boxed: it is large).
         #[source]
-        source: object_store::Error,
+        source: Box<object_store::Error>,
     },
     /// A storage URL that cannot be used, found before any work: not a storage URL, a server
     /// that does not answer, a missing bucket, refused credentials.
@@ -82,9 +82,9 @@ pub enum StorageError {
         url: String,
         /// What is wrong, in words.
         reason: String,
-        /// The underlying error, when there is one.
+        /// The underlying error, when there is one (boxed: it is large).
         #[source]
-        source: Option<object_store::Error>,
+        source: Option<Box<object_store::Error>>,
     },
     /// The storage root could not be opened or created.
     #[error("cannot open storage root {root}")]
@@ -431,7 +431,7 @@ fn collect_keys(dir: &Path, key_prefix: &str, out: &mut Vec<String>) -> io::Resu
 impl Storage for LocalStorage {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let path = self.path_of(key)?;
-        self.put_inner(&path, bytes, fs::rename)
+        self.put_inner(&path, bytes, |tmp, path| fs::rename(tmp, path))
             .map_err(|source| StorageError::Io {
                 op: "put",
                 key: key.to_string(),

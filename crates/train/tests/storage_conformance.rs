@@ -93,10 +93,17 @@ fn invalid_keys_are_rejected_with_the_key(s: &dyn Storage) {
 }
 
 fn put_if_absent_creates_once_and_never_replaces(s: &dyn Storage) {
-    assert!(s.put_if_absent("networks/champion-0001.azc", b"first").unwrap());
-    assert!(!s.put_if_absent("networks/champion-0001.azc", b"second").unwrap());
+    assert!(s
+        .put_if_absent("networks/champion-0001.azc", b"first")
+        .unwrap());
+    assert!(!s
+        .put_if_absent("networks/champion-0001.azc", b"second")
+        .unwrap());
     assert_eq!(s.get("networks/champion-0001.azc").unwrap(), b"first");
-    assert_eq!(s.list("networks/").unwrap(), vec!["networks/champion-0001.azc"]);
+    assert_eq!(
+        s.list("networks/").unwrap(),
+        vec!["networks/champion-0001.azc"]
+    );
 }
 
 fn concurrent_put_if_absent_has_exactly_one_winner(s: &dyn Storage) {
@@ -133,7 +140,9 @@ fn concurrent_puts_of_one_key_leave_one_complete_object(s: &dyn Storage) {
 
 fn a_network_sized_object_roundtrips_byte_for_byte(s: &dyn Storage) {
     // About the size of a 6x64 network file.
-    let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i * 2_654_435_761 >> 24) as u8).collect();
+    let bytes: Vec<u8> = (0..3_000_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
     s.put("networks/champion-0002.azc", &bytes).unwrap();
     assert_eq!(s.get("networks/champion-0002.azc").unwrap(), bytes);
 }
@@ -148,10 +157,18 @@ fn missing_keys_are_not_found_and_deleting_them_is_no_error(s: &dyn Storage) {
     assert!(s.list("records/").unwrap().is_empty());
 }
 
+/// The suite for one backend: `conformance!(name, extra_check…)` runs every common check and
+/// the extra ones on a fresh `name()` each.
 macro_rules! conformance {
-    ($backend:ident) => {
+    ($backend:ident $(, $extra:ident)*) => {
         mod $backend {
-            use super::*;
+            $(
+                #[test]
+                fn $extra() {
+                    let (s, _keep) = super::$backend();
+                    super::$extra(&*s);
+                }
+            )*
 
             #[test]
             fn roundtrips_lists_sorted_and_deletes() {
@@ -169,12 +186,6 @@ macro_rules! conformance {
             fn put_if_absent_creates_once_and_never_replaces() {
                 let (s, _keep) = super::$backend();
                 super::put_if_absent_creates_once_and_never_replaces(&*s);
-            }
-
-            #[test]
-            fn concurrent_put_if_absent_has_exactly_one_winner() {
-                let (s, _keep) = super::$backend();
-                super::concurrent_put_if_absent_has_exactly_one_winner(&*s);
             }
 
             #[test]
@@ -198,9 +209,16 @@ macro_rules! conformance {
     };
 }
 
-conformance!(local);
-conformance!(memory);
-conformance!(object_store_in_memory);
+conformance!(local, concurrent_put_if_absent_has_exactly_one_winner);
+conformance!(memory, concurrent_put_if_absent_has_exactly_one_winner);
+conformance!(
+    object_store_in_memory,
+    concurrent_put_if_absent_has_exactly_one_winner
+);
+// s3s-fs 0.14.1 checks `If-None-Match: *` before it writes, not atomically with the write
+// (s3s-fs/src/s3.rs, put_object), so concurrent conditional puts of one key can all succeed
+// there; AWS S3, Google Cloud Storage and Azure decide them atomically. Sequential ones are
+// checked. The training protocol never relies on them for correctness (unique names per writer).
 conformance!(s3);
 
 #[test]

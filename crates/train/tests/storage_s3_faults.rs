@@ -11,7 +11,11 @@ use std::time::Duration;
 use alphazero_train::storage::{ObjectStorage, Storage, StorageError};
 use s3_server::S3Server;
 
-fn open(server: &S3Server, url: &str, edit: impl Fn(&mut Vec<(&'static str, String)>)) -> Result<ObjectStorage, StorageError> {
+fn open(
+    server: &S3Server,
+    url: &str,
+    edit: impl Fn(&mut Vec<(&'static str, String)>),
+) -> Result<ObjectStorage, StorageError> {
     let mut options = server.options();
     edit(&mut options);
     let options: Vec<(&str, &str)> = options.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -101,10 +105,20 @@ fn writers_wait_through_a_10_s_outage_log_it_once_and_leave_no_partial_object() 
     assert_eq!(storage.list("records/").unwrap(), expected);
 
     let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
-    let down: Vec<&str> = text.lines().filter(|l| l.contains("is unreachable")).collect();
+    let down: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("is unreachable"))
+        .collect();
     assert_eq!(down.len(), 1, "log:\n{text}");
-    assert!(down[0].contains("WARN") && down[0].contains(&url), "{}", down[0]);
-    let up = text.lines().filter(|l| l.contains("is reachable again")).count();
+    assert!(
+        down[0].contains("WARN") && down[0].contains(&url),
+        "{}",
+        down[0]
+    );
+    let up = text
+        .lines()
+        .filter(|l| l.contains("is reachable again"))
+        .count();
     assert_eq!(up, 1, "log:\n{text}");
 }
 
@@ -112,28 +126,29 @@ fn writers_wait_through_a_10_s_outage_log_it_once_and_leave_no_partial_object() 
 fn unreachable_server_missing_bucket_and_wrong_credentials_fail_at_open_naming_the_url() {
     let server = S3Server::start();
     let nobody = format!("http://127.0.0.1:{}", S3Server::free_port());
-    let cases: [(&str, String, Box<dyn Fn(&mut Vec<(&'static str, String)>)>, &str); 3] = [
+    // (what, URL, the option that differs from the server's, what the error says)
+    let cases = [
         (
             "unreachable",
             server.url("runs/x"),
-            Box::new(move |o| o.push(("aws_endpoint", nobody.clone()))),
+            Some(("aws_endpoint", nobody)),
             "does not answer",
         ),
         (
             "missing bucket",
             "s3://no-such-bucket/runs/x".to_string(),
-            Box::new(|_| {}),
+            None,
             "bucket does not exist",
         ),
         (
             "wrong credentials",
             server.url("runs/x"),
-            Box::new(|o| o.push(("aws_secret_access_key", "wrong-secret".into()))),
+            Some(("aws_secret_access_key", "wrong-secret".to_string())),
             "credentials are refused",
         ),
     ];
-    for (what, url, edit, says) in cases {
-        match open(&server, &url, edit) {
+    for (what, url, option, says) in cases {
+        match open(&server, &url, |o| o.extend(option.clone())) {
             Err(e @ StorageError::Unusable { .. }) => {
                 let msg = e.to_string();
                 assert!(msg.contains(&url), "{what}: {msg}");

@@ -114,33 +114,31 @@ impl ObjectStorage {
     /// URL, when an option is unknown, when the server does not answer, when the bucket does
     /// not exist, or when the credentials are refused.
     pub fn open_with(url: &str, options: &[(&str, &str)]) -> Result<Self, StorageError> {
-        let unusable = |reason: String, source: Option<object_store::Error>| {
-            StorageError::Unusable {
+        let unusable =
+            |reason: String, source: Option<object_store::Error>| StorageError::Unusable {
                 url: url.to_string(),
                 reason,
-                source,
-            }
-        };
+                source: source.map(Box::new),
+            };
         let parsed = Url::parse(url).map_err(|e| unusable(format!("not a URL ({e})"), None))?;
         let (scheme, path) = ObjectStoreScheme::parse(&parsed).map_err(|e| {
             unusable(
                 "not an object store URL (s3://, gs:// or az://)".into(),
-                Some(e),
+                Some(e.into()),
             )
         })?;
         let store = build_store(&scheme, url, options)
             .map_err(|e| unusable("cannot configure the object store".into(), Some(e)))?
-            .ok_or_else(|| unusable("not an object store URL (s3://, gs:// or az://)".into(), None))?;
+            .ok_or_else(|| {
+                unusable(
+                    "not an object store URL (s3://, gs:// or az://)".into(),
+                    None,
+                )
+            })?;
         let storage = Self::from_store(Arc::new(PrefixStore::new(store, path)), url);
         // One listing, no retries: an unusable store is reported before any work starts.
-        let probe = storage.block_on(async {
-            storage
-                .store
-                .list(None)
-                .try_next()
-                .await
-                .map(|_| ())
-        });
+        let probe =
+            storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) });
         if let Err(e) = probe {
             return Err(unusable(probe_reason(&e).into(), Some(e)));
         }
@@ -237,7 +235,7 @@ impl ObjectStorage {
                         op,
                         url: self.url.clone(),
                         key: key.to_string(),
-                        source,
+                        source: Box::new(source),
                     })
                 }
             }
@@ -251,7 +249,7 @@ impl ObjectStorage {
             tracing::warn!(
                 "storage {} is unreachable ({}); retrying with backoff for up to {} s",
                 self.url,
-                first_line(e),
+                root_cause(e),
                 self.patience.as_secs()
             );
         }
@@ -343,9 +341,14 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
-fn first_line(e: &object_store::Error) -> String {
-    let chain = error_chain(e);
-    chain.lines().next().unwrap_or_default().to_string()
+/// The innermost cause of an error (e.g. "Connection refused (os error 111)"), which says
+/// why in the fewest words.
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(s) = cur.source() {
+        cur = s;
+    }
+    cur.to_string()
 }
 
 /// Why the first listing of a store failed, in words.

@@ -56,7 +56,12 @@ impl S3Server {
         self.stop();
         let child = Command::new(s3s_fs_binary())
             .args(["--host", "127.0.0.1", "--port", &self.port.to_string()])
-            .args(["--access-key", Self::ACCESS_KEY, "--secret-key", Self::SECRET_KEY])
+            .args([
+                "--access-key",
+                Self::ACCESS_KEY,
+                "--secret-key",
+                Self::SECRET_KEY,
+            ])
             .arg(self.root.path())
             .env("RUST_LOG", "error")
             .stdin(Stdio::null())
@@ -73,7 +78,10 @@ impl S3Server {
         let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
         let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-            assert!(Instant::now() < deadline, "s3s-fs did not listen on {addr} within 30 s");
+            assert!(
+                Instant::now() < deadline,
+                "s3s-fs did not listen on {addr} within 30 s"
+            );
             std::thread::sleep(Duration::from_millis(50));
         }
     }
