@@ -2,7 +2,7 @@
 //! local directory (the default), [`ObjectStorage`] on S3, Google Cloud Storage or Azure Blob
 //! Storage through the `object_store` crate, and [`MemoryStorage`] in memory for tests.
 //! [`Location`] parses a `--storage` argument (a directory, `file://`, `s3://`, `gs://`,
-//! `az://`) and opens the matching one.
+//! `az://`) and opens the matching one. [`exchange`] is how actors and a learner share one.
 //!
 //! Keys are `/`-separated relative paths such as `records/000123.azr` or
 //! `networks/champion-0005.azc` (see [`record_key`] and [`champion_key`]). A key is valid when
@@ -10,6 +10,7 @@
 //! and consists only of ASCII letters, digits, `.`, `_` and `-`. That keeps keys portable to
 //! object stores and lets [`LocalStorage`] use names starting with `.` for its temporary files.
 
+pub mod exchange;
 pub mod object;
 
 pub use object::ObjectStorage;

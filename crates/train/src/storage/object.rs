@@ -317,15 +317,17 @@ fn build_store(
 /// dropped): every error that is not a definite answer about the object or the request.
 fn is_transient(e: &object_store::Error) -> bool {
     use object_store::Error as E;
+    // A 4xx answer is definite, except "request timeout" and "too many requests".
     matches!(e, E::Generic { .. } | E::JoinError { .. })
-        && !matches!(http_status(e), Some(400..=499))
+        && !matches!(http_status(e), Some(400..=407 | 409..=428 | 430..=499))
 }
 
 /// The HTTP status in an error's chain, when one is reported.
 fn http_status(e: &object_store::Error) -> Option<u16> {
     let text = error_chain(e);
-    // object_store's retry error reads "... Client error with status 403 Forbidden ...".
-    let at = text.find("status ")? + "status ".len();
+    // object_store's request error reads "Server returned non-2xx status code: 403 Forbidden".
+    const MARK: &str = "status code: ";
+    let at = text.find(MARK)? + MARK.len();
     text[at..].get(..3)?.parse().ok()
 }
 
@@ -511,6 +513,33 @@ mod tests {
                 other => panic!("{url}: expected Unusable, got {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn a_4xx_answer_is_permanent_except_timeout_and_throttling_and_a_5xx_is_transient() {
+        let answer = |code: &str| object_store::Error::Generic {
+            store: "S3",
+            source: format!("Server returned non-2xx status code: {code}: <Error/>").into(),
+        };
+        for (code, transient) in [
+            ("403 Forbidden", false),
+            ("404 Not Found", false),
+            ("408 Request Timeout", true),
+            ("429 Too Many Requests", true),
+            ("500 Internal Server Error", true),
+            ("503 Service Unavailable", true),
+        ] {
+            assert_eq!(is_transient(&answer(code)), transient, "{code}");
+        }
+        let refused = object_store::Error::Generic {
+            store: "S3",
+            source: "error sending request: Connection refused".into(),
+        };
+        assert!(is_transient(&refused));
+        assert!(!is_transient(&object_store::Error::NotFound {
+            path: "k".into(),
+            source: "gone".into(),
+        }));
     }
 
     #[test]
