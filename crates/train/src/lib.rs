@@ -16,9 +16,10 @@
 //! iteration left behind; progress goes to an [`Observer`].
 //!
 //! The building blocks:
-//! - [`storage`]: an object-store-like [`storage::Storage`] with an atomic local-disk implementation;
+//! - [`storage`]: the object-store interface [`storage::Storage`] on a local directory (atomic,
+//!   fsynced) or on S3 / Google Cloud Storage / Azure by URL ([`storage::ObjectStorage`]);
 //! - [`record`]: the compact versioned binary game-record format (`.azr`, the
-//!   `alphazero-records` crate);
+//!   `alphazero-records` crate; checksummed since version 2, version-1 files are still read);
 //! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
 //! - [`settings`]: the search and self-play settings of a configuration;
@@ -62,4 +63,4 @@ pub use record::{
 };
 pub use replay::{BatchSample, ReplayBuffer, Sample, SampleOptions};
 pub use state::RunState;
-pub use storage::{LocalStorage, MemoryStorage, Storage, StorageError};
+pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};

@@ -1,18 +1,25 @@
-//! A small object-store-like interface ([`Storage`]) and its local-disk implementation
-//! ([`LocalStorage`]), plus an in-memory one for tests ([`MemoryStorage`]).
+//! A small object-store interface ([`Storage`]) and its implementations: [`LocalStorage`] on a
+//! local directory (the default), [`ObjectStorage`] on S3, Google Cloud Storage or Azure Blob
+//! Storage through the `object_store` crate, and [`MemoryStorage`] in memory for tests.
+//! [`Location`] parses a `--storage` argument (a directory, `file://`, `s3://`, `gs://`,
+//! `az://`) and opens the matching one. [`exchange`] is how actors and a learner share one.
 //!
 //! Keys are `/`-separated relative paths such as `records/000123.azr` or
 //! `networks/champion-0005.azc` (see [`record_key`] and [`champion_key`]). A key is valid when
 //! it is non-empty and every `/`-separated component is non-empty, does not start with `.`,
 //! and consists only of ASCII letters, digits, `.`, `_` and `-`. That keeps keys portable to
 //! object stores and lets [`LocalStorage`] use names starting with `.` for its temporary files.
-//!
-//! A later distributed mode is one more implementation of [`Storage`], not a rewrite.
+
+pub mod exchange;
+pub mod object;
+
+pub use object::ObjectStorage;
 
 use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -54,6 +61,32 @@ pub enum StorageError {
         #[source]
         source: io::Error,
     },
+    /// An operation on an object store failed: a permanent answer (permission denied, …), or
+    /// transient failures that lasted longer than [`ObjectStorage::patience`].
+    #[error("storage {op} of key {key:?} at {url} failed")]
+    Remote {
+        /// The operation: "put", "put_if_absent", "get", "list", "delete", "rename" or "exists".
+        op: &'static str,
+        /// The store's URL.
+        url: String,
+        /// The key (or list prefix) operated on.
+        key: String,
+        /// The object store's error (boxed: it is large).
+        #[source]
+        source: Box<object_store::Error>,
+    },
+    /// A storage URL that cannot be used, found before any work: not a storage URL, a server
+    /// that does not answer, a missing bucket, refused credentials.
+    #[error("cannot use storage {url}: {reason}")]
+    Unusable {
+        /// The URL as given.
+        url: String,
+        /// What is wrong, in words.
+        reason: String,
+        /// The underlying error, when there is one (boxed: it is large).
+        #[source]
+        source: Option<Box<object_store::Error>>,
+    },
     /// The storage root could not be opened or created.
     #[error("cannot open storage root {root}")]
     Open {
@@ -90,6 +123,14 @@ pub trait Storage: Send + Sync {
     /// [`StorageError::InvalidKey`] for a bad key, [`StorageError::Io`] when writing fails
     /// (nothing is left under `key` then, or the previous object stays).
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError>;
+
+    /// Stores `bytes` under `key` only when nothing is stored there yet, atomically (a
+    /// conditional put): of concurrent writers of one key exactly one succeeds, and no writer
+    /// ever replaces another's object. Returns whether this call created the object.
+    ///
+    /// # Errors
+    /// As [`Storage::put`].
+    fn put_if_absent(&self, key: &str, bytes: &[u8]) -> Result<bool, StorageError>;
 
     /// Reads the object stored under `key`.
     ///
@@ -292,7 +333,15 @@ impl LocalStorage {
         Ok(self.root.join(key))
     }
 
-    fn put_inner(&self, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    /// Writes `bytes` durably to a new temporary file beside `path`, then `publish`es it
+    /// (renames or links it to `path`); the temporary file is removed when anything fails.
+    /// Returns `publish`'s answer.
+    fn put_inner<T>(
+        &self,
+        path: &Path,
+        bytes: &[u8],
+        publish: impl FnOnce(&Path, &Path) -> io::Result<T>,
+    ) -> io::Result<T> {
         let dir = path.parent().unwrap_or(&self.root);
         fs::create_dir_all(dir)?;
         let name = path
@@ -306,13 +355,13 @@ impl LocalStorage {
             f.write_all(bytes)?;
             f.sync_all()?;
             drop(f);
-            fs::rename(&tmp, path)?;
-            // Make the rename itself durable.
-            File::open(dir)?.sync_all()
+            let answer = publish(&tmp, path)?;
+            // Make the rename (or link) itself durable.
+            File::open(dir)?.sync_all()?;
+            Ok(answer)
         })();
-        if result.is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
+        // After a link the temporary name is left over; after a rename it is gone.
+        let _ = fs::remove_file(&tmp);
         result
     }
 }
@@ -383,12 +432,27 @@ fn collect_keys(dir: &Path, key_prefix: &str, out: &mut Vec<String>) -> io::Resu
 impl Storage for LocalStorage {
     fn put(&self, key: &str, bytes: &[u8]) -> Result<(), StorageError> {
         let path = self.path_of(key)?;
-        self.put_inner(&path, bytes)
+        self.put_inner(&path, bytes, |tmp, path| fs::rename(tmp, path))
             .map_err(|source| StorageError::Io {
                 op: "put",
                 key: key.to_string(),
                 source,
             })
+    }
+
+    fn put_if_absent(&self, key: &str, bytes: &[u8]) -> Result<bool, StorageError> {
+        let path = self.path_of(key)?;
+        // A hard link never replaces an existing name: the OS decides who created the key.
+        self.put_inner(&path, bytes, |tmp, path| match fs::hard_link(tmp, path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(e),
+        })
+        .map_err(|source| StorageError::Io {
+            op: "put_if_absent",
+            key: key.to_string(),
+            source,
+        })
     }
 
     fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {
@@ -526,6 +590,17 @@ impl Storage for MemoryStorage {
         Ok(())
     }
 
+    fn put_if_absent(&self, key: &str, bytes: &[u8]) -> Result<bool, StorageError> {
+        validate_key(key)?;
+        match self.lock().entry(key.to_string()) {
+            std::collections::btree_map::Entry::Occupied(_) => Ok(false),
+            std::collections::btree_map::Entry::Vacant(v) => {
+                v.insert(bytes.to_vec());
+                Ok(true)
+            }
+        }
+    }
+
     fn get(&self, key: &str) -> Result<Vec<u8>, StorageError> {
         validate_key(key)?;
         self.lock()
@@ -569,73 +644,74 @@ impl Storage for MemoryStorage {
     }
 }
 
+/// Where a run's objects live, as given to `--storage`: a local directory (a plain path or a
+/// `file://` URL) or an object store URL (`s3://bucket/path`, `gs://…`, `az://…`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A local directory, opened as a [`LocalStorage`].
+    Directory(PathBuf),
+    /// An object store URL, opened as an [`ObjectStorage`].
+    ObjectStore(String),
+}
+
+impl FromStr for Location {
+    type Err = StorageError;
+
+    /// A string with `://` is a URL: `file://` names a directory, `s3://`, `gs://`, `az://`
+    /// (and the other schemes of [`object::is_object_store_url`]) an object store; anything
+    /// else with `://` is an error naming it. A string without `://` is a directory path.
+    fn from_str(s: &str) -> Result<Self, StorageError> {
+        if !s.contains("://") {
+            return Ok(Location::Directory(PathBuf::from(s)));
+        }
+        let unusable = |reason: &str| StorageError::Unusable {
+            url: s.to_string(),
+            reason: reason.to_string(),
+            source: None,
+        };
+        let url = url::Url::parse(s).map_err(|e| unusable(&format!("not a URL ({e})")))?;
+        if url.scheme() == "file" {
+            return url
+                .to_file_path()
+                .map(Location::Directory)
+                .map_err(|()| unusable("not a local file URL (file:///absolute/path)"));
+        }
+        if object::is_object_store_url(&url) {
+            return Ok(Location::ObjectStore(s.to_string()));
+        }
+        Err(unusable(
+            "not a storage URL (a directory, file://, s3://, gs:// or az://)",
+        ))
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Directory(p) => write!(f, "{}", p.display()),
+            Location::ObjectStore(url) => f.write_str(url),
+        }
+    }
+}
+
+impl Location {
+    /// Opens the storage: [`LocalStorage::open`] for a directory, [`ObjectStorage::open`]
+    /// (credentials from the environment, checked by one listing) for an object store.
+    ///
+    /// # Errors
+    /// [`StorageError::Open`] for a directory that cannot be created, [`StorageError::Unusable`]
+    /// naming the URL for an object store that cannot be used.
+    pub fn open(&self) -> Result<Box<dyn Storage>, StorageError> {
+        Ok(match self {
+            Location::Directory(p) => Box::new(LocalStorage::open(p)?),
+            Location::ObjectStore(url) => Box::new(ObjectStorage::open(url)?),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn roundtrip_and_list(s: &dyn Storage) {
-        s.put("records/000001.azr", b"one").unwrap();
-        s.put("records/000002.azr", b"two").unwrap();
-        s.put("networks/champion-0001.azc", b"net").unwrap();
-        s.put("state.json", b"{}").unwrap();
-        assert_eq!(s.get("records/000002.azr").unwrap(), b"two");
-        s.put("records/000002.azr", b"TWO!").unwrap();
-        assert_eq!(s.get("records/000002.azr").unwrap(), b"TWO!");
-        assert_eq!(
-            s.list("records/").unwrap(),
-            vec!["records/000001.azr", "records/000002.azr"]
-        );
-        assert_eq!(
-            s.list("networks/champion-").unwrap(),
-            vec!["networks/champion-0001.azc"]
-        );
-        assert_eq!(s.list("").unwrap().len(), 4);
-        assert_eq!(s.list("rec").unwrap().len(), 2);
-        assert!(s.list("nothing/").unwrap().is_empty());
-        assert!(s.exists("state.json").unwrap());
-        s.delete("state.json").unwrap();
-        assert!(!s.exists("state.json").unwrap());
-        s.delete("state.json").unwrap();
-        assert!(matches!(
-            s.get("state.json"),
-            Err(StorageError::NotFound { key }) if key == "state.json"
-        ));
-        s.rename("records/000002.azr", "records/000002.azr.orphan")
-            .unwrap();
-        assert_eq!(s.get("records/000002.azr.orphan").unwrap(), b"TWO!");
-        assert!(!s.exists("records/000002.azr").unwrap());
-        assert!(matches!(
-            s.rename("records/000002.azr", "x"),
-            Err(StorageError::NotFound { key }) if key == "records/000002.azr"
-        ));
-    }
-
-    #[test]
-    fn local_storage_roundtrips_lists_sorted_and_deletes() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = LocalStorage::open(dir.path().join("run")).unwrap();
-        roundtrip_and_list(&s);
-    }
-
-    #[test]
-    fn memory_storage_roundtrips_lists_sorted_and_deletes() {
-        roundtrip_and_list(&MemoryStorage::new());
-    }
-
-    #[test]
-    fn invalid_keys_are_rejected_with_the_key() {
-        let s = MemoryStorage::new();
-        for key in ["", "/abs", "a//b", "a/", "../x", "a/.hidden", "a b", "a\\b"] {
-            match s.put(key, b"x") {
-                Err(StorageError::InvalidKey { key: k, .. }) => assert_eq!(k, key),
-                other => panic!("key {key:?} gave {other:?}"),
-            }
-        }
-        assert!(matches!(
-            s.list("../"),
-            Ok(v) if v.is_empty()
-        ));
-    }
 
     #[test]
     fn leftover_temp_files_are_not_listed_and_are_cleaned_at_open() {
@@ -694,26 +770,6 @@ mod tests {
         assert_eq!(s.get("a").unwrap(), b"file");
         assert!(!s.exists("a/b").unwrap());
         assert!(matches!(s.get("a/b"), Err(StorageError::NotFound { .. })));
-    }
-
-    #[test]
-    fn concurrent_puts_of_one_key_leave_one_complete_object() {
-        let dir = tempfile::tempdir().unwrap();
-        let s = LocalStorage::open(dir.path()).unwrap();
-        std::thread::scope(|scope| {
-            for t in 0..4u8 {
-                let s = &s;
-                scope.spawn(move || {
-                    for _ in 0..20 {
-                        s.put("k", &vec![t; 4096]).unwrap();
-                    }
-                });
-            }
-        });
-        let v = s.get("k").unwrap();
-        assert_eq!(v.len(), 4096);
-        assert!(v.iter().all(|&b| b == v[0]));
-        assert_eq!(s.list("").unwrap(), vec!["k"]);
     }
 
     #[test]

@@ -1,0 +1,369 @@
+//! How actors and a learner share one run's [`Storage`] (a bucket, or a directory) without a
+//! server of their own: every game counted once, nothing lost or duplicated when any of them
+//! is killed at any moment.
+//!
+//! - **The run's game** ([`claim_run`]): the first process writes [`MANIFEST_KEY`] with the
+//!   game (a conditional put); any process of another game is refused before any work.
+//! - **Actors publish** record batches through an [`Outbox`]: each actor has a random id and
+//!   numbers its batches, and each batch is one object `incoming/<actor>/<seq>.azr` created
+//!   with [`Storage::put_if_absent`]. An object store shows an object only once its upload is
+//!   complete, so an actor killed mid-upload leaves nothing, and a restarted actor takes a new
+//!   id (its old batches stay valid).
+//! - **The learner consumes** them through an [`Inbox`]: it lists what it has not consumed,
+//!   records the keys it takes for iteration `i` in [`INBOX_KEY`] *before* it commits `i`
+//!   (its run state), and on restart forgets the entries of iterations it never committed —
+//!   so a batch is consumed again only when the iteration that took it was lost. Consumed
+//!   batches of committed iterations are deleted afterwards ([`Inbox::tidy`]); their keys
+//!   are kept in the inbox, so a late duplicate upload is never counted twice.
+//! - **Champions** are published by the learner under unique names
+//!   (`networks/champion-NNNN.azc`, [`super::champion_key`]); actors take the highest
+//!   ([`latest_champion`]).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Storage, StorageError};
+
+/// The object naming the run's game: `run.json`.
+pub const MANIFEST_KEY: &str = "run.json";
+/// Where actors publish record batches: `incoming/<actor>/<seq>.azr`.
+pub const INCOMING_PREFIX: &str = "incoming/";
+/// The learner's record of consumed batches: `state/inbox.json`.
+pub const INBOX_KEY: &str = "state/inbox.json";
+const CHAMPION_PREFIX: &str = "networks/champion-";
+
+/// An error of the actor/learner exchange.
+#[derive(Debug, thiserror::Error)]
+pub enum ExchangeError {
+    /// The storage failed.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// The storage holds a run of another game.
+    #[error("{location} holds a run of {found}, not of {expected}; use another bucket path")]
+    OtherGame {
+        /// The storage's location (URL or directory).
+        location: String,
+        /// The game in its [`MANIFEST_KEY`].
+        found: String,
+        /// The game of this process.
+        expected: String,
+    },
+    /// An exchange object that does not parse.
+    #[error("{key} in {location} is not a valid exchange object: {reason}")]
+    Corrupt {
+        /// The storage's location.
+        location: String,
+        /// The object's key.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Another actor already published under this actor's key (two actors with one id).
+    #[error("{key} was already published by another actor with id {actor}")]
+    Taken {
+        /// The actor id.
+        actor: String,
+        /// The key.
+        key: String,
+    },
+}
+
+/// The run's identity, [`MANIFEST_KEY`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunManifest {
+    /// Format version (1).
+    pub version: u32,
+    /// The game with its variant, as the caller names it (e.g. `connect4` or `gomoku 15x15
+    /// renju`); two processes share a run only when these are equal.
+    pub game: String,
+}
+
+/// Writes the run's manifest for `game` unless there is one, and checks that the run is one of
+/// `game`. `location` (the URL or directory) is named in errors.
+///
+/// # Errors
+/// [`ExchangeError::OtherGame`] when the storage holds a run of another game,
+/// [`ExchangeError::Corrupt`] for a manifest that does not parse, [`ExchangeError::Storage`].
+pub fn claim_run(
+    storage: &dyn Storage,
+    location: &str,
+    game: &str,
+) -> Result<RunManifest, ExchangeError> {
+    let ours = RunManifest {
+        version: 1,
+        game: game.to_string(),
+    };
+    let bytes = serde_json::to_vec_pretty(&ours).expect("a manifest serializes");
+    if storage.put_if_absent(MANIFEST_KEY, &bytes)? {
+        return Ok(ours);
+    }
+    let there: RunManifest = parse(storage, location, MANIFEST_KEY)?;
+    if there.game != game {
+        return Err(ExchangeError::OtherGame {
+            location: location.to_string(),
+            found: there.game,
+            expected: game.to_string(),
+        });
+    }
+    Ok(there)
+}
+
+fn parse<T: for<'de> Deserialize<'de>>(
+    storage: &dyn Storage,
+    location: &str,
+    key: &str,
+) -> Result<T, ExchangeError> {
+    let bytes = storage.get(key)?;
+    serde_json::from_slice(&bytes).map_err(|e| ExchangeError::Corrupt {
+        location: location.to_string(),
+        key: key.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// An actor's side: publishes its record batches under unique keys.
+#[derive(Debug, Clone)]
+pub struct Outbox {
+    actor: String,
+    next_seq: u64,
+}
+
+impl Default for Outbox {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Outbox {
+    /// An outbox with a new random actor id (16 hex digits), numbering from 0.
+    pub fn new() -> Self {
+        Outbox {
+            actor: format!("{:016x}", rand::random::<u64>()),
+            next_seq: 0,
+        }
+    }
+
+    /// The actor id.
+    pub fn actor(&self) -> &str {
+        &self.actor
+    }
+
+    /// The key batch `seq` of this actor gets: `incoming/<actor>/<seq, 8 digits>.azr`.
+    pub fn key(&self, seq: u64) -> String {
+        format!("{INCOMING_PREFIX}{}/{seq:08}.azr", self.actor)
+    }
+
+    /// Publishes one record batch (the bytes of a record file) as the next key; returns it.
+    /// The object appears whole or not at all.
+    ///
+    /// # Errors
+    /// [`ExchangeError::Taken`] when the key exists (another actor with the same id),
+    /// [`ExchangeError::Storage`].
+    pub fn publish(
+        &mut self,
+        storage: &dyn Storage,
+        records: &[u8],
+    ) -> Result<String, ExchangeError> {
+        let key = self.key(self.next_seq);
+        if !storage.put_if_absent(&key, records)? {
+            return Err(ExchangeError::Taken {
+                actor: self.actor.clone(),
+                key,
+            });
+        }
+        self.next_seq += 1;
+        Ok(key)
+    }
+}
+
+/// The learner's side: which published batches it has consumed, and in which iteration.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inbox {
+    /// Format version (1).
+    version: u32,
+    /// Consumed key → the iteration that consumed it.
+    consumed: BTreeMap<String, u32>,
+}
+
+impl Inbox {
+    /// Loads [`INBOX_KEY`] (empty when absent) and forgets the batches consumed by iterations
+    /// `committed_iterations` and later, which were never committed (the learner's run state
+    /// says how many iterations it committed): those batches are pending again.
+    ///
+    /// # Errors
+    /// [`ExchangeError::Corrupt`] naming `location` and the key, [`ExchangeError::Storage`].
+    pub fn load(
+        storage: &dyn Storage,
+        location: &str,
+        committed_iterations: u32,
+    ) -> Result<Self, ExchangeError> {
+        let mut inbox: Inbox = match storage.exists(INBOX_KEY)? {
+            true => parse(storage, location, INBOX_KEY)?,
+            false => Inbox {
+                version: 1,
+                consumed: BTreeMap::new(),
+            },
+        };
+        inbox
+            .consumed
+            .retain(|_, &mut it| it < committed_iterations);
+        Ok(inbox)
+    }
+
+    /// The published batches not consumed yet, sorted by actor and number.
+    ///
+    /// # Errors
+    /// [`ExchangeError::Storage`].
+    pub fn pending(&self, storage: &dyn Storage) -> Result<Vec<String>, ExchangeError> {
+        let mut keys = storage.list(INCOMING_PREFIX)?;
+        keys.retain(|k| k.ends_with(".azr") && !self.consumed.contains_key(k));
+        Ok(keys)
+    }
+
+    /// Records that iteration `iteration` consumes `keys` and saves the inbox. Call it after
+    /// the iteration's records are written and before its run state (the commit point).
+    ///
+    /// # Errors
+    /// [`ExchangeError::Storage`].
+    pub fn consume(
+        &mut self,
+        storage: &dyn Storage,
+        keys: &[String],
+        iteration: u32,
+    ) -> Result<(), ExchangeError> {
+        for k in keys {
+            self.consumed.insert(k.clone(), iteration);
+        }
+        let bytes = serde_json::to_vec(self).expect("an inbox serializes");
+        storage.put(INBOX_KEY, &bytes)?;
+        Ok(())
+    }
+
+    /// Whether `key` was consumed (by an iteration that is committed or under way).
+    pub fn is_consumed(&self, key: &str) -> bool {
+        self.consumed.contains_key(key)
+    }
+
+    /// The number of consumed batches.
+    pub fn consumed_count(&self) -> usize {
+        self.consumed.len()
+    }
+
+    /// Deletes the published objects of batches consumed by committed iterations (fewer than
+    /// `committed_iterations`); their keys stay in the inbox. Returns how many were deleted.
+    ///
+    /// # Errors
+    /// [`ExchangeError::Storage`].
+    pub fn tidy(
+        &self,
+        storage: &dyn Storage,
+        committed_iterations: u32,
+    ) -> Result<usize, ExchangeError> {
+        let mut deleted = 0;
+        for key in storage.list(INCOMING_PREFIX)? {
+            if self
+                .consumed
+                .get(&key)
+                .is_some_and(|&it| it < committed_iterations)
+            {
+                storage.delete(&key)?;
+                deleted += 1;
+            }
+        }
+        Ok(deleted)
+    }
+}
+
+/// The highest champion published (`networks/champion-NNNN.azc`): its id and key, `None`
+/// before the first.
+///
+/// # Errors
+/// [`ExchangeError::Storage`].
+pub fn latest_champion(storage: &dyn Storage) -> Result<Option<(u32, String)>, ExchangeError> {
+    Ok(storage
+        .list(CHAMPION_PREFIX)?
+        .into_iter()
+        .filter_map(|k| {
+            let id = k
+                .strip_prefix(CHAMPION_PREFIX)?
+                .strip_suffix(".azc")?
+                .parse()
+                .ok()?;
+            Some((id, k))
+        })
+        .max_by_key(|&(id, _)| id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{champion_key, MemoryStorage};
+    use super::*;
+
+    #[test]
+    fn a_run_of_another_game_is_refused_naming_the_location_and_both_games() {
+        let s = MemoryStorage::new();
+        claim_run(&s, "s3://b/run", "connect4").unwrap();
+        assert_eq!(
+            claim_run(&s, "s3://b/run", "connect4").unwrap().game,
+            "connect4"
+        );
+        let e = claim_run(&s, "s3://b/run", "gomoku 15x15 freestyle").unwrap_err();
+        let msg = e.to_string();
+        for part in ["s3://b/run", "connect4", "gomoku 15x15 freestyle"] {
+            assert!(msg.contains(part), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_batch_taken_by_an_uncommitted_iteration_is_pending_again_after_a_restart() {
+        let s = MemoryStorage::new();
+        let mut actor = Outbox::new();
+        let k0 = actor.publish(&s, b"batch 0").unwrap();
+        let k1 = actor.publish(&s, b"batch 1").unwrap();
+        let mut inbox = Inbox::load(&s, "mem", 0).unwrap();
+        assert_eq!(inbox.pending(&s).unwrap(), vec![k0.clone(), k1.clone()]);
+        inbox.consume(&s, std::slice::from_ref(&k0), 0).unwrap();
+        // Iteration 0 is committed; iteration 1 takes batch 1 and the learner dies before
+        // committing it.
+        inbox.consume(&s, std::slice::from_ref(&k1), 1).unwrap();
+        assert!(inbox.pending(&s).unwrap().is_empty());
+        let inbox = Inbox::load(&s, "mem", 1).unwrap();
+        assert_eq!(inbox.pending(&s).unwrap(), vec![k1.clone()]);
+        assert!(inbox.is_consumed(&k0));
+        // Only the committed iteration's batch is deleted; its key stays consumed.
+        assert_eq!(inbox.tidy(&s, 1).unwrap(), 1);
+        assert!(!s.exists(&k0).unwrap() && s.exists(&k1).unwrap());
+        assert!(inbox.pending(&s).unwrap() == vec![k1]);
+    }
+
+    #[test]
+    fn two_actors_never_share_a_key_and_a_reused_id_is_refused() {
+        let s = MemoryStorage::new();
+        let (mut a, mut b) = (Outbox::new(), Outbox::new());
+        assert_ne!(a.actor(), b.actor());
+        let ka = a.publish(&s, b"a").unwrap();
+        let kb = b.publish(&s, b"b").unwrap();
+        assert_ne!(ka, kb);
+        let mut twin = Outbox {
+            actor: a.actor().to_string(),
+            next_seq: 0,
+        };
+        assert!(matches!(
+            twin.publish(&s, b"twin"),
+            Err(ExchangeError::Taken { .. })
+        ));
+        assert_eq!(s.get(&ka).unwrap(), b"a");
+    }
+
+    #[test]
+    fn the_latest_champion_is_the_highest_id_not_the_last_listed() {
+        let s = MemoryStorage::new();
+        assert_eq!(latest_champion(&s).unwrap(), None);
+        for id in [0, 2, 10, 9] {
+            s.put(&champion_key(id), b"net").unwrap();
+        }
+        s.put("networks/champion-notes.txt", b"x").unwrap();
+        assert_eq!(latest_champion(&s).unwrap(), Some((10, champion_key(10))));
+    }
+}
