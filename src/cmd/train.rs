@@ -139,6 +139,8 @@ pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
 }
 
 /// Runs `alphazero train`.
+// The macro instantiates this for each game; some game configs are `Copy`.
+#[allow(clippy::clone_on_copy)]
 pub fn run(args: &TrainArgs) -> Result<()> {
     // Validate everything before touching the disk.
     if args.iterations == Some(0) {

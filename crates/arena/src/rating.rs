@@ -674,7 +674,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(sizes, vec![10, 10, 5]);
-        assert_eq!((m.wins + m.losses, m.decision), (25, SprtDecision::Continue));
+        assert_eq!(
+            (m.wins + m.losses, m.decision),
+            (25, SprtDecision::Continue)
+        );
         let e = sprt_match(Some(&sprt), 25, 10, |_, _, _| {
             Err::<(u64, u64, u64), _>("x")
         });

@@ -233,3 +233,13 @@ fn invalid_training_configs_are_refused() {
     };
     assert!(Trainer::new(&tiny(), bad, &device).is_err());
 }
+
+#[test]
+fn trainer_settings_of_older_checkpoints_with_an_lr_schedule_field_still_read() {
+    // Checkpoints written before the one learning-rate schedule carry `lr_schedule` in
+    // their trainer settings; it is ignored (the training loop always wrote `Constant`).
+    let mut v = serde_json::to_value(TrainConfig::default()).unwrap();
+    v["lr_schedule"] = serde_json::json!("Constant");
+    let read: TrainConfig = serde_json::from_value(v).unwrap();
+    assert_eq!(read, TrainConfig::default());
+}
