@@ -381,6 +381,8 @@ fn put(storage: &dyn Storage, key: &str, bytes: &[u8]) -> Result<(), MetricsErro
 
 /// One row of `metrics.csv`: [`IterationMetrics`] flattened (the gating match and the
 /// solver agreement as prefixed columns, empty when absent), plus the hours of training.
+/// The loss columns are empty for an iteration without optimizer steps and `elo` is empty
+/// where no gating match measured it (not 0.0, which reads as a measurement).
 #[derive(Serialize)]
 struct CsvRow {
     iteration: u32,
@@ -395,11 +397,11 @@ struct CsvRow {
     buffer_capacity: u64,
     train_steps: u64,
     lr: f64,
-    policy_loss: f64,
-    value_loss: f64,
-    total_loss: f64,
-    policy_entropy: f64,
-    kl: f64,
+    policy_loss: Option<f64>,
+    value_loss: Option<f64>,
+    total_loss: Option<f64>,
+    policy_entropy: Option<f64>,
+    kl: Option<f64>,
     gating_wins: Option<u32>,
     gating_draws: Option<u32>,
     gating_losses: Option<u32>,
@@ -409,7 +411,7 @@ struct CsvRow {
     gating_elo_lo: Option<f64>,
     gating_elo_hi: Option<f64>,
     champion_id: u32,
-    elo: f64,
+    elo: Option<f64>,
     elo_lo: Option<f64>,
     elo_hi: Option<f64>,
     selfplay_games_per_hour: f64,
@@ -427,6 +429,9 @@ impl From<&IterationMetrics> for CsvRow {
     fn from(m: &IterationMetrics) -> Self {
         let g = m.gating.as_ref();
         let s = m.solver.as_ref();
+        // Losses exist only for iterations that took optimizer steps, the champion's Elo
+        // only where gating measured it: empty cells, not zeros, otherwise.
+        let trained = m.train_steps > 0;
         CsvRow {
             iteration: m.iteration,
             unix_time: m.unix_time,
@@ -440,11 +445,11 @@ impl From<&IterationMetrics> for CsvRow {
             buffer_capacity: m.buffer_capacity,
             train_steps: m.train_steps,
             lr: m.lr,
-            policy_loss: m.policy_loss,
-            value_loss: m.value_loss,
-            total_loss: m.total_loss,
-            policy_entropy: m.policy_entropy,
-            kl: m.kl,
+            policy_loss: trained.then_some(m.policy_loss),
+            value_loss: trained.then_some(m.value_loss),
+            total_loss: trained.then_some(m.total_loss),
+            policy_entropy: trained.then_some(m.policy_entropy),
+            kl: trained.then_some(m.kl),
             gating_wins: g.map(|g| g.wins),
             gating_draws: g.map(|g| g.draws),
             gating_losses: g.map(|g| g.losses),
@@ -454,7 +459,7 @@ impl From<&IterationMetrics> for CsvRow {
             gating_elo_lo: g.and_then(|g| g.elo_lo),
             gating_elo_hi: g.and_then(|g| g.elo_hi),
             champion_id: m.champion_id,
-            elo: m.elo,
+            elo: m.elo_lo.map(|_| m.elo),
             elo_lo: m.elo_lo,
             elo_hi: m.elo_hi,
             selfplay_games_per_hour: m.selfplay_games_per_hour,
@@ -674,6 +679,42 @@ mod tests {
                 None => assert_eq!(row[col("solver_policy_best")], ""),
             }
         }
+    }
+
+    #[test]
+    fn csv_leaves_losses_of_untrained_iterations_and_unmeasured_elo_empty() {
+        let mut ms = example_metrics(2);
+        ms[0].train_steps = 0;
+        ms[0].policy_loss = 0.0;
+        ms[1].elo_lo = None;
+        ms[1].elo_hi = None;
+        let text = String::from_utf8(to_csv(&ms, Path::new("metrics.csv")).unwrap()).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+        let col = |name: &str| rows[0].iter().position(|h| *h == name).unwrap();
+        for name in [
+            "policy_loss",
+            "value_loss",
+            "total_loss",
+            "policy_entropy",
+            "kl",
+        ] {
+            assert_eq!(
+                rows[1][col(name)],
+                "",
+                "{name} of an iteration without steps: {text}"
+            );
+            assert_ne!(
+                rows[2][col(name)],
+                "",
+                "{name} of a trained iteration: {text}"
+            );
+        }
+        assert_ne!(rows[1][col("elo")], "", "{text}");
+        assert_eq!(
+            rows[2][col("elo")],
+            "",
+            "elo without an interval is unmeasured: {text}"
+        );
     }
 
     #[test]

@@ -701,6 +701,14 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
     let pick = |f: &dyn Fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
         metrics.iter().map(|m| (it(m), f(m))).collect()
     };
+    // Losses exist only for iterations that took optimizer steps (a ramp from 0.0 otherwise).
+    let pick_trained = |f: &dyn Fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
+        metrics
+            .iter()
+            .filter(|m| m.train_steps > 0)
+            .map(|m| (it(m), f(m)))
+            .collect()
+    };
     let mut plots = Vec::new();
     let mut skipped = Vec::new();
     plots.push(render(
@@ -715,13 +723,17 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
                     Series::line(
                         "policy loss (cross-entropy)",
                         RED_,
-                        pick(&|m| m.policy_loss),
+                        pick_trained(&|m| m.policy_loss),
                     ),
-                    Series::line("policy entropy", GREEN_, pick(&|m| m.policy_entropy)),
+                    Series::line(
+                        "policy entropy",
+                        GREEN_,
+                        pick_trained(&|m| m.policy_entropy),
+                    ),
                     Series::line(
                         "total loss (policy + value + regularisation)",
                         GREY_,
-                        pick(&|m| m.total_loss),
+                        pick_trained(&|m| m.total_loss),
                     ),
                 ],
                 y_include: vec![0.0],
@@ -733,7 +745,7 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
                 series: vec![Series::line(
                     "value loss (MSE)",
                     BLUE_,
-                    pick(&|m| m.value_loss),
+                    pick_trained(&|m| m.value_loss),
                 )],
                 y_include: vec![0.0],
                 references: Vec::new(),
@@ -744,7 +756,7 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
                 series: vec![Series::line(
                     "KL(before ‖ after training)",
                     PURPLE_,
-                    pick(&|m| m.kl),
+                    pick_trained(&|m| m.kl),
                 )],
                 y_include: vec![0.0],
                 references: Vec::new(),
@@ -1131,6 +1143,24 @@ mod tests {
         let (buf, _, _) = pixels(&plot(&plots, "losses.png").png);
         let has = |c: RGBColor| buf.chunks(3).any(|p| p == [c.0, c.1, c.2]);
         assert!(has(RED_) && has(BLUE_) && has(GREEN_) && has(PURPLE_));
+    }
+
+    #[test]
+    fn losses_of_iterations_without_optimizer_steps_are_not_drawn_as_zeros() {
+        let mut ms = example_metrics(2);
+        for m in &mut ms {
+            m.train_steps = 0;
+            m.policy_loss = 0.0;
+        }
+        let plots = render_plots(&ms).unwrap();
+        let legend = &plot(&plots, "losses.png").legend;
+        assert!(
+            legend.contains("policy loss (cross-entropy) (none)"),
+            "{legend}"
+        );
+        assert!(legend.contains("value loss (MSE) (none)"), "{legend}");
+        let trained = render_plots(&example_metrics(2)).unwrap();
+        assert!(!plot(&trained, "losses.png").legend.contains("(none)"));
     }
 
     #[test]
