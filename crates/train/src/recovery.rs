@@ -206,7 +206,7 @@ pub fn rebuild_buffer<G: Encode>(
             }
             Err(e) => {
                 storage.rename(&key, &format!("{key}.corrupt"))?;
-                corrupt.push((key, error_chain(&e)));
+                corrupt.push((key, crate::storage::error_chain(&e)));
             }
         }
     }
@@ -218,18 +218,6 @@ pub fn rebuild_buffer<G: Encode>(
     Ok(ReplayBuffer::rebuild_from(&files, capacity, |_, _| {
         Ok(start.clone())
     })?)
-}
-
-/// An error and its causes, `: `-separated (as `anyhow` shows them with `{:#}`).
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
 }
 
 /// Opens the run's metrics log: a torn last line is cut and lines that are no metrics record

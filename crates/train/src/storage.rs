@@ -709,6 +709,19 @@ impl Location {
     }
 }
 
+/// An error and its causes joined by ": " (as `anyhow` prints them with `{:#}`): the one
+/// rendering used in storage warnings and recovery reports.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -810,22 +823,10 @@ mod tests {
             LocalStorage::open_exclusive(&file),
         ] {
             let e = result.unwrap_err();
-            let chain = anyhow_like(&e);
+            let chain = super::error_chain(&e);
             assert!(chain.contains("not a directory"), "{chain}");
             assert_eq!(chain.matches("not a directory").count(), 1, "{chain}");
         }
-    }
-
-    /// The error and its sources joined by ": ", as `anyhow`'s `{:#}` prints them.
-    fn anyhow_like(e: &dyn std::error::Error) -> String {
-        let mut out = e.to_string();
-        let mut cur = e.source();
-        while let Some(s) = cur {
-            out.push_str(": ");
-            out.push_str(&s.to_string());
-            cur = s.source();
-        }
-        out
     }
 
     #[test]

@@ -324,23 +324,11 @@ fn is_transient(e: &object_store::Error) -> bool {
 
 /// The HTTP status in an error's chain, when one is reported.
 fn http_status(e: &object_store::Error) -> Option<u16> {
-    let text = error_chain(e);
+    let text = super::error_chain(e);
     // object_store's request error reads "Server returned non-2xx status code: 403 Forbidden".
     const MARK: &str = "status code: ";
     let at = text.find(MARK)? + MARK.len();
     text[at..].get(..3)?.parse().ok()
-}
-
-/// The error and its sources joined by ": ".
-fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut out = e.to_string();
-    let mut cur = e.source();
-    while let Some(s) = cur {
-        out.push_str(": ");
-        out.push_str(&s.to_string());
-        cur = s.source();
-    }
-    out
 }
 
 /// The innermost cause of an error (e.g. "Connection refused (os error 111)"), which says
@@ -356,7 +344,7 @@ fn root_cause(e: &dyn std::error::Error) -> String {
 /// Why the first listing of a store failed, in words.
 fn probe_reason(e: &object_store::Error) -> &'static str {
     use object_store::Error as E;
-    let chain = error_chain(e);
+    let chain = super::error_chain(e);
     match e {
         E::PermissionDenied { .. } | E::Unauthenticated { .. } => {
             "the credentials are refused (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the cloud's equivalent)"
