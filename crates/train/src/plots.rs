@@ -695,6 +695,29 @@ struct Figures {
     skipped: Vec<(&'static str, &'static str)>,
 }
 
+/// A gating match's candidate score in percent with its 95% interval, `(score, lo, hi)`
+/// (normal approximation of the per-game score). The spread is taken with one win and one
+/// loss added, as the Elo panel does, so that an all-draw or all-win match still shows an
+/// interval rather than a bare point.
+fn gating_score_percent(g: &crate::metrics::GatingMetrics) -> (f64, f64, f64) {
+    let n = f64::from(g.wins + g.draws + g.losses);
+    let s = (f64::from(g.wins) + f64::from(g.draws) / 2.0) / n;
+    let n2 = n + 2.0;
+    let (w, d, l) = (
+        (f64::from(g.wins) + 1.0) / n2,
+        f64::from(g.draws) / n2,
+        (f64::from(g.losses) + 1.0) / n2,
+    );
+    let s2 = w + d / 2.0;
+    let var = w * (1.0 - s2).powi(2) + d * (0.5 - s2).powi(2) + l * s2 * s2;
+    let half = 1.96 * (var / n2).sqrt();
+    (
+        100.0 * s,
+        100.0 * (s - half).max(0.0),
+        100.0 * (s + half).min(1.0),
+    )
+}
+
 fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
     let x = XAxis::new(metrics, &[]);
     let it = |m: &IterationMetrics| f64::from(m.iteration);
@@ -831,23 +854,7 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
             "without gating nothing measures the champions against each other (alphazero arena --snapshots RUN rates the networks)",
         ));
     } else {
-        // Score with its 95% interval (normal approximation of the per-game score).
-        let score = |g: &crate::metrics::GatingMetrics| {
-            let n = f64::from(g.wins + g.draws + g.losses);
-            let (w, d, l) = (
-                f64::from(g.wins) / n,
-                f64::from(g.draws) / n,
-                f64::from(g.losses) / n,
-            );
-            let s = w + d / 2.0;
-            let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s * s;
-            let half = 1.96 * (var / n).sqrt();
-            (
-                100.0 * s,
-                100.0 * (s - half).max(0.0),
-                100.0 * (s + half).min(1.0),
-            )
-        };
+        let score = gating_score_percent;
         let promoted: Vec<(f64, f64)> = gated
             .iter()
             .filter(|(_, g)| g.promoted)
@@ -1161,6 +1168,30 @@ mod tests {
         assert!(legend.contains("value loss (MSE) (none)"), "{legend}");
         let trained = render_plots(&example_metrics(2)).unwrap();
         assert!(!plot(&trained, "losses.png").legend.contains("(none)"));
+    }
+
+    #[test]
+    fn all_draw_gating_match_still_has_a_score_interval() {
+        let g = crate::metrics::GatingMetrics {
+            wins: 0,
+            draws: 4,
+            losses: 0,
+            llr: 0.0,
+            promoted: false,
+            elo: None,
+            elo_lo: None,
+            elo_hi: None,
+        };
+        let (s, lo, hi) = gating_score_percent(&g);
+        assert_eq!(s, 50.0);
+        assert!(lo < 40.0 && hi > 60.0, "+0=4-0 gave [{lo}, {hi}]");
+        let (s, lo, hi) = gating_score_percent(&crate::metrics::GatingMetrics {
+            wins: 4,
+            draws: 0,
+            ..g
+        });
+        assert_eq!(s, 100.0);
+        assert!(lo < 90.0 && hi == 100.0, "+4=0-0 gave [{lo}, {hi}]");
     }
 
     #[test]
