@@ -698,7 +698,7 @@ fn gomoku_ladder_sends_each_rung_its_info_lines_and_writes_the_table() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
         out.stdout
-            .contains("8 games of gomoku: heuristic-0 against 2 rung(s), 4 games each"),
+            .contains("8 games of gomoku: heuristic-0 against 2 rungs, 4 games each"),
         "{}",
         out.stdout
     );

@@ -27,7 +27,7 @@ fn play_refuses_bad_moves_with_the_reason_and_accepts_a_legal_one() {
 fn undo_takes_back_the_engine_reply_and_the_human_move() {
     let out = alphazero_with_input(C4, "4\nundo\nmoves\nundo\nquit\n");
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(out.stdout.contains("took back 2 move(s)"), "{}", out.stdout);
+    assert!(out.stdout.contains("took back 2 moves"), "{}", out.stdout);
     assert!(
         out.stdout
             .lines()

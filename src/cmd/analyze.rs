@@ -528,9 +528,10 @@ fn file_position<G: BoardView>(
     let n = records.len();
     let rec = records.into_iter().nth(args.game_index).with_context(|| {
         format!(
-            "--game-index {}: {} holds {n} game(s)",
+            "--game-index {} (counted from 0): {} holds {}",
             args.game_index,
-            path.display()
+            path.display(),
+            super::count(n, "game")
         )
     })?;
     let file_cfg = rec.history.start().config().clone();

@@ -758,7 +758,10 @@ fn print_failures(r: &MatchResult) {
         .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
         .collect();
     if !failures.is_empty() {
-        outln!("\n{} game(s) lost by a player failure:", failures.len());
+        outln!(
+            "\n{} lost by a player failure:",
+            super::count(failures.len(), "game")
+        );
         for g in failures.iter().take(10) {
             if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
                 outln!(
@@ -1192,12 +1195,14 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         }
     }
     outln!(
-        "{} games of {}: {} against {rungs} rung(s), {} games each from {openings} \
-         opening(s) of {opening_plies} random plies, colours alternating",
+        "{} games of {}: {} against {}, {} games each from {} of {opening_plies} random \
+         plies, colours alternating",
         all.games.len(),
         all.game,
         entrants[0].name,
+        super::count(rungs, "rung"),
         2 * openings,
+        super::count(openings as usize, "opening"),
     );
     out!("{}", ladder_table(&entrants[0].name, &rows));
     print_failures(&all);
@@ -1211,9 +1216,10 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
     if let Some(p) = &args.ladder_out {
         let command: Vec<String> = std::env::args().map(|a| quote_arg(&a)).collect();
         let mut notes = format!(
-            "{} games per rung ({openings} opening(s) of {opening_plies} random plies, each \
+            "{} games per rung ({} of {opening_plies} random plies, each \
              played with both colours), seed {}, ply cap {}",
             2 * openings,
+            super::count(openings as usize, "opening"),
             args.seed,
             args.max_plies
         );

@@ -480,7 +480,8 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         .with_context(|| format!("self-play benchmark {name}"))?;
         let secs = stats.total_time.as_secs_f64().max(1e-9);
         eprintln!(
-            "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {n} worker(s): {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
+            "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {}: {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
+            super::count(n as usize, "worker"),
             stats.plies,
             stats.evaluations,
             stats.evaluator_calls,

@@ -142,7 +142,7 @@ impl<G: BoardView> Session<'_, G> {
             }
             writeln!(out, "nothing to undo")?;
         } else {
-            writeln!(out, "took back {} move(s)", undone.len())?;
+            writeln!(out, "took back {}", super::count(undone.len(), "move"))?;
         }
         Ok(())
     }

@@ -156,8 +156,8 @@ pub fn save_records<G: BoardView>(
     let text = write_records(records, format, notation)?;
     write_atomic(path, text.as_bytes())?;
     Ok(format!(
-        "{} game(s) written to {} ({})",
-        records.len(),
+        "{} written to {} ({})",
+        super::count(records.len(), "game"),
         path.display(),
         format.name().to_ascii_uppercase()
     ))
