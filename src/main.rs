@@ -22,6 +22,7 @@ macro_rules! out {
 mod cmd;
 mod engine;
 mod games;
+mod present;
 
 /// AlphaZero self-play learning for Gomoku, Xiangqi and Connect Four.
 #[derive(Parser, Debug)]

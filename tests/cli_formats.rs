@@ -403,6 +403,7 @@ fn self_play_records_export_as_pgn_that_analyze_reads() {
     let text = read(&pgn);
     assert_eq!(text.matches("[Game \"connect4\"]").count(), 4, "{text}");
     assert!(text.contains("[Event \"alphazero self-play\"]"));
+    exported_files_get_the_permissions_of_any_new_file(&pgn);
     let out = alphazero(&[
         "analyze",
         "--game",
@@ -425,6 +426,27 @@ fn self_play_records_export_as_pgn_that_analyze_reads() {
         out.stderr
     );
     assert!(!dir.join("x.sgf").exists());
+}
+
+/// Regression (fresh-user trial): written files kept the temporary file's private mode
+/// 0600, so other users could not read an exported game. A written file has the mode any
+/// new file in that folder gets (0666 less the umask).
+fn exported_files_get_the_permissions_of_any_new_file(written: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let plain = written.with_extension("plain");
+        std::fs::write(&plain, b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(
+            mode(written),
+            mode(&plain),
+            "{} has mode {:o}",
+            written.display(),
+            mode(written)
+        );
+        std::fs::remove_file(plain).unwrap();
+    }
 }
 
 /// `export`: the safetensors header names exactly the tensors the JSON describes, with the

@@ -88,3 +88,27 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         );
     }
 }
+
+#[test]
+fn out_of_range_counts_name_a_readable_range_not_the_integer_maximum() {
+    // Regression (fresh-user trial): `--analysis-seconds 0` said "0 is not in
+    // 1..18446744073709551615"; every open-ended count now has a stated upper bound.
+    for (args, range) in [
+        (vec!["serve", "--analysis-seconds", "0"], "1..=86400"),
+        (
+            vec!["serve", "--analysis-simulations", "0"],
+            "1..=100000000",
+        ),
+        (vec!["gomocup", "--fixed-sims", "0"], "1..=100000000"),
+    ] {
+        let out = alphazero(&args);
+        assert_clean_error(&out, &format!("{args:?}"));
+        assert!(out.stderr.contains(range), "{args:?}: {}", out.stderr);
+        assert!(
+            !out.stderr.contains("18446744073709551615"),
+            "{}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("4294967295"), "{}", out.stderr);
+    }
+}

@@ -1,14 +1,14 @@
 //! `alphazero arena`: matches between players (built-in baselines, networks, external engines)
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
 //! ladder over the networks of a training run.
-use super::analyze::BoardView;
 use crate::engine::{device, load_network};
 use crate::games::{GameArgs, GameSpec};
+use crate::present::BoardView;
 use crate::with_game;
 use alphazero_arena::{
-    ladder_markdown, ladder_table, run_match, sprt_match, Entrant, GameRecord, LadderRow,
-    LimitedPlayer, Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerSettings,
-    RandomPlayer, Ratings, Sprt, SprtDecision,
+    ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
+    Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
+    PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
 };
 use alphazero_connect4::Connect4;
 use alphazero_formats::{Format, MoveNotation};
@@ -131,202 +131,6 @@ pub struct ArenaArgs {
     device: String,
 }
 
-/// A parsed player specification.
-#[derive(Clone, Debug, PartialEq)]
-pub enum PlayerSpec {
-    /// Uniformly random legal moves.
-    Random,
-    /// Pure MCTS with one random playout per leaf, N simulations.
-    Rollout(u32),
-    /// Search with the uniform evaluator, N simulations.
-    Uniform(u32),
-    /// A network with its own simulations or the global --sims.
-    Net(PathBuf, Option<u32>),
-    /// Gomoku threat heuristic of a level.
-    Heuristic(u8),
-    /// Xiangqi alpha-beta of a depth.
-    AlphaBeta(u32),
-    /// External Gomocup brain.
-    Gomocup(Vec<String>),
-    /// External UCCI engine.
-    Ucci(Vec<String>),
-    /// External UCI engine.
-    Uci(Vec<String>),
-}
-
-impl PlayerSpec {
-    /// Whether the player is an external engine process (Gomocup, UCCI or UCI).
-    pub fn is_external(&self) -> bool {
-        matches!(
-            self,
-            PlayerSpec::Gomocup(_) | PlayerSpec::Ucci(_) | PlayerSpec::Uci(_)
-        )
-    }
-}
-
-/// Splits a command line into words: blanks separate, `'…'` and `"…"` quote, `\` escapes.
-///
-/// # Errors
-/// An unterminated quote or an empty command.
-pub fn split_command(text: &str) -> Result<Vec<String>> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '\'' | '"' => {
-                in_word = true;
-                loop {
-                    match chars.next() {
-                        Some(q) if q == c => break,
-                        Some('\\') if c == '"' => {
-                            if let Some(e) = chars.next() {
-                                cur.push(e);
-                            }
-                        }
-                        Some(x) => cur.push(x),
-                        None => bail!("unterminated {c} quote in command {text:?}"),
-                    }
-                }
-            }
-            '\\' => {
-                in_word = true;
-                if let Some(e) = chars.next() {
-                    cur.push(e);
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                in_word = true;
-                cur.push(c);
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
-    if words.is_empty() {
-        bail!("empty engine command");
-    }
-    Ok(words)
-}
-
-fn parse_count(spec: &str, what: &str, text: &str) -> Result<u32> {
-    match text.parse::<u32>() {
-        Ok(n) if n > 0 => Ok(n),
-        // A number, but not one that fits: say so rather than "must be positive".
-        _ if text.parse::<u128>().is_ok_and(|n| n > u128::from(u32::MAX)) => bail!(
-            "player {spec:?}: {what} {text} is too large (at most {})",
-            u32::MAX
-        ),
-        _ => bail!("player {spec:?}: {what} must be a positive number, got {text:?}"),
-    }
-}
-
-impl PlayerSpec {
-    /// Parses one `--players` / `--ladder` entry with its settings block (if any), and
-    /// checks that each setting applies to that kind of player.
-    ///
-    /// # Errors
-    /// An unknown kind, a bad number, a bad settings block or a setting the kind does not
-    /// take, naming the spec.
-    pub fn parse_with_settings(spec: &str) -> Result<(PlayerSpec, PlayerSettings)> {
-        let (base, settings) = PlayerSettings::split(spec)?;
-        let kind = PlayerSpec::parse_base(spec, base)?;
-        let allowed: &[&str] = match kind {
-            PlayerSpec::Gomocup(_) => &["info", "movetime", "name"],
-            PlayerSpec::Ucci(_) | PlayerSpec::Uci(_) => {
-                &["depth", "nodes", "option", "movetime", "name"]
-            }
-            PlayerSpec::AlphaBeta(_) => &["depth", "movetime", "name"],
-            _ => &["movetime", "name"],
-        };
-        if let Some(key) = settings.keys().into_iter().find(|k| !allowed.contains(k)) {
-            let hint = match (&kind, key) {
-                (PlayerSpec::Gomocup(_), "depth" | "nodes") => {
-                    "; the Gomocup protocol has no depth or node limit, Rapfi takes \
-                     info=MAX_DEPTH N or info=MAX_NODE N"
-                }
-                (
-                    PlayerSpec::Net(..) | PlayerSpec::Uniform(_) | PlayerSpec::Rollout(_),
-                    "nodes",
-                ) => "; give the simulations in the spec (uniform:N, net:FILE:SIMS)",
-                _ => "",
-            };
-            bail!(
-                "player {spec:?}: setting {key} does not apply to this kind of player (it \
-                 takes {}){hint}",
-                allowed.join(", ")
-            );
-        }
-        Ok((kind, settings))
-    }
-
-    /// Parses one `--players` entry (its settings block checked, then dropped).
-    ///
-    /// # Errors
-    /// As [`PlayerSpec::parse_with_settings`].
-    pub fn parse(spec: &str) -> Result<PlayerSpec> {
-        Ok(PlayerSpec::parse_with_settings(spec)?.0)
-    }
-
-    /// Parses the part of `spec` before its settings block.
-    fn parse_base(spec: &str, base: &str) -> Result<PlayerSpec> {
-        let s = base.trim();
-        let (kind, arg) = match s.split_once(':') {
-            Some((k, a)) => (k.to_ascii_lowercase(), Some(a)),
-            None => (s.to_ascii_lowercase(), None),
-        };
-        let need = |what: &str| -> Result<&str> {
-            arg.filter(|a| !a.trim().is_empty())
-                .with_context(|| format!("player {spec:?}: expected {kind}:{what}"))
-        };
-        Ok(match kind.as_str() {
-            "random" if arg.is_none() => PlayerSpec::Random,
-            "rollout" => PlayerSpec::Rollout(parse_count(spec, "N", need("N")?)?),
-            "uniform" => PlayerSpec::Uniform(parse_count(spec, "N", need("N")?)?),
-            "net" => {
-                let a = need("FILE[:SIMS]")?;
-                match a.rsplit_once(':') {
-                    Some((file, sims))
-                        if !file.is_empty() && sims.chars().all(|c| c.is_ascii_digit()) =>
-                    {
-                        PlayerSpec::Net(file.into(), Some(parse_count(spec, "SIMS", sims)?))
-                    }
-                    _ => PlayerSpec::Net(a.into(), None),
-                }
-            }
-            "heuristic" => {
-                let l = need("L")?;
-                match l.parse::<u8>() {
-                    Ok(v) if v <= 2 => PlayerSpec::Heuristic(v),
-                    _ => bail!("player {spec:?}: heuristic level must be 0, 1 or 2"),
-                }
-            }
-            "alphabeta" => {
-                let d = parse_count(spec, "depth D", need("D")?)?;
-                if d > 8 {
-                    bail!("player {spec:?}: alpha-beta depth must be 1–8");
-                }
-                PlayerSpec::AlphaBeta(d)
-            }
-            "gomocup" => PlayerSpec::Gomocup(split_command(need("CMD")?)?),
-            "ucci" => PlayerSpec::Ucci(split_command(need("CMD")?)?),
-            "uci" => PlayerSpec::Uci(split_command(need("CMD")?)?),
-            _ => bail!(
-                "unknown player {spec:?}: expected random, rollout:N, uniform:N, net:FILE[:SIMS], \
-                 heuristic:L, alphabeta:D, gomocup:CMD, ucci:CMD or uci:CMD"
-            ),
-        })
-    }
-}
-
 /// A player with its own simulation count, whatever the match-wide limits say.
 fn with_sims<G: Game>(inner: Box<dyn Player<G>>, sims: Option<u32>) -> Box<dyn Player<G>> {
     Box::new(LimitedPlayer::new(
@@ -343,17 +147,12 @@ type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
 /// Games with players of their own (heuristics, engines over a protocol).
 pub trait ArenaGame: BoardView {
     /// A factory for a game-specific spec, or an error saying the spec is for another game.
-    /// `settings` carries the protocol extras of an external engine (Gomocup `INFO` lines,
-    /// UCCI/UCI options); limits and names are applied by the caller.
+    /// The spec's settings carry the protocol extras of an external engine (Gomocup `INFO`
+    /// lines, UCCI/UCI options); limits and names are applied by the caller.
     ///
     /// # Errors
     /// The spec does not apply to this game.
-    fn special(
-        spec: &PlayerSpec,
-        settings: &PlayerSettings,
-        text: &str,
-        seed: u64,
-    ) -> Result<(String, Factory<Self>)>;
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
 }
 
 fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
@@ -361,25 +160,15 @@ fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
 }
 
 impl ArenaGame for Connect4 {
-    fn special(
-        _: &PlayerSpec,
-        _: &PlayerSettings,
-        text: &str,
-        _: u64,
-    ) -> Result<(String, Factory<Self>)> {
+    fn special(_: &PlayerSpec, text: &str, _: u64) -> Result<(String, Factory<Self>)> {
         Err(wrong_game::<Self>(text))
     }
 }
 
 impl ArenaGame for Gomoku {
-    fn special(
-        spec: &PlayerSpec,
-        settings: &PlayerSettings,
-        text: &str,
-        seed: u64,
-    ) -> Result<(String, Factory<Self>)> {
-        match spec {
-            PlayerSpec::Heuristic(l) => {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+        match &spec.kind {
+            PlayerKind::Heuristic(l) => {
                 let l = *l;
                 Ok((
                     format!("heuristic-{l}"),
@@ -389,9 +178,9 @@ impl ArenaGame for Gomoku {
                     }),
                 ))
             }
-            PlayerSpec::Gomocup(cmd) => {
+            PlayerKind::Gomocup(cmd) => {
                 let mut cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
-                cfg.info = settings.info.clone();
+                cfg.info = spec.settings.info.clone();
                 let name = cfg.name.clone();
                 Ok((
                     name,
@@ -407,15 +196,10 @@ impl ArenaGame for Gomoku {
 }
 
 impl ArenaGame for Xiangqi {
-    fn special(
-        spec: &PlayerSpec,
-        settings: &PlayerSettings,
-        text: &str,
-        seed: u64,
-    ) -> Result<(String, Factory<Self>)> {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
         use alphazero_protocols::{Dialect, UcciClient, UcciClientConfig};
-        match spec {
-            PlayerSpec::AlphaBeta(d) => {
+        match &spec.kind {
+            PlayerKind::AlphaBeta(d) => {
                 let d = *d;
                 Ok((
                     format!("alphabeta-d{d}"),
@@ -425,14 +209,14 @@ impl ArenaGame for Xiangqi {
                     }),
                 ))
             }
-            PlayerSpec::Ucci(cmd) | PlayerSpec::Uci(cmd) => {
-                let dialect = if matches!(spec, PlayerSpec::Ucci(_)) {
+            PlayerKind::Ucci(cmd) | PlayerKind::Uci(cmd) => {
+                let dialect = if matches!(spec.kind, PlayerKind::Ucci(_)) {
                     Dialect::Ucci
                 } else {
                     Dialect::Uci
                 };
                 let mut cfg = UcciClientConfig::new(cmd.clone(), dialect);
-                cfg.options.extend(settings.options.iter().cloned());
+                cfg.options.extend(spec.settings.options.iter().cloned());
                 let name = cfg.name.clone();
                 Ok((
                     name,
@@ -561,30 +345,32 @@ fn build_entrant<G: ArenaGame>(
     seed: u64,
     search: NetSearch,
 ) -> Result<Entrant<G>> {
-    let (spec, settings) = PlayerSpec::parse_with_settings(text)?;
-    let entrant = match &spec {
-        PlayerSpec::Random => Entrant::new("random", move || {
+    let spec: PlayerSpec = text.parse()?;
+    let entrant = match &spec.kind {
+        PlayerKind::Random => Entrant::new("random", move || {
             Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
         }),
-        PlayerSpec::Rollout(n) => {
+        PlayerKind::Rollout(n) => {
             let n = *n;
             Entrant::new(format!("rollout-{n}"), move || {
                 with_sims(Box::new(MctsPlayer::<G>::rollout(n, seed)), Some(n))
             })
         }
-        PlayerSpec::Uniform(n) => {
+        PlayerKind::Uniform(n) => {
             let n = *n;
             Entrant::new(format!("uniform-{n}"), move || {
                 with_sims(Box::new(MctsPlayer::<G>::uniform(n)), Some(n))
             })
         }
-        PlayerSpec::Net(file, sims) => net_entrant::<G>(file, *sims, cfg, dev, seed, search)?,
+        PlayerKind::Net { file, simulations } => {
+            net_entrant::<G>(file, *simulations, cfg, dev, seed, search)?
+        }
         _ => {
-            let (name, f) = G::special(&spec, &settings, text, seed)?;
+            let (name, f) = G::special(&spec, text, seed)?;
             Entrant { name, factory: f }
         }
     };
-    Ok(with_settings(entrant, &settings))
+    Ok(with_settings(entrant, &spec.settings))
 }
 
 /// The entrant under its settings' name and own limits (unchanged without settings).
@@ -655,45 +441,6 @@ fn parse_sprt(text: &str) -> Result<Sprt> {
     })
 }
 
-/// The cross table: one row per player, W-D-L against each other player, and the total score.
-pub fn cross_table(r: &MatchResult) -> String {
-    let n = r.players.len();
-    let mut cell = vec![vec![String::from("-"); n]; n];
-    for p in r.pair_stats() {
-        cell[p.a][p.b] = format!("{}-{}-{}", p.wins, p.draws, p.losses);
-        cell[p.b][p.a] = format!("{}-{}-{}", p.losses, p.draws, p.wins);
-    }
-    let labels: Vec<String> = (0..n)
-        .map(|i| format!("#{} {}", i + 1, r.players[i]))
-        .collect();
-    // Widths in characters (names may hold non-ASCII characters; `{:<w$}` pads by chars).
-    let chars = |s: &String| s.chars().count();
-    let w = labels.iter().map(chars).max().unwrap_or(5).max(5);
-    let cw = cell.iter().flatten().map(chars).max().unwrap_or(5).max(5);
-    let mut s = format!("{:<w$}", "W-D-L");
-    for i in 0..n {
-        s.push_str(&format!(" {:>cw$}", format!("#{}", i + 1)));
-    }
-    s.push_str("   score\n");
-    let scores = r.scores();
-    for i in 0..n {
-        s.push_str(&format!("{:<w$}", labels[i]));
-        for c in &cell[i] {
-            s.push_str(&format!(" {c:>cw$}"));
-        }
-        let (pts, games) = scores[i];
-        s.push_str(&format!("   {pts:.1}/{games}\n"));
-    }
-    s
-}
-
-fn wdl_first(r: &MatchResult) -> (u64, u64, u64) {
-    let p = r.pair_stats();
-    p.first().map_or((0, 0, 0), |p| {
-        (u64::from(p.wins), u64::from(p.draws), u64::from(p.losses))
-    })
-}
-
 fn progress_callback(total: usize) -> alphazero_arena::matches::GameCallback {
     let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     Arc::new(move |g: &GameRecord| {
@@ -709,45 +456,6 @@ fn progress_callback(total: usize) -> alphazero_arena::matches::GameCallback {
             g.first_name, g.second_name, g.result
         );
     })
-}
-
-struct MatchSetup<G: Game> {
-    config: MatchConfig<G>,
-    sprt: Option<Sprt>,
-}
-
-fn play<G: Game>(setup: &MatchSetup<G>) -> Result<(MatchResult, Option<(SprtDecision, f64)>)> {
-    let Some(sprt) = setup.sprt else {
-        return Ok((run_match(&setup.config)?, None));
-    };
-    let mut all = MatchResult {
-        game: G::NAME.into(),
-        players: setup
-            .config
-            .entrants
-            .iter()
-            .map(|e| e.name.clone())
-            .collect(),
-        games: Vec::new(),
-    };
-    let total = setup.config.openings_per_pair;
-    let chunk = (setup.config.threads as u32).max(1);
-    let m = sprt_match(Some(&sprt), total, chunk, |k, done, _| {
-        let cfg = MatchConfig {
-            openings_per_pair: k,
-            seed: mix_seed(setup.config.seed, u64::from(done)),
-            ..setup.config.clone()
-        };
-        let r = run_match(&cfg)?;
-        let before = wdl_first(&all);
-        for mut g in r.games {
-            g.index = all.games.len();
-            all.games.push(g);
-        }
-        let after = wdl_first(&all);
-        Ok::<_, anyhow::Error>((after.0 - before.0, after.1 - before.1, after.2 - before.2))
-    })?;
-    Ok((all, Some((m.decision, m.llr))))
 }
 
 /// Lists (up to 10 of) the games lost by a player failure, if any.
@@ -782,7 +490,7 @@ fn report(
     out: Option<&Path>,
 ) -> Result<Ratings> {
     outln!("{} games of {}", r.games.len(), r.game);
-    out!("{}", cross_table(r));
+    out!("{}", r.cross_table());
     let ratings = r.ratings(anchor).context("fitting ratings")?;
     outln!(
         "\nBradley–Terry ratings (anchor {} = 0, ±95% interval):",
@@ -815,9 +523,7 @@ fn report(
             "ratings": ratings,
             "sprt": sprt.map(|(s, d, llr)| serde_json::json!({"test": s, "decision": d, "llr": llr})),
         });
-        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("results written to {}", p.display());
+        write_json(p, &json)?;
     }
     Ok(ratings)
 }
@@ -834,11 +540,11 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         let specs = args
             .players
             .iter()
-            .map(|p| PlayerSpec::parse(p))
-            .collect::<Result<Vec<_>>>()?;
+            .map(|p| p.parse::<PlayerSpec>())
+            .collect::<Result<Vec<_>, _>>()?;
         if specs
             .iter()
-            .all(|s| matches!(s, PlayerSpec::Net(..) | PlayerSpec::Uniform(_)))
+            .all(|s| matches!(s.kind, PlayerKind::Net { .. } | PlayerKind::Uniform(_)))
         {
             eprintln!(
                 "warning: --openings none with only network / uniform players: their search has \
@@ -896,7 +602,7 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
         depth: None,
     };
     for (text, entrant) in args.players.iter().zip(&entrants) {
-        if PlayerSpec::parse(text)?.is_external() {
+        if text.parse::<PlayerSpec>()?.is_external() {
             preflight(entrant, &G::new(cfg), &limits)?;
         }
     }
@@ -909,12 +615,11 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     config.threads = args.threads as usize;
     config.seed = args.seed;
     config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
-    let setup = MatchSetup { config, sprt };
-    let (r, dec) = play(&setup)?;
+    let (r, tested) = run_match_sprt(&config, sprt.as_ref())?;
     report(
         &r,
         anchor,
-        dec.map(|(d, llr)| (sprt.expect("sprt set"), d, llr)),
+        sprt.zip(tested).map(|(s, m)| (s, m.decision, m.llr)),
         args.out.as_deref(),
     )?;
     write_games::<G>(&r, cfg, args)?;
@@ -998,7 +703,7 @@ fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
     Ok(nets)
 }
 
-fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
+fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
     // Everything the ladder writes is checked before the first game.
     let png = run.join("ladder.png");
     super::check_output_path("--snapshots (ladder.png)", &png)?;
@@ -1074,9 +779,7 @@ fn run_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Re
             "pairs": pairs,
             "ratings": ratings,
         });
-        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("results written to {}", p.display());
+        write_json(p, &json)?;
     }
     write_games::<G>(&r, cfg, args)?;
 
@@ -1155,62 +858,42 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
     // Every external engine answers one move before any game: a bad rung stops the ladder
     // now, not after the rungs before it were played.
     for (text, entrant) in texts.iter().zip(&entrants) {
-        if PlayerSpec::parse(text)?.is_external() {
+        if text.parse::<PlayerSpec>()?.is_external() {
             preflight(entrant, &G::new(cfg), &limits)?;
         }
     }
     let openings = args.games.div_ceil(2);
     let rungs = entrants.len() - 1;
-    let on_game = progress_callback(rungs * 2 * openings as usize);
-    let challenger = entrants[0].clone();
-    let mut all = MatchResult {
-        game: G::NAME.into(),
-        players: entrants.iter().map(|e| e.name.clone()).collect(),
-        games: Vec::new(),
-    };
-    let mut rows = Vec::new();
-    for (k, rung) in entrants.iter().enumerate().skip(1) {
-        let mut config = MatchConfig::new(vec![challenger.clone(), rung.clone()], G::new(cfg));
-        config.pairing = Pairing::Gauntlet { challenger: 0 };
-        config.openings_per_pair = openings;
-        config.opening_plies = opening_plies;
-        config.limits = limits;
-        config.max_plies = args.max_plies;
-        config.threads = args.threads as usize;
-        config.seed = args.seed;
-        config.on_game = Some(on_game.clone());
-        let r = run_match(&config)?;
-        let row = LadderRow::from_match(&r, 0, 1);
+    let challenger = entrants[0].name.clone();
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.openings_per_pair = openings;
+    config.opening_plies = opening_plies;
+    config.limits = limits;
+    config.max_plies = args.max_plies;
+    config.threads = args.threads as usize;
+    config.seed = args.seed;
+    config.on_game = Some(progress_callback(rungs * 2 * openings as usize));
+    let (all, rows) = run_ladder(&config, |k, row| {
         eprintln!(
             "rung {k}/{rungs} {}: {}-{}-{}",
             row.rung, row.wins, row.draws, row.losses
         );
-        rows.push(row);
-        for mut g in r.games {
-            g.index = all.games.len();
-            g.second = if g.second == 1 { k } else { 0 };
-            g.first = if g.first == 1 { k } else { 0 };
-            g.winner = g.winner.map(|w| if w == 1 { k } else { 0 });
-            all.games.push(g);
-        }
-    }
+    })?;
     outln!(
         "{} games of {}: {} against {}, {} games each from {} of {opening_plies} random \
          plies, colours alternating",
         all.games.len(),
         all.game,
-        entrants[0].name,
+        challenger,
         super::count(rungs, "rung"),
         2 * openings,
         super::count(openings as usize, "opening"),
     );
-    out!("{}", ladder_table(&entrants[0].name, &rows));
+    out!("{}", ladder_table(&challenger, &rows));
     print_failures(&all);
     if let Some(p) = &args.out {
         let json = serde_json::json!({ "match": all, "ladder": rows });
-        let text = serde_json::to_string_pretty(&json).context("encoding results")?;
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-        eprintln!("results written to {}", p.display());
+        write_json(p, &json)?;
     }
     write_games::<G>(&all, cfg, args)?;
     if let Some(p) = &args.ladder_out {
@@ -1230,7 +913,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
             notes.push_str(&format!(", --movetime {t} ms"));
         }
         notes.push_str(&format!(".\n\nCommand: `{}`", command.join(" ")));
-        let md = ladder_markdown(&entrants[0].name, &all.game, &rows, &notes);
+        let md = ladder_markdown(&challenger, &all.game, &rows, &notes);
         std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
         eprintln!("ladder written to {}", p.display());
     }
@@ -1269,6 +952,14 @@ fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaArgs)
             eprintln!("{msg}");
         }
     }
+    Ok(())
+}
+
+/// Writes the `--out` JSON file.
+fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(json).context("encoding results")?;
+    std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    eprintln!("results written to {}", p.display());
     Ok(())
 }
 
@@ -1318,7 +1009,7 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
         return with_game!(&spec, G, cfg => run_engine_ladder::<G>(cfg, args));
     }
     match &args.snapshots {
-        Some(run_dir) => with_game!(&spec, G, cfg => run_ladder::<G>(cfg, run_dir, args)),
+        Some(run_dir) => with_game!(&spec, G, cfg => run_snapshot_ladder::<G>(cfg, run_dir, args)),
         None => with_game!(&spec, G, cfg => run_players::<G>(cfg, args)),
     }
 }

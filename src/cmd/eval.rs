@@ -44,7 +44,7 @@ enum EvalCommand {
         #[arg(long, default_value_t = 200)]
         sims: u32,
         /// Positions per file (the first ones).
-        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..))]
+        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         lines: u64,
         /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1;
         /// also Test_L1_R2, Test_L1_R3: early positions, slow to solve beyond their caches).
@@ -275,7 +275,7 @@ fn run_connect4(
     Ok(())
 }
 
-fn samples_for<G: super::analyze::BoardView>(
+fn samples_for<G: crate::present::BoardView>(
     cfg: &G::Config,
     rec: &alphazero_train::GameRecord,
     out: &mut Vec<(f32, f32)>,

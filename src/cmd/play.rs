@@ -5,9 +5,9 @@
 //! Commands: `undo` (back to your previous turn), `hint` (the engine's top moves for you),
 //! `moves` (the game so far), `help`, `quit` (or end of input). `--save FILE` writes the game
 //! as PGN, SGF or PSQ when it ends or you quit.
-use super::analyze::{board_text, moves_lines, top_moves_table, use_color, BoardView};
 use crate::engine::{device, load_evaluator, search_position};
 use crate::games::GameArgs;
+use crate::present::{board_text, moves_lines, top_moves_table, use_color, BoardView};
 use crate::with_game;
 use alphazero_formats::{write_records, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};

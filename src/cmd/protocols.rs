@@ -15,7 +15,7 @@ pub struct EngineArgs {
     #[arg(long, default_value = "default")]
     device: String,
     /// Play exactly N simulations per move and ignore the clock (reproducible answers).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     fixed_sims: Option<u32>,
 }
 

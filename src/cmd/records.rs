@@ -4,8 +4,8 @@
 //! Also home of the binary's record-file helpers: [`read_game_file`] (the one reader of PGN,
 //! PSQ and SGF files, used by `analyze --file`) and [`save_records`] (atomic writes, used by
 //! `arena`, `play --save` and `records export`).
-use super::analyze::BoardView;
 use crate::games::{GameArgs, GameName, GameSpec};
+use crate::present::BoardView;
 use crate::with_game;
 use alphazero_formats::{
     game_name_of, read_records, write_records, Format, MoveNotation, Record, RecordResult,
@@ -97,7 +97,9 @@ pub fn read_game_file<G: BoardView>(path: &Path, cfg: &G::Config) -> Result<Vec<
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, synced, then
-/// renamed over `path` (an existing file is left as it was when anything fails).
+/// renamed over `path` (an existing file is left as it was when anything fails). The file
+/// gets the permissions any new file gets (0666 less the umask, so usually 0644), not the
+/// temporary file's private 0600.
 ///
 /// # Errors
 /// The folder does not exist or cannot be written.
@@ -107,7 +109,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).with_context(|| {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).with_context(|| {
         format!(
             "writing {}: creating a file in {}",
             path.display(),
@@ -333,7 +341,7 @@ fn show_for<G: BoardView>(
             println!("  start: {}", rec.start);
         }
         // `moves: …` and, for Xiangqi, a WXF line.
-        for line in super::analyze::moves_lines(&h).lines() {
+        for line in crate::present::moves_lines(&h).lines() {
             println!("  {line}");
         }
         if let Some(p) = ply {

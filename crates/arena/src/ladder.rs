@@ -153,16 +153,46 @@ pub fn run_pairs<G: Game>(
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     for (r, &(a, b)) in results.into_iter().zip(pairs) {
         let Some(r) = r else { continue };
-        let to_all = |i: usize| if i == 0 { a } else { b };
-        for mut g in r?.games {
-            g.index = all.games.len();
-            g.first = to_all(g.first);
-            g.second = to_all(g.second);
-            g.winner = g.winner.map(to_all);
-            all.games.push(g);
-        }
+        all.append_pair(r?, a, b);
     }
     Ok(all)
+}
+
+/// A strength ladder: `config.entrants[0]` (the challenger) plays a gauntlet [`run_match`]
+/// against each other entrant (the rungs, weakest first) in turn, every rung from the same
+/// openings (`config.seed`) with colours alternating, `config.threads` games at once.
+/// `on_rung(k, row)` is called after rung `k` (1-based). Returns all games as one result
+/// over all entrants (indices as in `config.entrants`) and one [`LadderRow`] per rung.
+///
+/// # Errors
+/// [`MatchError::TooFewEntrants`] without a rung, and the errors of [`run_match`].
+pub fn run_ladder<G: Game>(
+    config: &MatchConfig<G>,
+    mut on_rung: impl FnMut(usize, &LadderRow),
+) -> Result<(MatchResult, Vec<LadderRow>), MatchError> {
+    let n = config.entrants.len();
+    if n < 2 {
+        return Err(MatchError::TooFewEntrants(n));
+    }
+    let mut all = MatchResult {
+        game: G::NAME.to_string(),
+        players: config.entrants.iter().map(|e| e.name.clone()).collect(),
+        games: Vec::new(),
+    };
+    let mut rows = Vec::with_capacity(n - 1);
+    for k in 1..n {
+        let rung = MatchConfig {
+            entrants: vec![config.entrants[0].clone(), config.entrants[k].clone()],
+            pairing: Pairing::Gauntlet { challenger: 0 },
+            ..config.clone()
+        };
+        let r = run_match(&rung)?;
+        let row = LadderRow::from_match(&r, 0, 1);
+        on_rung(k, &row);
+        rows.push(row);
+        all.append_pair(r, 0, k);
+    }
+    Ok((all, rows))
 }
 
 /// The challenger's results against one rung.

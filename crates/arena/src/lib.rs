@@ -10,6 +10,8 @@
 //! * [`rating`]: Elo ↔ score, W/D/L → Elo ± CI, Bradley–Terry fit, SPRT.
 //! * [`settings`]: per-player settings in a spec's `{…}` block (own limits, Gomocup `INFO`
 //!   lines, UCCI/UCI options), applied with [`LimitedPlayer`].
+//! * [`spec`]: the player-spec notation (`net:FILE:SIMS`, `gomocup:CMD{info=…}`, …) as
+//!   [`PlayerSpec`], parsed with `FromStr` and printed back with `Display`.
 //! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
 //! * [`c4_eval`]: agreement with the Connect Four solver, value calibration.
 #![deny(missing_docs)]
@@ -21,12 +23,13 @@ pub mod player;
 pub mod players;
 pub mod rating;
 pub mod settings;
+pub mod spec;
 
 pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
-pub use ladder::{ladder_markdown, ladder_table, LadderRow};
+pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
 pub use matches::{
-    play_game, random_opening, run_match, Entrant, GameRecord, GameResult, MatchConfig, MatchError,
-    MatchResult, PairStats, Pairing, PlayerFactory, Termination,
+    play_game, random_opening, run_match, run_match_sprt, Entrant, GameRecord, GameResult,
+    MatchConfig, MatchError, MatchResult, PairStats, Pairing, PlayerFactory, Termination,
 };
 pub use player::{LimitedPlayer, Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
@@ -35,3 +38,4 @@ pub use rating::{
     sprt_match, EloEstimate, Ratings, Sprt, SprtDecision, SprtMatch,
 };
 pub use settings::{PlayerSettings, SettingsError};
+pub use spec::{PlayerKind, PlayerSpec, SpecError};

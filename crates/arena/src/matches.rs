@@ -7,13 +7,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use alphazero_formats::{FormatError, MoveNotation, Record, RecordGame, RecordResult};
-use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_game::{mix_seed, Game, History, Outcome, Side};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::player::{Limits, Player, PlayerError};
-use crate::rating::{fit_ratings, PairResult, RatingError, Ratings};
+use crate::rating::{fit_ratings, sprt_match, PairResult, RatingError, Ratings, Sprt, SprtMatch};
 
 /// Why a game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -476,6 +476,61 @@ impl MatchResult {
         fit_ratings(&self.players, &pairs, anchor)
     }
 
+    /// Appends the games of a two-entrant match `pair` to this result, its entrant 0 being
+    /// this result's entrant `a` and its entrant 1 entrant `b`; game indices continue this
+    /// result's.
+    pub fn append_pair(&mut self, pair: MatchResult, a: usize, b: usize) {
+        let to_all = |i: usize| if i == 0 { a } else { b };
+        for mut g in pair.games {
+            g.index = self.games.len();
+            g.first = to_all(g.first);
+            g.second = to_all(g.second);
+            g.winner = g.winner.map(to_all);
+            self.games.push(g);
+        }
+    }
+
+    /// Wins, draws and losses of entrant 0 against entrant 1 (zeros before any game): the
+    /// figures an SPRT between two entrants tests.
+    pub fn first_pair_wdl(&self) -> (u64, u64, u64) {
+        self.pair_stats().first().map_or((0, 0, 0), |p| {
+            (u64::from(p.wins), u64::from(p.draws), u64::from(p.losses))
+        })
+    }
+
+    /// The cross table as text: one row per entrant (`#i name`), W-D-L against each other
+    /// entrant from the row's side (`-` for pairs that did not meet), and the total score
+    /// `points/games`. Columns are padded by characters, so non-ASCII names line up.
+    pub fn cross_table(&self) -> String {
+        let n = self.players.len();
+        let mut cell = vec![vec![String::from("-"); n]; n];
+        for p in self.pair_stats() {
+            cell[p.a][p.b] = format!("{}-{}-{}", p.wins, p.draws, p.losses);
+            cell[p.b][p.a] = format!("{}-{}-{}", p.losses, p.draws, p.wins);
+        }
+        let labels: Vec<String> = (0..n)
+            .map(|i| format!("#{} {}", i + 1, self.players[i]))
+            .collect();
+        let chars = |s: &String| s.chars().count();
+        let w = labels.iter().map(chars).max().unwrap_or(5).max(5);
+        let cw = cell.iter().flatten().map(chars).max().unwrap_or(5).max(5);
+        let mut s = format!("{:<w$}", "W-D-L");
+        for i in 0..n {
+            s.push_str(&format!(" {:>cw$}", format!("#{}", i + 1)));
+        }
+        s.push_str("   score\n");
+        let scores = self.scores();
+        for i in 0..n {
+            s.push_str(&format!("{:<w$}", labels[i]));
+            for c in &cell[i] {
+                s.push_str(&format!(" {c:>cw$}"));
+            }
+            let (pts, games) = scores[i];
+            s.push_str(&format!("   {pts:.1}/{games}\n"));
+        }
+        s
+    }
+
     /// The results as pretty JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
@@ -518,11 +573,6 @@ impl MatchResult {
     }
 }
 
-/// Mixes two numbers into a seed (SplitMix64 finaliser).
-fn mix(a: u64, b: u64) -> u64 {
-    alphazero_game::splitmix64(a ^ b.wrapping_mul(0xD1B5_4A32_D192_ED03)).1
-}
-
 /// A random opening of `plies` moves over the candidate moves from `start`, seeded; redrawn
 /// (up to 100 tries) while it ends the game.
 ///
@@ -531,7 +581,7 @@ fn mix(a: u64, b: u64) -> u64 {
 pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Result<History<G>, MatchError> {
     let mut moves = Vec::new();
     for attempt in 0..100u64 {
-        let mut rng = StdRng::seed_from_u64(mix(seed, attempt));
+        let mut rng = StdRng::seed_from_u64(mix_seed(seed, attempt));
         let mut h = History::new(start.clone());
         let mut ok = true;
         for _ in 0..plies {
@@ -592,7 +642,13 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
         }
     };
     let openings: Vec<History<G>> = (0..config.openings_per_pair as u64)
-        .map(|i| random_opening(&config.start, config.opening_plies, mix(config.seed, i)))
+        .map(|i| {
+            random_opening(
+                &config.start,
+                config.opening_plies,
+                mix_seed(config.seed, i),
+            )
+        })
         .collect::<Result<_, _>>()?;
     let mut schedule = Vec::new();
     for o in 0..openings.len() {
@@ -707,8 +763,8 @@ fn play_scheduled<G: Game>(
             return record(Some(Side::First), t, format_moves(&opening));
         }
     };
-    a.set_seed(mix(config.seed, 2 * index as u64 + 1));
-    b.set_seed(mix(config.seed, 2 * index as u64 + 2));
+    a.set_seed(mix_seed(config.seed, 2 * index as u64 + 1));
+    b.set_seed(mix_seed(config.seed, 2 * index as u64 + 2));
     let r = play_game(
         a.as_mut(),
         b.as_mut(),
@@ -720,4 +776,40 @@ fn play_scheduled<G: Game>(
     players[s.second] = Some(b);
     let moves = format_moves(&r.history);
     record(r.winner, r.termination, moves)
+}
+/// A two-entrant match stopped early by an SPRT on entrant 0's W/D/L against entrant 1
+/// ([`sprt_match`]): the openings are played in chunks of `config.threads` (each chunk a
+/// [`run_match`] with its own seed mixed from `config.seed` and the games already played)
+/// until the test decides or `config.openings_per_pair` openings were played. Without a
+/// test it is one [`run_match`]. Returns all games and, with a test, its W/D/L, LLR and
+/// decision. Gating and `alphazero arena --sprt` both run their SPRT through it.
+///
+/// # Errors
+/// The errors of [`run_match`].
+pub fn run_match_sprt<G: Game>(
+    config: &MatchConfig<G>,
+    sprt: Option<&Sprt>,
+) -> Result<(MatchResult, Option<SprtMatch>), MatchError> {
+    let Some(sprt) = sprt else {
+        return Ok((run_match(config)?, None));
+    };
+    let mut all = MatchResult {
+        game: G::NAME.into(),
+        players: config.entrants.iter().map(|e| e.name.clone()).collect(),
+        games: Vec::new(),
+    };
+    let chunk = (config.threads as u32).max(1);
+    let m = sprt_match(Some(sprt), config.openings_per_pair, chunk, |k, done, _| {
+        let cfg = MatchConfig {
+            openings_per_pair: k,
+            seed: mix_seed(config.seed, u64::from(done)),
+            ..config.clone()
+        };
+        let r = run_match(&cfg)?;
+        let before = all.first_pair_wdl();
+        all.append_pair(r, 0, 1);
+        let after = all.first_pair_wdl();
+        Ok::<_, MatchError>((after.0 - before.0, after.1 - before.1, after.2 - before.2))
+    })?;
+    Ok((all, Some(m)))
 }

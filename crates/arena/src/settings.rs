@@ -229,6 +229,21 @@ impl PlayerSettings {
         Ok(s)
     }
 
+    /// The settings in the notation [`PlayerSettings::split`] reads, without the braces:
+    /// `KEY=VALUE` items joined by `,` in the order `depth`, `nodes`, `movetime` (ms),
+    /// `info`, `option`, `name` (empty when nothing is set).
+    pub fn block(&self) -> String {
+        let l = &self.limits;
+        let mut items: Vec<String> = Vec::new();
+        items.extend(l.depth.map(|d| format!("depth={d}")));
+        items.extend(l.simulations.map(|n| format!("nodes={n}")));
+        items.extend(l.movetime.map(|t| format!("movetime={}", t.as_millis())));
+        items.extend(self.info.iter().map(|i| format!("info={i}")));
+        items.extend(self.options.iter().map(|(k, v)| format!("option={k}={v}")));
+        items.extend(self.name.iter().map(|n| format!("name={n}")));
+        items.join(",")
+    }
+
     /// Whether nothing is set.
     pub fn is_empty(&self) -> bool {
         *self == PlayerSettings::default()

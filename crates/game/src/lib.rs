@@ -97,9 +97,10 @@ pub struct IllegalMove {
     pub reason: String,
 }
 
-/// A string that could not be parsed (move, position, rule name, …). Carries the input.
+/// A string that could not be parsed (move, position, rule name, …). Carries the input
+/// whole; its message quotes it shortened by [`quoted_excerpt`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot parse {what} {input:?}: {reason}")]
+#[error("cannot parse {what} {}: {reason}", quoted_excerpt(.input))]
 pub struct ParseError {
     /// What was being parsed ("move", "FEN", "board size", …).
     pub what: &'static str,
@@ -107,6 +108,21 @@ pub struct ParseError {
     pub input: String,
     /// Why it was rejected.
     pub reason: String,
+}
+
+/// The longest input (in characters) that error messages quote whole.
+pub const QUOTED_INPUT_MAX: usize = 80;
+
+/// `text` quoted as `{:?}` does when it has at most [`QUOTED_INPUT_MAX`] characters;
+/// otherwise its first 60 characters quoted, then `…` and the whole length, so that a
+/// message about a pasted megabyte stays one line.
+pub fn quoted_excerpt(text: &str) -> String {
+    let n = text.chars().count();
+    if n <= QUOTED_INPUT_MAX {
+        return format!("{text:?}");
+    }
+    let head: String = text.chars().take(60).collect();
+    format!("{head:?}… ({n} characters)")
 }
 
 impl ParseError {
@@ -530,6 +546,26 @@ mod tests {
             assert_eq!(o.flip().value(), -o.value());
         }
         assert_eq!(Outcome::Loss.winner(Side::First), Some(Side::Second));
+    }
+
+    #[test]
+    fn parse_errors_quote_a_long_input_shortened_and_a_short_one_whole() {
+        let short = ParseError::new("move", "z99", "off the board");
+        assert_eq!(
+            short.to_string(),
+            "cannot parse move \"z99\": off the board"
+        );
+        let pasted = "h8 ".repeat(20_000);
+        let long = ParseError::new("move list", pasted.clone(), "too many moves");
+        let text = long.to_string();
+        assert!(text.len() < 200, "{} bytes: {text}", text.len());
+        assert!(text.contains("(60000 characters)"), "{text}");
+        assert!(text.starts_with("cannot parse move list \"h8 h8"), "{text}");
+        // The error still carries the input whole.
+        assert_eq!(long.input, pasted);
+        // Exactly at the limit: quoted whole.
+        let edge = "a".repeat(QUOTED_INPUT_MAX);
+        assert_eq!(quoted_excerpt(&edge), format!("{edge:?}"));
     }
 
     #[test]

@@ -1,0 +1,528 @@
+//! How positions and searches are shown: [`BoardView`], the per-game drawing knowledge
+//! (cells, pieces, colours, text heatmaps, board PNGs), the board and top-moves text, move
+//! lists and principal variations in the game's notations — shared by `play`, `analyze`,
+//! `records`, `eval` and `arena`.
+use crate::games::PositionText;
+use alphazero_connect4::{C4Move, Connect4, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
+use alphazero_formats::RecordGame;
+use alphazero_game::{Game, History, Side};
+use alphazero_gomoku::{Gomoku, GomokuMove};
+use alphazero_mcts::SearchResult;
+use alphazero_nn::Encode;
+use alphazero_train::plots::{draw_text, text_width};
+use alphazero_xiangqi::{Move as XqMove, Square, Xiangqi};
+use anyhow::{Context, Result};
+use plotters::prelude::*;
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// How a game is drawn: board cells (row 0 at the bottom), pieces, where a move lands, and
+/// terminal colours; and how its records are written ([`RecordGame`]).
+pub trait BoardView: PositionText + Encode + RecordGame {
+    /// `(rows, columns)` of the drawn board.
+    fn grid(&self) -> (usize, usize);
+    /// The piece on a cell: its side and a kind number (0 for stones and discs).
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)>;
+    /// The cell a move lands on and, for a piece move, the cell it leaves.
+    fn move_cells(&self, mv: Self::Move) -> ((usize, usize), Option<(usize, usize)>);
+    /// Fill colours of the first and second player's pieces.
+    fn piece_colors(&self) -> [RGBColor; 2];
+    /// The name of a side in this game (`black`, `red`, `X`, …).
+    fn side_name(side: Side) -> &'static str;
+    /// The board text ([`std::fmt::Display`]) with ANSI colours for the pieces.
+    fn colorize(text: &str) -> String;
+    /// Coordinate labels as the game's move notation writes them: `(columns left to right,
+    /// rows from row 0 at the bottom)`.
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>);
+    /// The move in a second notation shown next to the primary one (Xiangqi: WXF `C2=5`
+    /// beside ICCS `h2e2`); `None` by default.
+    fn second_notation(&self, mv: Self::Move) -> Option<String> {
+        let _ = mv;
+        None
+    }
+    /// The name of [`BoardView::second_notation`] (`WXF`).
+    const SECOND_NOTATION: &'static str = "";
+    /// The move for people: the primary notation, then the second one in parentheses
+    /// (`h2e2 (C2=5)`).
+    fn move_words(&self, mv: Self::Move) -> String {
+        match self.second_notation(mv) {
+            Some(s) => format!("{} ({s})", self.format_move(mv)),
+            None => self.format_move(mv),
+        }
+    }
+    /// A text heatmap of a move distribution `(move, probability)`: a grid of percentages
+    /// where moves are cells (the default is a list sorted by probability).
+    fn policy_text(&self, pi: &[(Self::Move, f32)]) -> String {
+        let mut v = pi.to_vec();
+        v.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let mut s = String::new();
+        for (mv, p) in v.iter().filter(|(_, p)| *p > 0.0) {
+            let _ = writeln!(s, "  {:<6} {:>6.2}%", self.format_move(*mv), 100.0 * p);
+        }
+        s
+    }
+}
+
+const RESET: &str = "\x1b[0m";
+const RED: &str = "\x1b[1;31m";
+const YELLOW: &str = "\x1b[1;33m";
+const BLUE: &str = "\x1b[1;36m";
+
+fn colorize_xo(text: &str, x: &str, o: &str) -> String {
+    let mut s = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        match c {
+            'X' => {
+                s.push_str(x);
+                s.push('X');
+                s.push_str(RESET);
+            }
+            'O' => {
+                s.push_str(o);
+                s.push('O');
+                s.push_str(RESET);
+            }
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+fn percent_cell(p: f32) -> String {
+    if p <= 0.0 {
+        "   .".into()
+    } else if p < 0.005 {
+        "  +0".into()
+    } else {
+        format!("{:>4.0}", 100.0 * p)
+    }
+}
+
+impl BoardView for Gomoku {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        let n = self.size();
+        let cols = (0..n)
+            .map(|x| self.format_move(GomokuMove::new(x as u8, 0)))
+            .map(|m| m.trim_end_matches(char::is_numeric).to_string())
+            .collect();
+        ((cols), (1..=n).map(|y| y.to_string()).collect())
+    }
+    fn grid(&self) -> (usize, usize) {
+        (self.size(), self.size())
+    }
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
+        self.stone_at(col, row).map(|s| (s, 0))
+    }
+    fn move_cells(&self, mv: GomokuMove) -> ((usize, usize), Option<(usize, usize)>) {
+        ((usize::from(mv.y), usize::from(mv.x)), None)
+    }
+    fn piece_colors(&self) -> [RGBColor; 2] {
+        [RGBColor(20, 20, 20), RGBColor(250, 250, 250)]
+    }
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "black (X)",
+            Side::Second => "white (O)",
+        }
+    }
+    fn colorize(text: &str) -> String {
+        colorize_xo(text, RED, BLUE)
+    }
+    fn policy_text(&self, pi: &[(GomokuMove, f32)]) -> String {
+        let n = self.size();
+        let mut grid = vec![0.0f32; n * n];
+        for &(mv, p) in pi {
+            if usize::from(mv.x) < n && usize::from(mv.y) < n {
+                grid[usize::from(mv.y) * n + usize::from(mv.x)] += p;
+            }
+        }
+        let mut s = String::from("   ");
+        for x in 0..n {
+            let _ = write!(s, "{:>4}", (b'a' + x as u8) as char);
+        }
+        s.push('\n');
+        for y in (0..n).rev() {
+            let _ = write!(s, "{:>3}", y + 1);
+            for x in 0..n {
+                match self.stone_at(x, y) {
+                    Some(Side::First) => s.push_str("   X"),
+                    Some(Side::Second) => s.push_str("   O"),
+                    None => s.push_str(&percent_cell(grid[y * n + x])),
+                }
+            }
+            s.push('\n');
+        }
+        s.push_str("(percent of the move distribution per point; X black, O white)\n");
+        s
+    }
+}
+
+fn c4_landing_row(pos: &Connect4, col: usize) -> usize {
+    (0..C4_HEIGHT)
+        .find(|&r| pos.cell(col, r).is_none())
+        .unwrap_or(C4_HEIGHT - 1)
+}
+
+impl BoardView for Connect4 {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            (1..=C4_WIDTH).map(|c| c.to_string()).collect(),
+            vec![String::new(); C4_HEIGHT],
+        )
+    }
+    fn grid(&self) -> (usize, usize) {
+        (C4_HEIGHT, C4_WIDTH)
+    }
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
+        self.cell(col, row).map(|s| (s, 0))
+    }
+    fn move_cells(&self, mv: C4Move) -> ((usize, usize), Option<(usize, usize)>) {
+        let col = mv.col().min(C4_WIDTH - 1);
+        ((c4_landing_row(self, col), col), None)
+    }
+    fn piece_colors(&self) -> [RGBColor; 2] {
+        [RGBColor(220, 30, 30), RGBColor(240, 200, 20)]
+    }
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "first (X)",
+            Side::Second => "second (O)",
+        }
+    }
+    fn colorize(text: &str) -> String {
+        colorize_xo(text, RED, YELLOW)
+    }
+    fn policy_text(&self, pi: &[(C4Move, f32)]) -> String {
+        let mut cols = [0.0f32; C4_WIDTH];
+        for &(mv, p) in pi {
+            if mv.col() < C4_WIDTH {
+                cols[mv.col()] += p;
+            }
+        }
+        let mut s = String::new();
+        for p in cols {
+            s.push_str(&percent_cell(p));
+        }
+        s.push_str("   (percent per column 1..7)\n");
+        s
+    }
+}
+
+fn xq_cell(sq: Square) -> (usize, usize) {
+    (usize::from(sq.rank()), usize::from(sq.file()))
+}
+
+impl BoardView for Xiangqi {
+    const SECOND_NOTATION: &'static str = "WXF";
+    fn second_notation(&self, mv: XqMove) -> Option<String> {
+        self.to_wxf(mv)
+    }
+    /// ICCS: files `a`–`i`, ranks `0`–`9` (rank 0 = Red's back rank, drawn at the bottom).
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            (b'a'..=b'i').map(|c| (c as char).to_string()).collect(),
+            (0..10).map(|r| r.to_string()).collect(),
+        )
+    }
+    fn grid(&self) -> (usize, usize) {
+        (10, 9)
+    }
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
+        let sq = Square::new(col as u8, row as u8)?;
+        self.piece_at(sq).map(|p| (p.side, p.kind as u8 + 1))
+    }
+    fn move_cells(&self, mv: XqMove) -> ((usize, usize), Option<(usize, usize)>) {
+        (xq_cell(mv.to), Some(xq_cell(mv.from)))
+    }
+    fn piece_colors(&self) -> [RGBColor; 2] {
+        [RGBColor(200, 30, 30), RGBColor(30, 30, 30)]
+    }
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "red",
+            Side::Second => "black",
+        }
+    }
+    fn colorize(text: &str) -> String {
+        let mut out = String::with_capacity(text.len() * 2);
+        for line in text.split_inclusive('\n') {
+            if line.starts_with(|c: char| c.is_ascii_digit()) {
+                for c in line.chars() {
+                    if c.is_ascii_uppercase() {
+                        let _ = write!(out, "{RED}{c}{RESET}");
+                    } else if c.is_ascii_lowercase() {
+                        let _ = write!(out, "{BLUE}{c}{RESET}");
+                    } else {
+                        out.push(c);
+                    }
+                }
+            } else {
+                out.push_str(line);
+            }
+        }
+        out
+    }
+}
+
+/// Whether stdout gets ANSI colours: it is a terminal and `NO_COLOR` is unset.
+pub fn use_color() -> bool {
+    use std::io::IsTerminal;
+    std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal()
+}
+
+/// The board as text, coloured when `color`.
+pub fn board_text<G: BoardView>(pos: &G, color: bool) -> String {
+    let text = pos.to_string();
+    if color {
+        G::colorize(&text)
+    } else {
+        text
+    }
+}
+
+/// The top `n` root children of a search result as a table: rank, move, visits, share of the
+/// root visits, Q and prior (values from the side to move at the root); proven wins first
+/// (with their exact Q), proven losses last.
+pub fn top_moves_table<G: BoardView>(pos: &G, r: &SearchResult<G>, n: usize) -> String {
+    let kids = r.ranked_children();
+    let total: u32 = r.children.iter().map(|c| c.visits).sum::<u32>().max(1);
+    // The second notation (Xiangqi WXF) is a last column, so the others keep their places.
+    let second = if G::SECOND_NOTATION.is_empty() {
+        String::new()
+    } else {
+        format!(" {:<6}", G::SECOND_NOTATION)
+    };
+    let mut s = format!(
+        "{:>4}  {:<8} {:>8} {:>7} {:>7} {:>7}{second}\n",
+        "rank", "move", "visits", "share", "Q", "prior"
+    );
+    for (i, c) in kids.iter().take(n).enumerate() {
+        let proven = match c.proven {
+            Some(o) => format!("  proven {o:?}"),
+            None => String::new(),
+        };
+        let second = pos
+            .second_notation(c.mv)
+            .map_or_else(String::new, |t| format!(" {t:<6}"));
+        let _ = writeln!(
+            s,
+            "{:>4}  {:<8} {:>8} {:>6.1}% {:>+7.3} {:>7.3}{second}{proven}",
+            i + 1,
+            pos.format_move(c.mv),
+            c.visits,
+            100.0 * c.visits as f64 / f64::from(total),
+            c.q,
+            c.prior
+        );
+    }
+    s
+}
+
+/// An error of the plotting backend as an `anyhow` error.
+pub fn draw_err(e: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("drawing: {e}")
+}
+
+/// Encodes an RGB buffer of `w × h` pixels as PNG and writes it to `path`.
+///
+/// # Errors
+/// Encoding or writing failed.
+pub fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
+    let mut bytes = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut bytes, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut wr = enc.write_header().context("encoding PNG")?;
+        wr.write_image_data(buf).context("encoding PNG")?;
+        wr.finish().context("encoding PNG")?;
+    }
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+const CELL: i32 = 40;
+const MARGIN: i32 = 30;
+
+/// Draws the board of `pos` with each cell shaded by `heat` (`(move, share)`, shares in
+/// [0, 1]; the hottest cell darkest), the pieces as coloured discs, a blue frame on the best
+/// move and, for piece moves, lines from origin to destination of the top three; the
+/// coordinates ([`BoardView::axis_labels`]) along the bottom and left edges.
+///
+/// # Errors
+/// Drawing, encoding or writing failed.
+pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path) -> Result<()> {
+    let (rows, cols) = pos.grid();
+    let w = (cols as i32 * CELL + 2 * MARGIN) as u32;
+    let h = (rows as i32 * CELL + 2 * MARGIN) as u32;
+    let mut buf = vec![255u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
+        root.fill(&RGBColor(235, 215, 165)).map_err(draw_err)?;
+        let mut cell_heat = vec![0.0f32; rows * cols];
+        for &(mv, p) in heat {
+            let ((r, c), _) = pos.move_cells(mv);
+            if r < rows && c < cols {
+                cell_heat[r * cols + c] += p;
+            }
+        }
+        let max = cell_heat.iter().copied().fold(0.0f32, f32::max);
+        let corner = |r: usize, c: usize| {
+            // Row 0 is drawn at the bottom.
+            let x = MARGIN + c as i32 * CELL;
+            let y = MARGIN + (rows - 1 - r) as i32 * CELL;
+            (x, y)
+        };
+        let centre = |r: usize, c: usize| {
+            let (x, y) = corner(r, c);
+            (x + CELL / 2, y + CELL / 2)
+        };
+        for r in 0..rows {
+            for c in 0..cols {
+                let (x, y) = corner(r, c);
+                let t = if max > 0.0 {
+                    (cell_heat[r * cols + c] / max).sqrt()
+                } else {
+                    0.0
+                };
+                if t > 0.0 {
+                    let col = RGBColor(
+                        (235.0 + 20.0 * t) as u8,
+                        (215.0 * (1.0 - 0.8 * t)) as u8,
+                        (165.0 * (1.0 - 0.9 * t)) as u8,
+                    );
+                    root.draw(&Rectangle::new(
+                        [(x, y), (x + CELL, y + CELL)],
+                        col.filled(),
+                    ))
+                    .map_err(draw_err)?;
+                }
+                root.draw(&Rectangle::new(
+                    [(x, y), (x + CELL, y + CELL)],
+                    RGBColor(120, 100, 70).stroke_width(1),
+                ))
+                .map_err(draw_err)?;
+            }
+        }
+        let colors = pos.piece_colors();
+        for r in 0..rows {
+            for c in 0..cols {
+                if let Some((side, kind)) = pos.piece(r, c) {
+                    let ctr = centre(r, c);
+                    root.draw(&Circle::new(
+                        ctr,
+                        CELL / 2 - 4,
+                        colors[side.index()].filled(),
+                    ))
+                    .map_err(draw_err)?;
+                    root.draw(&Circle::new(ctr, CELL / 2 - 4, BLACK.stroke_width(1)))
+                        .map_err(draw_err)?;
+                    if kind > 0 {
+                        // Kinds 1..6 as inner rings of growing size (no fonts).
+                        root.draw(&Circle::new(
+                            ctr,
+                            2 + 2 * i32::from(kind),
+                            WHITE.stroke_width(2),
+                        ))
+                        .map_err(draw_err)?;
+                    }
+                }
+            }
+        }
+        let (col_labels, row_labels) = pos.axis_labels();
+        let ink = RGBColor(60, 45, 25);
+        for (c, label) in col_labels.iter().enumerate().take(cols) {
+            let (x, _) = centre(0, c);
+            let tw = text_width(label, 2);
+            draw_text(
+                &root,
+                label,
+                (x - tw / 2, MARGIN + rows as i32 * CELL + 7),
+                2,
+                ink,
+            )
+            .map_err(draw_err)?;
+        }
+        for (r, label) in row_labels.iter().enumerate().take(rows) {
+            let (_, y) = centre(r, 0);
+            let tw = text_width(label, 2);
+            draw_text(&root, label, (MARGIN - 5 - tw, y - 7), 2, ink).map_err(draw_err)?;
+        }
+        let mut sorted = heat.to_vec();
+        sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (i, &(mv, p)) in sorted.iter().take(3).enumerate() {
+            if p <= 0.0 {
+                break;
+            }
+            let ((r, c), from) = pos.move_cells(mv);
+            if let Some((fr, fc)) = from {
+                root.draw(&PathElement::new(
+                    vec![centre(fr, fc), centre(r, c)],
+                    RGBColor(30, 90, 220).stroke_width(if i == 0 { 4 } else { 2 }),
+                ))
+                .map_err(draw_err)?;
+            }
+            if i == 0 {
+                let (x, y) = corner(r, c);
+                root.draw(&Rectangle::new(
+                    [(x + 1, y + 1), (x + CELL - 1, y + CELL - 1)],
+                    RGBColor(30, 90, 220).stroke_width(3),
+                ))
+                .map_err(draw_err)?;
+            }
+        }
+        root.present().map_err(draw_err)?;
+    }
+    write_png(path, &buf, w, h)
+}
+
+/// The moves of a game for `play`'s `moves` command: `moves: h2e2 h9g7`, and for games
+/// with a second notation a numbered line of it (Xiangqi: `WXF: 1. C2=5 H8+7`); each line ends with a
+/// newline.
+pub fn moves_lines<G: BoardView>(game: &History<G>) -> String {
+    let mut pos = game.start().clone();
+    let mut primary = Vec::new();
+    let mut second = Vec::new();
+    let mut number = 1;
+    for &m in game.moves() {
+        primary.push(pos.format_move(m));
+        if let Some(s) = pos.second_notation(m) {
+            match pos.side_to_move() {
+                Side::First => second.push(format!("{number}. {s}")),
+                Side::Second if second.is_empty() => second.push(format!("{number}... {s}")),
+                Side::Second => second.push(s),
+            }
+        }
+        if pos.side_to_move() == Side::Second {
+            number += 1;
+        }
+        pos.play_unchecked(m);
+    }
+    let mut s = format!("moves: {}\n", primary.join(" "));
+    if !second.is_empty() {
+        let _ = writeln!(s, "{}: {}", G::SECOND_NOTATION, second.join(" "));
+    }
+    s
+}
+
+/// A principal variation from `pos` in the game's notation, each move written in the
+/// position it is played from (WXF depends on the side to move); the second notation, when
+/// the game has one, follows in brackets: `h2e2 h9g7 [C2=5 H8+7]`.
+pub fn pv_words<G: BoardView>(pos: &G, pv: &[G::Move]) -> Vec<String> {
+    let mut p = pos.clone();
+    let mut primary = Vec::new();
+    let mut second = Vec::new();
+    for &m in pv {
+        primary.push(p.format_move(m));
+        if let Some(s) = p.second_notation(m) {
+            second.push(s);
+        }
+        if !p.is_legal(m) {
+            break;
+        }
+        p.play_unchecked(m);
+    }
+    if !second.is_empty() {
+        primary.push(format!("[{}]", second.join(" ")));
+    }
+    primary
+}
