@@ -528,6 +528,63 @@ fn report(
     Ok(ratings)
 }
 
+/// The match-wide limits of the flags (`--sims`, `--movetime`).
+fn match_limits(args: &ArenaArgs) -> Limits {
+    Limits {
+        simulations: args.sims,
+        movetime: args.movetime.map(Duration::from_millis),
+        depth: None,
+    }
+}
+
+/// The players of `texts` (each with its own seed from `--seed`), names made unique, and
+/// every external engine checked to answer one move under `limits` before any game.
+fn build_entrants<G: ArenaGame>(
+    texts: &[&String],
+    cfg: &G::Config,
+    args: &ArenaArgs,
+    limits: &Limits,
+) -> Result<Vec<Entrant<G>>> {
+    let dev = device(&args.device)?;
+    let mut entrants = texts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let seed = mix_seed(args.seed, i as u64 + 1);
+            build_entrant::<G>(p, cfg, &dev, seed, NetSearch::of(args))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    unique_names(&mut entrants);
+    for (text, entrant) in texts.iter().zip(&entrants) {
+        if text.parse::<PlayerSpec>()?.is_external() {
+            preflight(entrant, &G::new(cfg), limits)?;
+        }
+    }
+    Ok(entrants)
+}
+
+/// A match of `entrants` under the flags (openings, ply cap, threads, seed) with one
+/// progress line per game of its `pairs` pairings.
+fn match_config<G: Game>(
+    entrants: Vec<Entrant<G>>,
+    cfg: &G::Config,
+    args: &ArenaArgs,
+    opening_plies: u32,
+    limits: Limits,
+    pairs: usize,
+) -> MatchConfig<G> {
+    let openings = args.games.div_ceil(2);
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.openings_per_pair = openings;
+    config.opening_plies = opening_plies;
+    config.limits = limits;
+    config.max_plies = args.max_plies;
+    config.threads = args.threads as usize;
+    config.seed = args.seed;
+    config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
+    config
+}
+
 fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     if args.players.len() < 2 {
         bail!(
@@ -557,22 +614,9 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     if sprt.is_some() && args.players.len() != 2 {
         bail!("--sprt needs exactly 2 players, got {}", args.players.len());
     }
-    let dev = device(&args.device)?;
-    let mut entrants = args
-        .players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            build_entrant::<G>(
-                p,
-                cfg,
-                &dev,
-                mix_seed(args.seed, i as u64 + 1),
-                NetSearch::of(args),
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
-    unique_names(&mut entrants);
+    let limits = match_limits(args);
+    let texts: Vec<&String> = args.players.iter().collect();
+    let entrants = build_entrants::<G>(&texts, cfg, args, &limits)?;
     let anchor = match &args.anchor {
         None => 0,
         Some(a) => entrants
@@ -595,26 +639,8 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     } else {
         n * (n - 1) / 2
     };
-    let openings = args.games.div_ceil(2);
-    let limits = Limits {
-        simulations: args.sims,
-        movetime: args.movetime.map(Duration::from_millis),
-        depth: None,
-    };
-    for (text, entrant) in args.players.iter().zip(&entrants) {
-        if text.parse::<PlayerSpec>()?.is_external() {
-            preflight(entrant, &G::new(cfg), &limits)?;
-        }
-    }
-    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    let mut config = match_config(entrants, cfg, args, opening_plies, limits, pairs);
     config.pairing = pairing;
-    config.openings_per_pair = openings;
-    config.opening_plies = opening_plies;
-    config.limits = limits;
-    config.max_plies = args.max_plies;
-    config.threads = args.threads as usize;
-    config.seed = args.seed;
-    config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
     let (r, tested) = run_match_sprt(&config, sprt.as_ref())?;
     report(
         &r,
@@ -738,18 +764,13 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
         seed,
     );
     let openings = args.games.div_ceil(2);
-    let mut config = MatchConfig::new(entrants, G::new(cfg));
-    config.openings_per_pair = openings;
-    config.opening_plies = parse_openings(&args.openings)?;
-    config.limits = Limits {
+    // The networks' own --sims; no match-wide simulation limit.
+    let limits = Limits {
         simulations: None,
-        movetime: args.movetime.map(Duration::from_millis),
-        depth: None,
+        ..match_limits(args)
     };
-    config.max_plies = args.max_plies;
-    config.threads = args.threads as usize;
-    config.seed = seed;
-    config.on_game = Some(progress_callback(pairs.len() * 2 * openings as usize));
+    let opening_plies = parse_openings(&args.openings)?;
+    let config = match_config(entrants, cfg, args, opening_plies, limits, pairs.len());
     eprintln!(
         "ladder of {} networks and random: {} pairs of {} games (each network against its {} \
          next and some of {} anchors; a round robin would be {} pairs)",
@@ -834,45 +855,21 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         );
     }
     let opening_plies = parse_openings(&args.openings)?;
-    let dev = device(&args.device)?;
     let texts: Vec<&String> = args.players.iter().chain(&args.ladder).collect();
-    let mut entrants = texts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            build_entrant::<G>(
-                p,
-                cfg,
-                &dev,
-                mix_seed(args.seed, i as u64 + 1),
-                NetSearch::of(args),
-            )
-        })
-        .collect::<Result<Vec<_>>>()?;
-    unique_names(&mut entrants);
-    let limits = Limits {
-        simulations: args.sims,
-        movetime: args.movetime.map(Duration::from_millis),
-        depth: None,
-    };
     // Every external engine answers one move before any game: a bad rung stops the ladder
     // now, not after the rungs before it were played.
-    for (text, entrant) in texts.iter().zip(&entrants) {
-        if text.parse::<PlayerSpec>()?.is_external() {
-            preflight(entrant, &G::new(cfg), &limits)?;
-        }
-    }
+    let entrants = build_entrants::<G>(&texts, cfg, args, &match_limits(args))?;
     let openings = args.games.div_ceil(2);
     let rungs = entrants.len() - 1;
     let challenger = entrants[0].name.clone();
-    let mut config = MatchConfig::new(entrants, G::new(cfg));
-    config.openings_per_pair = openings;
-    config.opening_plies = opening_plies;
-    config.limits = limits;
-    config.max_plies = args.max_plies;
-    config.threads = args.threads as usize;
-    config.seed = args.seed;
-    config.on_game = Some(progress_callback(rungs * 2 * openings as usize));
+    let config = match_config(
+        entrants,
+        cfg,
+        args,
+        opening_plies,
+        match_limits(args),
+        rungs,
+    );
     let (all, rows) = run_ladder(&config, |k, row| {
         eprintln!(
             "rung {k}/{rungs} {}: {}-{}-{}",
