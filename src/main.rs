@@ -40,6 +40,12 @@ enum Command {
     /// Learns a game from zero by self-play: self-play → replay buffer → training → gating,
     /// resumable (run it again on the same --run directory to continue).
     Train(cmd::train::TrainArgs),
+    /// Self-play for a run on shared storage (a bucket): plays batches with the run's latest
+    /// committed champion and publishes them for the learner; any number may run, anywhere.
+    Actor(cmd::roles::ActorArgs),
+    /// Trains a run on shared storage (a bucket) from the actors' batches: ingest → training →
+    /// gating → champions for the actors; resumable (run it again to continue).
+    Learner(cmd::roles::LearnerArgs),
     /// Serves the web page to play the games in a browser, with the search's heatmap.
     Serve(cmd::serve::ServeArgs),
     /// Plays a game in the terminal against the engine: type moves in the game's notation,
@@ -98,10 +104,17 @@ fn main() {
         Command::Arena(_) | Command::Serve(_) | Command::Gomocup(_) | Command::Ucci(_) => {}
         _ => default_sigpipe(),
     }
+    // The storage's log lines (an object store unreachable, then reachable again).
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
     let result: anyhow::Result<()> = match cli.command {
         Command::Perft(a) => cmd::perft::run(&a),
         Command::Serve(a) => cmd::serve::run(&a),
         Command::Train(a) => cmd::train::run(&a),
+        Command::Actor(a) => cmd::roles::run_actor(&a),
+        Command::Learner(a) => cmd::roles::run_learner(&a),
         Command::Play(a) => cmd::play::run(&a),
         Command::Analyze(a) => cmd::analyze::run(&a),
         Command::Arena(a) => cmd::arena::run(&a),
@@ -115,5 +128,32 @@ fn main() {
     if let Err(e) = result {
         eprintln!("error: {e:#}");
         std::process::exit(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    #[test]
+    fn the_compose_files_commands_are_valid_command_lines_of_this_binary() {
+        let text = include_str!("../deploy/compose.yaml");
+        let mut roles = Vec::new();
+        for line in text.lines() {
+            let Some(list) = line.trim().strip_prefix("command: ") else {
+                continue;
+            };
+            // The commands are flow sequences of double-quoted strings: JSON arrays.
+            let args: Vec<String> = serde_json::from_str(list).expect("a JSON array");
+            if args[0] == "server" {
+                continue; // MinIO's
+            }
+            let argv = std::iter::once("alphazero".to_string()).chain(args.iter().cloned());
+            if let Err(e) = super::Cli::try_parse_from(argv) {
+                panic!("deploy/compose.yaml: {args:?}: {e}");
+            }
+            roles.push(args[0].clone());
+        }
+        assert_eq!(roles, ["learner", "actor"]);
     }
 }

@@ -8,6 +8,7 @@ pub mod perft;
 pub mod play;
 pub mod protocols;
 pub mod records;
+pub mod roles;
 pub mod serve;
 pub mod train;
 

@@ -16,7 +16,8 @@ use alphazero_arena::c4_eval::SolverSlice;
 use alphazero_train::sources::ConfigSources;
 use alphazero_train::storage::{LocalStorage, Storage, StorageError};
 use alphazero_train::{
-    InitNetwork, IterationReport, Limits, Observer, Pipeline, Stage, TrainConfig, CONFIG_KEY,
+    InitNetwork, IterationReport, Limits, Observer, Pipeline, RunSummary, Stage, TrainConfig,
+    CONFIG_KEY,
 };
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -24,9 +25,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// Arguments of `alphazero train`.
+/// The flags that say which run and for how long, shared by `train` and `learner`.
 #[derive(clap::Args, Debug)]
-pub struct TrainArgs {
+pub struct RunFlags {
     /// Game to learn (required for a new run; a resumed run reads it from its config).
     #[arg(long, value_enum)]
     game: Option<GameName>,
@@ -36,10 +37,8 @@ pub struct TrainArgs {
     /// Gomoku rule: freestyle, standard or renju.
     #[arg(long)]
     rule: Option<String>,
-    /// Run directory: created if new, resumed if it holds a run.
-    #[arg(long)]
-    run: PathBuf,
-    /// TOML config file (keys not given take the game's defaults).
+    /// TOML config file (keys not given take the game's defaults); for a new run only (a
+    /// resumed run keeps its saved config; change it with --set).
     #[arg(long)]
     config: Option<PathBuf>,
     /// Config override `section.key=value`, e.g. `--set selfplay.simulations=50` (repeatable).
@@ -55,17 +54,13 @@ pub struct TrainArgs {
     minutes: Option<f64>,
     /// Device: `cpu` (burn Flex) or, in builds with the `cuda` feature, `cuda[:N]`.
     #[arg(long, default_value = "default")]
-    device: String,
+    pub(crate) device: String,
     /// No progress bars (one summary line per iteration only).
     #[arg(long)]
-    quiet: bool,
+    pub(crate) quiet: bool,
     /// Validate the configuration, print the effective config and exit without writing anything.
     #[arg(long)]
     dry_run: bool,
-    /// Start a new run in a --run directory that exists, holds no run and is not empty (such
-    /// a directory is refused otherwise: it is probably not meant for a run).
-    #[arg(long)]
-    force: bool,
     /// Start the run's networks from this checkpoint (e.g. a shipped `models/*.azc`) instead
     /// of random weights; the replay buffer fills by self-play. It must be a network of the
     /// run's game and board; a new run without `model.*` settings takes its network size. A
@@ -75,39 +70,105 @@ pub struct TrainArgs {
     init: Option<PathBuf>,
 }
 
-/// The run's configuration from its sources: the saved `config.toml` of a run that exists,
-/// `--config`, the flags and `--set` (the precedence is the library's). Returns it, whether
-/// the run is resumed, and whether the user set a `model.*` key.
-fn effective_config(args: &TrainArgs) -> Result<(TrainConfig, bool, bool)> {
-    let saved_path = args.run.join(CONFIG_KEY);
-    let saved = match saved_path.is_file() {
-        true => Some(
-            std::fs::read_to_string(&saved_path)
-                .with_context(|| format!("reading the run's saved {}", saved_path.display()))?,
-        ),
-        false => None,
-    };
-    let file = match &args.config {
-        Some(p) if saved.is_none() => Some((
-            p.display().to_string(),
-            std::fs::read_to_string(p)
-                .with_context(|| format!("reading config {}", p.display()))?,
-        )),
-        Some(p) => Some((p.display().to_string(), String::new())),
-        None => None,
-    };
-    let run = args.run.display().to_string();
-    let sources = ConfigSources {
-        run: &run,
-        saved: saved.as_deref(),
-        file: file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
-        game: args.game.map(|g| g.as_str()),
-        size: args.size,
-        rule: args.rule.as_deref(),
-        overrides: &args.overrides,
-    };
-    let (cfg, resumed) = sources.resolve()?;
-    Ok((cfg, resumed, sources.sets_model()?))
+/// Arguments of `alphazero train`.
+#[derive(clap::Args, Debug)]
+pub struct TrainArgs {
+    /// Run directory: created if new, resumed if it holds a run.
+    #[arg(long)]
+    run: PathBuf,
+    #[command(flatten)]
+    flags: RunFlags,
+    /// Start a new run in a --run directory that exists, holds no run and is not empty (such
+    /// a directory is refused otherwise: it is probably not meant for a run).
+    #[arg(long)]
+    force: bool,
+}
+
+/// A run's configuration and start as its flags and its storage give them, checked before
+/// anything is written ([`RunFlags::prepare`]).
+pub(crate) struct Prepared {
+    /// The effective configuration.
+    pub cfg: TrainConfig,
+    /// Whether the run exists (has a saved config).
+    pub resumed: bool,
+    /// This invocation's limits.
+    pub limits: Limits,
+    /// The game.
+    pub spec: GameSpec,
+    /// The device of the networks.
+    pub device: alphazero_nn::Device,
+    /// The `--init` network, when given.
+    pub init: Option<InitNetwork>,
+}
+
+impl RunFlags {
+    /// Checks the flags and resolves the run's configuration from its sources: the saved
+    /// `config.toml` text of a run that exists (`saved`), `--config`, the flags and `--set`
+    /// (the precedence is the library's); `run` names the run in messages.
+    pub(crate) fn prepare(
+        &self,
+        run: &str,
+        saved: Option<String>,
+        observer: &dyn Observer,
+    ) -> Result<Prepared> {
+        if self.iterations == Some(0) {
+            bail!("--iterations must be >= 1 (got 0)");
+        }
+        if let Some(m) = self.minutes {
+            if !(m.is_finite() && m > 0.0) {
+                bail!("--minutes must be a number > 0 (got {m})");
+            }
+        }
+        let file = match &self.config {
+            Some(p) if saved.is_none() => Some((
+                p.display().to_string(),
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("reading config {}", p.display()))?,
+            )),
+            Some(p) => Some((p.display().to_string(), String::new())),
+            None => None,
+        };
+        let sources = ConfigSources {
+            run,
+            saved: saved.as_deref(),
+            file: file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
+            game: self.game.map(|g| g.as_str()),
+            size: self.size,
+            rule: self.rule.as_deref(),
+            overrides: &self.overrides,
+        };
+        let (mut cfg, resumed) = sources.resolve()?;
+        let user_model = sources.sets_model()?;
+        if cfg.run.iterations == 0 && cfg.run.time_budget_minutes <= 0.0 {
+            bail!(
+                "run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)"
+            );
+        }
+        let spec = game_spec(&cfg)?;
+        let device = crate::engine::device(&self.device)?;
+        let init = match &self.init {
+            Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
+                path, gcfg, &mut cfg, resumed, user_model, &device, crate::engine::config_words, observer
+            )?)),
+            None => None,
+        };
+        Ok(Prepared {
+            cfg,
+            resumed,
+            limits: Limits {
+                iterations: self.iterations,
+                minutes: self.minutes,
+            },
+            spec,
+            device,
+            init,
+        })
+    }
+
+    /// Whether `--dry-run` was given.
+    pub(crate) fn dry_run(&self) -> bool {
+        self.dry_run
+    }
 }
 
 pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
@@ -143,31 +204,28 @@ pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
 #[allow(clippy::clone_on_copy)]
 pub fn run(args: &TrainArgs) -> Result<()> {
     // Validate everything before touching the disk.
-    if args.iterations == Some(0) {
-        bail!("--iterations must be >= 1 (got 0)");
-    }
-    if let Some(m) = args.minutes {
-        if !(m.is_finite() && m > 0.0) {
-            bail!("--minutes must be a number > 0 (got {m})");
-        }
-    }
-    let (mut cfg, resumed, user_model) = effective_config(args)?;
-    if cfg.run.iterations == 0 && cfg.run.time_budget_minutes <= 0.0 {
-        bail!("run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)");
-    }
-    let spec = game_spec(&cfg)?;
-    let device = crate::engine::device(&args.device)?;
-    let bars = Bars::new(args.quiet);
-    let init = match &args.init {
-        Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
-            path, gcfg, &mut cfg, resumed, user_model, &device, crate::engine::config_words, &bars
-        )?)),
-        None => None,
+    let saved_path = args.run.join(CONFIG_KEY);
+    let saved = match saved_path.is_file() {
+        true => Some(
+            std::fs::read_to_string(&saved_path)
+                .with_context(|| format!("reading the run's saved {}", saved_path.display()))?,
+        ),
+        false => None,
     };
+    let bars = Bars::new(args.flags.quiet);
+    let run_name = args.run.display().to_string();
+    let Prepared {
+        cfg,
+        resumed,
+        limits,
+        spec,
+        device,
+        init,
+    } = args.flags.prepare(&run_name, saved, &bars)?;
     if !resumed && !args.force {
         alphazero_train::local::check_new_run_directory(&args.run)?;
     }
-    if args.dry_run {
+    if args.flags.dry_run {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
     }
@@ -184,7 +242,6 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
     };
     // Checked before anything is written: a run's networks are never replaced.
-    let run_name = args.run.display().to_string();
     let init = match init {
         Some(i) if i.needed(&storage, &run_name, &bars)? => Some(i),
         _ => None,
@@ -196,27 +253,34 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         cfg.game.name,
         crate::engine::device_words(&device)
     );
-    install_ctrl_c();
-    let limits = Limits {
-        iterations: args.iterations,
-        minutes: args.minutes,
-    };
+    install_ctrl_c(ITERATION_CTRL_C);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &storage, device)?
         .with_solver_slice(|| solver_slice(&cfg, &bars))
         .run(init.as_ref(), &limits, &bars)?);
+    finish(
+        &summary,
+        &storage
+            .path_of(&summary.champion_key)?
+            .display()
+            .to_string(),
+    )
+}
+
+/// The last lines of a run's invocation (`train`, `learner`): how it stopped, what the run
+/// holds, where its champion is; exits with the shell's status for an interrupted command
+/// (130) when Ctrl-C stopped it.
+pub(crate) fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
     if summary.stopped_by_request {
         eprintln!(
             "stopped by Ctrl-C after iteration {} (saved); run the command again to go on",
             summary.iterations
         );
     }
-    let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     eprintln!(
-        "done: {}, {}, champion {} at {}",
-        plural(u64::from(summary.iterations), "iteration", "iterations"),
-        plural(summary.total_games, "game", "games"),
+        "done: {}, {}, champion {} at {champion}",
+        super::count(summary.iterations as usize, "iteration"),
+        super::count(summary.total_games as usize, "game"),
         summary.champion_id,
-        storage.path_of(&summary.champion_key)?.display()
     );
     if ctrl_c_count() > 0 {
         // Stopped cleanly by Ctrl-C: everything is committed; the shell's status for an
@@ -228,7 +292,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 
 /// The Connect Four solver's test slice of `eval.solver_every`, from the test data folder
 /// (`None` when it is 0, for another game, or when the data cannot be found or read).
-fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlice> {
+pub(crate) fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlice> {
     if cfg.eval.solver_every == 0 || cfg.game.name != "connect4" {
         return None;
     }
@@ -247,25 +311,27 @@ fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlic
 static CTRL_C: AtomicUsize = AtomicUsize::new(0);
 
 /// How many times Ctrl-C (SIGINT) was pressed.
-fn ctrl_c_count() -> usize {
+pub(crate) fn ctrl_c_count() -> usize {
     CTRL_C.load(Ordering::SeqCst)
 }
 
-/// The first Ctrl-C lets the iteration under way finish and commit, then the run stops; the
-/// second stops the process at once (the run resumes from its last committed iteration, as
-/// after any crash).
-fn install_ctrl_c() {
-    let handler = || {
+/// What Ctrl-C does in `train` and `learner`: the two lines of [`install_ctrl_c`].
+pub(crate) const ITERATION_CTRL_C: [&str; 2] = [
+    "Ctrl-C: finishing the iteration under way and stopping after it is saved; press Ctrl-C \
+     again to stop at once (that iteration is then lost and done again on resume)",
+    "Ctrl-C again: stopping now; the run resumes from its last saved iteration",
+];
+
+/// The first Ctrl-C or SIGTERM lets the work under way finish (an iteration is committed,
+/// an actor's batch published), then the command stops; the second stops the process at
+/// once (a run resumes from its last committed iteration, as after any crash). `lines` are
+/// what each says.
+pub(crate) fn install_ctrl_c(lines: [&'static str; 2]) {
+    let handler = move || {
         if CTRL_C.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!(
-                "\nCtrl-C: finishing the iteration under way and stopping after it is saved; \
-                 press Ctrl-C again to stop at once (that iteration is then lost and done \
-                 again on resume)"
-            );
+            eprintln!("\n{}", lines[0]);
         } else {
-            eprintln!(
-                "\nCtrl-C again: stopping now; the run resumes from its last saved iteration"
-            );
+            eprintln!("\n{}", lines[1]);
             std::process::exit(130);
         }
     };
@@ -276,13 +342,13 @@ fn install_ctrl_c() {
 
 /// The command's [`Observer`]: a progress bar per stage (hidden with `--quiet`), warnings and
 /// information on stderr, one summary line per iteration.
-struct Bars {
+pub(crate) struct Bars {
     quiet: bool,
     bar: Mutex<Option<ProgressBar>>,
 }
 
 impl Bars {
-    fn new(quiet: bool) -> Self {
+    pub(crate) fn new(quiet: bool) -> Self {
         Bars {
             quiet,
             bar: Mutex::new(None),

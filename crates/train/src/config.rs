@@ -174,6 +174,35 @@ pub struct GameSection {
     pub rule: String,
 }
 
+impl GameSection {
+    /// The game with its variant in words, the name two processes of one run must agree on
+    /// (the actor/learner manifest, [`crate::storage::exchange::claim_run`]): `connect4`,
+    /// `xiangqi`, `gomoku 15x15 freestyle` (an empty size is 15, an empty rule freestyle).
+    ///
+    /// ```
+    /// let mut cfg = alphazero_train::TrainConfig::default_for("gomoku").unwrap().game;
+    /// cfg.size = "9".into();
+    /// cfg.rule = "renju".into();
+    /// assert_eq!(cfg.words(), "gomoku 9x9 renju");
+    /// ```
+    pub fn words(&self) -> String {
+        if self.name != "gomoku" {
+            return self.name.clone();
+        }
+        let size = if self.size.is_empty() {
+            "15"
+        } else {
+            &self.size
+        };
+        let rule = if self.rule.is_empty() {
+            "freestyle"
+        } else {
+            &self.rule
+        };
+        format!("gomoku {size}x{size} {rule}")
+    }
+}
+
 /// `[selfplay.playout_cap]`: KataGo's playout-cap randomisation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

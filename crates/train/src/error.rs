@@ -41,6 +41,9 @@ pub enum PipelineError {
     /// The run state.
     #[error(transparent)]
     State(#[from] StateError),
+    /// The actor/learner exchange (another game in the storage, a corrupt exchange object).
+    #[error(transparent)]
+    Exchange(#[from] crate::storage::exchange::ExchangeError),
     /// The configuration.
     #[error(transparent)]
     Config(#[from] crate::config::ConfigError),

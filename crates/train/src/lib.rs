@@ -40,6 +40,7 @@ mod pipeline;
 pub mod plots;
 pub mod recovery;
 pub mod replay;
+pub mod roles;
 pub mod settings;
 pub mod sources;
 pub mod state;
@@ -54,8 +55,8 @@ pub use init::InitNetwork;
 pub use metrics::{IterationMetrics, MetricsLog};
 pub use observer::{IterationReport, Observer, Silent, Stage};
 pub use pipeline::{
-    solver_slice, Gated, Learned, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY,
-    LATEST_KEY, METRICS_KEY, PENDING_KEY,
+    solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,
+    SelfPlayBatch, CONFIG_KEY, LATEST_KEY, METRICS_KEY, PENDING_KEY,
 };
 pub use record::{
     read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,

@@ -59,7 +59,7 @@ const PLOTS_PREFIX: &str = "plots/";
 
 /// Mixes a seed with a stream number (SplitMix64 finaliser): the seeds of an iteration's
 /// stages, each from the run's seed and the iteration.
-fn mix(a: u64, b: u64) -> u64 {
+pub(crate) fn mix(a: u64, b: u64) -> u64 {
     let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
@@ -225,7 +225,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         G::new(&self.game_config)
     }
 
-    pub(crate) fn num_actions(&self) -> u32 {
+    /// The size of the game's action space (the policy's length).
+    pub fn num_actions(&self) -> u32 {
         self.model_config.num_actions as u32
     }
 
@@ -369,10 +370,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         Ok(t)
     }
 
-    /// **Self-play**: `selfplay.games_per_iteration` games of the champion against itself,
-    /// many at once with their leaves batched through the network, one worker per core
-    /// (`selfplay.workers`); the games get ids from `first_game_id` on and are written as
-    /// the record file `records/<record_id>.azr`.
+    /// **Self-play**: `selfplay.games_per_iteration` games of the champion against itself
+    /// ([`Pipeline::self_play_games`]) written as the record file `records/<record_id>.azr`
+    /// ([`Pipeline::record_file`]); the games get ids from `first_game_id` on.
     ///
     /// # Errors
     /// A network or self-play error; [`PipelineError::Storage`] writing the file.
@@ -386,40 +386,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         observer: &dyn Observer,
     ) -> Result<SelfPlayBatch, PipelineError> {
         let start = Instant::now();
-        let cfg = &self.cfg;
-        let start_pos = self.start_position();
-        let sp_cfg = selfplay_config(cfg, seed);
-        let net = NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?;
-        let games_n = u64::from(cfg.selfplay.games_per_iteration);
-        observer.stage_started(Stage::SelfPlay, iteration, games_n);
-        let mut games: Vec<GameRecord> = Vec::with_capacity(games_n as usize);
-        // One worker per core (selfplay.workers), each with its own cache.
-        let workers = worker_count(
-            cfg.selfplay.workers as usize,
-            games_n,
-            sp_cfg.parallel_games,
-        );
-        let stats = play_selfplay_games_parallel(
-            &start_pos,
-            workers,
-            |_| CachedEvaluator::new(net.clone(), 200_000 / workers),
-            &sp_cfg,
-            games_n,
-            first_game_id,
-            |g| {
-                games.push(g);
-                observer.advanced(Stage::SelfPlay, 1);
-            },
-        )?;
-        observer.stage_finished(Stage::SelfPlay);
-        let header = RecordHeader {
-            game: G::NAME.to_string(),
-            config: format!("{:?}", self.game_config),
-            num_actions: self.num_actions(),
-            first_game_id,
-        };
+        let games_n = u64::from(self.cfg.selfplay.games_per_iteration);
+        let (games, stats) =
+            self.self_play_games(champion, games_n, first_game_id, seed, iteration, observer)?;
         let key = record_key(record_id);
-        self.storage.put(&key, &write_records(&header, &games)?)?;
+        self.storage
+            .put(&key, &self.record_file(first_game_id, &games)?)?;
         Ok(SelfPlayBatch {
             key,
             first_game_id,
@@ -427,6 +399,66 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             stats,
             seconds: start.elapsed().as_secs_f64(),
         })
+    }
+
+    /// The games of self-play, without writing them: `games` games of `champion` against
+    /// itself with the run's `[selfplay]` settings, many at once with their leaves batched
+    /// through the network, one worker per core (`selfplay.workers`); ids from
+    /// `first_game_id` on, in id order. The one self-play code path of `train` (through
+    /// [`Pipeline::self_play`]) and of an actor ([`crate::roles::run_actor`]).
+    ///
+    /// # Errors
+    /// A network or self-play error.
+    pub fn self_play_games(
+        &self,
+        champion: &PolicyValueNet,
+        games: u64,
+        first_game_id: u64,
+        seed: u64,
+        iteration: u32,
+        observer: &dyn Observer,
+    ) -> Result<(Vec<GameRecord>, SelfPlayStats), PipelineError> {
+        let cfg = &self.cfg;
+        let start_pos = self.start_position();
+        let sp_cfg = selfplay_config(cfg, seed);
+        let net = NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?;
+        observer.stage_started(Stage::SelfPlay, iteration, games);
+        let mut out: Vec<GameRecord> = Vec::with_capacity(games as usize);
+        // One worker per core (selfplay.workers), each with its own cache.
+        let workers = worker_count(cfg.selfplay.workers as usize, games, sp_cfg.parallel_games);
+        let stats = play_selfplay_games_parallel(
+            &start_pos,
+            workers,
+            |_| CachedEvaluator::new(net.clone(), 200_000 / workers),
+            &sp_cfg,
+            games,
+            first_game_id,
+            |g| {
+                out.push(g);
+                observer.advanced(Stage::SelfPlay, 1);
+            },
+        )?;
+        observer.stage_finished(Stage::SelfPlay);
+        Ok((out, stats))
+    }
+
+    /// The bytes of a record file of the run's game holding `games`, whose ids start at
+    /// `first_game_id`.
+    ///
+    /// # Errors
+    /// [`PipelineError::Record`].
+    pub fn record_file(
+        &self,
+        first_game_id: u64,
+        games: &[GameRecord],
+    ) -> Result<Vec<u8>, PipelineError> {
+        let header = RecordHeader {
+            game: G::NAME.to_string(),
+            config: format!("{:?}", self.game_config),
+            num_actions: self.num_actions(),
+            first_game_id,
+        };
+        Ok(write_records(&header, games)?)
     }
 
     /// **Ingest**: the positions of `games` (ids from `first_game_id` on) join `buffer`.
@@ -832,6 +864,21 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         limits: &Limits,
         observer: &dyn Observer,
     ) -> Result<RunSummary, PipelineError> {
+        self.run_with(&mut LocalSelfPlay, init, limits, observer)
+    }
+
+    /// [`Pipeline::run`] with each iteration's games from `source` instead of this process's
+    /// self-play: the learner of [`crate::roles`] takes them from actors.
+    ///
+    /// # Errors
+    /// As [`Pipeline::run`], and the errors of `source`.
+    pub fn run_with(
+        &self,
+        source: &mut dyn BatchSource<G>,
+        init: Option<&InitNetwork>,
+        limits: &Limits,
+        observer: &dyn Observer,
+    ) -> Result<RunSummary, PipelineError> {
         let cfg = &self.cfg;
         let mut state = match RunState::load(self.storage)? {
             Some(s) => s,
@@ -895,14 +942,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             let it_start = Instant::now();
             let iter = state.iteration;
             let seed = mix(state.rng_seed, u64::from(iter));
-            let batch = self.self_play(
-                &champion,
-                state.next_game_id,
-                state.next_record_id,
-                seed,
-                iter,
-                observer,
-            )?;
+            let Some(batch) = source.next_batch(self, &state, &champion, seed, observer)? else {
+                stopped_by_request = true;
+                break;
+            };
             let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
             let lr =
                 self.learning_rate(iter, elapsed_before + session_start.elapsed().as_secs_f64());
@@ -996,6 +1039,52 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             }
         }
         None
+    }
+}
+
+/// Where the games of each iteration of [`Pipeline::run_with`] come from.
+pub trait BatchSource<G: Encode> {
+    /// The games of iteration `state.iteration`, with ids from `state.next_game_id` on,
+    /// written as the record file `records/<state.next_record_id>.azr` of `pipeline`'s
+    /// storage before this returns (the commit of the iteration counts them). `champion` is
+    /// the run's champion and `seed` the iteration's seed. `None` when
+    /// [`Observer::stop_requested`] said so while waiting for games: the run stops.
+    ///
+    /// # Errors
+    /// The source's failure; the iteration is not committed.
+    fn next_batch(
+        &mut self,
+        pipeline: &Pipeline<'_, G>,
+        state: &RunState,
+        champion: &PolicyValueNet,
+        seed: u64,
+        observer: &dyn Observer,
+    ) -> Result<Option<SelfPlayBatch>, PipelineError>;
+}
+
+/// The games of `alphazero train`: this process's own self-play ([`Pipeline::self_play`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LocalSelfPlay;
+
+impl<G: Encode> BatchSource<G> for LocalSelfPlay {
+    fn next_batch(
+        &mut self,
+        pipeline: &Pipeline<'_, G>,
+        state: &RunState,
+        champion: &PolicyValueNet,
+        seed: u64,
+        observer: &dyn Observer,
+    ) -> Result<Option<SelfPlayBatch>, PipelineError> {
+        pipeline
+            .self_play(
+                champion,
+                state.next_game_id,
+                state.next_record_id,
+                seed,
+                state.iteration,
+                observer,
+            )
+            .map(Some)
     }
 }
 

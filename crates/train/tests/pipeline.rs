@@ -258,3 +258,58 @@ fn corrupt_record_file_is_set_aside_and_the_run_goes_on() {
         "{warnings:?}"
     );
 }
+
+#[test]
+fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
+    use alphazero_train::roles::{run_actor, ActorBatches, ActorOptions};
+    use alphazero_train::storage::exchange::{claim_run, Inbox, Outbox, INCOMING_PREFIX};
+    use std::time::Duration;
+
+    let storage = MemoryStorage::new();
+    let cfg = tiny(3);
+    claim_run(&storage, "mem://run", &cfg.game.words()).unwrap();
+    storage
+        .put(
+            alphazero_train::CONFIG_KEY,
+            cfg.to_toml_string().unwrap().as_bytes(),
+        )
+        .unwrap();
+    let poll = Duration::from_millis(20);
+    let (actor, learner) = std::thread::scope(|scope| {
+        let actor = scope.spawn(|| {
+            let options = ActorOptions {
+                location: "mem://run".into(),
+                games: Some(18),
+                poll,
+            };
+            run_actor(
+                &pipeline(&storage, 3),
+                &mut Outbox::new(),
+                &options,
+                &Silent,
+            )
+            .unwrap()
+        });
+        let mut source = ActorBatches::new("mem://run", poll);
+        let learner = pipeline(&storage, 3)
+            .run_with(&mut source, None, &Limits::default(), &Silent)
+            .unwrap();
+        (actor.join().unwrap(), learner)
+    });
+    assert_eq!((actor.batches, actor.games), (3, 18));
+    assert_eq!((learner.iterations, learner.total_games), (3, 18));
+    let state = RunState::load(&storage).unwrap().unwrap();
+    let mut counted = 0;
+    for id in 0..state.next_record_id {
+        let file = read_records(&storage.get(&record_key(id)).unwrap(), "connect4", 7).unwrap();
+        assert_eq!(file.header.first_game_id, counted);
+        counted += file.games.len() as u64;
+    }
+    assert_eq!(counted, 18);
+    let inbox = Inbox::load(&storage, "mem://run", state.iteration).unwrap();
+    assert_eq!(inbox.consumed_count(), 3);
+    assert!(inbox.pending(&storage).unwrap().is_empty());
+    // Batches of committed iterations are deleted once the next iteration starts; the last
+    // one's stays until then.
+    assert!(storage.list(INCOMING_PREFIX).unwrap().len() <= 1);
+}

@@ -49,6 +49,18 @@ pub enum ExchangeError {
         /// The game of this process.
         expected: String,
     },
+    /// The storage holds no run yet (no [`MANIFEST_KEY`] or no configuration): an actor
+    /// waits for a learner to start it.
+    #[error(
+        "{location} holds no run yet (no {key}); start one there first with `alphazero \
+         learner --storage {location} --game GAME`"
+    )]
+    NoRun {
+        /// The storage's location.
+        location: String,
+        /// The object that is missing.
+        key: String,
+    },
     /// An exchange object that does not parse.
     #[error("{key} in {location} is not a valid exchange object: {reason}")]
     Corrupt {
@@ -77,6 +89,43 @@ pub struct RunManifest {
     /// The game with its variant, as the caller names it (e.g. `connect4` or `gomoku 15x15
     /// renju`); two processes share a run only when these are equal.
     pub game: String,
+}
+
+/// Reads the run's manifest and checks that the run is one of `game` when given (the game's
+/// name, `connect4`, or the name with its variant, `gomoku 15x15 renju`: the words given must
+/// begin the manifest's). `location` is named in errors. Writes nothing (an actor's check).
+///
+/// # Errors
+/// [`ExchangeError::NoRun`] without a manifest, [`ExchangeError::OtherGame`],
+/// [`ExchangeError::Corrupt`], [`ExchangeError::Storage`].
+pub fn read_run(
+    storage: &dyn Storage,
+    location: &str,
+    game: Option<&str>,
+) -> Result<RunManifest, ExchangeError> {
+    if !storage.exists(MANIFEST_KEY)? {
+        return Err(ExchangeError::NoRun {
+            location: location.to_string(),
+            key: MANIFEST_KEY.to_string(),
+        });
+    }
+    let there: RunManifest = parse(storage, location, MANIFEST_KEY)?;
+    if let Some(game) = game {
+        let mut ours = game.split_whitespace();
+        let matches = there
+            .game
+            .split_whitespace()
+            .zip(ours.by_ref())
+            .all(|(a, b)| a == b);
+        if !matches || ours.next().is_some() {
+            return Err(ExchangeError::OtherGame {
+                location: location.to_string(),
+                found: there.game,
+                expected: game.to_string(),
+            });
+        }
+    }
+    Ok(there)
 }
 
 /// Writes the run's manifest for `game` unless there is one, and checks that the run is one of
@@ -140,6 +189,16 @@ impl Outbox {
     pub fn new() -> Self {
         Outbox {
             actor: format!("{:016x}", rand::random::<u64>()),
+            next_seq: 0,
+        }
+    }
+
+    /// An outbox whose actor id is `name`, a dash and 8 random hex digits (so that a restarted
+    /// actor of the same name never reuses a key), numbering from 0. `name` should be made of
+    /// letters, digits, `-` and `_` (a key that is not valid is refused at the first publish).
+    pub fn named(name: &str) -> Self {
+        Outbox {
+            actor: format!("{name}-{:08x}", rand::random::<u32>()),
             next_seq: 0,
         }
     }
@@ -335,6 +394,33 @@ mod tests {
         assert_eq!(inbox.tidy(&s, 1).unwrap(), 1);
         assert!(!s.exists(&k0).unwrap() && s.exists(&k1).unwrap());
         assert!(inbox.pending(&s).unwrap() == vec![k1]);
+    }
+
+    #[test]
+    fn an_actor_finds_no_run_or_a_run_of_another_game_naming_the_location() {
+        let s = MemoryStorage::new();
+        let e = read_run(&s, "s3://b/run", None).unwrap_err();
+        assert!(matches!(e, ExchangeError::NoRun { .. }), "{e}");
+        assert!(e.to_string().contains("s3://b/run"), "{e}");
+        claim_run(&s, "s3://b/run", "gomoku 9x9 renju").unwrap();
+        assert_eq!(
+            read_run(&s, "s3://b/run", None).unwrap().game,
+            "gomoku 9x9 renju"
+        );
+        assert!(read_run(&s, "s3://b/run", Some("gomoku")).is_ok());
+        assert!(read_run(&s, "s3://b/run", Some("gomoku 9x9")).is_ok());
+        for other in ["connect4", "gomoku 15x15", "gomoku 9x9 renju extra"] {
+            let e = read_run(&s, "s3://b/run", Some(other)).unwrap_err();
+            let msg = e.to_string();
+            assert!(msg.contains("s3://b/run") && msg.contains(other), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_named_actor_restarted_under_the_same_name_publishes_new_keys() {
+        let (a, b) = (Outbox::named("box-1"), Outbox::named("box-1"));
+        assert!(a.actor().starts_with("box-1-"), "{}", a.actor());
+        assert_ne!(a.key(0), b.key(0));
     }
 
     #[test]

@@ -1,0 +1,314 @@
+//! The actor and learner roles: one run's stages split over many processes (many machines)
+//! that share only its [`Storage`] — a bucket, through [`crate::storage::exchange`].
+//!
+//! - An **actor** ([`open_run`], then [`run_actor`]) plays self-play batches with the run's
+//!   committed champion and its `[selfplay]` settings, through the same code as `train`
+//!   ([`Pipeline::self_play_games`], [`Pipeline::record_file`]), and publishes each batch with
+//!   an [`Outbox`]. It holds no state of the run: any number of actors can join or leave (or
+//!   be killed) at any time.
+//! - The **learner** is [`Pipeline::run_with`] with [`ActorBatches`] as the source of each
+//!   iteration's games: it takes published batches through the [`Inbox`] ledger (each batch
+//!   is counted by exactly one committed iteration), and the rest of the iteration — learn,
+//!   gate, commit, recovery after a crash — is `train`'s. The champions it commits are what
+//!   the actors play with next.
+//!
+//! Actors take the champion named by the run state (`state/run.json`, the learner's commit
+//! point), not the newest network file: a champion written by an iteration that a killed
+//! learner never committed is never played.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use alphazero_nn::{Encode, PolicyValueNet};
+use alphazero_selfplay::SelfPlayStats;
+
+use crate::config::TrainConfig;
+use crate::error::PipelineError;
+use crate::observer::Observer;
+use crate::pipeline::{mix, BatchSource, Pipeline, SelfPlayBatch, CONFIG_KEY};
+use crate::record::{read_records, GameRecord};
+use crate::state::RunState;
+use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
+use crate::storage::{champion_key, record_key, Storage, StorageError};
+
+/// How often an actor or the learner looks again while it waits (for the learner's first
+/// network, for actors' batches).
+pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+
+/// The run an actor joins at `location` (named in errors): its manifest, checked against
+/// `game` when given ([`read_run`]), and its configuration (`config.toml`, which the learner
+/// saves). Writes nothing.
+///
+/// # Errors
+/// [`ExchangeError::NoRun`] when there is no run there yet, [`ExchangeError::OtherGame`],
+/// [`PipelineError::Config`] for a configuration that does not parse, and storage errors.
+pub fn open_run(
+    storage: &dyn Storage,
+    location: &str,
+    game: Option<&str>,
+) -> Result<(RunManifest, TrainConfig), PipelineError> {
+    let manifest = read_run(storage, location, game)?;
+    let text = match storage.get(CONFIG_KEY) {
+        Ok(b) => b,
+        Err(StorageError::NotFound { .. }) => {
+            return Err(ExchangeError::NoRun {
+                location: location.to_string(),
+                key: CONFIG_KEY.to_string(),
+            }
+            .into())
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let cfg = String::from_utf8(text)
+        .map_err(|e| e.to_string())
+        .and_then(|t| TrainConfig::from_toml_str(&t).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            PipelineError::Invalid(format!(
+                "{CONFIG_KEY} in {location} is not a run's configuration: {e}"
+            ))
+        })?;
+    Ok((manifest, cfg))
+}
+
+/// What an actor does besides the run's settings.
+#[derive(Clone, Debug)]
+pub struct ActorOptions {
+    /// The run's location (URL or directory), named in log lines and errors.
+    pub location: String,
+    /// Stop after this many games (the last batch is cut to fit); `None`: until
+    /// [`Observer::stop_requested`].
+    pub games: Option<u64>,
+    /// How often to look again for the learner's first network.
+    pub poll: Duration,
+}
+
+/// What an actor did when [`run_actor`] returns.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ActorSummary {
+    /// Batches published.
+    pub batches: u64,
+    /// Games published.
+    pub games: u64,
+    /// Whether it stopped because [`Observer::stop_requested`] said so.
+    pub stopped_by_request: bool,
+}
+
+/// The champion the run has committed: the one its state names, champion 0 before the
+/// first commit. Returns its id and key.
+///
+/// # Errors
+/// The run state's errors.
+pub fn committed_champion(storage: &dyn Storage) -> Result<(u32, String), PipelineError> {
+    let id = RunState::load(storage)?.map_or(0, |s| s.champion_id);
+    Ok((id, champion_key(id)))
+}
+
+/// An actor: self-play batches of `selfplay.games_per_iteration` games with the run's
+/// committed champion (looked up again before each batch), each published through `outbox`
+/// with one log line, until `options.games` or [`Observer::stop_requested`] (a batch under
+/// way is finished and published first). Waits, with a log line, until the learner has
+/// written the run's first network.
+///
+/// # Errors
+/// A storage error that outlasts the storage's own retries, a network that cannot be read,
+/// a self-play error, [`ExchangeError::Taken`].
+pub fn run_actor<G: Encode>(
+    p: &Pipeline<'_, G>,
+    outbox: &mut Outbox,
+    options: &ActorOptions,
+    observer: &dyn Observer,
+) -> Result<ActorSummary, PipelineError> {
+    let storage = p.storage();
+    let per_batch = u64::from(p.config().selfplay.games_per_iteration).max(1);
+    let seed = rand::random::<u64>();
+    let mut champion: Option<(u32, PolicyValueNet)> = None;
+    let mut summary = ActorSummary::default();
+    let mut waiting = false;
+    loop {
+        if observer.stop_requested() {
+            summary.stopped_by_request = true;
+            break;
+        }
+        let games = match options.games {
+            Some(n) if summary.games >= n => break,
+            Some(n) => per_batch.min(n - summary.games),
+            None => per_batch,
+        };
+        let (id, key) = committed_champion(storage)?;
+        if champion.as_ref().map(|c| c.0) != Some(id) {
+            if !storage.exists(&key)? {
+                if !waiting {
+                    observer.info(&format!(
+                        "waiting for the learner's first network {key} at {}",
+                        options.location
+                    ));
+                    waiting = true;
+                }
+                std::thread::sleep(options.poll);
+                continue;
+            }
+            champion = Some((id, p.load_network(&key)?));
+            observer.info(&format!("playing with champion {id} ({key})"));
+        }
+        let Some((id, net)) = &champion else {
+            unreachable!("loaded above")
+        };
+        let start = Instant::now();
+        let batch_seed = mix(seed, summary.batches);
+        let (records, stats) =
+            p.self_play_games(net, games, 0, batch_seed, summary.batches as u32, observer)?;
+        let key = outbox.publish(storage, &p.record_file(0, &records)?)?;
+        let seconds = start.elapsed().as_secs_f64();
+        summary.batches += 1;
+        summary.games += records.len() as u64;
+        observer.info(&format!(
+            "published {key}: {} games, {} plies, champion {id}, {seconds:.1} s ({:.0} games/hour)",
+            records.len(),
+            stats.plies,
+            records.len() as f64 / seconds.max(1e-9) * 3600.0
+        ));
+    }
+    Ok(summary)
+}
+
+/// The learner's source of games ([`BatchSource`]): the batches that actors published, each
+/// taken by exactly one committed iteration through the [`Inbox`] ledger.
+///
+/// An iteration waits (one log line per wait) until the published batches not taken yet
+/// hold at least `selfplay.games_per_iteration` games, then takes them all: their games, in
+/// key order, become the iteration's record file `records/<id>.azr` (ids renumbered from the
+/// run's next game id), and the ledger names the keys before the iteration is committed.
+/// Batches of committed iterations are deleted from `incoming/` (their keys stay in the
+/// ledger, so a late duplicate is never counted). A published object that is no record file
+/// of the run's game is moved to `<key>.corrupt` with a warning and not counted.
+pub struct ActorBatches {
+    location: String,
+    poll: Duration,
+    inbox: Option<Inbox>,
+    tidied: u32,
+    fetched: BTreeMap<String, Vec<GameRecord>>,
+    since: Instant,
+}
+
+impl ActorBatches {
+    /// The batches of the run at `location` (named in log lines and errors), looked for again
+    /// every `poll` while an iteration waits.
+    pub fn new(location: &str, poll: Duration) -> Self {
+        ActorBatches {
+            location: location.to_string(),
+            poll,
+            inbox: None,
+            tidied: 0,
+            fetched: BTreeMap::new(),
+            since: Instant::now(),
+        }
+    }
+
+    /// Reads the pending batches not read yet; returns the pending keys whose games are read.
+    fn fetch<G: Encode>(
+        &mut self,
+        p: &Pipeline<'_, G>,
+        pending: Vec<String>,
+        observer: &dyn Observer,
+    ) -> Result<Vec<String>, PipelineError> {
+        let storage = p.storage();
+        let mut ready = Vec::with_capacity(pending.len());
+        for key in pending {
+            if !self.fetched.contains_key(&key) {
+                let bytes = storage.get(&key)?;
+                match read_records(&bytes, G::NAME, p.num_actions()) {
+                    Ok(file) => {
+                        self.fetched.insert(key.clone(), file.games);
+                    }
+                    Err(e) => {
+                        let to = format!("{key}.corrupt");
+                        storage.rename(&key, &to)?;
+                        observer.warning(&format!(
+                            "{key} at {} is no record file of this run ({e}); moved it to \
+                             {to}, its games are not counted",
+                            self.location
+                        ));
+                        continue;
+                    }
+                }
+            }
+            ready.push(key);
+        }
+        Ok(ready)
+    }
+}
+
+impl<G: Encode> BatchSource<G> for ActorBatches {
+    fn next_batch(
+        &mut self,
+        p: &Pipeline<'_, G>,
+        state: &RunState,
+        _champion: &PolicyValueNet,
+        _seed: u64,
+        observer: &dyn Observer,
+    ) -> Result<Option<SelfPlayBatch>, PipelineError> {
+        let storage = p.storage();
+        let mut inbox = match self.inbox.take() {
+            Some(i) => i,
+            // The first iteration of this process: the ledger as of the last commit.
+            None => Inbox::load(storage, &self.location, state.iteration)?,
+        };
+        if self.tidied < state.iteration {
+            inbox.tidy(storage, state.iteration)?;
+            self.tidied = state.iteration;
+        }
+        let want = u64::from(p.config().selfplay.games_per_iteration).max(1);
+        let mut said = false;
+        let taken = loop {
+            let ready = self.fetch(p, inbox.pending(storage)?, observer)?;
+            let have: u64 = ready.iter().map(|k| self.fetched[k].len() as u64).sum();
+            if have >= want {
+                break ready;
+            }
+            if observer.stop_requested() {
+                self.inbox = Some(inbox);
+                return Ok(None);
+            }
+            if !said {
+                observer.info(&format!(
+                    "iteration {}: waiting for actors: {have} of {want} games published at {} \
+                     (selfplay.games_per_iteration); start actors with `alphazero actor \
+                     --storage {}`",
+                    state.iteration, self.location, self.location
+                ));
+                said = true;
+            }
+            std::thread::sleep(self.poll);
+        };
+        let mut games = Vec::new();
+        for key in &taken {
+            games.extend(self.fetched.remove(key).unwrap_or_default());
+        }
+        let first_game_id = state.next_game_id;
+        let key = record_key(state.next_record_id);
+        storage.put(&key, &p.record_file(first_game_id, &games)?)?;
+        // The ledger names the batches before the iteration's commit.
+        inbox.consume(storage, &taken, state.iteration)?;
+        self.inbox = Some(inbox);
+        observer.info(&format!(
+            "iteration {} takes {} actor batches ({} games)",
+            state.iteration,
+            taken.len(),
+            games.len()
+        ));
+        let stats = SelfPlayStats {
+            games: games.len() as u64,
+            plies: games.iter().map(|g| g.plies.len() as u64).sum(),
+            ..SelfPlayStats::default()
+        };
+        let seconds = self.since.elapsed().as_secs_f64();
+        self.since = Instant::now();
+        Ok(Some(SelfPlayBatch {
+            key,
+            first_game_id,
+            games,
+            stats,
+            seconds,
+        }))
+    }
+}

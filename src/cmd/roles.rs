@@ -1,0 +1,161 @@
+//! `alphazero actor` and `alphazero learner`: one run on many machines, sharing only its
+//! storage (a bucket). The roles are the `alphazero_train::roles` library (how they exchange
+//! batches and champions is documented there); these commands parse flags, open the storage
+//! and show progress.
+use crate::cmd::train::{
+    finish, install_ctrl_c, solver_slice, Bars, Prepared, RunFlags, ITERATION_CTRL_C,
+};
+use crate::games::GameName;
+use crate::with_game;
+use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
+use alphazero_train::storage::exchange::{claim_run, Outbox};
+use alphazero_train::storage::{Location, Storage, StorageError};
+use alphazero_train::{Pipeline, CONFIG_KEY};
+use anyhow::{bail, Result};
+
+/// `--storage`: where the run lives.
+const STORAGE_HELP: &str = "Where the run lives: s3://bucket/path, gs://bucket/path, \
+    az://container/path (credentials and endpoint from the usual environment variables: \
+    AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP, …), or a \
+    directory (file:// or a path) that every process sees";
+
+/// Arguments of `alphazero actor`.
+#[derive(clap::Args, Debug)]
+pub struct ActorArgs {
+    #[arg(long, help = STORAGE_HELP)]
+    storage: String,
+    /// Refuse a run of another game (the game and its settings come from the run).
+    #[arg(long, value_enum)]
+    game: Option<GameName>,
+    /// A name for this actor in its batches' keys (`incoming/<name>-<random>/…`) and logs;
+    /// letters, digits, `-`, `_` (default: a random id).
+    #[arg(long, value_name = "ID")]
+    actor_id: Option<String>,
+    /// Stop after N games (default: until Ctrl-C or SIGTERM, which finish the batch under way).
+    #[arg(long, value_name = "N")]
+    games: Option<u64>,
+    /// Self-play worker threads (default: the run's selfplay.workers; 0 = one per core).
+    #[arg(long, value_name = "N")]
+    workers: Option<u32>,
+    /// Device: `cpu` (burn Flex) or, in builds with the `cuda` feature, `cuda[:N]`.
+    #[arg(long, default_value = "default")]
+    device: String,
+    /// No progress bars (one line per published batch only).
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Arguments of `alphazero learner`.
+#[derive(clap::Args, Debug)]
+pub struct LearnerArgs {
+    #[arg(long, help = STORAGE_HELP)]
+    storage: String,
+    #[command(flatten)]
+    flags: RunFlags,
+}
+
+/// Opens `--storage` (an object store is checked by one listing: an unreachable server, a
+/// missing bucket or refused credentials are an error naming it). Returns it and its name.
+fn open_storage(text: &str) -> Result<(Box<dyn Storage>, String)> {
+    let location: Location = text.parse()?;
+    let storage = location.open()?;
+    Ok((storage, location.to_string()))
+}
+
+/// Runs `alphazero actor`.
+// The macro instantiates this for each game; some game configs are `Copy`.
+#[allow(clippy::clone_on_copy)]
+pub fn run_actor(args: &ActorArgs) -> Result<()> {
+    if args.games == Some(0) {
+        bail!("--games must be >= 1 (got 0)");
+    }
+    let (storage, name) = open_storage(&args.storage)?;
+    let (manifest, mut cfg) = roles::open_run(&*storage, &name, args.game.map(|g| g.as_str()))?;
+    if let Some(w) = args.workers {
+        cfg.selfplay.workers = w;
+    }
+    let spec = super::train::game_spec(&cfg)?;
+    let device = crate::engine::device(&args.device)?;
+    let bars = Bars::new(args.quiet);
+    let mut outbox = match &args.actor_id {
+        Some(id) => Outbox::named(id),
+        None => Outbox::new(),
+    };
+    eprintln!(
+        "actor {} on run {name} ({}), {} a batch, device {}",
+        outbox.actor(),
+        manifest.game,
+        super::count(cfg.selfplay.games_per_iteration as usize, "game"),
+        crate::engine::device_words(&device)
+    );
+    install_ctrl_c([
+        "Ctrl-C: finishing the batch under way and stopping after it is published; press \
+         Ctrl-C again to stop at once (that batch is then lost)",
+        "Ctrl-C again: stopping now",
+    ]);
+    let options = ActorOptions {
+        location: name.clone(),
+        games: args.games,
+        poll: DEFAULT_POLL,
+    };
+    let summary = with_game!(&spec, G, gcfg => roles::run_actor(
+        &Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?,
+        &mut outbox, &options, &bars
+    )?);
+    eprintln!(
+        "done: {} published in {}",
+        super::count(summary.games as usize, "game"),
+        super::count(summary.batches as usize, "batch")
+    );
+    if summary.stopped_by_request {
+        std::process::exit(130);
+    }
+    Ok(())
+}
+
+/// Runs `alphazero learner`.
+// The macro instantiates this for each game; some game configs are `Copy`.
+#[allow(clippy::clone_on_copy)]
+pub fn run_learner(args: &LearnerArgs) -> Result<()> {
+    let (storage, name) = open_storage(&args.storage)?;
+    let saved = match storage.get(CONFIG_KEY) {
+        Ok(b) => Some(String::from_utf8(b).map_err(|e| {
+            anyhow::anyhow!("the run's saved {CONFIG_KEY} in {name} is not text: {e}")
+        })?),
+        Err(StorageError::NotFound { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let bars = Bars::new(args.flags.quiet);
+    let Prepared {
+        cfg,
+        resumed,
+        limits,
+        spec,
+        device,
+        init,
+    } = args.flags.prepare(&name, saved, &bars)?;
+    if args.flags.dry_run() {
+        print!("{}", cfg.to_toml_string()?);
+        return Ok(());
+    }
+    // The first write: refused, having written nothing, when the storage holds another game.
+    claim_run(&*storage, &name, &cfg.game.words())?;
+    let init = match init {
+        Some(i) if i.needed(&*storage, &name, &bars)? => Some(i),
+        _ => None,
+    };
+    storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
+    eprintln!(
+        "{} run {name} ({}) as its learner, device {}; one learner per run",
+        if resumed { "resuming" } else { "starting" },
+        cfg.game.words(),
+        crate::engine::device_words(&device)
+    );
+    install_ctrl_c(ITERATION_CTRL_C);
+    let mut source = ActorBatches::new(&name, DEFAULT_POLL);
+    let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?
+        .with_solver_slice(|| solver_slice(&cfg, &bars))
+        .run_with(&mut source, init.as_ref(), &limits, &bars)?);
+    let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
+    finish(&summary, &champion)
+}
