@@ -2,9 +2,7 @@
 //! storage (a bucket). The roles are the `alphazero_train::roles` library (how they exchange
 //! batches and champions is documented there); these commands parse flags, open the storage
 //! and show progress.
-use crate::cmd::train::{
-    finish, install_ctrl_c, solver_slice, Bars, Prepared, RunFlags, ITERATION_CTRL_C,
-};
+use crate::cmd::train::{finish, install_ctrl_c, solver_slice, Bars, RunFlags, ITERATION_CTRL_C};
 use crate::games::GameName;
 use crate::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
@@ -103,9 +101,14 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
         &mut outbox, &options, &bars
     )?);
     eprintln!(
-        "done: {} published in {}",
+        "done: {} published ({} {})",
         super::count(summary.games as usize, "game"),
-        super::count(summary.batches as usize, "batch")
+        summary.batches,
+        if summary.batches == 1 {
+            "batch"
+        } else {
+            "batches"
+        }
     );
     if summary.stopped_by_request {
         std::process::exit(130);
@@ -126,28 +129,22 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         Err(e) => return Err(e.into()),
     };
     let bars = Bars::new(args.flags.quiet);
-    let Prepared {
-        cfg,
-        resumed,
-        limits,
-        spec,
-        device,
-        init,
-    } = args.flags.prepare(&name, saved, &bars)?;
+    let run = args.flags.prepare(&name, saved, &bars)?;
+    let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
     if args.flags.dry_run() {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
     }
     // The first write: refused, having written nothing, when the storage holds another game.
     claim_run(&*storage, &name, &cfg.game.words())?;
-    let init = match init {
+    let init = match run.init {
         Some(i) if i.needed(&*storage, &name, &bars)? => Some(i),
         _ => None,
     };
     storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
     eprintln!(
         "{} run {name} ({}) as its learner, device {}; one learner per run",
-        if resumed { "resuming" } else { "starting" },
+        if run.resumed { "resuming" } else { "starting" },
         cfg.game.words(),
         crate::engine::device_words(&device)
     );
@@ -155,7 +152,7 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
     let mut source = ActorBatches::new(&name, DEFAULT_POLL);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?
         .with_solver_slice(|| solver_slice(&cfg, &bars))
-        .run_with(&mut source, init.as_ref(), &limits, &bars)?);
+        .run_with(&mut source, init.as_ref(), &run.limits, &bars)?);
     let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
     finish(&summary, &champion)
 }

@@ -214,15 +214,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     };
     let bars = Bars::new(args.flags.quiet);
     let run_name = args.run.display().to_string();
-    let Prepared {
-        cfg,
-        resumed,
-        limits,
-        spec,
-        device,
-        init,
-    } = args.flags.prepare(&run_name, saved, &bars)?;
-    if !resumed && !args.force {
+    let run = args.flags.prepare(&run_name, saved, &bars)?;
+    let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
+    if !run.resumed && !args.force {
         alphazero_train::local::check_new_run_directory(&args.run)?;
     }
     if args.flags.dry_run {
@@ -242,21 +236,21 @@ pub fn run(args: &TrainArgs) -> Result<()> {
         }
     };
     // Checked before anything is written: a run's networks are never replaced.
-    let init = match init {
+    let init = match run.init {
         Some(i) if i.needed(&storage, &run_name, &bars)? => Some(i),
         _ => None,
     };
     storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
     eprintln!(
         "{} run {run_name} ({}), device {}",
-        if resumed { "resuming" } else { "starting" },
+        if run.resumed { "resuming" } else { "starting" },
         cfg.game.name,
         crate::engine::device_words(&device)
     );
     install_ctrl_c(ITERATION_CTRL_C);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &storage, device)?
         .with_solver_slice(|| solver_slice(&cfg, &bars))
-        .run(init.as_ref(), &limits, &bars)?);
+        .run(init.as_ref(), &run.limits, &bars)?);
     finish(
         &summary,
         &storage
