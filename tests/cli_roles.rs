@@ -219,6 +219,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
             let Some(key) = line
                 .split("published ")
                 .nth(1)
+                .filter(|r| r.starts_with(INCOMING_PREFIX))
                 .and_then(|r| r.split(':').next())
             else {
                 continue;
