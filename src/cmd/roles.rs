@@ -151,7 +151,7 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
     install_ctrl_c(ITERATION_CTRL_C);
     let mut source = ActorBatches::new(&name, DEFAULT_POLL);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?
-        .with_solver_slice(|| solver_slice(&cfg, &bars))
+        .with_solver_slice(|| solver_slice(cfg, &bars))
         .run_with(&mut source, init.as_ref(), &run.limits, &bars)?);
     let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
     finish(&summary, &champion)

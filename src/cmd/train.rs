@@ -249,7 +249,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     );
     install_ctrl_c(ITERATION_CTRL_C);
     let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &storage, device)?
-        .with_solver_slice(|| solver_slice(&cfg, &bars))
+        .with_solver_slice(|| solver_slice(cfg, &bars))
         .run(init.as_ref(), &run.limits, &bars)?);
     finish(
         &summary,
