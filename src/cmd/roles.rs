@@ -27,7 +27,7 @@ pub struct ActorArgs {
     game: Option<GameName>,
     /// A name for this actor in its batches' keys (`incoming/<name>-<random>/…`) and logs;
     /// letters, digits, `-`, `_` (default: a random id).
-    #[arg(long, value_name = "ID")]
+    #[arg(long, value_name = "ID", value_parser = parse_actor_id)]
     actor_id: Option<String>,
     /// Stop after N games (default: until Ctrl-C or SIGTERM, which finish the batch under way).
     #[arg(long, value_name = "N")]
@@ -155,4 +155,42 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         .run_with(&mut source, init.as_ref(), &run.limits, &bars)?);
     let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
     finish(&summary, &champion)
+}
+
+/// The longest `--actor-id`.
+const MAX_ACTOR_ID: usize = 64;
+
+/// Checks an `--actor-id`: 1–64 letters, digits, `-` or `_` (it becomes one segment of an
+/// object key, so `/` and the like are refused rather than nesting keys).
+fn parse_actor_id(text: &str) -> Result<String, String> {
+    let ok = !text.is_empty()
+        && text.len() <= MAX_ACTOR_ID
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(text.to_string())
+    } else {
+        Err(format!(
+            "{}: expected 1–{MAX_ACTOR_ID} letters, digits, '-' or '_'",
+            alphazero_game::quoted_excerpt(text)
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_actor_id;
+
+    #[test]
+    fn actor_ids_are_one_key_segment_of_letters_digits_dash_underscore() {
+        // Regression (fresh-user trial): `--actor-id a/b` published under a nested key.
+        for good in ["a1", "gpu-box_3", &"x".repeat(64)] {
+            assert_eq!(parse_actor_id(good).as_deref(), Ok(good));
+        }
+        for bad in ["", "a/b", "a b", "..", "é", &"x".repeat(65)] {
+            let e = parse_actor_id(bad).unwrap_err();
+            assert!(e.contains("letters, digits"), "{bad:?}: {e}");
+        }
+    }
 }
