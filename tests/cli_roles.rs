@@ -170,10 +170,15 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
         std::thread::sleep(Duration::from_millis(200));
     };
     assert!(status.success(), "learner: {}", read(&log("learner2")));
-    for a in [&mut a2, &mut a3] {
+    for (name, a) in [("a2", &mut a2), ("a3", &mut a3)] {
         sigterm(a);
         let status = a.wait().unwrap();
-        assert_eq!(status.code(), Some(130), "an actor stopped by SIGTERM");
+        assert_eq!(
+            status.code(),
+            Some(130),
+            "actor {name} stopped by SIGTERM:\n{}",
+            read(&log(name))
+        );
     }
 
     let (l1, l2) = (read(&log("learner1")), read(&log("learner2")));
