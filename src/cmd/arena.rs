@@ -338,14 +338,15 @@ fn preflight<G: ArenaGame>(entrant: &Entrant<G>, start: &G, limits: &Limits) -> 
     Ok(())
 }
 
+/// The player of `spec` (written as `text` on the command line, for error messages).
 fn build_entrant<G: ArenaGame>(
+    spec: &PlayerSpec,
     text: &str,
     cfg: &G::Config,
     dev: &Device,
     seed: u64,
     search: NetSearch,
 ) -> Result<Entrant<G>> {
-    let spec: PlayerSpec = text.parse()?;
     let entrant = match &spec.kind {
         PlayerKind::Random => Entrant::new("random", move || {
             Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
@@ -366,7 +367,7 @@ fn build_entrant<G: ArenaGame>(
             net_entrant::<G>(file, *simulations, cfg, dev, seed, search)?
         }
         _ => {
-            let (name, f) = G::special(&spec, text, seed)?;
+            let (name, f) = G::special(spec, text, seed)?;
             Entrant { name, factory: f }
         }
     };
@@ -545,18 +546,23 @@ fn build_entrants<G: ArenaGame>(
     args: &ArenaArgs,
     limits: &Limits,
 ) -> Result<Vec<Entrant<G>>> {
-    let dev = device(&args.device)?;
-    let mut entrants = texts
+    let specs = texts
         .iter()
+        .map(|t| t.parse::<PlayerSpec>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let dev = device(&args.device)?;
+    let mut entrants = specs
+        .iter()
+        .zip(texts)
         .enumerate()
-        .map(|(i, p)| {
+        .map(|(i, (spec, text))| {
             let seed = mix_seed(args.seed, i as u64 + 1);
-            build_entrant::<G>(p, cfg, &dev, seed, NetSearch::of(args))
+            build_entrant::<G>(spec, text, cfg, &dev, seed, NetSearch::of(args))
         })
         .collect::<Result<Vec<_>>>()?;
     unique_names(&mut entrants);
-    for (text, entrant) in texts.iter().zip(&entrants) {
-        if text.parse::<PlayerSpec>()?.is_external() {
+    for (spec, entrant) in specs.iter().zip(&entrants) {
+        if spec.is_external() {
             preflight(entrant, &G::new(cfg), limits)?;
         }
     }

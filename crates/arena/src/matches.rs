@@ -806,10 +806,9 @@ pub fn run_match_sprt<G: Game>(
             ..config.clone()
         };
         let r = run_match(&cfg)?;
-        let before = all.first_pair_wdl();
+        let wdl = r.first_pair_wdl();
         all.append_pair(r, 0, 1);
-        let after = all.first_pair_wdl();
-        Ok::<_, MatchError>((after.0 - before.0, after.1 - before.1, after.2 - before.2))
+        Ok::<_, MatchError>(wdl)
     })?;
     Ok((all, Some(m)))
 }
