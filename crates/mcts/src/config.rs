@@ -128,6 +128,14 @@ pub struct SearchConfig {
     /// that the noise keeps its shape when a game searches only part of its action space
     /// (Gomoku's candidate points). `None` (default): [`SearchConfig::dirichlet_alpha`] as is.
     pub dirichlet_alpha_total: Option<f32>,
+    /// Contempt: the value of a drawn end of the game (repetition, move limit, proven draw)
+    /// for the root's side to move, in [-1, 1]; the other side gets its negation (0.0: a draw
+    /// is worth 0 to both). A negative value makes both sides of self-play avoid draws their
+    /// own search can see (each move's search scores draws against its own root side), as
+    /// lc0's draw score does. Game results and training targets are not changed; the reported
+    /// values (root value, child Q) include it. Values kept in a reused subtree were backed up
+    /// under the earlier root's side.
+    pub draw_score: f32,
     /// Seed of the search's RNG (Dirichlet noise, Gumbel samples).
     pub seed: u64,
 }
@@ -152,6 +160,7 @@ impl Default for SearchConfig {
             root_tactical_budget: None,
             reply_tactical_budget: None,
             dirichlet_alpha_total: None,
+            draw_score: 0.0,
             seed: 0,
         }
     }
@@ -193,7 +202,7 @@ impl SearchConfig {
     /// [`ConfigError`] naming the first bad field: `simulations` must be ≥ 1, coefficients
     /// finite and in range (`c_puct` > 0, `c_base` > 0, `fpu_reduction` ≥ 0,
     /// `dirichlet_alpha` > 0, `dirichlet_epsilon` in [0, 1], `temperature` ≥ 0,
-    /// `virtual_loss` ≥ 0), `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1,
+    /// `virtual_loss` ≥ 0, `draw_score` in [-1, 1]), `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1,
     /// `c_visit` ≥ 0, `c_scale` > 0.
     pub fn validate(&self) -> Result<(), ConfigError> {
         check(
@@ -266,6 +275,13 @@ impl SearchConfig {
             "virtual_loss",
             v,
             "must be finite and >= 0",
+        )?;
+        let d = self.draw_score;
+        check(
+            d.is_finite() && (-1.0..=1.0).contains(&d),
+            "draw_score",
+            d,
+            "must be in [-1, 1]",
         )?;
         check(
             self.leaves_per_batch >= 1,

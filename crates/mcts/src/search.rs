@@ -414,10 +414,11 @@ impl<G: Game> Search<G> {
                 h.clear();
                 h.extend_from_slice(&self.history);
                 if let Some(o) = self.states[0].adjudicate(&h) {
+                    let value = self.outcome_value(o, self.nodes[0].side);
                     let root = &mut self.nodes[0];
                     root.state = NodeState::Terminal;
                     root.proven = Some(o);
-                    root.raw_value = o.value();
+                    root.raw_value = value;
                 } else {
                     self.nodes[0].state = NodeState::Pending;
                     self.pending.push(0);
@@ -491,7 +492,7 @@ impl<G: Game> Search<G> {
             }
             let node = &self.nodes[id as usize];
             let val = match node.proven {
-                Some(o) if self.config.solver || terminal => o.value(),
+                Some(o) if self.config.solver || terminal => self.outcome_value(o, node.side),
                 _ => node.raw_value,
             };
             if id == 0 {
@@ -728,13 +729,30 @@ impl<G: Game> Search<G> {
                 node.raw_value = 1.0;
             }
             o => {
+                let value = self.outcome_value(o, self.nodes[id as usize].side);
                 let node = &mut self.nodes[id as usize];
                 node.proven = Some(o);
-                node.raw_value = o.value();
+                node.raw_value = value;
             }
         }
         if id == 0 {
             self.root_line = proof.line;
+        }
+    }
+
+    /// The value of a decided result `o` for `side` (the side to move where it is decided):
+    /// ±1 for a win / loss; a draw is worth [`SearchConfig::draw_score`] to the root's side to
+    /// move and its negation to the other side (0 by default: a draw is a draw).
+    fn outcome_value(&self, o: Outcome, side: Side) -> f32 {
+        match o {
+            Outcome::Draw if self.config.draw_score != 0.0 => {
+                if side == self.nodes[0].side {
+                    self.config.draw_score
+                } else {
+                    -self.config.draw_score
+                }
+            }
+            o => o.value(),
         }
     }
 
@@ -750,6 +768,7 @@ impl<G: Game> Search<G> {
         outcome: Option<Outcome>,
     ) -> u32 {
         let cid = self.nodes.len() as u32;
+        let raw_value = outcome.map_or(0.0, |o| self.outcome_value(o, pos.side_to_move()));
         self.nodes.push(Node {
             parent: id,
             parent_edge: e as u32,
@@ -758,7 +777,7 @@ impl<G: Game> Search<G> {
             n: 0,
             w: 0.0,
             in_flight: 0,
-            raw_value: outcome.map_or(0.0, |o| o.value()),
+            raw_value,
             side: pos.side_to_move(),
             state: if outcome.is_some() {
                 NodeState::Terminal
@@ -908,7 +927,9 @@ impl<G: Game> Search<G> {
         loop {
             let node = &self.nodes[id as usize];
             if node.state == NodeState::Terminal || (self.config.solver && node.proven.is_some()) {
-                let v = node.proven.map_or(node.raw_value, Outcome::value);
+                let v = node
+                    .proven
+                    .map_or(node.raw_value, |o| self.outcome_value(o, node.side));
                 self.backup(id, v);
                 self.sims_done += 1;
                 return;
@@ -950,11 +971,12 @@ impl<G: Game> Search<G> {
             let slot = self.pending.len();
             self.fill_leaf_history(cid, slot);
             if let Some(o) = self.states[cid as usize].adjudicate(&self.leaf_hist[slot]) {
+                let value = self.outcome_value(o, self.nodes[cid as usize].side);
                 let c = &mut self.nodes[cid as usize];
                 c.state = NodeState::Terminal;
                 c.proven = Some(o);
-                c.raw_value = o.value();
-                self.backup(cid, o.value());
+                c.raw_value = value;
+                self.backup(cid, value);
                 self.sims_done += 1;
                 if self.config.solver {
                     self.propagate_proof(cid);
@@ -1012,7 +1034,7 @@ impl<G: Game> Search<G> {
             let q = if ne == 0 {
                 // A child already known to end the game has an exact value, not FPU.
                 match self.edge_proven(e, node.side) {
-                    Some(o) => o.value(),
+                    Some(o) => self.outcome_value(o, node.side),
                     None => fpu,
                 }
             } else {
@@ -1155,7 +1177,7 @@ impl<G: Game> Search<G> {
         let mut policy = vec![0.0f32; num_actions];
         let proven = root.proven;
         let root_value = match proven {
-            Some(o) => o.value(),
+            Some(o) => self.outcome_value(o, root.side),
             None if root.n > 0 => root.w / root.n as f32,
             None => root.raw_value,
         };
@@ -1188,7 +1210,7 @@ impl<G: Game> Search<G> {
                     action: e.action as usize,
                     visits: e.n,
                     q: match (proven, e.n) {
-                        (Some(o), _) => o.value(),
+                        (Some(o), _) => self.outcome_value(o, root.side),
                         (None, 0) => 0.0,
                         (None, n) => e.w / n as f32,
                     },

@@ -279,6 +279,12 @@ pub struct SelfPlayConfig {
     /// candidates searched (AlphaZero's α ≈ 10 / typical number of moves), instead of
     /// `dirichlet_alpha`; 0 = use `dirichlet_alpha` as is.
     pub dirichlet_alpha_total: f64,
+    /// Contempt in self-play searches, in [-1, 1]: the value a drawn end (repetition, move
+    /// limit, proven draw) has for the side whose search it is (its opponent gets the
+    /// negation). Negative: both sides avoid the draws they see (Xiangqi default −0.2:
+    /// early networks otherwise end most games by repeating moves). Game results and
+    /// value targets are unchanged. 0 = draws are worth 0.
+    pub draw_score: f64,
 }
 
 /// `[replay]`: the replay buffer.
@@ -542,6 +548,7 @@ impl TrainConfig {
                 terminal_check: true,
                 tactical_budget: 0,
                 dirichlet_alpha_total: 0.0,
+                draw_score: 0.0,
             },
             replay: ReplayConfig {
                 capacity: 200_000,
@@ -675,6 +682,11 @@ impl TrainConfig {
                 // games a signal.
                 c.train.value_q_weight = 0.5;
                 c.gating.enabled = false;
+                // Self-play from a weak network ends ~94% of games by threefold repetition
+                // around ply 60 (both sides shuffle a cannon: a draw is worth more to the
+                // search than any move its network values below 0), so the games teach
+                // nothing; each side's search scores a draw at −0.2 for itself.
+                c.selfplay.draw_score = -0.2;
                 Ok(c)
             }
             other => Err(ConfigError::Invalid {
@@ -839,6 +851,7 @@ impl TrainConfig {
             );
         }
         in_range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
+        in_range("selfplay.draw_score", s.draw_score, -1.0, 1.0)?;
         positive("selfplay.c_puct", s.c_puct)?;
         non_negative("selfplay.fpu_reduction", s.fpu_reduction)?;
         // Values of a feature that is off are checked too (a config that turns it on later
@@ -1625,6 +1638,13 @@ mod tests {
         assert!(!x.gating.enabled, "draw-heavy gating never promoted");
         assert_eq!(x.train.value_q_weight, 0.5);
         assert!(x.selfplay.resign.enabled);
+        assert_eq!(x.selfplay.draw_score, -0.2, "self-play avoids repetition draws");
+        let c = TrainConfig::default_for("connect4").unwrap();
+        assert_eq!(c.selfplay.draw_score, 0.0);
+        assert!(matches!(
+            x.with_overrides(&["selfplay.draw_score=-1.5"]),
+            Err(ConfigError::Invalid { key, .. }) if key == "selfplay.draw_score"
+        ));
         let c4 = TrainConfig::default_for("connect4").unwrap();
         assert_eq!(
             (x.gating.enabled, x.train.value_q_weight),

@@ -23,6 +23,7 @@ pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64
         tactical_budget: (s.tactical_budget > 0).then_some(s.tactical_budget),
         dirichlet_alpha_total: (s.dirichlet_alpha_total > 0.0)
             .then_some(s.dirichlet_alpha_total as f32),
+        draw_score: s.draw_score as f32,
         seed,
         ..SearchConfig::default()
     }
