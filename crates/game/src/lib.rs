@@ -444,6 +444,20 @@ impl<G: Game> History<G> {
         Ok(())
     }
 
+    /// Plays a move that is legal in the current position even when the history has already
+    /// decided the game (repetition, move limit): for engines whose GUI judges the game by its
+    /// own rules and sends the moves played after our rules' end. A position that is over by
+    /// itself (mate, five in a row) has no legal move, so that is still refused.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] when the move is illegal in the position; nothing changes then.
+    pub fn play_on(&mut self, mv: G::Move) -> Result<(), IllegalMove> {
+        let before = self.current.clone();
+        self.current.play(mv)?;
+        self.record(before, mv);
+        Ok(())
+    }
+
     /// Plays a move known to be legal.
     pub fn play_unchecked(&mut self, mv: G::Move) {
         let before = self.current.clone();

@@ -943,7 +943,9 @@ impl UcciEngine {
             let mv = parse_move(t, self.notation)
                 .map_err(|e| format!("{at}: {}", parse_error_text(&e)))?;
             let before = game.current().clone();
-            game.play(mv)
+            // Moves after a repetition our rules judge are the GUI's to allow (`go` then
+            // searches the bare position, as for a repetition reached by `position`).
+            game.play_on(mv)
                 .map_err(|e| format!("{at} {}", self.illegal_text(&before, t, mv, &e.reason)))?;
         }
         Ok(game)

@@ -578,3 +578,17 @@ fn megabyte_lines_get_short_errors_and_the_engines_go_on() {
         }
     }
 }
+
+/// Regression guard: a GUI that judges repetitions by its own rules sends the moves played
+/// after our threefold repetition; `position` accepts them (the engine answers a legal move,
+/// not `bestmove (none)`), while a move in a mated position is still refused.
+#[test]
+fn uci_moves_after_a_repetition_our_rules_end_are_accepted_and_answered_with_a_move() {
+    check("uci_moves_after_repetition");
+    let out = run_transcript("uci_moves_after_repetition");
+    let best: Vec<&str> = out.lines().filter(|l| l.starts_with("bestmove")).collect();
+    assert_eq!(best.len(), 3, "{out}");
+    assert!(best[0] != "bestmove (none)" && best[1] != "bestmove (none)", "{out}");
+    assert_eq!(best[2], "bestmove (none)", "{out}");
+    assert!(out.contains("is illegal"), "{out}");
+}
