@@ -195,3 +195,28 @@ fn a_network_trained_under_other_rules_is_used_with_a_warning() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
 }
+
+/// Regression guard: `--human black` in Xiangqi is the second player (it was read as
+/// Gomoku's black, the first player, so the human played red), and an unknown side lists the
+/// game's own colour names.
+#[test]
+fn human_colour_names_are_the_games_own() {
+    let out = alphazero_with_input(
+        &[
+            "play", "--game", "xiangqi", "--sims", "5", "--human", "black",
+        ],
+        "quit\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("engine (red) plays"), "{}", out.stdout);
+    assert!(out.stdout.contains("black to move>"), "{}", out.stdout);
+    for (game, bad, names) in [
+        ("gomoku", "red", "first, second, black, white or none"),
+        ("xiangqi", "white", "first, second, red, black or none"),
+        ("connect4", "black", "first, second or none"),
+    ] {
+        let out = alphazero(&["play", "--game", game, "--human", bad]);
+        assert_clean_error(&out, game);
+        assert!(out.stderr.contains(names), "{game}: {}", out.stderr);
+    }
+}

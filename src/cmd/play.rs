@@ -34,7 +34,8 @@ pub struct PlayArgs {
     /// comes first).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     movetime: Option<u64>,
-    /// Which side you play: first|black|red, second|white, or none (engine plays both).
+    /// Which side you play: first or second, the game's colour (Gomoku black|white, Xiangqi
+    /// red|black), or none (the engine plays both).
     #[arg(long, default_value = "first")]
     human: String,
     /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
@@ -52,12 +53,28 @@ pub struct PlayArgs {
     notation: String,
 }
 
-fn parse_human(text: &str) -> Result<Option<Side>> {
-    Ok(match text.trim().to_ascii_lowercase().as_str() {
-        "first" | "black" | "red" | "x" | "1" => Some(Side::First),
-        "second" | "white" | "o" | "2" => Some(Side::Second),
+/// `--human`: `first`/`second`/`1`/`2`, the game's own colour names (Gomoku black/white,
+/// Xiangqi red/black: "black" is the first player in one and the second in the other), or
+/// `none`.
+fn parse_human<G: BoardView>(text: &str) -> Result<Option<Side>> {
+    let colour = |side| G::side_name(side).split(' ').next().unwrap_or_default();
+    let (first, second) = (colour(Side::First), colour(Side::Second));
+    let t = text.trim().to_ascii_lowercase();
+    Ok(match t.as_str() {
+        "first" | "1" => Some(Side::First),
+        "second" | "2" => Some(Side::Second),
         "none" | "engine" => None,
-        other => bail!("--human {other:?}: expected first, second, black, white, red or none"),
+        c if c == first => Some(Side::First),
+        c if c == second => Some(Side::Second),
+        _ => {
+            let mut names = vec!["first", "second"];
+            for n in [first, second] {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            bail!("--human {text:?}: expected {} or none", names.join(", "))
+        }
     })
 }
 
@@ -242,7 +259,7 @@ fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &st
 }
 
 fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
-    let human = parse_human(&args.human)?;
+    let human = parse_human::<G>(&args.human)?;
     let game = match &args.position {
         Some(t) => G::parse_position(cfg, t).context("--position")?,
         None => History::new(G::new(cfg)),
@@ -299,7 +316,6 @@ fn public_engine(desc: &str) -> String {
 
 /// Runs `alphazero play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    parse_human(&args.human)?;
     args.notation
         .parse::<MoveNotation>()
         .context("--notation")?;
