@@ -458,14 +458,17 @@ mod tests {
             let d = max_rel_diff(&l_fast, &l_ref).max(max_rel_diff(&v_fast, &v_ref));
             assert!(d < 1e-4, "{channels} channels: outputs differ by {d}");
             assert_eq!(g_fast.len(), g_ref.len());
-            // The biases of convolutions followed by a batch norm have a zero gradient up to
-            // rounding: each gradient is compared relative to its largest value or, if larger,
-            // 1e-3 of the largest gradient of the network.
+            // The biases of convolutions followed by a batch norm have a zero gradient: what
+            // both paths give there is rounding of a sum of terms that cancel (up to 2e-7 of
+            // the network's largest gradient, in the NCHW path without Winograd as well), while
+            // every other gradient agrees to ~5e-6 of its own largest value. Each gradient is
+            // compared relative to its largest value or, if larger, 1e-2 of the largest
+            // gradient of the network.
             let floor = g_ref
                 .iter()
                 .flat_map(|(_, g)| g.iter())
                 .fold(0.0f32, |m, v| m.max(v.abs()))
-                * 1e-3;
+                * 1e-2;
             for ((name, fast), (_, slow)) in g_fast.iter().zip(&g_ref) {
                 let scale = slow.iter().fold(floor, |m, v| m.max(v.abs()));
                 let d = fast
