@@ -14,7 +14,7 @@ use alphazero_connect4::Connect4;
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
 use alphazero_gomoku::Gomoku;
-use alphazero_mcts::{CPuct, Evaluator, SearchConfig};
+use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
 use alphazero_nn::Device;
 use alphazero_xiangqi::Xiangqi;
 use anyhow::{bail, Context, Result};
@@ -60,6 +60,11 @@ pub struct ArenaArgs {
     /// a little wider.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
     leaves_per_batch: u32,
+    /// Gumbel root search for the network players (Danihelka et al. 2022): M root actions
+    /// sampled by Gumbel-top-k, the simulations shared out by sequential halving, instead of
+    /// PUCT at the root (16 is the paper's M; needs a simulation count, not only --movetime).
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    gumbel: Option<u32>,
     /// Time per move in milliseconds (search players stop early, external engines get it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     movetime: Option<u64>,
@@ -230,11 +235,12 @@ impl ArenaGame for Xiangqi {
     }
 }
 
-/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`).
+/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`).
 #[derive(Clone, Copy, Debug)]
 struct NetSearch {
     c_puct: Option<f32>,
     leaves_per_batch: u32,
+    gumbel: Option<u32>,
 }
 
 impl NetSearch {
@@ -242,6 +248,7 @@ impl NetSearch {
         NetSearch {
             c_puct: args.c_puct,
             leaves_per_batch: args.leaves_per_batch,
+            gumbel: args.gumbel,
         }
     }
 }
@@ -275,6 +282,10 @@ fn net_entrant<G: ArenaGame>(
     let c = match search.c_puct {
         Some(c) => format!("c_puct {c}"),
         None => "c_puct AlphaZero c(N)".into(),
+    };
+    let c = match search.gumbel {
+        Some(m) => format!("Gumbel root (m = {m}), {c} below the root"),
+        None => c,
     };
     eprintln!(
         "player net: {desc}; search {c}, {} {} per network call",
@@ -312,6 +323,10 @@ fn mcts_entrant<G: Game>(
             SearchConfig {
                 leaves_per_batch: search.leaves_per_batch,
                 c_puct: search.c_puct.map(CPuct::Constant).unwrap_or_default(),
+                gumbel: search.gumbel.map(|m| GumbelConfig {
+                    num_sampled_actions: m,
+                    ..GumbelConfig::default()
+                }),
                 ..crate::engine::interactive_search_config::<G>(sims.unwrap_or(default_sims), seed)
             },
         );

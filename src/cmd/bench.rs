@@ -8,7 +8,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
 use alphazero_nn::bench::{
     bench_fma_peak, bench_inference, bench_inference_folded, bench_inference_folded_with,
-    bench_matmul, bench_training, compute_threads, gomoku15_config,
+    bench_matmul, bench_training, bench_training_layers, compute_threads, gomoku15_config,
 };
 use alphazero_nn::{Conv3x3Algorithm, ModelConfig, ModelPreset, NetworkEvaluator, Tile};
 use alphazero_selfplay::{
@@ -27,7 +27,9 @@ pub enum BenchWhat {
     /// Search simulations/s with the uniform evaluator (no network).
     Search,
     /// Network positions/s (inference) and samples/s (training), effective GFLOP/s (also per
-    /// 3×3 convolution algorithm) and their share of the FMA peak measured by an FMA loop.
+    /// 3×3 convolution algorithm, and per layer type of the training step: a trunk 3×3
+    /// convolution and a batch norm with its ReLU, forward + backward, in ms) and their share
+    /// of the FMA peak measured by an FMA loop.
     Nn,
     /// Self-play games/hour: Connect Four with a small fresh network; Gomoku 15×15 and
     /// Xiangqi with their CPU configs (`configs/*-cpu.toml`) and shipped networks: the old
@@ -355,6 +357,15 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     );
     line("nn-train-6x64-gomoku15-b256-gflops", f.gflops, "GFLOP/s");
     share("nn-train-6x64-gomoku15-b256", f.gflops);
+    // The trunk's layer types of that step, each alone (forward + backward).
+    for l in bench_training_layers(&cfg, 256, t, dev) {
+        let name = format!("nn-train-{}-6x64-gomoku15-b256", l.layer);
+        line(&format!("{name}-ms"), l.ms, "ms");
+        if let Some(g) = l.gflops {
+            line(&format!("{name}-gflops"), g, "GFLOP/s");
+            share(&name, g);
+        }
+    }
 }
 
 fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {

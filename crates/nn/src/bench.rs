@@ -241,6 +241,75 @@ pub fn bench_training(
     }
 }
 
+/// One layer type of the training step, timed alone (forward and backward).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerFigure {
+    /// The layer type: `conv3x3` (a trunk convolution, `C → C` channels) or `bn-relu` (a
+    /// training-mode batch norm fused with its ReLU).
+    pub layer: &'static str,
+    /// Milliseconds per forward + backward pass of one such layer on the whole batch.
+    pub ms: f64,
+    /// Effective GFLOP/s (the direct convolution's 3 × 2 × multiply-accumulates of forward,
+    /// input gradient and weight gradient per second, whatever the algorithm does); `None`
+    /// for layers without multiply-accumulates worth counting.
+    pub gflops: Option<f64>,
+}
+
+/// The trunk's layer types of a training step of `config` at batch `batch` on `device` (with
+/// autodiff), each timed alone, forward and backward, in the layout the training step runs
+/// them in ([`crate::PolicyValueNet::trunk_layout`]).
+pub fn bench_training_layers(
+    config: &ModelConfig,
+    batch: usize,
+    min_time: Duration,
+    device: &Device,
+) -> Vec<LayerFigure> {
+    use crate::batch_norm::{batch_norm_act, Activation};
+    use crate::conv3x3::{conv3x3_forward, Layout};
+    use burn::tensor::Distribution;
+    let device = device.clone().autodiff();
+    let net = config.init(&device);
+    let layout = net.trunk_layout(&device);
+    let (c, h, w) = (config.channels, config.board_height, config.board_width);
+    let dims = match layout {
+        Layout::Nchw => [batch, c, h, w],
+        Layout::Nhwc => [batch, h, w, c],
+    };
+    let x: Tensor<4> = Tensor::random(dims, Distribution::Normal(0.0, 1.0), &device).require_grad();
+    let mut figures = Vec::new();
+    let Some(block) = net.blocks.first() else {
+        return figures;
+    };
+    let mut sink = 0.0f32;
+    let per_sec = time_it(min_time, || {
+        let y = conv3x3_forward(&block.conv1, x.clone(), layout);
+        let g = y.sum().backward();
+        sink += x
+            .grad(&g)
+            .map_or(0.0, |g| g.slice([0..1, 0..1, 0..1, 0..1]).into_scalar());
+    });
+    let macs = (batch * h * w * c * c * 9) as f64;
+    figures.push(LayerFigure {
+        layer: "conv3x3",
+        ms: 1e3 / per_sec,
+        gflops: Some(per_sec * 3.0 * 2.0 * macs / 1e9),
+    });
+    let per_sec = time_it(min_time, || {
+        let y = batch_norm_act(&block.bn1, x.clone(), None, Activation::Relu, layout);
+        let g = y.sum().backward();
+        sink += x
+            .grad(&g)
+            .map_or(0.0, |g| g.slice([0..1, 0..1, 0..1, 0..1]).into_scalar());
+    });
+    figures.push(LayerFigure {
+        layer: "bn-relu",
+        ms: 1e3 / per_sec,
+        gflops: None,
+    });
+    std::hint::black_box(sink);
+    figures
+}
+
 /// The f32 fused-multiply-add peak of one core, GFLOP/s (2 FLOPs per lane of an FMA), measured
 /// by a short loop of independent vector FMAs on each of `threads` threads at once (the sum over
 /// the threads): 12 independent 8-lane AVX2 FMA chains where the CPU has AVX2 and FMA, else 12

@@ -17,13 +17,16 @@
 //! * bias gradient: `db[Co] = Σ_b Σ_hw dy_b`.
 //!
 //! From 16 channels (multiples of 8) on CPUs with AVX2 and FMA the three products run as a
-//! Winograd F(4×4, 3×3) convolution instead (`crate::winograd`: 4× fewer multiplications,
-//! on NHWC copies of the activations; the backward pass is the exact gradient of that
-//! forward), 6×64 training on 15×15 boards ~1.7× faster on one core.
+//! Winograd F(4×4, 3×3) convolution instead (`crate::winograd`: 4× fewer multiplications;
+//! the backward pass is the exact gradient of that forward), 6×64 training on 15×15 boards
+//! ~1.7× faster on one core. Winograd reads and writes NHWC, the direct convolution NCHW;
+//! the operation takes its [`Layout`] as an argument and transposes only data that is not in
+//! its algorithm's layout, so a trunk kept in NHWC (see `PolicyValueNet::trunk_layout`) is
+//! never transposed around its convolutions.
 //!
 //! `col(x_b)` (im2col) is recomputed in the backward pass instead of being kept, so the memory
 //! held for the backward pass is the same as burn's own convolution (the input and the weight).
-//! Tensors are NCHW (`[B, C, H, W]`) and `f32`; other dtypes fall back to burn's convolution.
+//! Tensors are `f32`; other dtypes fall back to burn's convolution (NCHW only).
 //! Checked against burn's `conv2d` and its autodiff gradients in this module's tests (the fast
 //! path against the library reference) and through whole training steps in `train.rs`.
 
@@ -42,8 +45,57 @@ use burn::tensor::{DType, Device, Shape, Tensor, TensorData};
 use crate::winograd::{self, Tiling, Transform};
 use crate::Tile;
 
-/// The custom operation: `conv3x3(x [B, Ci, H, W], weight [Co, Ci, 3, 3], bias [Co])` →
-/// `[B, Co, H, W]`, stride 1, zero padding 1 (the output has the input's height and width).
+/// Memory order of a 4-d activation tensor of `B` samples, `C` channels and `H × W` points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Layout {
+    /// `[B, C, H, W]`: each channel's plane together (burn's convention; what the direct
+    /// convolution reads and writes).
+    Nchw,
+    /// `[B, H, W, C]`: each point's channels together (what the Winograd kernels read and
+    /// write; the trunk of a training network runs in it, see [`crate::PolicyValueNet`]).
+    Nhwc,
+}
+
+impl Layout {
+    /// `[B, C, HW]` of a tensor of this layout with dimensions `dims`.
+    pub fn bchw(self, dims: [usize; 4]) -> [usize; 3] {
+        match self {
+            Layout::Nchw => [dims[0], dims[1], dims[2] * dims[3]],
+            Layout::Nhwc => [dims[0], dims[3], dims[1] * dims[2]],
+        }
+    }
+
+    /// `[B, H, W, C]` of a tensor of this layout with dimensions `dims`.
+    fn bhwc(self, dims: [usize; 4]) -> [usize; 4] {
+        match self {
+            Layout::Nchw => [dims[0], dims[2], dims[3], dims[1]],
+            Layout::Nhwc => dims,
+        }
+    }
+
+    /// The dimensions of a `[B, H, W, C]` tensor in this layout.
+    fn dims(self, [b, h, w, c]: [usize; 4]) -> [usize; 4] {
+        match self {
+            Layout::Nchw => [b, c, h, w],
+            Layout::Nhwc => [b, h, w, c],
+        }
+    }
+
+    /// `x` (`[B, C, HW]` in this layout) in the other layout.
+    fn transposed(self, x: &[f32], c: usize, hw: usize) -> Vec<f32> {
+        let mut out = vec![0.0f32; x.len()];
+        match self {
+            Layout::Nchw => transpose_samples(x, c, hw, &mut out),
+            Layout::Nhwc => transpose_samples(x, hw, c, &mut out),
+        }
+        out
+    }
+}
+
+/// The custom operation: `conv3x3(x, weight [Co, Ci, 3, 3], bias [Co], layout)`, stride 1,
+/// zero padding 1 (the output has the input's height and width): `x` `[B, Ci, H, W]` →
+/// `[B, Co, H, W]` in [`Layout::Nchw`], `[B, H, W, Ci]` → `[B, H, W, Co]` in
+/// [`Layout::Nhwc`].
 #[backend_extension(Flex, Autodiff)]
 pub trait Conv3x3Backend: Backend {
     /// The convolution; see the trait docs for shapes.
@@ -51,6 +103,7 @@ pub trait Conv3x3Backend: Backend {
         x: FloatTensor<Self>,
         weight: FloatTensor<Self>,
         bias: FloatTensor<Self>,
+        layout: Layout,
     ) -> FloatTensor<Self>;
 }
 
@@ -59,17 +112,18 @@ fn options() -> ConvOptions<2> {
 }
 
 impl Conv3x3Backend for Flex {
-    fn conv3x3(x: FlexTensor, weight: FlexTensor, bias: FlexTensor) -> FlexTensor {
+    fn conv3x3(x: FlexTensor, weight: FlexTensor, bias: FlexTensor, layout: Layout) -> FlexTensor {
         if x.dtype() != DType::F32 || weight.dtype() != DType::F32 || bias.dtype() != DType::F32 {
+            assert_eq!(layout, Layout::Nchw, "conv3x3: NHWC needs f32 tensors");
             return Flex::conv2d(x, weight, Some(bias), options());
         }
-        let dims = Dims::of(&x, &weight);
+        let dims = Dims::of(&x, &weight, layout);
         let x = contiguous(x);
         let weight = contiguous(weight);
         let bias = contiguous(bias);
-        let mut out = vec![0.0f32; dims.b * dims.co * dims.hw()];
-        forward(&dims, slice(&x), slice(&weight), slice(&bias), &mut out);
-        FlexTensor::from_data(TensorData::new(out, [dims.b, dims.co, dims.h, dims.w]))
+        let out = forward(&dims, layout, slice(&x), slice(&weight), slice(&bias));
+        let shape = layout.dims([dims.b, dims.h, dims.w, dims.co]);
+        FlexTensor::from_data(TensorData::new(out, shape))
     }
 }
 
@@ -77,7 +131,8 @@ impl Conv3x3Backend for Flex {
 struct Conv3x3Backward;
 
 impl Backward<Flex, 3> for Conv3x3Backward {
-    type State = (NodeId, NodeId);
+    /// Input and weight (checkpointed), the layout.
+    type State = (NodeId, NodeId, Layout);
 
     fn backward(
         self,
@@ -87,7 +142,7 @@ impl Backward<Flex, 3> for Conv3x3Backward {
     ) {
         let [node_x, node_w, node_b] = ops.parents;
         let grad = grads.consume::<Flex>(&ops.node);
-        let (x_state, w_state) = ops.state;
+        let (x_state, w_state, layout) = ops.state;
         let x: FlexTensor = checkpointer.retrieve_node_output(x_state);
         let weight: FlexTensor = checkpointer.retrieve_node_output(w_state);
         if x.dtype() != DType::F32 || weight.dtype() != DType::F32 || grad.dtype() != DType::F32 {
@@ -111,12 +166,13 @@ impl Backward<Flex, 3> for Conv3x3Backward {
             }
             return;
         }
-        let dims = Dims::of(&x, &weight);
+        let dims = Dims::of(&x, &weight, layout);
         let x = contiguous(x);
         let weight = contiguous(weight);
         let grad = contiguous(grad);
         let g = backward(
             &dims,
+            layout,
             slice(&x),
             slice(&weight),
             slice(&grad),
@@ -124,7 +180,8 @@ impl Backward<Flex, 3> for Conv3x3Backward {
         );
         if let Some(node) = node_x {
             let dx = g.dx.expect("input gradient requested");
-            let t = FlexTensor::from_data(TensorData::new(dx, [dims.b, dims.ci, dims.h, dims.w]));
+            let shape = layout.dims([dims.b, dims.h, dims.w, dims.ci]);
+            let t = FlexTensor::from_data(TensorData::new(dx, shape));
             grads.register::<Flex>(node.id, t);
         }
         if let Some(node) = node_w {
@@ -143,6 +200,7 @@ impl<C: CheckpointStrategy> Conv3x3Backend for Autodiff<Flex, C> {
         x: FloatTensor<Self>,
         weight: FloatTensor<Self>,
         bias: FloatTensor<Self>,
+        layout: Layout,
     ) -> FloatTensor<Self> {
         match Conv3x3Backward
             .prepare::<C>([x.node(), weight.node(), bias.node()])
@@ -153,11 +211,12 @@ impl<C: CheckpointStrategy> Conv3x3Backend for Autodiff<Flex, C> {
                 let x_state = prep.checkpoint(&x);
                 let w_state = prep.checkpoint(&weight);
                 prep.finish(
-                    (x_state, w_state),
+                    (x_state, w_state, layout),
                     Flex::conv3x3(
                         x.into_primitive(),
                         weight.into_primitive(),
                         bias.into_primitive(),
+                        layout,
                     ),
                 )
             }
@@ -165,18 +224,27 @@ impl<C: CheckpointStrategy> Conv3x3Backend for Autodiff<Flex, C> {
                 x.into_primitive(),
                 weight.into_primitive(),
                 bias.into_primitive(),
+                layout,
             )),
         }
     }
 }
 
-/// Applies `conv` (which must be 3×3, stride 1, padding 1, with a bias) to `x` `[B, Ci, H, W]`.
-/// On burn's Flex device (with or without autodiff) this runs the fast operation of this
-/// module; elsewhere (CUDA) burn's own convolution.
-pub fn conv3x3_forward(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+/// Applies `conv` (which must be 3×3, stride 1, padding 1, with a bias) to `x` in `layout`
+/// (`[B, Ci, H, W]` or `[B, H, W, Ci]`). On burn's Flex device (with or without autodiff)
+/// this runs the fast operation of this module; elsewhere (CUDA) burn's own convolution.
+///
+/// # Panics
+/// With [`Layout::Nhwc`] off the Flex device (burn's convolution is NCHW).
+pub fn conv3x3_forward(conv: &Conv2d, x: Tensor<4>, layout: Layout) -> Tensor<4> {
     match &conv.bias {
-        Some(bias) if fast_path_on(&x.device()) => conv3x3(x, conv.weight.val(), bias.val()),
-        _ => conv.forward(x),
+        Some(bias) if fast_path_on(&x.device()) => {
+            conv3x3(x, conv.weight.val(), bias.val(), layout)
+        }
+        _ => {
+            assert_eq!(layout, Layout::Nchw, "burn's Conv2d is NCHW");
+            conv.forward(x)
+        }
     }
 }
 
@@ -186,16 +254,18 @@ pub fn fast_path_on(device: &Device) -> bool {
     device.clone().without_autodiff() == Device::flex()
 }
 
-/// The operation on dispatch tensors: `x` `[B, Ci, H, W]`, `weight` `[Co, Ci, 3, 3]`, `bias`
-/// `[Co]` → `[B, Co, H, W]`.
+/// The operation on dispatch tensors: `x` `[B, Ci, H, W]` ([`Layout::Nchw`]) or `[B, H, W,
+/// Ci]` ([`Layout::Nhwc`]), `weight` `[Co, Ci, 3, 3]`, `bias` `[Co]` → `[B, Co, H, W]` or
+/// `[B, H, W, Co]`.
 ///
 /// # Panics
 /// If the tensors are not on a Flex device (see [`fast_path_on`]) or the shapes do not fit.
-pub fn conv3x3(x: Tensor<4>, weight: Tensor<4>, bias: Tensor<1>) -> Tensor<4> {
+pub fn conv3x3(x: Tensor<4>, weight: Tensor<4>, bias: Tensor<1>, layout: Layout) -> Tensor<4> {
     Tensor::from_dispatch(<Dispatch as Conv3x3Backend>::conv3x3(
         x.into_dispatch(),
         weight.into_dispatch(),
         bias.into_dispatch(),
+        layout,
     ))
 }
 
@@ -210,8 +280,8 @@ struct Dims {
 }
 
 impl Dims {
-    fn of(x: &FlexTensor, weight: &FlexTensor) -> Dims {
-        let [b, ci, h, w] = x.shape().dims::<4>();
+    fn of(x: &FlexTensor, weight: &FlexTensor, layout: Layout) -> Dims {
+        let [b, h, w, ci] = layout.bhwc(x.shape().dims::<4>());
         let [co, wci, kh, kw] = weight.shape().dims::<4>();
         assert!(
             wci == ci && kh == 3 && kw == 3,
@@ -435,11 +505,41 @@ pub(crate) fn for_sample_ranges<R: Send>(b: usize, f: impl Fn(usize, usize) -> R
         .collect()
 }
 
-/// Forward pass on host slices (see the module docs); `out` is `[B, Co, H, W]`.
-fn forward(d: &Dims, x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32]) {
-    if let Some(tile) = winograd_tile(d) {
-        return forward_winograd(d, tile, x, weight, bias, out);
+/// The layout an algorithm reads and writes: NHWC for Winograd, NCHW for the direct
+/// convolution.
+fn native_layout(tile: Option<Tile>) -> Layout {
+    match tile {
+        Some(_) => Layout::Nhwc,
+        None => Layout::Nchw,
     }
+}
+
+/// Forward pass on host slices (see the module docs): `x` in `layout`, the output in
+/// `layout`. Data in the other layout than the algorithm's is transposed in and out.
+fn forward(d: &Dims, layout: Layout, x: &[f32], weight: &[f32], bias: &[f32]) -> Vec<f32> {
+    let tile = winograd_tile(d);
+    let native = native_layout(tile);
+    let converted;
+    let x = if layout == native {
+        x
+    } else {
+        converted = layout.transposed(x, d.ci, d.hw());
+        &converted
+    };
+    let mut out = vec![0.0f32; d.b * d.co * d.hw()];
+    match tile {
+        Some(tile) => forward_winograd(d, tile, x, weight, bias, &mut out),
+        None => forward_direct(d, x, weight, bias, &mut out),
+    }
+    if layout == native {
+        out
+    } else {
+        native.transposed(&out, d.co, d.hw())
+    }
+}
+
+/// The direct forward pass (im2col and GEMM), NCHW; `out` is `[B, Co, H, W]`.
+fn forward_direct(d: &Dims, x: &[f32], weight: &[f32], bias: &[f32], out: &mut [f32]) {
     let (hw, k, co) = (d.hw(), d.k(), d.co);
     for_sample_chunks(out, d.b, co * hw, |first, samples, chunk| {
         let mut col = vec![0.0f32; k * hw];
@@ -465,11 +565,33 @@ struct Grads {
     db: Vec<f32>,
 }
 
-/// Backward pass on host slices (see the module docs); `grad` is `[B, Co, H, W]`.
-fn backward(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) -> Grads {
-    if let Some(tile) = winograd_tile(d) {
-        return backward_winograd(d, tile, x, weight, grad, want_dx);
+/// Backward pass on host slices (see the module docs): `x`, `grad` and the input gradient in
+/// `layout`. Data in the other layout than the algorithm's is transposed in and out.
+fn backward(
+    d: &Dims,
+    layout: Layout,
+    x: &[f32],
+    weight: &[f32],
+    grad: &[f32],
+    want_dx: bool,
+) -> Grads {
+    let tile = winograd_tile(d);
+    let native = native_layout(tile);
+    if layout != native {
+        let x = layout.transposed(x, d.ci, d.hw());
+        let grad = layout.transposed(grad, d.co, d.hw());
+        let mut g = backward(d, native, &x, weight, &grad, want_dx);
+        g.dx = g.dx.map(|dx| native.transposed(&dx, d.ci, d.hw()));
+        return g;
     }
+    match tile {
+        Some(tile) => backward_winograd(d, tile, x, weight, grad, want_dx),
+        None => backward_direct(d, x, weight, grad, want_dx),
+    }
+}
+
+/// The direct backward pass (im2col, GEMMs, col2im), NCHW.
+fn backward_direct(d: &Dims, x: &[f32], weight: &[f32], grad: &[f32], want_dx: bool) -> Grads {
     let (hw, k, co, ci) = (d.hw(), d.k(), d.co, d.ci);
     let mut dx = vec![0.0f32; if want_dx { d.b * ci * hw } else { d.b }];
     let per_sample = if want_dx { ci * hw } else { 1 };
@@ -555,14 +677,8 @@ fn transpose_samples(src: &[f32], rows: usize, cols: usize, dst: &mut [f32]) {
     }
 }
 
-/// `[B, C, HW]` → `[B, HW, C]`.
-fn to_nhwc(x: &[f32], c: usize, hw: usize) -> Vec<f32> {
-    let mut out = vec![0.0f32; x.len()];
-    transpose_samples(x, c, hw, &mut out);
-    out
-}
-
-/// The forward pass as a Winograd convolution (see [`crate::winograd`]) on NHWC copies.
+/// The forward pass as a Winograd convolution (see [`crate::winograd`]), NHWC: `x` `[B, H,
+/// W, Ci]`, `out` `[B, H, W, Co]`.
 fn forward_winograd(
     d: &Dims,
     tile: Tile,
@@ -573,16 +689,14 @@ fn forward_winograd(
 ) {
     let tr = Transform::new(tile);
     let g = Tiling::new(&tr, d.b, d.h, d.w);
-    let xn = to_nhwc(x, d.ci, d.hw());
     let u = tr.weights_from_oihw(weight, d.ci, d.co);
-    let mut yn = vec![0.0f32; out.len()];
-    winograd::forward_nhwc(&tr, &g, &xn, d.ci, &u, bias, d.co, None, false, &mut yn);
-    transpose_samples(&yn, d.hw(), d.co, out);
+    winograd::forward_nhwc(&tr, &g, x, d.ci, &u, bias, d.co, None, false, out);
 }
 
 /// The backward pass of [`forward_winograd`]: the exact gradient of the Winograd forward
 /// (`dM = A dY Aᵀ`, `dU = Vᵀ dM`, `dV = dM Uᵀ`, `dx = B dV Bᵀ`, `dW = Gᵀ dU G`), per task over
-/// chunks of samples.
+/// chunks of samples. NHWC: `x` `[B, H, W, Ci]`, `grad` `[B, H, W, Co]`, the input gradient
+/// `[B, H, W, Ci]`.
 fn backward_winograd(
     d: &Dims,
     tile: Tile,
@@ -595,8 +709,7 @@ fn backward_winograd(
     let tr = Transform::new(tile);
     let g = Tiling::new(&tr, d.b, d.h, d.w);
     let (pts, per) = (tr.points(), g.per_sample());
-    let xn = to_nhwc(x, ci, hw);
-    let dyn_ = to_nhwc(grad, co, hw);
+    let (xn, dyn_) = (x, grad);
     let u = tr.weights_from_oihw(weight, ci, co);
     let chunk = winograd::samples_per_chunk(&tr, &g, ci.max(co));
     let mut dxn = vec![0.0f32; if want_dx { d.b * hw * ci } else { d.b }];
@@ -604,14 +717,18 @@ fn backward_winograd(
     let partials = for_sample_chunks(&mut dxn, d.b, per_sample, |first, samples, out| {
         let mut du = vec![0.0f32; pts * ci * co];
         let mut db = vec![0.0f32; co];
+        // One chunk's transformed input, product gradient and input gradient, reused.
+        let most = chunk.min(samples) * per * pts;
+        let (mut v_buf, mut dm_buf) = (vec![0.0f32; most * ci], vec![0.0f32; most * co]);
+        let mut dv_buf = vec![0.0f32; if want_dx { most * ci } else { 0 }];
         let mut s = 0;
         while s < samples {
             let count = chunk.min(samples - s);
             let (first_tile, n) = ((first + s) * per, count * per);
-            let mut v = vec![0.0f32; n * pts * ci];
-            let mut dm = vec![0.0f32; n * pts * co];
-            winograd::input_transform(&tr, &g, &xn, ci, first_tile, &mut v);
-            winograd::output_transform_adjoint(&tr, &g, &dyn_, co, first_tile, &mut dm);
+            let v = &mut v_buf[..n * pts * ci];
+            let dm = &mut dm_buf[..n * pts * co];
+            winograd::input_transform(&tr, &g, xn, ci, first_tile, v);
+            winograd::output_transform_adjoint(&tr, &g, dyn_, co, first_tile, dm);
             for xi in 0..pts {
                 // dU[ξ] [ci, co] += V[·, ξ]ᵀ · dM[·, ξ]
                 winograd::gemm_at(
@@ -626,7 +743,7 @@ fn backward_winograd(
                 );
             }
             if want_dx {
-                let mut dv = vec![0.0f32; n * pts * ci];
+                let dv = &mut dv_buf[..n * pts * ci];
                 for xi in 0..pts {
                     // dV[·, ξ] [n, ci] = dM[·, ξ] · U[ξ]ᵀ
                     winograd::gemm_at(
@@ -641,16 +758,21 @@ fn backward_winograd(
                     );
                 }
                 let dst = &mut out[s * hw * ci..(s + count) * hw * ci];
-                winograd::input_transform_adjoint(&tr, &g, &dv, ci, first_tile, first + s, dst);
+                winograd::input_transform_adjoint(&tr, &g, dv, ci, first_tile, first + s, dst);
             }
             s += count;
         }
-        for bi in first..first + samples {
-            for (acc, row) in db
-                .iter_mut()
-                .zip(grad[bi * co * hw..(bi + 1) * co * hw].chunks_exact(hw))
-            {
-                *acc += row.iter().sum::<f32>();
+        // db = Σ over samples and points of dy (NHWC rows of Co), per sample then summed.
+        let mut per_sample = vec![0.0f32; co];
+        for sample in grad[first * hw * co..(first + samples) * hw * co].chunks_exact(hw * co) {
+            per_sample.fill(0.0);
+            for row in sample.chunks_exact(co) {
+                for (acc, v) in per_sample.iter_mut().zip(row) {
+                    *acc += v;
+                }
+            }
+            for (acc, v) in db.iter_mut().zip(&per_sample) {
+                *acc += v;
             }
         }
         (du, db)
@@ -666,11 +788,7 @@ fn backward_winograd(
         }
     }
     Grads {
-        dx: want_dx.then(|| {
-            let mut dx = vec![0.0f32; dxn.len()];
-            transpose_samples(&dxn, hw, ci, &mut dx);
-            dx
-        }),
+        dx: want_dx.then_some(dxn),
         dw: tr.weight_grad_to_oihw(&du, ci, co),
         db,
     }
@@ -687,9 +805,16 @@ mod tests {
     /// The fast forward and all three gradients agree with burn's `conv2d` and its autodiff
     /// gradients, for several shapes (1-sample and multi-sample batches, one input channel,
     /// boards as narrow as 2 columns, non-square boards; the im2col path and, from 16
-    /// channels, the Winograd path).
+    /// channels, the Winograd path), in both layouts (NHWC through permutations of burn's
+    /// NCHW tensors: the Winograd path without transposes, the im2col path with them).
     #[test]
     fn conv3x3_matches_burn_conv2d_forward_and_gradients() {
+        for layout in [Layout::Nchw, Layout::Nhwc] {
+            conv3x3_matches_burn_conv2d_in(layout);
+        }
+    }
+
+    fn conv3x3_matches_burn_conv2d_in(layout: Layout) {
         let device = Device::flex().autodiff();
         for &(b, ci, co, h, w) in &[
             (1, 1, 1, 3, 3),
@@ -717,10 +842,19 @@ mod tests {
             let grads_ref = (y_ref.clone() * probe.clone()).sum().backward();
             assert!(fast_path_on(&device));
             let bias = conv.bias.as_ref().unwrap().val();
-            let y_fast = conv3x3(x.clone(), conv.weight.val(), bias);
+            let y_fast = match layout {
+                Layout::Nchw => conv3x3(x.clone(), conv.weight.val(), bias, layout),
+                Layout::Nhwc => conv3x3(
+                    x.clone().permute([0, 2, 3, 1]),
+                    conv.weight.val(),
+                    bias,
+                    layout,
+                )
+                .permute([0, 3, 1, 2]),
+            };
             let grads_fast = (y_fast.clone() * probe.clone()).sum().backward();
 
-            let shape = format!("b{b} ci{ci} co{co} {h}x{w}");
+            let shape = format!("{layout:?} b{b} ci{ci} co{co} {h}x{w}");
             let d = max_rel_diff(&host(y_fast), &host(y_ref));
             assert!(d < 1e-5, "{shape}: forward differs by {d}");
             let pairs = [
@@ -757,7 +891,7 @@ mod tests {
         let x: Tensor<4> = Tensor::random([2, 3, 6, 7], Distribution::Normal(0.0, 1.0), &device);
         let bias = conv.bias.as_ref().unwrap().val();
         let d = max_rel_diff(
-            &host(conv3x3(x.clone(), conv.weight.val(), bias)),
+            &host(conv3x3(x.clone(), conv.weight.val(), bias, Layout::Nchw)),
             &host(conv.forward(x)),
         );
         assert!(d < 1e-5, "forward differs by {d}");

@@ -48,10 +48,12 @@
 //! the learning rate is set by the caller (the training loop schedules it over the run).
 //!
 //! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
-//! training mode ([`batch_norm`]) are burn *backend extensions* with hand-written backward
-//! passes (per-sample GEMMs with im2col/col2im, or, from 16 channels on AVX2 CPUs, Winograd
-//! F(4×4, 3×3) forward and backward, see `winograd.rs`; per-channel
-//! reductions over NCHW in place):
+//! training mode ([`batch_norm`], fused with the ReLU and the residual addition after them)
+//! are burn *backend extensions* with hand-written backward passes (per-sample GEMMs with
+//! im2col/col2im, or, from 16 channels on AVX2 CPUs, Winograd F(4×4, 3×3) forward and
+//! backward, see `winograd.rs`; per-channel reductions in place). Where Winograd runs, the
+//! residual blocks keep their activations NHWC, the Winograd kernels' layout
+//! ([`PolicyValueNet::trunk_layout`]):
 //! burn 0.22's generic convolution backward and batch-norm reductions copy and scatter the
 //! activations and ran at half the machine's matrix-product rate. Both are checked against
 //! burn's own layers (outputs and every gradient); on CUDA burn's layers are used unchanged.

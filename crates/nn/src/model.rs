@@ -7,8 +7,8 @@ use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 
-use crate::batch_norm::batch_norm;
-use crate::conv3x3::conv3x3_forward;
+use crate::batch_norm::{batch_norm_act, Activation};
+use crate::conv3x3::{conv3x3_forward, Layout};
 
 /// Shape and size of a [`PolicyValueNet`].
 ///
@@ -232,14 +232,15 @@ pub struct ResidualBlock {
 }
 
 impl ResidualBlock {
-    /// `[B, C, H, W]` → `[B, C, H, W]`.
-    pub fn forward(&self, x: Tensor<4>) -> Tensor<4> {
-        let y = relu(batch_norm(
-            &self.bn1,
-            conv3x3_forward(&self.conv1, x.clone()),
-        ));
-        let y = batch_norm(&self.bn2, conv3x3_forward(&self.conv2, y));
-        relu(y + x)
+    /// `[B, C, H, W]` → `[B, C, H, W]` (or `[B, H, W, C]` → `[B, H, W, C]` with
+    /// [`Layout::Nhwc`], on burn's Flex device in training mode only, see
+    /// [`PolicyValueNet::trunk_layout`]). The batch norms, the ReLUs and the residual addition
+    /// are fused there ([`crate::batch_norm`]).
+    pub fn forward(&self, x: Tensor<4>, layout: Layout) -> Tensor<4> {
+        let y = conv3x3_forward(&self.conv1, x.clone(), layout);
+        let y = batch_norm_act(&self.bn1, y, None, Activation::Relu, layout);
+        let y = conv3x3_forward(&self.conv2, y, layout);
+        batch_norm_act(&self.bn2, y, Some(x), Activation::Relu, layout)
     }
 }
 
@@ -279,20 +280,24 @@ impl PolicyValueNet {
     /// If `C`, `H` or `W` differ from the model's configuration (burn checks shapes).
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
         let [b, _, _, _] = planes.dims();
-        let mut x = relu(batch_norm(
-            &self.stem_bn,
-            conv3x3_forward(&self.stem, planes),
-        ));
-        for block in &self.blocks {
-            x = block.forward(x);
+        let layout = self.trunk_layout(&planes.device());
+        let x = conv3x3_forward(&self.stem, planes, Layout::Nchw);
+        let mut x = batch_norm_act(&self.stem_bn, x, None, Activation::Relu, Layout::Nchw);
+        if layout == Layout::Nhwc {
+            x = x.permute([0, 2, 3, 1]);
         }
-        let p = relu(batch_norm(
-            &self.policy_bn,
-            self.policy_conv.forward(x.clone()),
-        ));
+        for block in &self.blocks {
+            x = block.forward(x, layout);
+        }
+        if layout == Layout::Nhwc {
+            x = x.permute([0, 3, 1, 2]);
+        }
+        let p = self.policy_conv.forward(x.clone());
+        let p = batch_norm_act(&self.policy_bn, p, None, Activation::Relu, Layout::Nchw);
         let p: Tensor<2> = p.reshape([b as i32, -1]);
         let logits = self.policy_fc.forward(p);
-        let v = relu(batch_norm(&self.value_bn, self.value_conv.forward(x)));
+        let v = self.value_conv.forward(x);
+        let v = batch_norm_act(&self.value_bn, v, None, Activation::Relu, Layout::Nchw);
         let v: Tensor<2> = v.reshape([b as i32, -1]);
         let v = relu(self.value_fc1.forward(v));
         let v = tanh(self.value_fc2.forward(v));
@@ -346,5 +351,135 @@ impl PolicyValueNet {
     /// Number of residual blocks.
     pub fn num_blocks(&self) -> usize {
         self.blocks.len()
+    }
+
+    /// The layout the residual blocks run in on `device`: [`Layout::Nhwc`] in training mode
+    /// on burn's Flex autodiff device when the trunk's 3×3 convolutions run as Winograd
+    /// ([`crate::Conv3x3Algorithm::choose`]; NHWC is what its kernels read and write, so the
+    /// activations are transposed once before the trunk and once after it instead of around
+    /// every convolution), [`Layout::Nchw`] everywhere else.
+    pub fn trunk_layout(&self, device: &Device) -> Layout {
+        let channels = self.stem.weight.dims()[0];
+        let winograd = matches!(
+            crate::Conv3x3Algorithm::choose(channels, channels),
+            crate::Conv3x3Algorithm::Winograd(_)
+        );
+        if winograd
+            && !self.blocks.is_empty()
+            && crate::batch_norm::fast_path(&self.stem_bn, device)
+        {
+            Layout::Nhwc
+        } else {
+            Layout::Nchw
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::{host, max_rel_diff};
+    use burn::module::{ModuleVisitor, Param};
+    use burn::optim::GradientsParams;
+    use burn::tensor::Distribution;
+
+    /// Every parameter's gradient, in visiting order.
+    struct CollectGrads<'a> {
+        grads: &'a GradientsParams,
+        out: Vec<(String, Vec<f32>)>,
+    }
+
+    impl ModuleVisitor for CollectGrads<'_> {
+        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
+            if let Some(g) = self.grads.get::<D>(param.id) {
+                self.out.push((format!("{:?}", param.id), host(g)));
+            }
+        }
+    }
+
+    impl PolicyValueNet {
+        /// The forward pass with burn's own layers only (NCHW, `Conv2d::forward`,
+        /// `BatchNorm::forward`, `relu`, addition): the reference the fast training path is
+        /// checked against.
+        fn forward_reference(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
+            let [b, _, _, _] = planes.dims();
+            let mut x = relu(self.stem_bn.forward(self.stem.forward(planes)));
+            for block in &self.blocks {
+                let y = relu(block.bn1.forward(block.conv1.forward(x.clone())));
+                let y = block.bn2.forward(block.conv2.forward(y));
+                x = relu(y + x);
+            }
+            let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
+            let logits = self.policy_fc.forward(p.reshape([b as i32, -1]));
+            let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
+            let v = relu(self.value_fc1.forward(v.reshape([b as i32, -1])));
+            let v = tanh(self.value_fc2.forward(v));
+            (logits, v.reshape([b as i32]))
+        }
+    }
+
+    /// The training forward pass (NHWC trunk where Winograd runs, fused batch norm + ReLU +
+    /// residual) gives burn's layers' outputs and every parameter gradient, to 1e-4 of the
+    /// largest value (Winograd F(4×4) rounding), for a trunk that runs NHWC (16 channels)
+    /// and one that stays NCHW (8 channels).
+    #[test]
+    fn training_forward_and_gradients_match_burns_layers() {
+        let device = Device::flex().autodiff();
+        for channels in [16, 8] {
+            let config = ModelConfig::new(4, 7, 6, 42)
+                .with_residual_blocks(2)
+                .with_channels(channels)
+                .with_value_hidden(8);
+            let net = config.init(&device);
+            let winograd = crate::Conv3x3Algorithm::choose(channels, channels)
+                != crate::Conv3x3Algorithm::Direct;
+            let want = if winograd { Layout::Nhwc } else { Layout::Nchw };
+            assert_eq!(net.trunk_layout(&device), want, "{channels} channels");
+            let planes: Tensor<4> =
+                Tensor::random([5, 4, 7, 6], Distribution::Normal(0.0, 1.0), &device);
+            let probe: Tensor<2> = Tensor::random([5, 42], Distribution::Normal(0.0, 1.0), &device);
+            let run = |reference: bool| {
+                let (logits, values) = if reference {
+                    net.forward_reference(planes.clone())
+                } else {
+                    net.forward(planes.clone())
+                };
+                let loss = (logits.clone() * probe.clone()).sum() + values.clone().sum();
+                let grads = GradientsParams::from_grads(loss.backward(), &net);
+                let mut visitor = CollectGrads {
+                    grads: &grads,
+                    out: Vec::new(),
+                };
+                net.visit(&mut visitor);
+                (host(logits), host(values), visitor.out)
+            };
+            let (l_fast, v_fast, g_fast) = run(false);
+            let (l_ref, v_ref, g_ref) = run(true);
+            let d = max_rel_diff(&l_fast, &l_ref).max(max_rel_diff(&v_fast, &v_ref));
+            assert!(d < 1e-4, "{channels} channels: outputs differ by {d}");
+            assert_eq!(g_fast.len(), g_ref.len());
+            // The biases of convolutions followed by a batch norm have a zero gradient: what
+            // both paths give there is rounding of a sum of terms that cancel (up to 2e-7 of
+            // the network's largest gradient, in the NCHW path without Winograd as well), while
+            // every other gradient agrees to ~5e-6 of its own largest value. Each gradient is
+            // compared relative to its largest value or, if larger, 1e-2 of the largest
+            // gradient of the network.
+            let floor = g_ref
+                .iter()
+                .flat_map(|(_, g)| g.iter())
+                .fold(0.0f32, |m, v| m.max(v.abs()))
+                * 1e-2;
+            for ((name, fast), (_, slow)) in g_fast.iter().zip(&g_ref) {
+                let scale = slow.iter().fold(floor, |m, v| m.max(v.abs()));
+                let d = fast
+                    .iter()
+                    .zip(slow)
+                    .fold(0.0f32, |m, (a, b)| m.max((a - b).abs() / scale));
+                assert!(
+                    d < 1e-4,
+                    "{channels} channels: gradient of {name} differs by {d}"
+                );
+            }
+        }
     }
 }
