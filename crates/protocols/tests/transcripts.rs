@@ -588,7 +588,10 @@ fn uci_moves_after_a_repetition_our_rules_end_are_accepted_and_answered_with_a_m
     let out = run_transcript("uci_moves_after_repetition");
     let best: Vec<&str> = out.lines().filter(|l| l.starts_with("bestmove")).collect();
     assert_eq!(best.len(), 3, "{out}");
-    assert!(best[0] != "bestmove (none)" && best[1] != "bestmove (none)", "{out}");
+    assert!(
+        best[0] != "bestmove (none)" && best[1] != "bestmove (none)",
+        "{out}"
+    );
     assert_eq!(best[2], "bestmove (none)", "{out}");
     assert!(out.contains("is illegal"), "{out}");
 }

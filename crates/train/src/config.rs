@@ -1638,7 +1638,10 @@ mod tests {
         assert!(!x.gating.enabled, "draw-heavy gating never promoted");
         assert_eq!(x.train.value_q_weight, 0.5);
         assert!(x.selfplay.resign.enabled);
-        assert_eq!(x.selfplay.draw_score, -0.2, "self-play avoids repetition draws");
+        assert_eq!(
+            x.selfplay.draw_score, -0.2,
+            "self-play avoids repetition draws"
+        );
         let c = TrainConfig::default_for("connect4").unwrap();
         assert_eq!(c.selfplay.draw_score, 0.0);
         assert!(matches!(
