@@ -348,6 +348,17 @@ fn rule_of(text: &str) -> Option<Rule> {
     })
 }
 
+/// Why a rule named in `RU` decides games differently from every rule this program plays
+/// (reading its moves under another rule would misjudge the result), or `None`.
+fn other_win_rule(text: &str) -> Option<&'static str> {
+    Some(match text.trim().to_ascii_lowercase().as_str() {
+        "caro" | "gomoku caro" => "caro: a five blocked at both ends does not win",
+        "omok" => "omok: a double three is forbidden for both players",
+        "pente" | "ninuki" | "ninuki-renju" => "pente / ninuki: stones are captured",
+        _ => return None,
+    })
+}
+
 fn build(nodes: &[Node], fallback: &GomokuConfig) -> Result<Record<Gomoku>, FormatError> {
     let root = &nodes[0];
     let first = |id: &str| prop(root, id).and_then(|v| v.first()).cloned();
@@ -380,6 +391,14 @@ fn build(nodes: &[Node], fallback: &GomokuConfig) -> Result<Record<Gomoku>, Form
     let rule = match first("RU") {
         Some(v) => match rule_of(&v.1) {
             Some(r) => r,
+            None if other_win_rule(&v.1).is_some() => {
+                let why = other_win_rule(&v.1).unwrap_or_default();
+                return Err(bad_tag(
+                    v.clone(),
+                    "RU",
+                    format!("{why}; this program plays freestyle, standard and renju"),
+                ));
+            }
             None => {
                 tags.push(("RU".to_string(), v.1.clone()));
                 fallback.rule
