@@ -87,6 +87,25 @@ fn arena_writes_gomoku_games_as_pgn_sgf_and_psq_that_convert_into_each_other() {
         let name = format!("game-{i:04}.psq");
         assert_eq!(read(&psq2.join(&name)), read(&psq.join(&name)), "{name}");
     }
+    // Regression guard: `--to pgn` into a `.psq` name wrote PGN text under a PSQ name.
+    let wrong = dir.join("wrong.psq");
+    let out = alphazero(&[
+        "records",
+        "export",
+        s(&pgn),
+        "--to",
+        "pgn",
+        "--out",
+        s(&wrong),
+    ]);
+    assert_clean_error(&out, "--to pgn --out wrong.psq");
+    assert!(
+        out.stderr
+            .contains("the extension names PSQ but --to says PGN"),
+        "{}",
+        out.stderr
+    );
+    assert!(!wrong.exists());
     // And each of them is read by analyze (the board size comes from the file).
     for file in [pgn.clone(), sgf.clone(), psq.join("game-0002.psq")] {
         let out = alphazero(&[

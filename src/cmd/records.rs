@@ -174,10 +174,22 @@ pub fn save_records<G: BoardView>(
 /// The format to write to `path`: `to` when given, else the path's extension.
 ///
 /// # Errors
-/// `to` is not pgn/sgf/psq, or neither it nor the extension names a format.
+/// `to` is not pgn/sgf/psq, names another format than the path's record extension, or
+/// neither it nor the extension names a format.
 pub fn output_format(flag: &str, path: &Path, to: Option<&str>) -> Result<Format> {
     match to {
-        Some(t) => t.parse::<Format>().map_err(anyhow::Error::from),
+        Some(t) => {
+            let format = t.parse::<Format>().map_err(anyhow::Error::from)?;
+            match Format::from_path(path) {
+                Some(named) if named != format => bail!(
+                    "{flag} {}: the extension names {} but --to says {}; make them agree",
+                    path.display(),
+                    named.name().to_ascii_uppercase(),
+                    format.name().to_ascii_uppercase()
+                ),
+                _ => Ok(format),
+            }
+        }
         None => Format::from_path(path).with_context(|| {
             format!(
                 "{flag} {}: name the format with a .pgn, .sgf or .psq extension (or --to)",
