@@ -1,13 +1,15 @@
 //! Encoding positions into the network's input planes (see the crate docs for each game).
 
 use alphazero_game::Game;
+use alphazero_registry::Registered;
 
-/// A game whose positions can be encoded as network input planes `[C, H, W]`.
+/// A game whose positions can be encoded as network input planes `[C, H, W]`; a game of the
+/// registry ([`Registered`]), so that a checkpoint names the game and rules it was trained for.
 ///
 /// The encoding is always **from the side to move**: "own" planes are the pieces of the side
 /// to move, and games whose action indices are seen from the side to move (Xiangqi) turn the
 /// board so that the side to move is at the bottom.
-pub trait Encode: Game {
+pub trait Encode: Registered {
     /// Number of planes `C` for a game configuration. `H × W` is [`Game::board_shape`].
     fn num_planes(config: &Self::Config) -> usize;
 

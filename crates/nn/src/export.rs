@@ -228,8 +228,8 @@ pub fn export_network<G: DescribeEncoding>(
     let model_json =
         serde_json::to_string(m).map_err(|e| NnError::InvalidConfig(format!("model: {e}")))?;
     let metadata = std::collections::HashMap::from([
-        ("game".to_string(), header.game.name.clone()),
-        ("game_config".to_string(), header.game.config.clone()),
+        ("game".to_string(), header.game.name().to_string()),
+        ("game_config".to_string(), header.game.to_string()),
         ("model".to_string(), model_json),
         (
             "description".to_string(),
@@ -281,7 +281,7 @@ pub fn export_network<G: DescribeEncoding>(
         "format": "alphazero-rs network export",
         "version": DESCRIPTION_VERSION,
         "source": {"checkpoint": source, "writer": header.writer, "training_step": header.step},
-        "game": {"name": G::NAME, "config": header.game.config},
+        "game": {"name": G::NAME, "config": header.game.to_string()},
         "input": {
             "name": "planes",
             "shape": ["B", c, h, w],

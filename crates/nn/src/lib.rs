@@ -88,7 +88,7 @@ mod winograd;
 pub use burn::tensor::Device;
 pub use checkpoint::{
     checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes, save_checkpoint,
-    save_model, Checkpoint, CheckpointError, CheckpointHeader, GameTag,
+    save_model, Checkpoint, CheckpointError, CheckpointHeader,
 };
 pub use encode::{transform_policy, Encode};
 pub use evaluator::NetworkEvaluator;

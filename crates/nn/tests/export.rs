@@ -9,9 +9,10 @@ use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_nn::export::{export_network, network_tensors, DescribeEncoding};
 use alphazero_nn::{
-    default_device, load_checkpoint, save_checkpoint, GameTag, ModelConfig, ModelPreset,
-    PolicyValueNet, TrainConfig, Trainer,
+    default_device, load_checkpoint, save_checkpoint, ModelConfig, ModelPreset, PolicyValueNet,
+    TrainConfig, Trainer,
 };
+use alphazero_registry::GameSpec;
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::Tensor;
@@ -191,7 +192,7 @@ fn check_export<G: DescribeEncoding>(config: &G::Config, name: &str) {
     }
     let dir = temp_dir(&format!("export-{name}"));
     let path = dir.join("net.azc");
-    save_checkpoint(&path, &GameTag::of::<G>(config), &trainer).expect("save");
+    save_checkpoint(&path, &GameSpec::of::<G>(config), &trainer).expect("save");
     let ck = load_checkpoint(&path, G::NAME, &device).expect("load");
     let ex = export_network::<G>(&ck.model, &ck.header, config, "net.azc").expect("export");
 
