@@ -2,7 +2,8 @@
 //! of its tensors, input encoding, policy layout and value perspective (see
 //! `alphazero_nn::export`), for loading it in other programs.
 use super::records::write_atomic;
-use alphazero_nn::export::{export_network, DescribeEncoding};
+use alphazero_nn::export::export_network;
+use alphazero_nn::Encode;
 use alphazero_nn::{load_checkpoint, CheckpointError, Device};
 use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
@@ -42,11 +43,7 @@ fn outputs(model: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((tensors, json))
 }
 
-fn export_for<G: DescribeEncoding>(
-    cfg: &G::Config,
-    args: &ExportArgs,
-    device: &Device,
-) -> Result<()> {
+fn export_for<G: Encode>(cfg: &G::Config, args: &ExportArgs, device: &Device) -> Result<()> {
     let ck = load_checkpoint(&args.model, G::NAME, device).context("loading the network")?;
     let source = args
         .model

@@ -7,10 +7,10 @@ mod common;
 
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
-use alphazero_nn::export::{export_network, network_tensors, DescribeEncoding};
+use alphazero_nn::export::{export_network, network_tensors};
 use alphazero_nn::{
-    default_device, load_checkpoint, save_checkpoint, ModelConfig, ModelPreset, PolicyValueNet,
-    TrainConfig, Trainer,
+    default_device, load_checkpoint, save_checkpoint, Encode, ModelConfig, ModelPreset,
+    PolicyValueNet, TrainConfig, Trainer,
 };
 use alphazero_registry::GameSpec;
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
@@ -181,7 +181,7 @@ fn reference_forward(t: &Tensors, d: &Value, planes: &[f32]) -> (Vec<f32>, f32) 
 
 /// Trains a tiny network of game `G` a few steps (so the batch-norm statistics are not the
 /// initial ones), saves and reloads it, exports it, and checks the export.
-fn check_export<G: DescribeEncoding>(config: &G::Config, name: &str) {
+fn check_export<G: Encode>(config: &G::Config, name: &str) {
     let device = default_device();
     let mc = ModelConfig::for_game::<G>(ModelPreset::Tiny, config).with_residual_blocks(2);
     let mut trainer = Trainer::new(&mc, TrainConfig::default(), &device).expect("trainer");

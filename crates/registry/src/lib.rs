@@ -6,8 +6,9 @@
 //! the long form, which parses back to the same spec. In configuration files and file headers
 //! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
 //!
-//! Each game's registry code (its [`Registered`] impl: spec ↔ rules configuration) is in the
-//! module named after it; adding a game means a variant of [`GameSpec`], an arm of
+//! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
+//! rules configuration) and its [`Encode`] impl (the network's input planes and what they and
+//! the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
 //! [`with_game!`] and one such module.
 //!
 //! ```
@@ -31,8 +32,11 @@ use alphazero_gomoku::Rule;
 use serde::{Deserialize, Serialize};
 
 mod connect4;
+mod encode;
 mod gomoku;
 mod xiangqi;
+
+pub use encode::{transform_policy, Encode};
 
 /// The game types, for [`with_game!`] (callers need not depend on the game crates).
 pub mod games {
