@@ -433,7 +433,7 @@ fn selfplay_config(
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
     let spec = crate::cmd::train::game_spec(&cfg)?;
     alphazero_registry::with_game!(&spec, G, gc => {
-        selfplay_game::<G>(name, &cfg, &gc, games, quick, workers, dev)
+        selfplay_game::<G>(name, &cfg, gc, games, quick, workers, dev)
     })
 }
 

@@ -291,7 +291,7 @@ fn encode_parts(
     // one update stale.
     let net = net.valid();
     let header = CheckpointHeader {
-        game: game.clone(),
+        game: *game,
         model: config.clone(),
         step,
         train,
