@@ -13,7 +13,8 @@ use alphazero_mcts::{
     CachedEvaluator, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
     SearchResult, UniformEvaluator,
 };
-use alphazero_nn::{load_checkpoint, Device, Encode, GameTag, NetworkEvaluator};
+use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
+use alphazero_registry::Registered;
 use anyhow::{bail, Context, Result};
 
 /// Positions kept by the evaluation cache of a loaded network.
@@ -21,22 +22,8 @@ pub const CACHE_CAPACITY: usize = 1 << 18;
 
 /// The file name of the network shipped for a game configuration under `models/`:
 /// `connect4.azc`, `xiangqi.azc`, `gomoku-<N>x<N>-<rule>.azc`.
-pub fn shipped_model_name<G: Game>(config: &G::Config) -> String {
-    let tag = GameTag::of::<G>(config);
-    if G::NAME == "gomoku" {
-        let pos = G::new(config);
-        let (n, _) = pos.board_shape();
-        let rule = tag
-            .config
-            .split("rule: ")
-            .nth(1)
-            .and_then(|r| r.split([',', ' ', '}']).next())
-            .unwrap_or("Freestyle")
-            .to_ascii_lowercase();
-        format!("gomoku-{n}x{n}-{rule}.azc")
-    } else {
-        format!("{}.azc", G::NAME)
-    }
+pub fn shipped_model_name<G: Registered>(config: &G::Config) -> String {
+    G::spec(config).model_file_name()
 }
 
 /// The folders searched for shipped networks, in order (the first one holding the file wins):
@@ -95,7 +82,7 @@ pub fn exe_repository() -> Option<PathBuf> {
 
 /// Where the shipped network of a game configuration lies: `<dir>/<name>` for the first of
 /// [`model_dirs`] that holds it. `None` when none does.
-pub fn shipped_model_path<G: Game>(config: &G::Config) -> Option<PathBuf> {
+pub fn shipped_model_path<G: Registered>(config: &G::Config) -> Option<PathBuf> {
     let name = shipped_model_name::<G>(config);
     model_dirs()
         .into_iter()
@@ -110,23 +97,6 @@ pub fn model_dirs_text() -> String {
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// A checkpoint header's game configuration (the `Debug` text of the config it was trained
-/// on) in words: `gomoku 8x8 freestyle`, `connect4`, `xiangqi`.
-pub fn config_words(game: &str, config: &str) -> String {
-    let field = |key: &str| {
-        config
-            .split(key)
-            .nth(1)
-            .and_then(|r| r.split([',', ' ', '}']).next())
-            .filter(|v| !v.is_empty())
-    };
-    match (field("size: "), field("rule: ")) {
-        (Some(n), Some(rule)) => format!("{game} {n}x{n} {}", rule.to_ascii_lowercase()),
-        (Some(n), None) => format!("{game} {n}x{n}"),
-        _ => game.to_string(),
-    }
 }
 
 /// A network description for people other than the one running the program (the web page,
@@ -175,20 +145,20 @@ pub fn load_network_cached<G: Encode>(
             "network {} was trained for {} ({} planes {}×{}, {} actions) and does not fit \
              {} ({} planes {}×{}, {} actions)",
             path.display(),
-            config_words(&ck.header.game.name, &ck.header.game.config),
+            ck.header.game.words(),
             have.0,
             have.1,
             have.2,
             have.3,
-            config_words(G::NAME, &GameTag::of::<G>(game_config).config),
+            G::spec(game_config).words(),
             want.0,
             want.1,
             want.2,
             want.3
         );
     }
-    let trained_for = config_words(&ck.header.game.name, &ck.header.game.config);
-    let used_for = config_words(G::NAME, &GameTag::of::<G>(game_config).config);
+    let trained_for = ck.header.game.words();
+    let used_for = G::spec(game_config).words();
     if trained_for != used_for {
         // Same shapes, other rules (e.g. a renju network on a freestyle board): usable, but
         // its policy and values were learnt under other rules.
@@ -205,7 +175,7 @@ pub fn load_network_cached<G: Encode>(
         m.residual_blocks,
         m.channels,
         ck.header.step,
-        config_words(&ck.header.game.name, &ck.header.game.config)
+        ck.header.game.words()
     );
     if cache == 0 {
         return Ok((Arc::new(net), desc));

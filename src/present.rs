@@ -1,16 +1,13 @@
 //! How positions and searches are shown: [`BoardView`], the per-game drawing knowledge
-//! (cells, pieces, colours, text heatmaps, board PNGs), the board and top-moves text, move
-//! lists and principal variations in the game's notations — shared by `play`, `analyze`,
-//! `records`, `eval` and `arena`.
+//! (cells, pieces, colours, text heatmaps, board PNGs; each game's impl is in its module of
+//! `crate::games`), the board and top-moves text, move lists and principal variations in the
+//! game's notations — shared by `play`, `analyze`, `records`, `eval` and `arena`.
 use crate::games::PositionText;
-use alphazero_connect4::{C4Move, Connect4, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
 use alphazero_formats::RecordGame;
-use alphazero_game::{Game, History, Side};
-use alphazero_gomoku::{Gomoku, GomokuMove};
+use alphazero_game::{History, Side};
 use alphazero_mcts::SearchResult;
 use alphazero_nn::Encode;
 use alphazero_train::plots::{draw_text, text_width};
-use alphazero_xiangqi::{Move as XqMove, Square, Xiangqi};
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -63,12 +60,12 @@ pub trait BoardView: PositionText + Encode + RecordGame {
     }
 }
 
-const RESET: &str = "\x1b[0m";
-const RED: &str = "\x1b[1;31m";
-const YELLOW: &str = "\x1b[1;33m";
-const BLUE: &str = "\x1b[1;36m";
+pub(crate) const RESET: &str = "\x1b[0m";
+pub(crate) const RED: &str = "\x1b[1;31m";
+pub(crate) const YELLOW: &str = "\x1b[1;33m";
+pub(crate) const BLUE: &str = "\x1b[1;36m";
 
-fn colorize_xo(text: &str, x: &str, o: &str) -> String {
+pub(crate) fn colorize_xo(text: &str, x: &str, o: &str) -> String {
     let mut s = String::with_capacity(text.len() * 2);
     for c in text.chars() {
         match c {
@@ -88,179 +85,13 @@ fn colorize_xo(text: &str, x: &str, o: &str) -> String {
     s
 }
 
-fn percent_cell(p: f32) -> String {
+pub(crate) fn percent_cell(p: f32) -> String {
     if p <= 0.0 {
         "   .".into()
     } else if p < 0.005 {
         "  +0".into()
     } else {
         format!("{:>4.0}", 100.0 * p)
-    }
-}
-
-impl BoardView for Gomoku {
-    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
-        let n = self.size();
-        let cols = (0..n)
-            .map(|x| self.format_move(GomokuMove::new(x as u8, 0)))
-            .map(|m| m.trim_end_matches(char::is_numeric).to_string())
-            .collect();
-        ((cols), (1..=n).map(|y| y.to_string()).collect())
-    }
-    fn grid(&self) -> (usize, usize) {
-        (self.size(), self.size())
-    }
-    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
-        self.stone_at(col, row).map(|s| (s, 0))
-    }
-    fn move_cells(&self, mv: GomokuMove) -> ((usize, usize), Option<(usize, usize)>) {
-        ((usize::from(mv.y), usize::from(mv.x)), None)
-    }
-    fn piece_colors(&self) -> [RGBColor; 2] {
-        [RGBColor(20, 20, 20), RGBColor(250, 250, 250)]
-    }
-    fn side_name(side: Side) -> &'static str {
-        match side {
-            Side::First => "black (X)",
-            Side::Second => "white (O)",
-        }
-    }
-    fn colorize(text: &str) -> String {
-        colorize_xo(text, RED, BLUE)
-    }
-    fn policy_text(&self, pi: &[(GomokuMove, f32)]) -> String {
-        let n = self.size();
-        let mut grid = vec![0.0f32; n * n];
-        for &(mv, p) in pi {
-            if usize::from(mv.x) < n && usize::from(mv.y) < n {
-                grid[usize::from(mv.y) * n + usize::from(mv.x)] += p;
-            }
-        }
-        let mut s = String::from("   ");
-        for x in 0..n {
-            let _ = write!(s, "{:>4}", (b'a' + x as u8) as char);
-        }
-        s.push('\n');
-        for y in (0..n).rev() {
-            let _ = write!(s, "{:>3}", y + 1);
-            for x in 0..n {
-                match self.stone_at(x, y) {
-                    Some(Side::First) => s.push_str("   X"),
-                    Some(Side::Second) => s.push_str("   O"),
-                    None => s.push_str(&percent_cell(grid[y * n + x])),
-                }
-            }
-            s.push('\n');
-        }
-        s.push_str("(percent of the move distribution per point; X black, O white)\n");
-        s
-    }
-}
-
-fn c4_landing_row(pos: &Connect4, col: usize) -> usize {
-    (0..C4_HEIGHT)
-        .find(|&r| pos.cell(col, r).is_none())
-        .unwrap_or(C4_HEIGHT - 1)
-}
-
-impl BoardView for Connect4 {
-    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
-        (
-            (1..=C4_WIDTH).map(|c| c.to_string()).collect(),
-            vec![String::new(); C4_HEIGHT],
-        )
-    }
-    fn grid(&self) -> (usize, usize) {
-        (C4_HEIGHT, C4_WIDTH)
-    }
-    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
-        self.cell(col, row).map(|s| (s, 0))
-    }
-    fn move_cells(&self, mv: C4Move) -> ((usize, usize), Option<(usize, usize)>) {
-        let col = mv.col().min(C4_WIDTH - 1);
-        ((c4_landing_row(self, col), col), None)
-    }
-    fn piece_colors(&self) -> [RGBColor; 2] {
-        [RGBColor(220, 30, 30), RGBColor(240, 200, 20)]
-    }
-    fn side_name(side: Side) -> &'static str {
-        match side {
-            Side::First => "first (X)",
-            Side::Second => "second (O)",
-        }
-    }
-    fn colorize(text: &str) -> String {
-        colorize_xo(text, RED, YELLOW)
-    }
-    fn policy_text(&self, pi: &[(C4Move, f32)]) -> String {
-        let mut cols = [0.0f32; C4_WIDTH];
-        for &(mv, p) in pi {
-            if mv.col() < C4_WIDTH {
-                cols[mv.col()] += p;
-            }
-        }
-        let mut s = String::new();
-        for p in cols {
-            s.push_str(&percent_cell(p));
-        }
-        s.push_str("   (percent per column 1..7)\n");
-        s
-    }
-}
-
-fn xq_cell(sq: Square) -> (usize, usize) {
-    (usize::from(sq.rank()), usize::from(sq.file()))
-}
-
-impl BoardView for Xiangqi {
-    const SECOND_NOTATION: &'static str = "WXF";
-    fn second_notation(&self, mv: XqMove) -> Option<String> {
-        self.to_wxf(mv)
-    }
-    /// ICCS: files `a`–`i`, ranks `0`–`9` (rank 0 = Red's back rank, drawn at the bottom).
-    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
-        (
-            (b'a'..=b'i').map(|c| (c as char).to_string()).collect(),
-            (0..10).map(|r| r.to_string()).collect(),
-        )
-    }
-    fn grid(&self) -> (usize, usize) {
-        (10, 9)
-    }
-    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
-        let sq = Square::new(col as u8, row as u8)?;
-        self.piece_at(sq).map(|p| (p.side, p.kind as u8 + 1))
-    }
-    fn move_cells(&self, mv: XqMove) -> ((usize, usize), Option<(usize, usize)>) {
-        (xq_cell(mv.to), Some(xq_cell(mv.from)))
-    }
-    fn piece_colors(&self) -> [RGBColor; 2] {
-        [RGBColor(200, 30, 30), RGBColor(30, 30, 30)]
-    }
-    fn side_name(side: Side) -> &'static str {
-        match side {
-            Side::First => "red",
-            Side::Second => "black",
-        }
-    }
-    fn colorize(text: &str) -> String {
-        let mut out = String::with_capacity(text.len() * 2);
-        for line in text.split_inclusive('\n') {
-            if line.starts_with(|c: char| c.is_ascii_digit()) {
-                for c in line.chars() {
-                    if c.is_ascii_uppercase() {
-                        let _ = write!(out, "{RED}{c}{RESET}");
-                    } else if c.is_ascii_lowercase() {
-                        let _ = write!(out, "{BLUE}{c}{RESET}");
-                    } else {
-                        out.push(c);
-                    }
-                }
-            } else {
-                out.push_str(line);
-            }
-        }
-        out
     }
 }
 

@@ -4,8 +4,8 @@
 use crate::engine::{device, load_evaluator, search_position};
 use crate::games::GameArgs;
 use crate::present::{board_text, draw_heatmap, pv_words, top_moves_table, use_color, BoardView};
-use crate::with_game;
 use alphazero_game::History;
+use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -70,8 +70,8 @@ fn file_position<G: BoardView>(
         bail!(
             "{} is a game of {} but --size/--rule ask for {}",
             path.display(),
-            super::records::config_text::<G>(&file_cfg),
-            super::records::config_text::<G>(cfg)
+            G::spec(&file_cfg).words(),
+            G::spec(cfg).words()
         );
     }
     let plies = rec.history.len();

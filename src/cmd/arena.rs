@@ -2,21 +2,19 @@
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
 //! ladder over the networks of a training run.
 use crate::engine::{device, load_network};
-use crate::games::{GameArgs, GameSpec};
+use crate::games::GameArgs;
 use crate::present::BoardView;
-use crate::with_game;
 use alphazero_arena::{
     ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
     Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
     PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
 };
-use alphazero_connect4::Connect4;
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
-use alphazero_gomoku::Gomoku;
 use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
 use alphazero_nn::Device;
-use alphazero_xiangqi::Xiangqi;
+use alphazero_registry::with_game;
+use alphazero_registry::GameSpec;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -147,7 +145,7 @@ fn with_sims<G: Game>(inner: Box<dyn Player<G>>, sims: Option<u32>) -> Box<dyn P
     ))
 }
 
-type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
+pub(crate) type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
 
 /// Games with players of their own (heuristics, engines over a protocol).
 pub trait ArenaGame: BoardView {
@@ -160,79 +158,8 @@ pub trait ArenaGame: BoardView {
     fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
 }
 
-fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
+pub(crate) fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
     anyhow::anyhow!("player {text:?} cannot play {}", G::NAME)
-}
-
-impl ArenaGame for Connect4 {
-    fn special(_: &PlayerSpec, text: &str, _: u64) -> Result<(String, Factory<Self>)> {
-        Err(wrong_game::<Self>(text))
-    }
-}
-
-impl ArenaGame for Gomoku {
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
-        match &spec.kind {
-            PlayerKind::Heuristic(l) => {
-                let l = *l;
-                Ok((
-                    format!("heuristic-{l}"),
-                    Arc::new(move || {
-                        Box::new(alphazero_arena::GomokuHeuristic::new(l, seed))
-                            as Box<dyn Player<Gomoku>>
-                    }),
-                ))
-            }
-            PlayerKind::Gomocup(cmd) => {
-                let mut cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
-                cfg.info = spec.settings.info.clone();
-                let name = cfg.name.clone();
-                Ok((
-                    name,
-                    Arc::new(move || {
-                        Box::new(alphazero_protocols::GomocupClient::new(cfg.clone()))
-                            as Box<dyn Player<Gomoku>>
-                    }),
-                ))
-            }
-            _ => Err(wrong_game::<Self>(text)),
-        }
-    }
-}
-
-impl ArenaGame for Xiangqi {
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
-        use alphazero_protocols::{Dialect, UcciClient, UcciClientConfig};
-        match &spec.kind {
-            PlayerKind::AlphaBeta(d) => {
-                let d = *d;
-                Ok((
-                    format!("alphabeta-d{d}"),
-                    Arc::new(move || {
-                        Box::new(alphazero_arena::XiangqiAlphaBeta::new(d, seed))
-                            as Box<dyn Player<Xiangqi>>
-                    }),
-                ))
-            }
-            PlayerKind::Ucci(cmd) | PlayerKind::Uci(cmd) => {
-                let dialect = if matches!(spec.kind, PlayerKind::Ucci(_)) {
-                    Dialect::Ucci
-                } else {
-                    Dialect::Uci
-                };
-                let mut cfg = UcciClientConfig::new(cmd.clone(), dialect);
-                cfg.options.extend(spec.settings.options.iter().cloned());
-                let name = cfg.name.clone();
-                Ok((
-                    name,
-                    Arc::new(move || {
-                        Box::new(UcciClient::new(cfg.clone())) as Box<dyn Player<Xiangqi>>
-                    }),
-                ))
-            }
-            _ => Err(wrong_game::<Self>(text)),
-        }
-    }
 }
 
 /// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`).
@@ -1009,7 +936,7 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     if let Some(p) = &args.sgf {
         super::check_output_path("--sgf", p)?;
     }
-    if (args.sgf.is_some() || args.psq.is_some()) && !matches!(spec, GameSpec::Gomoku(_)) {
+    if (args.sgf.is_some() || args.psq.is_some()) && !matches!(spec, GameSpec::Gomoku { .. }) {
         bail!(
             "--sgf and --psq write Gomoku games; use --pgn for {}",
             args.game.game.as_str()

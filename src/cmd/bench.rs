@@ -432,8 +432,8 @@ fn selfplay_config(
 ) -> Result<()> {
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
     let spec = crate::cmd::train::game_spec(&cfg)?;
-    crate::with_game!(spec, G, gc => {
-        selfplay_game::<G>(name, &cfg, &gc, games, quick, workers, dev)
+    alphazero_registry::with_game!(&spec, G, gc => {
+        selfplay_game::<G>(name, &cfg, gc, games, quick, workers, dev)
     })
 }
 

@@ -1,9 +1,7 @@
 //! `alphazero eval`: learning-quality reports — Connect Four against the exact solver, and value
 //! calibration of a training run.
-use super::records::spec_from_header;
 use crate::engine::{device, load_evaluator, search_position};
 use crate::games::GameArgs;
-use crate::with_game;
 use alphazero_arena::c4_eval::{
     evaluate_sets, expected_calibration_error, C4EvalConfig, DEFAULT_SETS,
 };
@@ -11,6 +9,7 @@ use alphazero_arena::calibration;
 use alphazero_connect4::{C4Move, Connect4, Connect4Config};
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::{EvalRequest, SearchConfig};
+use alphazero_registry::with_game;
 use alphazero_train::record::read_records_any;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -321,20 +320,23 @@ fn run_calibration(game: &GameArgs, run: &Path, bins: usize) -> Result<()> {
     for f in &files {
         let bytes = std::fs::read(f).with_context(|| format!("reading {}", f.display()))?;
         let rf = read_records_any(&bytes).with_context(|| format!("{}", f.display()))?;
-        if rf.header.game != game.game.as_str() {
+        if rf.header.game != game.game {
             bail!(
                 "{} holds {} games, not {}",
                 f.display(),
                 rf.header.game,
-                game.game.as_str()
+                game.game
             );
         }
-        let spec = spec_from_header(&rf.header.game, &rf.header.config)?;
-        if format!("{spec:?}") != format!("{want:?}") {
+        let spec = rf
+            .header
+            .spec()
+            .with_context(|| format!("{}", f.display()))?;
+        if spec != want {
             eprintln!(
                 "note: {} was recorded with {} (not the --size/--rule given); using the file's",
                 f.display(),
-                rf.header.config
+                spec.words()
             );
         }
         with_game!(&spec, G, cfg => {

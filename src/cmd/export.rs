@@ -1,10 +1,11 @@
 //! `alphazero export`: a network checkpoint as a plain safetensors file plus a JSON description
 //! of its tensors, input encoding, policy layout and value perspective (see
 //! `alphazero_nn::export`), for loading it in other programs.
-use super::records::{spec_from_header, write_atomic};
-use crate::with_game;
-use alphazero_nn::export::{export_network, DescribeEncoding};
+use super::records::write_atomic;
+use alphazero_nn::export::export_network;
+use alphazero_nn::Encode;
 use alphazero_nn::{load_checkpoint, CheckpointError, Device};
+use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -42,11 +43,7 @@ fn outputs(model: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
     Ok((tensors, json))
 }
 
-fn export_for<G: DescribeEncoding>(
-    cfg: &G::Config,
-    args: &ExportArgs,
-    device: &Device,
-) -> Result<()> {
+fn export_for<G: Encode>(cfg: &G::Config, args: &ExportArgs, device: &Device) -> Result<()> {
     let ck = load_checkpoint(&args.model, G::NAME, device).context("loading the network")?;
     let source = args
         .model
@@ -66,7 +63,7 @@ fn export_for<G: DescribeEncoding>(
         "{}: {count} tensors ({} parameters, {}) written to {} and described in {}",
         args.model.display(),
         ck.header.model.num_params(),
-        crate::engine::config_words(&ck.header.game.name, &ck.header.game.config),
+        ck.header.game.words(),
         tensors.display(),
         json.display()
     );
@@ -83,12 +80,10 @@ pub fn run(args: &ExportArgs) -> Result<()> {
         Err(e) => return Err(anyhow::Error::new(e).context("loading the network")),
         Ok(_) => bail!("{}: the checkpoint names no game", args.model.display()),
     };
-    let header_config = {
-        // Read once more for the configuration text (the WrongGame error carries the name only).
-        let ck = load_checkpoint(&args.model, &game, &device).context("loading the network")?;
-        ck.header.game.config
-    };
-    let spec = spec_from_header(&game, &header_config)
-        .with_context(|| format!("{}: the checkpoint's game", args.model.display()))?;
+    // Read once more for the game's spec (the WrongGame error carries the name only).
+    let spec = load_checkpoint(&args.model, &game, &device)
+        .context("loading the network")?
+        .header
+        .game;
     with_game!(&spec, G, cfg => export_for::<G>(cfg, args, &device))
 }

@@ -1,7 +1,7 @@
 //! `alphazero perft`: counts the leaf nodes of the legal-move tree to a fixed depth.
 use crate::games::{check_depth, GameArgs, PositionText};
-use crate::with_game;
 use alphazero_game::Game;
+use alphazero_registry::with_game;
 use anyhow::{Context, Result};
 use std::time::Instant;
 
@@ -50,16 +50,11 @@ pub fn perft_generic<G: Game>(pos: &G, depth: u32, buf: &mut Vec<Vec<G::Move>>) 
     n
 }
 
-trait FastPerft: Game {
+/// Perft by the game's fastest counter: the generic one unless the game has its own.
+pub trait FastPerft: Game {
+    /// The leaf nodes of the legal-move tree `depth` plies deep.
     fn fast_perft(&self, depth: u32) -> u64 {
         perft_generic(self, depth, &mut Vec::new())
-    }
-}
-impl FastPerft for alphazero_gomoku::Gomoku {}
-impl FastPerft for alphazero_connect4::Connect4 {}
-impl FastPerft for alphazero_xiangqi::Xiangqi {
-    fn fast_perft(&self, depth: u32) -> u64 {
-        alphazero_xiangqi::perft(self, depth)
     }
 }
 

@@ -8,10 +8,10 @@
 use crate::engine::{device, load_evaluator, search_position};
 use crate::games::GameArgs;
 use crate::present::{board_text, moves_lines, top_moves_table, use_color, BoardView};
-use crate::with_game;
 use alphazero_formats::{write_records, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{Evaluator, SearchConfig};
+use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, Write};
 use std::path::PathBuf;

@@ -4,13 +4,13 @@
 //! Also home of the binary's record-file helpers: [`read_game_file`] (the one reader of PGN,
 //! PSQ and SGF files, used by `analyze --file`) and [`save_records`] (atomic writes, used by
 //! `arena`, `play --save` and `records export`).
-use crate::games::{GameArgs, GameName, GameSpec};
+use crate::games::GameArgs;
 use crate::present::BoardView;
-use crate::with_game;
 use alphazero_formats::{
     game_name_of, read_records, write_records, Format, MoveNotation, Record, RecordResult,
 };
 use alphazero_game::{Game, History};
+use alphazero_registry::with_game;
 use alphazero_train::record::{read_records_any, GameRecord, RecordFile};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -70,11 +70,6 @@ enum RecordsCommand {
 
 /// The largest PGN / SGF / PSQ file read (64 MiB).
 const MAX_TEXT_RECORD_BYTES: u64 = 64 << 20;
-
-/// A game configuration in words (`gomoku 15x15 renju`, `xiangqi`).
-pub fn config_text<G: Game>(cfg: &G::Config) -> String {
-    crate::engine::config_words(G::NAME, &format!("{cfg:?}"))
-}
 
 /// Reads a PGN, PSQ or SGF file (told apart by the extension, else by the text) as games of
 /// `G`; `cfg` supplies what the file does not say (a PSQ file's rule).
@@ -244,46 +239,6 @@ fn read_file(path: &Path) -> Result<RecordFile> {
         .with_context(|| format!("{}: not a readable record file", path.display()))
 }
 
-/// The game of a record header: its name and the config's `Debug` text (for Gomoku the size
-/// and rule are read out of `GomokuConfig { size: 8, rule: Freestyle, .. }`).
-///
-/// # Errors
-/// An unknown game or a Gomoku config text without a valid size/rule.
-pub fn spec_from_header(game: &str, config: &str) -> Result<GameSpec> {
-    let field = |name: &str| -> Option<String> {
-        let rest = config.split(&format!("{name}: ")).nth(1)?;
-        Some(
-            rest.split([',', ' ', '}'])
-                .next()
-                .unwrap_or_default()
-                .to_string(),
-        )
-    };
-    let name = match game {
-        "gomoku" => GameName::Gomoku,
-        "xiangqi" => GameName::Xiangqi,
-        "connect4" => GameName::Connect4,
-        other => bail!("record of unknown game {other:?}"),
-    };
-    let (size, rule) = if name == GameName::Gomoku {
-        let size = field("size")
-            .and_then(|s| s.parse::<u8>().ok())
-            .with_context(|| format!("no board size in gomoku config {config:?}"))?;
-        let rule = field("rule")
-            .with_context(|| format!("no rule in gomoku config {config:?}"))?
-            .to_ascii_lowercase();
-        (Some(size), Some(rule))
-    } else {
-        (None, None)
-    };
-    GameArgs {
-        game: name,
-        size,
-        rule,
-    }
-    .spec()
-}
-
 fn result_text(r: alphazero_train::GameResult) -> &'static str {
     match r {
         alphazero_train::GameResult::FirstWon => "1-0 (first player won)",
@@ -399,22 +354,24 @@ fn show_for<G: BoardView>(
 fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> Result<()> {
     let file = read_file(file_path)?;
     let h = &file.header;
+    let spec = h
+        .spec()
+        .with_context(|| format!("{}: the records' game", file_path.display()))?;
     println!(
         "{}: game {}, {} actions, {} games, first id {}",
         file_path.display(),
-        crate::engine::config_words(&h.game, &h.config),
+        spec.words(),
         h.num_actions,
         file.games.len(),
         h.first_game_id
     );
-    let spec = spec_from_header(&h.game, &h.config)?;
     with_game!(&spec, G, cfg => {
         let n = G::new(cfg).num_actions() as u32;
         if n != h.num_actions {
             bail!(
                 "header says {} actions but {} has {n}",
                 h.num_actions,
-                crate::engine::config_words(&h.game, &h.config)
+                spec.words()
             );
         }
         show_for::<G>(cfg, &file, game_index, ply)
@@ -565,24 +522,24 @@ fn export(
             bail!("--rule applies to PSQ inputs only (a .azr file names its rule)");
         }
         let rf = read_file(file)?;
-        let spec = spec_from_header(&rf.header.game, &rf.header.config)?;
+        let spec = rf
+            .header
+            .spec()
+            .with_context(|| format!("{}: the records' game", file.display()))?;
         return with_game!(&spec, G, cfg => export_for::<G>(&job, azr_records::<G>(cfg, &rf)?));
     }
     let bytes = read_bounded(file, MAX_TEXT_RECORD_BYTES)?;
     let text = String::from_utf8_lossy(&bytes);
     let in_format = Format::detect(file, &text)?;
-    let game = match game_name_of(&text, in_format) {
-        Some("gomoku") => GameName::Gomoku,
-        Some("xiangqi") => GameName::Xiangqi,
-        Some("connect4") => GameName::Connect4,
-        _ => bail!(
+    let Some(game) = game_name_of(&text, in_format) else {
+        bail!(
             "{}: the PGN names no game this program knows (a [Game \"Chinese Chess\"], \
              [Game \"gomoku\"] or [Game \"connect4\"] tag)",
             file.display()
-        ),
+        )
     };
     let spec = GameArgs {
-        game,
+        game: game.to_string(),
         size: None,
         rule: rule.map(str::to_string),
     }

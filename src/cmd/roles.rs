@@ -3,8 +3,7 @@
 //! batches and champions is documented there); these commands parse flags, open the storage
 //! and show progress.
 use crate::cmd::train::{finish, install_ctrl_c, solver_slice, Bars, RunFlags, ITERATION_CTRL_C};
-use crate::games::GameName;
-use crate::with_game;
+use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};
 use alphazero_train::storage::{Location, Storage, StorageError};
@@ -23,8 +22,8 @@ pub struct ActorArgs {
     #[arg(long, help = STORAGE_HELP)]
     storage: String,
     /// Refuse a run of another game (the game and its settings come from the run).
-    #[arg(long, value_enum)]
-    game: Option<GameName>,
+    #[arg(long, value_parser = crate::games::game_names())]
+    game: Option<String>,
     /// A name for this actor in its batches' keys (`incoming/<name>-<random>/…`) and logs;
     /// letters, digits, `-`, `_` (default: a random id).
     #[arg(long, value_name = "ID", value_parser = parse_actor_id)]
@@ -68,7 +67,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
         bail!("--games must be >= 1 (got 0)");
     }
     let (storage, name) = open_storage(&args.storage)?;
-    let (manifest, mut cfg) = roles::open_run(&*storage, &name, args.game.map(|g| g.as_str()))?;
+    let (manifest, mut cfg) = roles::open_run(&*storage, &name, args.game.as_deref())?;
     if let Some(w) = args.workers {
         cfg.selfplay.workers = w;
     }

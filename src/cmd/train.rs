@@ -10,9 +10,9 @@
 //!
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint (see
 //! [`alphazero_train::InitNetwork`]).
-use crate::games::{GameArgs, GameName, GameSpec};
-use crate::with_game;
 use alphazero_arena::c4_eval::SolverSlice;
+use alphazero_registry::with_game;
+use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;
 use alphazero_train::storage::{LocalStorage, Storage, StorageError};
 use alphazero_train::{
@@ -29,8 +29,8 @@ use std::sync::Mutex;
 #[derive(clap::Args, Debug)]
 pub struct RunFlags {
     /// Game to learn (required for a new run; a resumed run reads it from its config).
-    #[arg(long, value_enum)]
-    game: Option<GameName>,
+    #[arg(long, value_parser = crate::games::game_names())]
+    game: Option<String>,
     /// Gomoku board size (5–20); default 15.
     #[arg(long)]
     size: Option<u8>,
@@ -132,7 +132,7 @@ impl RunFlags {
             run,
             saved: saved.as_deref(),
             file: file.as_ref().map(|(n, t)| (n.as_str(), t.as_str())),
-            game: self.game.map(|g| g.as_str()),
+            game: self.game.as_deref(),
             size: self.size,
             rule: self.rule.as_deref(),
             overrides: &self.overrides,
@@ -148,7 +148,7 @@ impl RunFlags {
         let device = crate::engine::device(&self.device)?;
         let init = match &self.init {
             Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
-                path, gcfg, &mut cfg, resumed, user_model, &device, crate::engine::config_words, observer
+                path, gcfg, &mut cfg, resumed, user_model, &device, observer
             )?)),
             None => None,
         };
@@ -172,31 +172,16 @@ impl RunFlags {
 }
 
 pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
-    let name = match cfg.game.name.as_str() {
-        "gomoku" => GameName::Gomoku,
-        "xiangqi" => GameName::Xiangqi,
-        "connect4" => GameName::Connect4,
-        other => bail!("unknown game {other:?}"),
+    let g = &cfg.game;
+    let size = match g.size.as_str() {
+        "" => None,
+        s => Some(
+            s.parse::<u8>()
+                .with_context(|| format!("game.size {s:?} is not a board size"))?,
+        ),
     };
-    let size = if cfg.game.size.is_empty() {
-        15
-    } else {
-        cfg.game
-            .size
-            .parse::<u8>()
-            .with_context(|| format!("game.size {:?} is not a board size", cfg.game.size))?
-    };
-    let rule = match cfg.game.rule.as_str() {
-        "" => "freestyle".to_string(),
-        r => r.to_string(),
-    };
-    let gomoku = name == GameName::Gomoku;
-    GameArgs {
-        game: name,
-        size: gomoku.then_some(size),
-        rule: gomoku.then_some(rule),
-    }
-    .spec()
+    let rule = Some(g.rule.as_str()).filter(|r| !r.is_empty());
+    Ok(GameSpec::from_parts(&g.name, size, rule)?)
 }
 
 /// Runs `alphazero train`.

@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use alphazero_game::Game;
+use alphazero_registry::GameSpec;
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param, ParamId};
 use burn::store::{ApplyError, ModuleSnapshot, SafetensorsStore};
 use burn::tensor::{Device, Tensor};
@@ -37,30 +37,13 @@ pub const MAGIC: [u8; 8] = *b"AZNNCKPT";
 /// The checkpoint format version this build writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// Which game (and rules) a checkpoint was trained for.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GameTag {
-    /// [`Game::NAME`].
-    pub name: String,
-    /// The game configuration, as `format!("{:?}", config)`.
-    pub config: String,
-}
-
-impl GameTag {
-    /// The tag of game `G` with configuration `config`.
-    pub fn of<G: Game>(config: &G::Config) -> GameTag {
-        GameTag {
-            name: G::NAME.to_string(),
-            config: format!("{config:?}"),
-        }
-    }
-}
-
 /// The JSON header of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointHeader {
-    /// Game and rules.
-    pub game: GameTag,
+    /// Game and rules, the registry's tagged table (`{"game": "gomoku", "size": 15, "rule":
+    /// "renju"}`); headers written before the registry (`{"name": "gomoku", "config":
+    /// "GomokuConfig { .. }"}`) read as the same spec.
+    pub game: GameSpec,
     /// The network's shape.
     pub model: ModelConfig,
     /// Optimizer steps taken when it was saved.
@@ -231,7 +214,7 @@ pub enum CheckpointError {
 /// left unchanged.
 pub fn save_checkpoint(
     path: &Path,
-    game: &GameTag,
+    game: &GameSpec,
     trainer: &Trainer,
 ) -> Result<(), CheckpointError> {
     write_atomically(path, &checkpoint_to_bytes(path, game, trainer)?)
@@ -244,7 +227,7 @@ pub fn save_checkpoint(
 /// [`CheckpointError::Format`].
 pub fn checkpoint_to_bytes(
     name: &Path,
-    game: &GameTag,
+    game: &GameSpec,
     trainer: &Trainer,
 ) -> Result<Vec<u8>, CheckpointError> {
     let optimizer = trainer
@@ -271,7 +254,7 @@ pub fn checkpoint_to_bytes(
 /// left unchanged.
 pub fn save_model(
     path: &Path,
-    game: &GameTag,
+    game: &GameSpec,
     net: &PolicyValueNet,
     config: &ModelConfig,
     step: u64,
@@ -286,7 +269,7 @@ pub fn save_model(
 /// [`CheckpointError::Format`].
 pub fn model_to_bytes(
     name: &Path,
-    game: &GameTag,
+    game: &GameSpec,
     net: &PolicyValueNet,
     config: &ModelConfig,
     step: u64,
@@ -296,7 +279,7 @@ pub fn model_to_bytes(
 
 fn encode_parts(
     path: &Path,
-    game: &GameTag,
+    game: &GameSpec,
     net: &PolicyValueNet,
     config: &ModelConfig,
     step: u64,
@@ -308,7 +291,7 @@ fn encode_parts(
     // one update stale.
     let net = net.valid();
     let header = CheckpointHeader {
-        game: game.clone(),
+        game: *game,
         model: config.clone(),
         step,
         train,
@@ -402,7 +385,7 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Checkpoi
     result.map_err(io)
 }
 
-/// Loads a checkpoint for game `expected_game` ([`Game::NAME`]) onto `device` (a plain
+/// Loads a checkpoint for game `expected_game` ([`alphazero_game::Game::NAME`]) onto `device` (a plain
 /// device; the model is returned ready for inference).
 ///
 /// # Errors
@@ -506,11 +489,11 @@ fn parse_checkpoint(
             path: p(),
             reason: e.to_string(),
         })?;
-    if header.game.name != expected_game {
+    if header.game.name() != expected_game {
         return Err(CheckpointError::WrongGame {
             path: p(),
             expected: expected_game.to_string(),
-            found: header.game.name,
+            found: header.game.name().to_string(),
         });
     }
     header

@@ -29,9 +29,6 @@ use burn::tensor::Tensor;
 use serde_json::{json, Value};
 
 use crate::{CheckpointHeader, Encode, NnError, PolicyValueNet};
-use alphazero_connect4::Connect4;
-use alphazero_gomoku::Gomoku;
-use alphazero_xiangqi::Xiangqi;
 
 /// The version of the JSON description's layout.
 pub const DESCRIPTION_VERSION: u32 = 1;
@@ -93,88 +90,6 @@ pub fn network_tensors(net: &PolicyValueNet) -> Result<Vec<NamedTensor>, NnError
     }
 }
 
-/// What the description says of a game's input planes and action space.
-pub trait DescribeEncoding: Encode {
-    /// The meaning of each input plane, in order (`num_planes` entries).
-    fn plane_meanings(config: &Self::Config) -> Vec<String>;
-    /// How rows and columns of the planes map to the board.
-    fn board_layout() -> &'static str;
-    /// How action indices map to moves (the `actions` list gives each index's move).
-    fn policy_layout() -> &'static str;
-}
-
-impl DescribeEncoding for Gomoku {
-    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
-        vec![
-            "stones of the side to move (1.0 where a stone is)".into(),
-            "stones of the opponent".into(),
-            "the last move played (a single 1.0; all zero at the start)".into(),
-            "colour to move: all 1.0 when Black (the first player) is to move, all 0.0 for White"
-                .into(),
-        ]
-    }
-    fn board_layout() -> &'static str {
-        "row y, column x of the planes is the point (x, y): column letter a + x, row number \
-         y + 1 (h8 = (7, 7)); Gomocup coordinates x,y are the same numbers"
-    }
-    fn policy_layout() -> &'static str {
-        "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
-    }
-}
-
-impl DescribeEncoding for Xiangqi {
-    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
-        let kinds = [
-            "general",
-            "advisors",
-            "elephants",
-            "horses",
-            "chariots",
-            "cannons",
-            "soldiers",
-        ];
-        let mut v: Vec<String> = kinds
-            .iter()
-            .map(|k| format!("{k} of the side to move"))
-            .collect();
-        v.extend(kinds.iter().map(|k| format!("{k} of the opponent")));
-        v.push("repetitions of the position so far: min(repetitions, 2) / 2 on every point".into());
-        v.push(
-            "plies since the last capture / the no-capture draw limit (120 by default), at most \
-             1, on every point"
-                .into(),
-        );
-        v
-    }
-    fn board_layout() -> &'static str {
-        "row r, column f of the planes is the point at file f (ICCS a-i = 0-8) and rank r (ICCS \
-         0-9, 0 = Red's back rank) when Red is to move; when Black is to move the board is \
-         turned by 180 degrees (file f, rank r -> 8 - f, 9 - r) so that the side to move \
-         always plays up from row 0"
-    }
-    fn policy_layout() -> &'static str {
-        "2086 geometrically possible from-to moves seen from the side to move: the actions \
-         list gives each index's ICCS move for Red to move; for Black to move the move is that \
-         one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
-    }
-}
-
-impl DescribeEncoding for Connect4 {
-    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
-        vec![
-            "discs of the side to move".into(),
-            "discs of the opponent".into(),
-        ]
-    }
-    fn board_layout() -> &'static str {
-        "row r, column c of the planes is board row r (0 = bottom), column c (0 = leftmost, \
-         the move '1')"
-    }
-    fn policy_layout() -> &'static str {
-        "action = column, 0-6 (the moves '1'-'7')"
-    }
-}
-
 /// A network ready to be written: the safetensors bytes and the JSON description.
 #[derive(Clone, Debug)]
 pub struct ExportedNetwork {
@@ -204,7 +119,7 @@ fn role(name: &str) -> &'static str {
 /// # Errors
 /// [`NnError::Backend`] if a tensor cannot be read, [`NnError::InvalidConfig`] if safetensors
 /// refuses the data (never for a network of this crate).
-pub fn export_network<G: DescribeEncoding>(
+pub fn export_network<G: Encode>(
     net: &PolicyValueNet,
     header: &CheckpointHeader,
     config: &G::Config,
@@ -228,8 +143,8 @@ pub fn export_network<G: DescribeEncoding>(
     let model_json =
         serde_json::to_string(m).map_err(|e| NnError::InvalidConfig(format!("model: {e}")))?;
     let metadata = std::collections::HashMap::from([
-        ("game".to_string(), header.game.name.clone()),
-        ("game_config".to_string(), header.game.config.clone()),
+        ("game".to_string(), header.game.name().to_string()),
+        ("game_config".to_string(), header.game.to_string()),
         ("model".to_string(), model_json),
         (
             "description".to_string(),
@@ -281,7 +196,7 @@ pub fn export_network<G: DescribeEncoding>(
         "format": "alphazero-rs network export",
         "version": DESCRIPTION_VERSION,
         "source": {"checkpoint": source, "writer": header.writer, "training_step": header.step},
-        "game": {"name": G::NAME, "config": header.game.config},
+        "game": {"name": G::NAME, "config": header.game.to_string()},
         "input": {
             "name": "planes",
             "shape": ["B", c, h, w],

@@ -19,25 +19,8 @@
 //! # Input encodings
 //!
 //! Planes are `[C, H, W]` row-major, `H × W` = [`alphazero_game::Game::board_shape`], always
-//! **from the side to move** ([`Encode`]).
-//!
-//! * **Gomoku** (`C = 4`, `H = W = N`): plane 0 = stones of the side to move, 1 = opponent's
-//!   stones, 2 = the last move (one 1.0, all zero at the start), 3 = colour to move (all ones
-//!   if Black (the first player) is to move, all zeros for White). Square `(x, y)` is at row
-//!   `y`, column `x` of the game's coordinates.
-//! * **Xiangqi** (`C = 16`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
-//!   kind (king/general, advisor, elephant, horse, chariot, cannon, soldier), planes 7–13 = the
-//!   opponent's pieces in the same order, plane 14 = repetitions of the position so far
-//!   (`min(repetitions, 2) / 2`), plane 15 = the no-capture counter (`halfmove_clock / L`,
-//!   at most 1, where `L` is the configured no-capture draw limit, 120 plies by default). For Red the board is as the game stores it (rank 0 = Red's back rank in row
-//!   0); for Black it is turned 180° (file `f`, rank `r` → `8 − f`, `9 − r`), so the side to
-//!   move always plays "up" from row 0, matching the xiangqi action indices, which are seen
-//!   from the side to move.
-//! * **Connect Four** (`C = 2`, `H = 6`, `W = 7`): plane 0 = discs of the side to move,
-//!   plane 1 = opponent's discs; row `r` is board row `r` (0 = bottom).
-//!
-//! Every encoder implements [`Encode::transform_planes`], the image of the planes under the
-//! game's symmetries, consistent with `Game::transform` and `Game::transform_action`.
+//! **from the side to move** ([`Encode`], re-exported from `alphazero-registry`, where each
+//! game's encoder lives with the rest of its registry code; its docs give every game's planes).
 //!
 //! # Training
 //!
@@ -74,8 +57,6 @@ pub mod batch_norm;
 pub mod bench;
 pub mod checkpoint;
 pub mod conv3x3;
-mod encode;
-mod encoders;
 mod evaluator;
 pub mod export;
 mod folded;
@@ -85,12 +66,12 @@ mod test_util;
 pub mod train;
 mod winograd;
 
+pub use alphazero_registry::{transform_policy, Encode};
 pub use burn::tensor::Device;
 pub use checkpoint::{
     checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes, save_checkpoint,
-    save_model, Checkpoint, CheckpointError, CheckpointHeader, GameTag,
+    save_model, Checkpoint, CheckpointError, CheckpointHeader,
 };
-pub use encode::{transform_policy, Encode};
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
 pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};

@@ -6,9 +6,11 @@ use std::path::Path;
 
 use alphazero_nn::checkpoint::FORMAT_VERSION;
 use alphazero_nn::{
-    default_device, load_checkpoint, save_checkpoint, save_model, CheckpointError, GameTag,
-    ModelConfig, ModelPreset, PolicyValueNet, TrainConfig, Trainer,
+    default_device, load_checkpoint, save_checkpoint, save_model, CheckpointError, ModelConfig,
+    ModelPreset, PolicyValueNet, TrainConfig, Trainer,
 };
+use alphazero_registry::games::Rule;
+use alphazero_registry::GameSpec;
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::Tensor;
 use common::{max_abs_diff, random_batch, temp_dir, Rng};
@@ -17,10 +19,12 @@ fn config() -> ModelConfig {
     ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11).with_residual_blocks(2)
 }
 
-fn tag() -> GameTag {
-    GameTag {
-        name: "testgame".into(),
-        config: "TestConfig { size: 5 }".into(),
+/// The game the test checkpoints name (the networks do not fit it: the header is not checked
+/// against the model's shapes).
+fn tag() -> GameSpec {
+    GameSpec::Gomoku {
+        size: 5,
+        rule: Rule::Standard,
     }
 }
 
@@ -72,7 +76,7 @@ fn saved_and_loaded_network_gives_the_live_networks_eval_outputs() {
     let path = dir.join("net.ckpt");
     let trainer = trained(5);
     save_checkpoint(&path, &tag(), &trainer).unwrap();
-    let ckpt = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    let ckpt = load_checkpoint(&path, "gomoku", &default_device()).unwrap();
     assert_eq!(ckpt.header.step, 5);
     assert_eq!(ckpt.header.model, config());
     assert_eq!(ckpt.header.game, tag());
@@ -94,7 +98,7 @@ fn checkpoint_holds_batch_norm_running_statistics_of_the_last_step() {
     let path = dir.join("net.ckpt");
     let trainer = trained(3);
     save_checkpoint(&path, &tag(), &trainer).unwrap();
-    let loaded = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    let loaded = load_checkpoint(&path, "gomoku", &default_device()).unwrap();
     let live = tensors(&trainer.inference_model());
     let back = tensors(&loaded.model);
     assert_eq!(live.len(), back.len());
@@ -125,7 +129,7 @@ fn resumed_training_continues_exactly_like_uninterrupted_training() {
     let path = dir.join("net.ckpt");
     let mut a = trained(3);
     save_checkpoint(&path, &tag(), &a).unwrap();
-    let mut b = load_checkpoint(&path, "testgame", &default_device())
+    let mut b = load_checkpoint(&path, "gomoku", &default_device())
         .unwrap()
         .into_trainer(None, &default_device())
         .unwrap();
@@ -151,7 +155,7 @@ fn model_only_checkpoint_has_no_optimizer_state() {
     let path = dir.join("net.ckpt");
     let trainer = trained(2);
     save_model(&path, &tag(), &trainer.inference_model(), &config(), 2).unwrap();
-    let c = load_checkpoint(&path, "testgame", &default_device()).unwrap();
+    let c = load_checkpoint(&path, "gomoku", &default_device()).unwrap();
     assert!(c.optimizer_state.is_none() && c.header.train.is_none());
     let live = outputs(&trainer.inference_model());
     assert!(max_abs_diff(&live.0, &outputs(&c.model).0) <= 1e-5);
@@ -164,7 +168,7 @@ fn saving_over_an_existing_checkpoint_replaces_it_and_leaves_no_temporary_file()
     save_checkpoint(&path, &tag(), &trained(1)).unwrap();
     save_checkpoint(&path, &tag(), &trained(2)).unwrap();
     assert_eq!(
-        load_checkpoint(&path, "testgame", &default_device())
+        load_checkpoint(&path, "gomoku", &default_device())
             .unwrap()
             .header
             .step,
@@ -186,7 +190,7 @@ fn saved_bytes(dir: &Path) -> Vec<u8> {
 fn load_bytes(dir: &Path, bytes: &[u8]) -> Result<(), CheckpointError> {
     let path = dir.join("bad.ckpt");
     std::fs::write(&path, bytes).unwrap();
-    load_checkpoint(&path, "testgame", &default_device()).map(|_| ())
+    load_checkpoint(&path, "gomoku", &default_device()).map(|_| ())
 }
 
 #[test]
@@ -198,7 +202,7 @@ fn wrong_game_is_an_error() {
         Err(CheckpointError::WrongGame {
             expected, found, ..
         }) => {
-            assert_eq!((expected.as_str(), found.as_str()), ("xiangqi", "testgame"));
+            assert_eq!((expected.as_str(), found.as_str()), ("xiangqi", "gomoku"));
         }
         other => panic!("expected WrongGame, got {other:?}"),
     }
@@ -269,7 +273,7 @@ fn flipped_bytes_are_detected_by_the_checksum() {
 fn missing_file_is_an_io_error() {
     let dir = temp_dir("missing");
     assert!(matches!(
-        load_checkpoint(&dir.join("nope.ckpt"), "testgame", &default_device()),
+        load_checkpoint(&dir.join("nope.ckpt"), "gomoku", &default_device()),
         Err(CheckpointError::Io { .. })
     ));
 }
@@ -352,4 +356,46 @@ fn malformed_header_is_an_error() {
         load_bytes(&dir, &with_header_model(&bytes, &zero)),
         Err(CheckpointError::BadHeader { .. })
     ));
+}
+
+/// A checkpoint written by the build before the game registry (its header names the game as
+/// `{"name": "gomoku", "config": "GomokuConfig { size: 7, rule: Renju, .. }"}`): written by
+/// `alphazero train --game gomoku --size 7 --rule renju` at commit fb8cf69.
+const PRE_REGISTRY_CHECKPOINT: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/data/legacy/gomoku-7x7-renju.azc"
+);
+
+#[test]
+fn checkpoint_written_before_the_registry_reads_its_game_as_a_spec() {
+    let bytes = std::fs::read(PRE_REGISTRY_CHECKPOINT).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(text.contains(r#""name":"gomoku","config":"GomokuConfig {"#));
+    let ck = load_checkpoint(
+        Path::new(PRE_REGISTRY_CHECKPOINT),
+        "gomoku",
+        &default_device(),
+    )
+    .unwrap();
+    let spec = GameSpec::Gomoku {
+        size: 7,
+        rule: Rule::Renju,
+    };
+    assert_eq!(ck.header.game, spec);
+    // Saved again, the header holds the spec's table and reads back the same.
+    let dir = temp_dir("pre_registry");
+    let path = dir.join("again.ckpt");
+    save_model(
+        &path,
+        &ck.header.game,
+        &ck.model,
+        &ck.header.model,
+        ck.header.step,
+    )
+    .unwrap();
+    let again = std::fs::read(&path).unwrap();
+    assert!(String::from_utf8_lossy(&again)
+        .contains(r#""game":{"game":"gomoku","size":7,"rule":"renju"}"#));
+    let back = load_checkpoint(&path, "gomoku", &default_device()).unwrap();
+    assert_eq!(back.header.game, spec);
 }

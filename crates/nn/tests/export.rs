@@ -7,11 +7,12 @@ mod common;
 
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
-use alphazero_nn::export::{export_network, network_tensors, DescribeEncoding};
+use alphazero_nn::export::{export_network, network_tensors};
 use alphazero_nn::{
-    default_device, load_checkpoint, save_checkpoint, GameTag, ModelConfig, ModelPreset,
+    default_device, load_checkpoint, save_checkpoint, Encode, ModelConfig, ModelPreset,
     PolicyValueNet, TrainConfig, Trainer,
 };
+use alphazero_registry::GameSpec;
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::Tensor;
@@ -180,7 +181,7 @@ fn reference_forward(t: &Tensors, d: &Value, planes: &[f32]) -> (Vec<f32>, f32) 
 
 /// Trains a tiny network of game `G` a few steps (so the batch-norm statistics are not the
 /// initial ones), saves and reloads it, exports it, and checks the export.
-fn check_export<G: DescribeEncoding>(config: &G::Config, name: &str) {
+fn check_export<G: Encode>(config: &G::Config, name: &str) {
     let device = default_device();
     let mc = ModelConfig::for_game::<G>(ModelPreset::Tiny, config).with_residual_blocks(2);
     let mut trainer = Trainer::new(&mc, TrainConfig::default(), &device).expect("trainer");
@@ -191,7 +192,7 @@ fn check_export<G: DescribeEncoding>(config: &G::Config, name: &str) {
     }
     let dir = temp_dir(&format!("export-{name}"));
     let path = dir.join("net.azc");
-    save_checkpoint(&path, &GameTag::of::<G>(config), &trainer).expect("save");
+    save_checkpoint(&path, &GameSpec::of::<G>(config), &trainer).expect("save");
     let ck = load_checkpoint(&path, G::NAME, &device).expect("load");
     let ex = export_network::<G>(&ck.model, &ck.header, config, "net.azc").expect("export");
 

@@ -12,7 +12,7 @@
 //! version          u16      FORMAT_VERSION (2)
 //! -- one zstd frame (content checksum flag set, content size in the header) --
 //! game name        u16 length + UTF-8        (Game::NAME, e.g. "connect4")
-//! config text      u32 length + UTF-8        (caller-defined description of the rules)
+//! config text      u32 length + UTF-8        (the game spec, e.g. "gomoku:15:renju")
 //! action space     u32                       (Game::num_actions)
 //! first game id    u64                       (id of the first game; the others follow)
 //! game count       u32
@@ -58,6 +58,8 @@
 #![deny(missing_docs)]
 
 use std::io::Read;
+
+use alphazero_registry::{GameSpec, SpecError};
 
 /// The file magic.
 pub const MAGIC: [u8; 4] = *b"AZRC";
@@ -290,11 +292,17 @@ pub struct GameRecord {
 }
 
 /// The header of a record file.
+///
+/// The game is stored as two texts, its name and its [`GameSpec`] (written by
+/// [`RecordHeader::for_spec`], read back by [`RecordHeader::spec`]); the format itself reads
+/// any texts, so files written before the registry (the configuration's `Debug` text) still
+/// read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecordHeader {
     /// The game's name ([`alphazero_game::Game::NAME`]).
     pub game: String,
-    /// The game configuration as text (caller-defined, e.g. `"15 freestyle"`).
+    /// The game's spec as text (`gomoku:15:renju`, `connect4`); files written before the
+    /// registry hold the rules configuration's `Debug` text instead.
     pub config: String,
     /// Size of the action space ([`alphazero_game::Game::num_actions`]).
     pub num_actions: u32,
@@ -309,6 +317,29 @@ pub struct RecordFile {
     pub header: RecordHeader,
     /// The games, in file order.
     pub games: Vec<GameRecord>,
+}
+
+impl RecordHeader {
+    /// The header of a file of games of `spec` (`num_actions` = [`alphazero_game::Game::num_actions`]),
+    /// whose first game has id `first_game_id`.
+    pub fn for_spec(spec: &GameSpec, num_actions: u32, first_game_id: u64) -> RecordHeader {
+        RecordHeader {
+            game: spec.name().to_string(),
+            config: spec.to_string(),
+            num_actions,
+            first_game_id,
+        }
+    }
+
+    /// The game of the records: the spec written by [`RecordHeader::for_spec`], or the one
+    /// named by the configuration text of a file written before the registry.
+    ///
+    /// # Errors
+    /// [`SpecError`] (naming both texts) for a game this build does not know or a text that
+    /// names no valid spec.
+    pub fn spec(&self) -> Result<GameSpec, SpecError> {
+        GameSpec::from_header(&self.game, &self.config)
+    }
 }
 
 fn put_str<const W: usize>(
@@ -948,5 +979,43 @@ mod tests {
             write_records(&f.header, &f.games).unwrap(),
             write_records(&f.header, &f.games).unwrap()
         );
+    }
+
+    /// A record file written by the build before the game registry, whose header holds the
+    /// Gomoku configuration's `Debug` text: written by `alphazero train --game gomoku --size 7
+    /// --rule renju` at commit fb8cf69.
+    const PRE_REGISTRY_RECORDS: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/legacy/gomoku-7x7-renju-v2.azr"
+    );
+
+    #[test]
+    fn records_written_before_the_registry_read_their_game_as_a_spec() {
+        let f = read_records(&std::fs::read(PRE_REGISTRY_RECORDS).unwrap(), "gomoku", 49).unwrap();
+        assert!(f
+            .header
+            .config
+            .starts_with("GomokuConfig { size: 7, rule: Renju"));
+        let spec = GameSpec::Gomoku {
+            size: 7,
+            rule: alphazero_registry::games::Rule::Renju,
+        };
+        assert_eq!(f.header.spec().unwrap(), spec);
+        assert_eq!(f.games.len(), 2);
+        // Written again, the header holds the spec's text and reads back the same.
+        let header = RecordHeader::for_spec(&spec, 49, f.header.first_game_id);
+        assert_eq!(header.config, "gomoku:7:renju");
+        let back = read_records_any(&write_records(&header, &f.games).unwrap()).unwrap();
+        assert_eq!(back.header.spec().unwrap(), spec);
+        assert_eq!(back.games, f.games);
+    }
+
+    #[test]
+    fn a_header_naming_no_valid_game_is_an_error_naming_it() {
+        let mut h = sample_file().header;
+        h.game = "gomoku".into();
+        h.config = "GomokuConfig { size: 30, rule: Renju }".into();
+        let e = h.spec().unwrap_err().to_string();
+        assert!(e.contains("gomoku") && e.contains("size: 30"), "{e}");
     }
 }

@@ -36,7 +36,6 @@ impl InitNetwork {
     /// whose user did not set `model.*` (`user_model` false) takes the file's size into
     /// `cfg.model` (said through `observer`); otherwise a different size is an error naming
     /// both. A file trained under other rules of the same shapes is used with a warning.
-    /// `words(game, config)` names a game and its rules for people.
     ///
     /// # Errors
     /// The file cannot be read; [`PipelineError::Invalid`] or the checkpoint error; each
@@ -49,7 +48,6 @@ impl InitNetwork {
         resumed: bool,
         user_model: bool,
         device: &Device,
-        words: impl Fn(&str, &str) -> String,
         observer: &dyn Observer,
     ) -> Result<InitNetwork, PipelineError> {
         let shown = path.display().to_string();
@@ -58,14 +56,14 @@ impl InitNetwork {
         })?;
         let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let name = format!("--init {shown}");
-        let run_game = words(G::NAME, &format!("{game_config:?}"));
+        let run_game = G::spec(game_config).words();
         let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
             PipelineError::from(e).context(format!(
                 "--init {shown} is no network for this {run_game} run"
             ))
         })?;
         let m = &ck.header.model;
-        let trained_for = words(&ck.header.game.name, &ck.header.game.config);
+        let trained_for = ck.header.game.words();
         let pos = G::new(game_config);
         let (h, w) = pos.board_shape();
         let want = (G::num_planes(game_config), h, w, pos.num_actions());

@@ -22,8 +22,9 @@ use alphazero_game::Game;
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
-    Device, Encode, GameTag, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
+    Device, Encode, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
 };
+use alphazero_registry::GameSpec;
 use alphazero_selfplay::{
     play_match, play_selfplay_games_parallel, worker_count, MatchConfig, MatchOutcome,
     SelfPlayStats,
@@ -150,7 +151,7 @@ pub struct Pipeline<'s, G: Encode> {
     game_config: G::Config,
     storage: &'s dyn Storage,
     device: Device,
-    tag: GameTag,
+    tag: GameSpec,
     model_config: ModelConfig,
     solver_loader: Cell<Option<SolverLoader<'s>>>,
     solver: OnceCell<Option<SolverSlice>>,
@@ -179,7 +180,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             .with_value_hidden(cfg.model.value_hidden as usize);
         model_config.validate()?;
         Ok(Pipeline {
-            tag: GameTag::of::<G>(&game_config),
+            tag: GameSpec::of::<G>(&game_config),
             cfg,
             game_config,
             storage,
@@ -452,12 +453,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         first_game_id: u64,
         games: &[GameRecord],
     ) -> Result<Vec<u8>, PipelineError> {
-        let header = RecordHeader {
-            game: G::NAME.to_string(),
-            config: format!("{:?}", self.game_config),
-            num_actions: self.num_actions(),
-            first_game_id,
-        };
+        let header = RecordHeader::for_spec(&self.tag, self.num_actions(), first_game_id);
         Ok(write_records(&header, games)?)
     }
 

@@ -1,13 +1,38 @@
-//! Encoding positions into the network's input planes (see the crate docs for each game).
+//! Encoding positions into the network's input planes, and what the planes and action indices
+//! mean (the exported network's description). Each game's encoder is in its module.
 
 use alphazero_game::Game;
 
-/// A game whose positions can be encoded as network input planes `[C, H, W]`.
+use crate::Registered;
+
+/// A game whose positions can be encoded as network input planes `[C, H, W]`; a game of the
+/// registry ([`Registered`]), so that a checkpoint names the game and rules it was trained for.
 ///
 /// The encoding is always **from the side to move**: "own" planes are the pieces of the side
 /// to move, and games whose action indices are seen from the side to move (Xiangqi) turn the
 /// board so that the side to move is at the bottom.
-pub trait Encode: Game {
+///
+/// The encodings of this build's games:
+///
+/// * **Gomoku** (`C = 4`, `H = W = N`): plane 0 = stones of the side to move, 1 = opponent's
+///   stones, 2 = the last move (one 1.0, all zero at the start), 3 = colour to move (all ones
+///   if Black (the first player) is to move, all zeros for White). Square `(x, y)` is at row
+///   `y`, column `x` of the game's coordinates.
+/// * **Xiangqi** (`C = 16`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
+///   kind (king/general, advisor, elephant, horse, chariot, cannon, soldier), planes 7–13 = the
+///   opponent's pieces in the same order, plane 14 = repetitions of the position so far
+///   (`min(repetitions, 2) / 2`), plane 15 = the no-capture counter (`halfmove_clock / L`,
+///   at most 1, where `L` is the configured no-capture draw limit, 120 plies by default). For Red the board is as the game stores it (rank 0 = Red's back rank in row
+///   0); for Black it is turned 180° (file `f`, rank `r` → `8 − f`, `9 − r`), so the side to
+///   move always plays "up" from row 0, matching the xiangqi action indices, which are seen
+///   from the side to move.
+/// * **Connect Four** (`C = 2`, `H = 6`, `W = 7`): plane 0 = discs of the side to move,
+///   plane 1 = opponent's discs; row `r` is board row `r` (0 = bottom).
+///
+///
+/// Every encoder implements [`Encode::transform_planes`], the image of the planes under the
+/// game's symmetries, consistent with `Game::transform` and `Game::transform_action`.
+pub trait Encode: Registered {
     /// Number of planes `C` for a game configuration. `H × W` is [`Game::board_shape`].
     fn num_planes(config: &Self::Config) -> usize;
 
@@ -35,6 +60,17 @@ pub trait Encode: Game {
         let (h, w) = Self::new(config).board_shape();
         Self::num_planes(config) * h * w
     }
+
+    /// The meaning of each input plane, in order (`num_planes` entries), for the description
+    /// of an exported network.
+    fn plane_meanings(config: &Self::Config) -> Vec<String>;
+
+    /// How rows and columns of the planes map to the board.
+    fn board_layout() -> &'static str;
+
+    /// How action indices map to moves (an exported network's description lists each
+    /// index's move).
+    fn policy_layout() -> &'static str;
 }
 
 /// Copies every plane of `src` to `dst` moving the square `(x, y)` to `map(x, y)`.

@@ -1,0 +1,128 @@
+//! Gomoku in the registry: its spec (board size and rule) and its encoder (4 planes).
+
+use alphazero_game::{Game, Side};
+use alphazero_gomoku::{transform_point, Gomoku, GomokuConfig, Rule};
+
+use crate::encode::{permute_squares, Encode};
+use crate::{GameSpec, Registered, SpecError};
+
+/// [`Game::NAME`] of Gomoku.
+pub(crate) const NAME: &str = <Gomoku as Game>::NAME;
+
+/// The game in one line (`--help`).
+pub(crate) const ABOUT: &str = "Gomoku / Renju on an N×N board (5–20)";
+
+/// Gomoku on a `size × size` board under `rule`, the size checked as [`GomokuConfig::new`]
+/// checks it.
+pub(crate) fn spec(size: u8, rule: Rule) -> Result<GameSpec, SpecError> {
+    let config = GomokuConfig::new(size, rule)?;
+    Ok(Gomoku::spec(&config))
+}
+
+/// The size and rule out of a configuration's `Debug` text (`GomokuConfig { size: 8, rule:
+/// Freestyle, candidate_radius: 2 }`), as headers written before the registry store them.
+pub(crate) fn from_debug_text(text: &str) -> Result<GameSpec, String> {
+    let field = |key: &str| {
+        text.split(&format!("{key}: "))
+            .nth(1)
+            .and_then(|r| r.split([',', ' ', '}']).next())
+            .filter(|v| !v.is_empty())
+    };
+    let size = field("size")
+        .and_then(|s| s.parse::<u8>().ok())
+        .ok_or("no board size")?;
+    let rule: Rule = field("rule")
+        .ok_or("no rule")?
+        .parse()
+        .map_err(|e: alphazero_game::ParseError| e.to_string())?;
+    spec(size, rule).map_err(|e| e.to_string())
+}
+
+impl Registered for Gomoku {
+    fn spec(config: &GomokuConfig) -> GameSpec {
+        GameSpec::Gomoku {
+            size: config.size,
+            rule: config.rule,
+        }
+    }
+
+    fn config_of(spec: &GameSpec) -> Option<GomokuConfig> {
+        match *spec {
+            GameSpec::Gomoku { size, rule } => Some(GomokuConfig {
+                size,
+                rule,
+                ..GomokuConfig::default()
+            }),
+            _ => None,
+        }
+    }
+}
+
+/// Gomoku planes: own stones, opponent stones, last move, colour to move.
+const GOMOKU_PLANES: usize = 4;
+
+impl Encode for Gomoku {
+    fn num_planes(_config: &GomokuConfig) -> usize {
+        GOMOKU_PLANES
+    }
+
+    fn encode(&self, _repetitions: u32, out: &mut [f32]) {
+        let n = self.size();
+        let hw = n * n;
+        assert_eq!(out.len(), GOMOKU_PLANES * hw, "gomoku planes buffer length");
+        out.fill(0.0);
+        let us = self.side_to_move();
+        for (plane, side) in [(0, us), (1, us.opponent())] {
+            for y in 0..n {
+                let mut bits = self.row_bits(side, y);
+                while bits != 0 {
+                    let x = bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if x < n {
+                        out[plane * hw + y * n + x] = 1.0;
+                    }
+                }
+            }
+        }
+        if let Some(m) = self.last_move() {
+            let (x, y) = (usize::from(m.x), usize::from(m.y));
+            if x < n && y < n {
+                out[2 * hw + y * n + x] = 1.0;
+            }
+        }
+        if us == Side::First {
+            out[3 * hw..4 * hw].fill(1.0);
+        }
+    }
+
+    fn transform_planes(_config: &GomokuConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        let hw = src.len() / GOMOKU_PLANES;
+        let n = (hw as f64).sqrt().round() as usize;
+        assert_eq!(
+            n * n * GOMOKU_PLANES,
+            src.len(),
+            "gomoku planes buffer length"
+        );
+        permute_squares(n, n, src, dst, |x, y| {
+            let (tx, ty) = transform_point(n as u8, sym, x as u8, y as u8);
+            (usize::from(tx), usize::from(ty))
+        });
+    }
+
+    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
+        vec![
+            "stones of the side to move (1.0 where a stone is)".into(),
+            "stones of the opponent".into(),
+            "the last move played (a single 1.0; all zero at the start)".into(),
+            "colour to move: all 1.0 when Black (the first player) is to move, all 0.0 for White"
+                .into(),
+        ]
+    }
+    fn board_layout() -> &'static str {
+        "row y, column x of the planes is the point (x, y): column letter a + x, row number \
+         y + 1 (h8 = (7, 7)); Gomocup coordinates x,y are the same numbers"
+    }
+    fn policy_layout() -> &'static str {
+        "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
+    }
+}

@@ -1,0 +1,562 @@
+//! The game registry: which games this build knows, named by one typed [`GameSpec`], and the
+//! one dispatch from a spec to a game type ([`with_game!`]).
+//!
+//! A spec is written `gomoku:15:renju` (Gomoku on a 15×15 board under the renju rule),
+//! `gomoku:15` (freestyle), `gomoku` (15×15 freestyle), `xiangqi` or `connect4`; it prints in
+//! the long form, which parses back to the same spec. In configuration files and file headers
+//! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
+//!
+//! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
+//! rules configuration) and its [`Encode`] impl (the network's input planes and what they and
+//! the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
+//! [`with_game!`] and one such module.
+//!
+//! ```
+//! use alphazero_registry::{with_game, GameSpec};
+//! use alphazero_game::Game;
+//!
+//! let spec: GameSpec = "gomoku:9:renju".parse().unwrap();
+//! assert_eq!(spec.to_string(), "gomoku:9:renju");
+//! assert_eq!(spec.words(), "gomoku 9x9 renju");
+//! let actions = with_game!(&spec, G, cfg => G::new(cfg).num_actions());
+//! assert_eq!(actions, 81);
+//! ```
+
+#![deny(missing_docs)]
+
+use std::fmt;
+use std::str::FromStr;
+
+use alphazero_game::{Game, ParseError};
+use alphazero_gomoku::Rule;
+use serde::{Deserialize, Serialize};
+
+mod connect4;
+mod encode;
+mod gomoku;
+mod xiangqi;
+
+pub use encode::{transform_policy, Encode};
+
+/// The game types, for [`with_game!`] (callers need not depend on the game crates).
+pub mod games {
+    pub use alphazero_connect4::{Connect4, Connect4Config};
+    pub use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
+    pub use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+}
+
+/// The written forms of a spec, for error messages.
+pub const SPEC_FORMS: &str = "gomoku:<size>:<rule> (size 5 to 20; rule freestyle, standard or \
+                              renju), gomoku:<size> (freestyle), gomoku (15, freestyle), \
+                              xiangqi, connect4";
+
+/// The Gomoku board side when none is given.
+pub const DEFAULT_GOMOKU_SIZE: u8 = 15;
+
+/// A game this build knows, with the rule options that change what a position is.
+///
+/// Built by [`FromStr`] (`gomoku:15:renju`), [`GameSpec::from_parts`] (the command line's
+/// `--game/--size/--rule`), serde (a tagged table) or [`GameSpec::of`] (a game's configuration);
+/// all of them check the Gomoku board size (5–20).
+///
+/// Options a spec does not carry take their defaults in [`with_game!`]: the Gomoku candidate
+/// radius (2) and the Xiangqi repetition and no-capture rules (3-fold, 120 plies, Asian rules).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(try_from = "SpecTable", into = "SpecTable")]
+pub enum GameSpec {
+    /// Gomoku / Renju on a `size × size` board (5–20) under `rule`.
+    Gomoku {
+        /// Board side, 5 to 20.
+        size: u8,
+        /// Which rows win and whether black has forbidden moves.
+        rule: Rule,
+    },
+    /// Xiangqi (Chinese chess), standard rules.
+    Xiangqi,
+    /// Connect Four, 7 columns × 6 rows.
+    Connect4,
+}
+
+/// A rejected game spec; every variant names the rejected input.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    /// The text is none of the written forms.
+    #[error("game spec {input:?}: {reason}; the forms are {SPEC_FORMS}")]
+    Syntax {
+        /// The rejected text.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A game name this build does not know.
+    #[error("unknown game {name:?}: this build knows {}", GameSpec::NAMES.join(", "))]
+    UnknownGame {
+        /// The rejected name.
+        name: String,
+    },
+    /// A size or rule given for a game without board size or rule options.
+    #[error("size and rule apply to gomoku only, not {game}")]
+    NotForGame {
+        /// The game named.
+        game: String,
+    },
+    /// A Gomoku board size or rule out of range (the [`ParseError`] names the input).
+    #[error(transparent)]
+    Gomoku(#[from] ParseError),
+    /// A file header's game (`name` and configuration text) that names no valid spec.
+    #[error("header names game {name:?} with configuration {config:?}: {reason}")]
+    Header {
+        /// The game name in the header.
+        name: String,
+        /// The configuration text in the header.
+        config: String,
+        /// What is missing or wrong.
+        reason: String,
+    },
+}
+
+/// A game with a place in the registry: its rules configuration converts to and from a
+/// [`GameSpec`]. Implemented for every game of this build, each in its own module.
+pub trait Registered: Game {
+    /// The spec of this game under `config` (options the spec does not carry are dropped).
+    fn spec(config: &Self::Config) -> GameSpec;
+    /// The configuration of a spec of this game; `None` for a spec of another game.
+    fn config_of(spec: &GameSpec) -> Option<Self::Config>;
+}
+
+impl GameSpec {
+    /// The names of the games this build knows, in the order of the command line's choices.
+    pub const NAMES: [&'static str; 3] = [gomoku::NAME, xiangqi::NAME, connect4::NAME];
+
+    /// Each game with its default options (Gomoku 15×15 freestyle), in the order of
+    /// [`GameSpec::NAMES`].
+    pub const DEFAULTS: [GameSpec; 3] = [
+        GameSpec::Gomoku {
+            size: DEFAULT_GOMOKU_SIZE,
+            rule: Rule::Freestyle,
+        },
+        GameSpec::Xiangqi,
+        GameSpec::Connect4,
+    ];
+
+    /// The game in one line for a list of choices (`--help`).
+    pub fn about(&self) -> &'static str {
+        match self {
+            GameSpec::Gomoku { .. } => gomoku::ABOUT,
+            GameSpec::Xiangqi => xiangqi::ABOUT,
+            GameSpec::Connect4 => connect4::ABOUT,
+        }
+    }
+
+    /// The game's name ([`Game::NAME`]): `gomoku`, `xiangqi` or `connect4`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GameSpec::Gomoku { .. } => gomoku::NAME,
+            GameSpec::Xiangqi => xiangqi::NAME,
+            GameSpec::Connect4 => connect4::NAME,
+        }
+    }
+
+    /// Gomoku on a `size × size` board under `rule`.
+    ///
+    /// # Errors
+    /// [`SpecError::Gomoku`] when `size` is outside 5..=20.
+    pub fn gomoku(size: u8, rule: Rule) -> Result<GameSpec, SpecError> {
+        gomoku::spec(size, rule)
+    }
+
+    /// The spec of game `G` under `config`.
+    pub fn of<G: Registered>(config: &G::Config) -> GameSpec {
+        G::spec(config)
+    }
+
+    /// A spec from a game name and the optional Gomoku options, as the command line's
+    /// `--game`, `--size` and `--rule` (and a training config's `[game]`) give them. A missing
+    /// size is 15, a missing rule freestyle.
+    ///
+    /// # Errors
+    /// [`SpecError::UnknownGame`], [`SpecError::NotForGame`] (a size or rule for Xiangqi or
+    /// Connect Four), [`SpecError::Gomoku`] (a size outside 5..=20, an unknown rule).
+    pub fn from_parts(
+        name: &str,
+        size: Option<u8>,
+        rule: Option<&str>,
+    ) -> Result<GameSpec, SpecError> {
+        let lower = name.trim().to_ascii_lowercase();
+        if lower == gomoku::NAME {
+            let rule = rule.map(str::parse).transpose()?.unwrap_or_default();
+            return gomoku::spec(size.unwrap_or(DEFAULT_GOMOKU_SIZE), rule);
+        }
+        let spec = match lower.as_str() {
+            xiangqi::NAME => GameSpec::Xiangqi,
+            connect4::NAME => GameSpec::Connect4,
+            _ => {
+                return Err(SpecError::UnknownGame {
+                    name: name.to_string(),
+                })
+            }
+        };
+        if size.is_some() || rule.is_some() {
+            return Err(SpecError::NotForGame { game: lower });
+        }
+        Ok(spec)
+    }
+
+    /// The game in words, as people read it: `gomoku 15x15 renju`, `xiangqi`, `connect4`.
+    pub fn words(&self) -> String {
+        match self {
+            GameSpec::Gomoku { size, rule } => format!("gomoku {size}x{size} {rule}"),
+            other => other.name().to_string(),
+        }
+    }
+
+    /// The file name of the network shipped for this spec under `models/`: `connect4.azc`,
+    /// `xiangqi.azc`, `gomoku-<N>x<N>-<rule>.azc`.
+    pub fn model_file_name(&self) -> String {
+        match self {
+            GameSpec::Gomoku { size, rule } => format!("gomoku-{size}x{size}-{rule}.azc"),
+            other => format!("{}.azc", other.name()),
+        }
+    }
+
+    /// The spec stored in a file header as a game name and a configuration text: the spec's
+    /// own text (`gomoku:15:renju`, what this build writes), or, for files written before the
+    /// registry, the configuration's `Debug` text (`GomokuConfig { size: 15, rule: Renju, .. }`;
+    /// Xiangqi and Connect Four headers carry no options, so any text is theirs).
+    ///
+    /// # Errors
+    /// [`SpecError::UnknownGame`] for a name this build does not know;
+    /// [`SpecError::Header`] when the text names another game or a Gomoku text has no valid
+    /// board size and rule.
+    pub fn from_header(name: &str, config: &str) -> Result<GameSpec, SpecError> {
+        if !GameSpec::NAMES.contains(&name) {
+            return Err(SpecError::UnknownGame {
+                name: name.to_string(),
+            });
+        }
+        let header_error = |reason: String| SpecError::Header {
+            name: name.to_string(),
+            config: config.to_string(),
+            reason,
+        };
+        if let Ok(spec) = config.parse::<GameSpec>() {
+            if spec.name() != name {
+                return Err(header_error(format!(
+                    "the configuration is {}",
+                    spec.name()
+                )));
+            }
+            return Ok(spec);
+        }
+        match name {
+            gomoku::NAME => gomoku::from_debug_text(config).map_err(header_error),
+            xiangqi::NAME => Ok(GameSpec::Xiangqi),
+            _ => Ok(GameSpec::Connect4),
+        }
+    }
+}
+
+impl fmt::Display for GameSpec {
+    /// The long written form: `gomoku:15:freestyle`, `xiangqi`, `connect4`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameSpec::Gomoku { size, rule } => write!(f, "{}:{size}:{rule}", gomoku::NAME),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+impl FromStr for GameSpec {
+    type Err = SpecError;
+
+    /// Parses one of the forms of [`SPEC_FORMS`] (names and rules case-insensitive,
+    /// surrounding blanks ignored).
+    ///
+    /// # Errors
+    /// [`SpecError::Syntax`] naming the text and listing the forms.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let syntax = |reason: String| SpecError::Syntax {
+            input: s.to_string(),
+            reason,
+        };
+        let parts: Vec<&str> = s.trim().split(':').map(str::trim).collect();
+        let name = parts[0].to_ascii_lowercase();
+        if !GameSpec::NAMES.contains(&name.as_str()) {
+            return Err(syntax(if name.is_empty() {
+                "no game name".into()
+            } else {
+                format!("unknown game {name:?}")
+            }));
+        }
+        if name != gomoku::NAME {
+            if parts.len() > 1 {
+                return Err(syntax(format!("{name} takes no size or rule")));
+            }
+            return GameSpec::from_parts(&name, None, None).map_err(|e| syntax(e.to_string()));
+        }
+        if parts.len() > 3 {
+            return Err(syntax("more than three parts".into()));
+        }
+        let size = match parts.get(1) {
+            None => None,
+            Some(t) => Some(
+                t.parse::<u8>()
+                    .map_err(|_| syntax(format!("board size {t:?} is not a number")))?,
+            ),
+        };
+        GameSpec::from_parts(&name, size, parts.get(2).copied()).map_err(|e| syntax(e.to_string()))
+    }
+}
+
+/// The serde form of a [`GameSpec`]: `{ game = "gomoku", size = 15, rule = "renju" }`, or
+/// (read only) the checkpoint header of builds before the registry, `{ name = "gomoku",
+/// config = "GomokuConfig { size: 15, rule: Renju, candidate_radius: 2 }" }`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecTable {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    game: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    size: Option<u8>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    config: Option<String>,
+}
+
+impl TryFrom<SpecTable> for GameSpec {
+    type Error = SpecError;
+
+    fn try_from(t: SpecTable) -> Result<Self, SpecError> {
+        match (t.game, t.name) {
+            (Some(game), None) if t.config.is_none() => {
+                GameSpec::from_parts(&game, t.size, t.rule.as_deref())
+            }
+            (None, Some(name)) if t.size.is_none() && t.rule.is_none() => {
+                GameSpec::from_header(&name, t.config.as_deref().unwrap_or_default())
+            }
+            _ => Err(SpecError::Syntax {
+                input: "a table".into(),
+                reason: "a game table has the keys game (gomoku, xiangqi or connect4), size \
+                         and rule (gomoku only)"
+                    .into(),
+            }),
+        }
+    }
+}
+
+impl From<GameSpec> for SpecTable {
+    fn from(spec: GameSpec) -> SpecTable {
+        let (size, rule) = match spec {
+            GameSpec::Gomoku { size, rule } => (Some(size), Some(rule.name().to_string())),
+            _ => (None, None),
+        };
+        SpecTable {
+            game: Some(spec.name().to_string()),
+            size,
+            rule,
+            name: None,
+            config: None,
+        }
+    }
+}
+
+/// Runs `$body` with the type name `$G` bound to the game type of a spec and `$cfg` to a
+/// reference to its rules configuration: the one dispatch from a run-time [`GameSpec`] to
+/// generic code. `$spec` is a `&GameSpec`; the value of `$body` is the macro's value (every
+/// arm must give the same type).
+///
+/// ```
+/// use alphazero_registry::{with_game, GameSpec};
+/// use alphazero_game::Game;
+/// let spec = GameSpec::Connect4;
+/// assert_eq!(with_game!(&spec, G, cfg => G::new(cfg).num_actions()), 7);
+/// ```
+#[macro_export]
+macro_rules! with_game {
+    ($spec:expr, $G:ident, $cfg:ident => $body:expr) => {{
+        let spec: &$crate::GameSpec = $spec;
+        match spec {
+            $crate::GameSpec::Gomoku { .. } => {
+                type $G = $crate::games::Gomoku;
+                $crate::__with_config!(spec, $G, $cfg => $body)
+            }
+            $crate::GameSpec::Xiangqi => {
+                type $G = $crate::games::Xiangqi;
+                $crate::__with_config!(spec, $G, $cfg => $body)
+            }
+            $crate::GameSpec::Connect4 => {
+                type $G = $crate::games::Connect4;
+                $crate::__with_config!(spec, $G, $cfg => $body)
+            }
+        }
+    }};
+}
+
+/// One arm of [`with_game!`]: binds `$cfg` to the configuration of `spec` for game `$G`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_config {
+    ($spec:ident, $G:ident, $cfg:ident => $body:expr) => {{
+        let config = <$G as $crate::Registered>::config_of($spec)
+            .expect("with_game!: the arm's game is the spec's game");
+        let $cfg = &config;
+        $body
+    }};
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn any_spec() -> impl Strategy<Value = GameSpec> {
+        prop_oneof![
+            (5u8..=20, 0usize..3).prop_map(|(size, r)| {
+                let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][r];
+                GameSpec::Gomoku { size, rule }
+            }),
+            Just(GameSpec::Xiangqi),
+            Just(GameSpec::Connect4),
+        ]
+    }
+
+    proptest! {
+        #[test]
+        fn printed_specs_parse_back(spec in any_spec()) {
+            prop_assert_eq!(spec.to_string().parse::<GameSpec>().unwrap(), spec);
+        }
+
+        #[test]
+        fn specs_round_trip_through_json_and_toml(spec in any_spec()) {
+            let json = serde_json::to_string(&spec).unwrap();
+            prop_assert_eq!(serde_json::from_str::<GameSpec>(&json).unwrap(), spec);
+            #[derive(Serialize, Deserialize, PartialEq, Debug)]
+            struct Doc { game: GameSpec }
+            let text = toml::to_string(&Doc { game: spec }).unwrap();
+            prop_assert_eq!(toml::from_str::<Doc>(&text).unwrap(), Doc { game: spec });
+        }
+
+        #[test]
+        fn with_game_gives_the_config_the_spec_names(spec in any_spec()) {
+            let back = with_game!(&spec, G, cfg => GameSpec::of::<G>(cfg));
+            prop_assert_eq!(back, spec);
+        }
+    }
+
+    #[test]
+    fn short_forms_parse_to_their_defaults() {
+        let fifteen = GameSpec::Gomoku {
+            size: 15,
+            rule: Rule::Freestyle,
+        };
+        assert_eq!("gomoku".parse::<GameSpec>().unwrap(), fifteen);
+        assert_eq!(" Gomoku:15 ".parse::<GameSpec>().unwrap(), fifteen);
+        assert_eq!(
+            "gomoku:9:RENJU".parse::<GameSpec>().unwrap(),
+            GameSpec::Gomoku {
+                size: 9,
+                rule: Rule::Renju
+            }
+        );
+        assert_eq!("xiangqi".parse::<GameSpec>().unwrap(), GameSpec::Xiangqi);
+        assert_eq!("connect4".parse::<GameSpec>().unwrap(), GameSpec::Connect4);
+    }
+
+    #[test]
+    fn bad_specs_name_the_input_and_list_the_forms() {
+        for (text, why) in [
+            ("chess", "unknown game \"chess\""),
+            ("", "no game name"),
+            ("gomoku:x", "board size \"x\" is not a number"),
+            ("gomoku:25", "25"),
+            ("gomoku:15:pro", "expected freestyle, standard or renju"),
+            ("gomoku:15:renju:1", "more than three parts"),
+            ("xiangqi:9", "xiangqi takes no size or rule"),
+        ] {
+            let e = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(e.contains(&format!("{text:?}")), "{e}");
+            assert!(e.contains(why), "{e}");
+            assert!(e.contains(SPEC_FORMS), "{e}");
+        }
+    }
+
+    #[test]
+    fn from_parts_refuses_gomoku_options_for_other_games() {
+        assert_eq!(
+            GameSpec::from_parts("connect4", Some(9), None).unwrap_err(),
+            SpecError::NotForGame {
+                game: "connect4".into()
+            }
+        );
+        assert!(matches!(
+            GameSpec::from_parts("go", None, None),
+            Err(SpecError::UnknownGame { .. })
+        ));
+    }
+
+    #[test]
+    fn the_serde_form_is_a_tagged_table() {
+        let spec = GameSpec::Gomoku {
+            size: 9,
+            rule: Rule::Renju,
+        };
+        assert_eq!(
+            serde_json::to_string(&spec).unwrap(),
+            r#"{"game":"gomoku","size":9,"rule":"renju"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&GameSpec::Xiangqi).unwrap(),
+            r#"{"game":"xiangqi"}"#
+        );
+        let e = serde_json::from_str::<GameSpec>(r#"{"game":"gomoku","size":30}"#).unwrap_err();
+        assert!(e.to_string().contains("30"), "{e}");
+        let e = serde_json::from_str::<GameSpec>(r#"{"game":"xiangqi","size":9}"#).unwrap_err();
+        assert!(e.to_string().contains("gomoku only"), "{e}");
+    }
+
+    #[test]
+    fn headers_written_before_the_registry_still_read() {
+        let legacy = r#"{"name":"gomoku","config":"GomokuConfig { size: 8, rule: Renju, candidate_radius: 2 }"}"#;
+        assert_eq!(
+            serde_json::from_str::<GameSpec>(legacy).unwrap(),
+            GameSpec::Gomoku {
+                size: 8,
+                rule: Rule::Renju
+            }
+        );
+        assert_eq!(
+            GameSpec::from_header("connect4", "Connect4Config").unwrap(),
+            GameSpec::Connect4
+        );
+        assert_eq!(
+            GameSpec::from_header("xiangqi", "XiangqiConfig { repetition_count: 3, no_capture_draw_plies: 120, repetition: Asian }").unwrap(),
+            GameSpec::Xiangqi
+        );
+        assert_eq!(
+            GameSpec::from_header("gomoku", "gomoku:12:standard").unwrap(),
+            GameSpec::Gomoku {
+                size: 12,
+                rule: Rule::Standard
+            }
+        );
+        let e = GameSpec::from_header("gomoku", "GomokuConfig { rule: Renju }").unwrap_err();
+        assert!(e.to_string().contains("no board size"), "{e}");
+        assert!(GameSpec::from_header("gomoku", "connect4").is_err());
+        assert!(matches!(
+            GameSpec::from_header("shogi", ""),
+            Err(SpecError::UnknownGame { .. })
+        ));
+    }
+
+    #[test]
+    fn words_and_model_file_names() {
+        let spec: GameSpec = "gomoku:15:renju".parse().unwrap();
+        assert_eq!(spec.words(), "gomoku 15x15 renju");
+        assert_eq!(spec.model_file_name(), "gomoku-15x15-renju.azc");
+        assert_eq!(GameSpec::Xiangqi.words(), "xiangqi");
+        assert_eq!(GameSpec::Connect4.model_file_name(), "connect4.azc");
+    }
+}

@@ -1,0 +1,126 @@
+//! Xiangqi in the registry: one spec (the standard rules) and its encoder (16 planes, seen
+//! from the side to move).
+
+use alphazero_game::{Game, Side};
+use alphazero_xiangqi::{Square, Xiangqi, XiangqiConfig};
+
+use crate::encode::{permute_squares, Encode};
+use crate::{GameSpec, Registered};
+
+/// [`Game::NAME`] of Xiangqi.
+pub(crate) const NAME: &str = <Xiangqi as Game>::NAME;
+
+/// The game in one line (`--help`).
+pub(crate) const ABOUT: &str = "Xiangqi (Chinese chess)";
+
+impl Registered for Xiangqi {
+    /// Always [`GameSpec::Xiangqi`]: the repetition and no-capture options are not part of a
+    /// spec.
+    fn spec(_config: &XiangqiConfig) -> GameSpec {
+        GameSpec::Xiangqi
+    }
+
+    fn config_of(spec: &GameSpec) -> Option<XiangqiConfig> {
+        matches!(spec, GameSpec::Xiangqi).then(XiangqiConfig::default)
+    }
+}
+
+/// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.
+const XIANGQI_PLANES: usize = 16;
+const XQ_H: usize = 10;
+const XQ_W: usize = 9;
+
+/// Scale of the Xiangqi no-capture plane: the configured no-capture draw limit, or 120 plies
+/// when the rule is disabled.
+fn no_capture_scale(config: &XiangqiConfig) -> f32 {
+    if config.no_capture_draw_plies > 0 {
+        f32::from(config.no_capture_draw_plies)
+    } else {
+        120.0
+    }
+}
+
+impl Encode for Xiangqi {
+    fn num_planes(_config: &XiangqiConfig) -> usize {
+        XIANGQI_PLANES
+    }
+
+    fn encode(&self, repetitions: u32, out: &mut [f32]) {
+        let hw = XQ_H * XQ_W;
+        assert_eq!(
+            out.len(),
+            XIANGQI_PLANES * hw,
+            "xiangqi planes buffer length"
+        );
+        out.fill(0.0);
+        let us = self.side_to_move();
+        for rank in 0..XQ_H as u8 {
+            for file in 0..XQ_W as u8 {
+                let Some(sq) = Square::new(file, rank) else {
+                    continue;
+                };
+                let Some(piece) = self.piece_at(sq) else {
+                    continue;
+                };
+                // Seen from the side to move: Black's view is the board turned 180°.
+                let (row, col) = match us {
+                    Side::First => (usize::from(rank), usize::from(file)),
+                    Side::Second => (XQ_H - 1 - usize::from(rank), XQ_W - 1 - usize::from(file)),
+                };
+                let plane = piece.kind.index() + if piece.side == us { 0 } else { 7 };
+                out[plane * hw + row * XQ_W + col] = 1.0;
+            }
+        }
+        let rep = repetitions.min(2) as f32 / 2.0;
+        out[14 * hw..15 * hw].fill(rep);
+        let clock = (f32::from(self.halfmove_clock()) / no_capture_scale(self.config())).min(1.0);
+        out[15 * hw..16 * hw].fill(clock);
+    }
+
+    fn transform_planes(_config: &XiangqiConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        // The left-right mirror is a mirror of columns in the side-to-move frame as well.
+        let mirror = sym % 2 == 1;
+        permute_squares(XQ_H, XQ_W, src, dst, |x, y| {
+            if mirror {
+                (XQ_W - 1 - x, y)
+            } else {
+                (x, y)
+            }
+        });
+    }
+
+    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
+        let kinds = [
+            "general",
+            "advisors",
+            "elephants",
+            "horses",
+            "chariots",
+            "cannons",
+            "soldiers",
+        ];
+        let mut v: Vec<String> = kinds
+            .iter()
+            .map(|k| format!("{k} of the side to move"))
+            .collect();
+        v.extend(kinds.iter().map(|k| format!("{k} of the opponent")));
+        v.push("repetitions of the position so far: min(repetitions, 2) / 2 on every point".into());
+        v.push(
+            "plies since the last capture / the no-capture draw limit (120 by default), at most \
+             1, on every point"
+                .into(),
+        );
+        v
+    }
+    fn board_layout() -> &'static str {
+        "row r, column f of the planes is the point at file f (ICCS a-i = 0-8) and rank r (ICCS \
+         0-9, 0 = Red's back rank) when Red is to move; when Black is to move the board is \
+         turned by 180 degrees (file f, rank r -> 8 - f, 9 - r) so that the side to move \
+         always plays up from row 0"
+    }
+    fn policy_layout() -> &'static str {
+        "2086 geometrically possible from-to moves seen from the side to move: the actions \
+         list gives each index's ICCS move for Red to move; for Black to move the move is that \
+         one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
+    }
+}
