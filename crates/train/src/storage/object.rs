@@ -140,7 +140,12 @@ impl ObjectStorage {
         let probe =
             storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) });
         if let Err(e) = probe {
-            return Err(unusable(probe_reason(&e).into(), Some(e)));
+            let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+            let reason = match missing_credentials(&scheme, options, env) {
+                Some(hint) => hint,
+                None => probe_reason(&e),
+            };
+            return Err(unusable(reason.into(), Some(e)));
         }
         Ok(storage)
     }
@@ -341,6 +346,66 @@ fn root_cause(e: &dyn std::error::Error) -> String {
     cur.to_string()
 }
 
+/// The sentence for a store whose first listing failed while no credentials are given for
+/// its cloud, neither in `options` nor in the environment (`env` says whether a variable is
+/// set and not empty); `None` when some are (then the listing's failure says why).
+fn missing_credentials(
+    scheme: &ObjectStoreScheme,
+    options: &[(&str, &str)],
+    env: impl Fn(&str) -> bool,
+) -> Option<&'static str> {
+    let (vars, words): (&[&str], &'static str) = match scheme {
+        ObjectStoreScheme::AmazonS3 => (
+            &[
+                "AWS_ACCESS_KEY_ID",
+                "AWS_PROFILE",
+                "AWS_WEB_IDENTITY_TOKEN_FILE",
+                "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                "AWS_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or \
+             AWS_PROFILE, or run where the cloud gives instance credentials)",
+        ),
+        ObjectStoreScheme::GoogleCloudStorage => (
+            &[
+                "GOOGLE_SERVICE_ACCOUNT",
+                "GOOGLE_SERVICE_ACCOUNT_PATH",
+                "GOOGLE_SERVICE_ACCOUNT_KEY",
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "GOOGLE_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set GOOGLE_APPLICATION_CREDENTIALS (or \
+             GOOGLE_SERVICE_ACCOUNT_KEY)",
+        ),
+        ObjectStoreScheme::MicrosoftAzure => (
+            &[
+                "AZURE_STORAGE_ACCOUNT_KEY",
+                "AZURE_STORAGE_ACCESS_KEY",
+                "AZURE_STORAGE_MASTER_KEY",
+                "AZURE_STORAGE_SAS_KEY",
+                "AZURE_STORAGE_TOKEN",
+                "AZURE_CLIENT_SECRET",
+                "AZURE_FEDERATED_TOKEN_FILE",
+                "AZURE_STORAGE_USE_EMULATOR",
+                "AZURE_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set AZURE_STORAGE_ACCOUNT_KEY (or AZURE_STORAGE_SAS_KEY, or \
+             a service principal's AZURE_CLIENT_SECRET)",
+        ),
+        _ => return None,
+    };
+    // An option that gives credentials: a key, a secret, a token, a profile, or none wanted.
+    let in_options = options.iter().any(|(k, _)| {
+        let k = k.to_ascii_lowercase();
+        ["access_key", "secret", "token", "service_account", "sas", "profile", "skip_signature"]
+            .iter()
+            .any(|w| k.contains(w))
+    });
+    let given = in_options || vars.iter().any(|v| env(v));
+    (!given).then_some(words)
+}
+
 /// Why the first listing of a store failed, in words.
 fn probe_reason(e: &object_store::Error) -> &'static str {
     use object_store::Error as E;
@@ -489,6 +554,25 @@ impl Storage for ObjectStorage {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_store_without_credentials_says_no_credentials_found() {
+        use super::{missing_credentials, ObjectStoreScheme};
+        let s3 = ObjectStoreScheme::AmazonS3;
+        let none = |_: &str| false;
+        let hint = missing_credentials(&s3, &[], none).unwrap();
+        assert!(hint.starts_with("no credentials found: set AWS_ACCESS_KEY_ID"), "{hint}");
+        assert_eq!(missing_credentials(&s3, &[], |k| k == "AWS_ACCESS_KEY_ID"), None);
+        assert_eq!(missing_credentials(&s3, &[], |k| k == "AWS_PROFILE"), None);
+        assert_eq!(
+            missing_credentials(&s3, &[("aws_access_key_id", "K")], none),
+            None
+        );
+        let gs = missing_credentials(&ObjectStoreScheme::GoogleCloudStorage, &[], none);
+        assert!(gs.unwrap().contains("GOOGLE_APPLICATION_CREDENTIALS"));
+        let az = missing_credentials(&ObjectStoreScheme::MicrosoftAzure, &[], none);
+        assert!(az.unwrap().contains("AZURE_STORAGE_ACCOUNT_KEY"));
+    }
+
     use super::*;
 
     #[test]
