@@ -1,7 +1,8 @@
 //! `alphazero learner` and `alphazero actor` as separate processes on a real S3 server
 //! (`s3s-fs` on loopback, see `crates/train/tests/s3_server`): a learner and actors that are
 //! killed, replaced and cut off from the server for 10 s, after which every published batch
-//! is counted once; and the bad-input errors, which name the URL before any work.
+//! is counted once, a second learner is refused and actors stop when the run is complete; and
+//! the bad-input errors, which name the URL before any work.
 
 #[path = "../crates/train/tests/s3_server/mod.rs"]
 mod s3_server;
@@ -88,6 +89,22 @@ fn wait_for(what: &str, logs: &[PathBuf], mut done: impl FnMut() -> bool) {
             panic!("timed out waiting for {what}\n{}", text.join("\n"));
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Waits for `child` to exit, failing after 3 minutes with its log.
+fn exited(child: &mut Child, what: &str, log: &Path) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}:\n{}",
+            read(log)
+        );
+        std::thread::sleep(Duration::from_millis(200));
     }
 }
 
@@ -195,33 +212,11 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     std::thread::sleep(Duration::from_secs(10));
     server.restart();
 
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let status = loop {
-        if let Some(status) = learner.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the learner did not finish:\n{}",
-            read(&log("learner2"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let status = exited(&mut learner, "the learner to finish", &log("learner2"));
     assert!(status.success(), "learner: {}", read(&log("learner2")));
     // The run is complete: the actor stops by itself, with one line (issue 14: it
     // published forever).
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(status) = a2.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "actor a2 did not stop when the run was complete:\n{}",
-            read(&log("a2"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let status = exited(&mut a2, "actor a2 to stop, the run complete", &log("a2"));
     let a2_log = read(&log("a2"));
     assert_eq!(status.code(), Some(0), "actor a2:\n{a2_log}");
     assert!(a2_log.contains("is complete"), "{a2_log}");
@@ -366,7 +361,10 @@ fn bad_storage_and_a_run_of_another_game_are_one_error_naming_the_url_before_any
         .unwrap();
     expect(
         "no credentials",
-        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned()),
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ),
         &url,
         "no credentials found: set AWS_ACCESS_KEY_ID",
     );

@@ -30,10 +30,10 @@ use crate::record::{read_records, GameRecord};
 use crate::state::RunState;
 use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
 use crate::storage::lease::LearnerLease;
+use crate::storage::{champion_key, record_key, Storage, StorageError};
 use crate::InitNetwork;
 use alphazero_game::mix_seed as mix;
 use alphazero_records::GameResult;
-use crate::storage::{champion_key, record_key, Storage, StorageError};
 
 /// How often an actor or the learner looks again while it waits (for the learner's first
 /// network, for actors' batches).
@@ -174,8 +174,7 @@ pub fn run_actor<G: Encode>(
         }
         let wanted = committed.map(|s| (s.champion_id, champion_key(s.champion_id)));
         let have = champion.as_ref().map(|c| c.0);
-        if let Some((id, key)) = wanted.clone().filter(|(id, _)| have != Some(*id))
-        {
+        if let Some((id, key)) = wanted.clone().filter(|(id, _)| have != Some(*id)) {
             match storage.exists(&key) {
                 Ok(false) => {
                     if champion.is_none() {
@@ -388,7 +387,11 @@ impl<'l> ActorBatches<'l> {
 }
 
 impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
-    fn before_commit(&mut self, _p: &Pipeline<'_, G>, _state: &RunState) -> Result<(), PipelineError> {
+    fn before_commit(
+        &mut self,
+        _p: &Pipeline<'_, G>,
+        _state: &RunState,
+    ) -> Result<(), PipelineError> {
         self.check_lease()
     }
 

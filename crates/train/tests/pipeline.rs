@@ -287,8 +287,8 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
         .unwrap();
     let poll = Duration::from_millis(20);
     let stop = StopWhenTold::default();
-    let lease = LearnerLease::acquire(&storage, "mem://run", Duration::from_secs(60), &|_| {})
-        .unwrap();
+    let lease =
+        LearnerLease::acquire(&storage, "mem://run", Duration::from_secs(60), &|_| {}).unwrap();
     let (actor, learner) = std::thread::scope(|scope| {
         let actor = scope.spawn(|| {
             let options = ActorOptions {
@@ -372,10 +372,11 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
     let mut state = RunState::new(1);
-    let champion = p.open_trainer(&mut state, None, 0.01).unwrap().inference_model();
-    let (games, _) = p
-        .self_play_games(&champion, 6, 0, 7, 0, &Silent)
-        .unwrap();
+    let champion = p
+        .open_trainer(&mut state, None, 0.01)
+        .unwrap()
+        .inference_model();
+    let (games, _) = p.self_play_games(&champion, 6, 0, 7, 0, &Silent).unwrap();
     Outbox::new()
         .publish(&storage, &p.record_file(0, &games).unwrap())
         .unwrap();
@@ -391,8 +392,14 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
         games.iter().filter(|g| g.result == want).count() as u64
     };
     assert_eq!(sp.first_wins, result(alphazero_train::GameResult::FirstWon));
-    assert_eq!(sp.second_wins, result(alphazero_train::GameResult::SecondWon));
-    assert_eq!(r.metrics.network_time_fraction, None, "unknown to the learner");
+    assert_eq!(
+        sp.second_wins,
+        result(alphazero_train::GameResult::SecondWon)
+    );
+    assert_eq!(
+        r.metrics.network_time_fraction, None,
+        "unknown to the learner"
+    );
     assert_eq!(r.metrics.selfplay_s, None, "unknown to the learner");
     assert!(r.metrics.selfplay_games_per_hour > 0.0);
     let line = r.summary();

@@ -106,7 +106,11 @@ fn current(
         .list(LEASE_PREFIX)?
         .into_iter()
         .filter_map(|k| {
-            let n = k.strip_prefix(LEASE_PREFIX)?.strip_suffix(".json")?.parse().ok()?;
+            let n = k
+                .strip_prefix(LEASE_PREFIX)?
+                .strip_suffix(".json")?
+                .parse()
+                .ok()?;
             Some((n, k))
         })
         .max_by_key(|&(n, _)| n)
@@ -248,7 +252,10 @@ impl<'s> LearnerLease<'s> {
 
     /// The lease's content as last written by this process.
     pub fn record(&self) -> LeaseRecord {
-        self.record.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.record
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// How often to [`renew`](LearnerLease::renew): a third of the lease time.
@@ -263,14 +270,13 @@ impl<'s> LearnerLease<'s> {
     /// [`ExchangeError::Storage`], [`ExchangeError::Corrupt`].
     pub fn check(&self) -> Result<(), ExchangeError> {
         match current(self.storage, &self.location)? {
-            Some((n, there)) if n == self.number && there.holder == self.record().holder => {
-                Ok(())
-            }
+            Some((n, there)) if n == self.number && there.holder == self.record().holder => Ok(()),
             other => Err(ExchangeError::Lost {
                 location: self.location.clone(),
-                by: other.map_or_else(|| "nobody (it was deleted)".into(), |(_, r)| {
-                    r.holder_words()
-                }),
+                by: other.map_or_else(
+                    || "nobody (it was deleted)".into(),
+                    |(_, r)| r.holder_words(),
+                ),
             }),
         }
     }
@@ -341,7 +347,10 @@ mod tests {
         let msg = e.to_string();
         assert!(msg.contains("s3://b/run"), "{msg}");
         assert!(msg.contains(&first.record().holder), "{msg}");
-        assert!(msg.contains(&format!("pid {}", std::process::id())), "{msg}");
+        assert!(
+            msg.contains(&format!("pid {}", std::process::id())),
+            "{msg}"
+        );
         let said = said.lock().unwrap();
         assert_eq!(said.len(), 1, "{said:?}");
         assert!(said[0].contains("waiting up to 1.0 s"), "{said:?}");

@@ -398,9 +398,17 @@ fn missing_credentials(
     // An option that gives credentials: a key, a secret, a token, a profile, or none wanted.
     let in_options = options.iter().any(|(k, _)| {
         let k = k.to_ascii_lowercase();
-        ["access_key", "secret", "token", "service_account", "sas", "profile", "skip_signature"]
-            .iter()
-            .any(|w| k.contains(w))
+        [
+            "access_key",
+            "secret",
+            "token",
+            "service_account",
+            "sas",
+            "profile",
+            "skip_signature",
+        ]
+        .iter()
+        .any(|w| k.contains(w))
     });
     let given = in_options || vars.iter().any(|v| env(v));
     (!given).then_some(words)
@@ -560,8 +568,14 @@ mod tests {
         let s3 = ObjectStoreScheme::AmazonS3;
         let none = |_: &str| false;
         let hint = missing_credentials(&s3, &[], none).unwrap();
-        assert!(hint.starts_with("no credentials found: set AWS_ACCESS_KEY_ID"), "{hint}");
-        assert_eq!(missing_credentials(&s3, &[], |k| k == "AWS_ACCESS_KEY_ID"), None);
+        assert!(
+            hint.starts_with("no credentials found: set AWS_ACCESS_KEY_ID"),
+            "{hint}"
+        );
+        assert_eq!(
+            missing_credentials(&s3, &[], |k| k == "AWS_ACCESS_KEY_ID"),
+            None
+        );
         assert_eq!(missing_credentials(&s3, &[], |k| k == "AWS_PROFILE"), None);
         assert_eq!(
             missing_credentials(&s3, &[("aws_access_key_id", "K")], none),
