@@ -266,16 +266,17 @@ pub fn run_learner<G: Encode>(
 ) -> Result<RunSummary, PipelineError> {
     let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
     let result = std::thread::scope(|scope| {
-        scope.spawn(move || loop {
-            match stop_rx.recv_timeout(lease.renew_every()) {
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-                _ => break,
-            }
-            match lease.renew() {
-                Ok(()) => {}
-                // The learner's own check says so before its next write.
-                Err(ExchangeError::Lost { .. }) => break,
-                Err(e) => tracing::warn!("the learner lease was not renewed: {e}"),
+        scope.spawn(move || {
+            // Until the learner's thread hangs up.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stop_rx.recv_timeout(lease.renew_every())
+            {
+                match lease.renew() {
+                    Ok(()) => {}
+                    // The learner's own check says so before its next write.
+                    Err(ExchangeError::Lost { .. }) => break,
+                    Err(e) => tracing::warn!("the learner lease was not renewed: {e}"),
+                }
             }
         });
         let result = p.run_with(source, init, limits, observer);
