@@ -136,9 +136,10 @@ impl ObjectStorage {
                 )
             })?;
         let storage = Self::from_store(Arc::new(PrefixStore::new(store, path)), url);
-        // One listing, no retries: an unusable store is reported before any work starts.
-        let probe =
-            storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) });
+        // One listing: an unusable store is reported before any work starts.
+        let probe = probe_answer(INITIAL_BACKOFF, || {
+            storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) })
+        });
         if let Err(e) = probe {
             let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
             let reason = match missing_credentials(&scheme, options, env) {
@@ -414,6 +415,30 @@ fn missing_credentials(
     (!given).then_some(words)
 }
 
+/// How many times [`probe_answer`] asks again a server that answers with an error of its
+/// own (HTTP 5xx).
+const PROBE_RETRIES: u32 = 4;
+
+/// The first listing of a store (`list`), asked again up to [`PROBE_RETRIES`] times, `backoff`
+/// doubling from the given one, while the server answers with an error of its own (HTTP 5xx;
+/// s3s-fs answers 500 to a listing that meets an object being written). Any other failure
+/// (no answer, refused credentials, a missing bucket) is returned at once.
+fn probe_answer(
+    backoff: Duration,
+    mut list: impl FnMut() -> object_store::Result<()>,
+) -> object_store::Result<()> {
+    let mut attempt = 0;
+    loop {
+        match list() {
+            Err(e) if attempt < PROBE_RETRIES && matches!(http_status(&e), Some(500..=599)) => {
+                std::thread::sleep(backoff * 2u32.pow(attempt));
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Why the first listing of a store failed, in words.
 fn probe_reason(e: &object_store::Error) -> &'static str {
     use object_store::Error as E;
@@ -432,6 +457,9 @@ fn probe_reason(e: &object_store::Error) -> &'static str {
             "the credentials are refused (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the cloud's equivalent)"
         }
         _ if matches!(http_status(e), Some(404)) => "the bucket does not exist",
+        _ if matches!(http_status(e), Some(500..=599)) => {
+            "the server answers with an error of its own (HTTP 5xx), again and again"
+        }
         _ if is_transient(e) => {
             "the server does not answer (check the URL, AWS_ENDPOINT_URL and the network)"
         }
@@ -562,6 +590,42 @@ impl Storage for ObjectStorage {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_first_listing_is_asked_again_while_the_server_answers_500() {
+        // Regression (issue 14, the flaky cli_roles failure): an actor started while the
+        // learner wrote an object got "500 InternalError" from s3s-fs for its first listing
+        // and exited 1 ("the server does not answer").
+        use super::probe_answer;
+        use std::time::Duration;
+        let error = |text: &str| object_store::Error::Generic {
+            store: "S3",
+            source: text.to_string().into(),
+        };
+        let mut calls = 0;
+        let r = probe_answer(Duration::ZERO, || {
+            calls += 1;
+            match calls {
+                1 | 2 => Err(error(
+                    "Server returned non-2xx status code: 500 Internal Server Error",
+                )),
+                _ => Ok(()),
+            }
+        });
+        assert!(r.is_ok() && calls == 3, "{r:?} after {calls} calls");
+        // No answer at all, or a definite one: reported at once.
+        for text in [
+            "error sending request: Connection refused (os error 111)",
+            "Server returned non-2xx status code: 403 Forbidden",
+        ] {
+            let mut calls = 0;
+            let r = probe_answer(Duration::ZERO, || {
+                calls += 1;
+                Err(error(text))
+            });
+            assert!(r.is_err() && calls == 1, "{text}: {calls} calls");
+        }
+    }
+
     #[test]
     fn a_store_without_credentials_says_no_credentials_found() {
         use super::{missing_credentials, ObjectStoreScheme};
