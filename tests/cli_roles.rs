@@ -144,6 +144,21 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     wait_for("the learner's config.toml", &[log("learner1")], || {
         config.is_file()
     });
+    // One learner per run: a second one is refused, naming the URL and the holder (checked
+    // before any actor runs, so that the first learner is still at iteration 0).
+    let second = spawn(
+        &server,
+        &["learner", "--storage", &url, "--quiet"],
+        &log("learner3"),
+    )
+    .wait_with_output()
+    .unwrap();
+    let l3 = read(&log("learner3"));
+    assert_eq!(second.status.code(), Some(1), "{l3}");
+    assert!(
+        l3.contains(&url) && l3.contains("already has a learner") && l3.contains("pid "),
+        "{l3}"
+    );
     let actor = |name: &str| {
         spawn(
             &server,
@@ -164,25 +179,12 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     a1.kill().unwrap(); // SIGKILL, possibly mid-upload
     a1.wait().unwrap();
     let mut a3 = actor("a3");
-    // One learner per run: a second one is refused, naming the URL and the holder.
-    let second = spawn(
-        &server,
-        &["learner", "--storage", &url, "--quiet"],
-        &log("learner3"),
-    )
-    .wait_with_output()
-    .unwrap();
-    let l3 = read(&log("learner3"));
-    assert_eq!(second.status.code(), Some(1), "{l3}");
-    assert!(
-        l3.contains(&url) && l3.contains("already has a learner") && l3.contains("pid "),
-        "{l3}"
-    );
 
     wait_for("iteration 2", &all_logs, at(2));
     learner.kill().unwrap(); // SIGKILL at any point of an iteration
     learner.wait().unwrap();
-    let champion_at_kill = state(&server, run).unwrap().champion_id;
+    let at_kill = state(&server, run).unwrap();
+    let (champion_at_kill, killed_at) = (at_kill.champion_id, at_kill.iteration);
     let mut learner = spawn(
         &server,
         &[
@@ -207,7 +209,8 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
         read(&log("a3"))
     );
 
-    wait_for("iteration 4", &all_logs, at(4));
+    // The outage once the restarted learner has committed an iteration of its own.
+    wait_for("iteration 4", &all_logs, at(4.max(killed_at + 1)));
     server.stop();
     std::thread::sleep(Duration::from_secs(10));
     server.restart();
