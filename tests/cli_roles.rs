@@ -1,7 +1,8 @@
 //! `alphazero learner` and `alphazero actor` as separate processes on a real S3 server
 //! (`s3s-fs` on loopback, see `crates/train/tests/s3_server`): a learner and actors that are
 //! killed, replaced and cut off from the server for 10 s, after which every published batch
-//! is counted once; and the bad-input errors, which name the URL before any work.
+//! is counted once, a second learner is refused and actors stop when the run is complete; and
+//! the bad-input errors, which name the URL before any work.
 
 #[path = "../crates/train/tests/s3_server/mod.rs"]
 mod s3_server;
@@ -21,6 +22,8 @@ use s3_server::S3Server;
 const GAMES_PER_BATCH: u64 = 4;
 /// The run's iterations.
 const ITERATIONS: u32 = 6;
+/// The learners' `--lease-seconds`.
+const LEASE_SECONDS: &str = "4";
 
 /// A tiny Connect Four run: 1×8 network, batches of 4 games of 8 simulations, 3 training
 /// steps an iteration, no gating (every trained candidate is promoted).
@@ -89,6 +92,22 @@ fn wait_for(what: &str, logs: &[PathBuf], mut done: impl FnMut() -> bool) {
     }
 }
 
+/// Waits for `child` to exit, failing after 3 minutes with its log.
+fn exited(child: &mut Child, what: &str, log: &Path) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(180);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "timed out waiting for {what}:\n{}",
+            read(log)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 fn sigterm(child: &Child) {
     // SAFETY: kill(2) on the pid of a child this test started and has not reaped.
     let r = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
@@ -102,6 +121,8 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     let url = server.url(run);
     let dir = tempfile::tempdir().unwrap();
     let log = |name: &str| dir.path().join(format!("{name}.log"));
+    // A short learner lease: the restarted learner waits for the killed one's lease to
+    // expire (at most this long).
     let mut learner_args = vec![
         "learner",
         "--storage",
@@ -109,6 +130,8 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
         "--game",
         "connect4",
         "--quiet",
+        "--lease-seconds",
+        LEASE_SECONDS,
     ];
     let sets = tiny();
     learner_args.extend(sets.iter().map(String::as_str));
@@ -121,6 +144,21 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     wait_for("the learner's config.toml", &[log("learner1")], || {
         config.is_file()
     });
+    // One learner per run: a second one is refused, naming the URL and the holder (checked
+    // before any actor runs, so that the first learner is still at iteration 0).
+    let second = spawn(
+        &server,
+        &["learner", "--storage", &url, "--quiet"],
+        &log("learner3"),
+    )
+    .wait_with_output()
+    .unwrap();
+    let l3 = read(&log("learner3"));
+    assert_eq!(second.status.code(), Some(1), "{l3}");
+    assert!(
+        l3.contains(&url) && l3.contains("already has a learner") && l3.contains("pid "),
+        "{l3}"
+    );
     let actor = |name: &str| {
         spawn(
             &server,
@@ -130,7 +168,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     };
     let mut a1 = actor("a1");
     let mut a2 = actor("a2");
-    let all_logs: Vec<PathBuf> = ["learner1", "learner2", "a1", "a2", "a3"]
+    let all_logs: Vec<PathBuf> = ["learner1", "learner2", "learner3", "a1", "a2", "a3"]
         .iter()
         .map(|n| log(n))
         .collect();
@@ -145,48 +183,55 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     wait_for("iteration 2", &all_logs, at(2));
     learner.kill().unwrap(); // SIGKILL at any point of an iteration
     learner.wait().unwrap();
-    let champion_at_kill = state(&server, run).unwrap().champion_id;
+    let at_kill = state(&server, run).unwrap();
+    let (champion_at_kill, killed_at) = (at_kill.champion_id, at_kill.iteration);
     let mut learner = spawn(
         &server,
-        &["learner", "--storage", &url, "--quiet"],
+        &[
+            "learner",
+            "--storage",
+            &url,
+            "--quiet",
+            "--lease-seconds",
+            LEASE_SECONDS,
+        ],
         &log("learner2"),
     );
 
-    wait_for("iteration 4", &all_logs, at(4));
+    wait_for("iteration 3", &all_logs, at(3));
+    // Ctrl-C / SIGTERM: the batch under way is published, then the actor stops (130).
+    sigterm(&a3);
+    let status = a3.wait().unwrap();
+    assert_eq!(
+        status.code(),
+        Some(130),
+        "actor a3 stopped by SIGTERM:\n{}",
+        read(&log("a3"))
+    );
+
+    // The outage once the restarted learner has committed an iteration of its own.
+    wait_for("iteration 4", &all_logs, at(4.max(killed_at + 1)));
     server.stop();
     std::thread::sleep(Duration::from_secs(10));
     server.restart();
 
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let status = loop {
-        if let Some(status) = learner.try_wait().unwrap() {
-            break status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the learner did not finish:\n{}",
-            read(&log("learner2"))
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let status = exited(&mut learner, "the learner to finish", &log("learner2"));
     assert!(status.success(), "learner: {}", read(&log("learner2")));
-    for (name, a) in [("a2", &mut a2), ("a3", &mut a3)] {
-        sigterm(a);
-        let status = a.wait().unwrap();
-        assert_eq!(
-            status.code(),
-            Some(130),
-            "actor {name} stopped by SIGTERM:\n{}",
-            read(&log(name))
-        );
-    }
-
+    // The run is complete: the actor stops by itself, with one line (issue 14: it
+    // published forever).
+    let status = exited(&mut a2, "actor a2 to stop, the run complete", &log("a2"));
+    let a2_log = read(&log("a2"));
+    assert_eq!(status.code(), Some(0), "actor a2:\n{a2_log}");
+    assert!(a2_log.contains("is complete"), "{a2_log}");
     let (l1, l2) = (read(&log("learner1")), read(&log("learner2")));
     assert!(l2.contains("resuming run"), "{l2}");
+    // The restarted learner took the killed one's lease (after watching it for up to the
+    // lease time, or at once when it was already older than that).
+    assert!(l2.contains("took over the learner lease"), "{l2}");
     let actor_logs: Vec<String> = ["a1", "a2", "a3"].iter().map(|n| read(&log(n))).collect();
     // The outage: a clear line when the server went away and when it came back, and the
     // processes carried on.
-    for text in actor_logs[1..].iter().chain([&l2]) {
+    for text in actor_logs[1..2].iter().chain([&l2]) {
         assert!(text.contains("is unreachable"), "{text}");
         assert!(text.contains("is reachable again"), "{text}");
     }
@@ -304,6 +349,34 @@ fn bad_storage_and_a_run_of_another_game_are_one_error_naming_the_url_before_any
         ),
         &url,
         "credentials are refused",
+    );
+    // No credentials at all: said so, not "refused".
+    let mut bare_env = env.clone();
+    bare_env.retain(|(k, _)| !k.starts_with("AWS_ACCESS") && !k.starts_with("AWS_SECRET"));
+    let out = Command::new(bin)
+        .args(["actor", "--storage", &url])
+        .env_remove("AWS_ACCESS_KEY_ID")
+        .env_remove("AWS_SECRET_ACCESS_KEY")
+        .env_remove("AWS_PROFILE")
+        .envs(bare_env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    expect(
+        "no credentials",
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ),
+        &url,
+        "no credentials found: set AWS_ACCESS_KEY_ID",
+    );
+    // An empty --storage.
+    expect(
+        "empty storage",
+        run(&env, &["actor", "--storage", ""]),
+        "\"\"",
+        "the storage location is empty",
     );
     // No run there yet: an actor waits for nothing, it says so.
     expect(

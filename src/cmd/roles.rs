@@ -6,6 +6,7 @@ use crate::cmd::train::{finish, install_ctrl_c, solver_slice, Bars, RunFlags, IT
 use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};
+use alphazero_train::storage::lease::{LearnerLease, DEFAULT_LEASE};
 use alphazero_train::storage::{Location, Storage, StorageError};
 use alphazero_train::{Pipeline, CONFIG_KEY};
 use anyhow::{bail, Result};
@@ -49,13 +50,33 @@ pub struct LearnerArgs {
     storage: String,
     #[command(flatten)]
     flags: RunFlags,
+    /// The learner lease time in seconds (one learner per run): this learner renews its
+    /// lease every third of it; a learner that was killed is replaced by the next one after
+    /// it at most (default 60; a short one suits tests).
+    #[arg(long, value_name = "S", default_value_t = DEFAULT_LEASE.as_secs_f64(), value_parser = parse_lease)]
+    lease_seconds: f64,
+}
+
+/// Checks `--lease-seconds`: a number of seconds > 0 and at most a day.
+fn parse_lease(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!(
+            "{}: expected a number of seconds > 0 and <= 86400",
+            alphazero_game::quoted_excerpt(text)
+        )),
+    }
 }
 
 /// Opens `--storage` (an object store is checked by one listing: an unreachable server, a
-/// missing bucket or refused credentials are an error naming it). Returns it and its name.
-fn open_storage(text: &str) -> Result<(Box<dyn Storage>, String)> {
+/// missing bucket or refused credentials are an error naming it); a learner's directory is
+/// locked like `train`'s run directory. Returns it and its name.
+fn open_storage(text: &str, learner: bool) -> Result<(Box<dyn Storage>, String)> {
     let location: Location = text.parse()?;
-    let storage = location.open()?;
+    let storage = match learner {
+        true => location.open_exclusive()?,
+        false => location.open()?,
+    };
     Ok((storage, location.to_string()))
 }
 
@@ -66,7 +87,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
     if args.games == Some(0) {
         bail!("--games must be >= 1 (got 0)");
     }
-    let (storage, name) = open_storage(&args.storage)?;
+    let (storage, name) = open_storage(&args.storage, false)?;
     let (manifest, mut cfg) = roles::open_run(&*storage, &name, args.game.as_deref())?;
     if let Some(w) = args.workers {
         cfg.selfplay.workers = w;
@@ -109,7 +130,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
             "batches"
         }
     );
-    if summary.stopped_by_request {
+    if summary.stopped_by_request && !summary.run_complete {
         std::process::exit(130);
     }
     Ok(())
@@ -119,7 +140,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
 // The macro instantiates this for each game; some game configs are `Copy`.
 #[allow(clippy::clone_on_copy)]
 pub fn run_learner(args: &LearnerArgs) -> Result<()> {
-    let (storage, name) = open_storage(&args.storage)?;
+    let (storage, name) = open_storage(&args.storage, true)?;
     let saved = match storage.get(CONFIG_KEY) {
         Ok(b) => Some(String::from_utf8(b).map_err(|e| {
             anyhow::anyhow!("the run's saved {CONFIG_KEY} in {name} is not text: {e}")
@@ -136,6 +157,13 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
     }
     // The first write: refused, having written nothing, when the storage holds another game.
     claim_run(&*storage, &name, &cfg.game.words())?;
+    // One learner per run: refused here, before any other write, when another holds it.
+    let lease = LearnerLease::acquire(
+        &*storage,
+        &name,
+        std::time::Duration::from_secs_f64(args.lease_seconds),
+        &|line| eprintln!("{line}"),
+    )?;
     let init = match run.init {
         Some(i) if i.needed(&*storage, &name, &bars)? => Some(i),
         _ => None,
@@ -148,10 +176,12 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         crate::engine::device_words(&device)
     );
     install_ctrl_c(ITERATION_CTRL_C);
-    let mut source = ActorBatches::new(&name, DEFAULT_POLL);
-    let summary = with_game!(&spec, G, gcfg => Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?
-        .with_solver_slice(|| solver_slice(cfg, &bars))
-        .run_with(&mut source, init.as_ref(), &run.limits, &bars)?);
+    let mut source = ActorBatches::new(&name, DEFAULT_POLL).with_lease(&lease);
+    let summary = with_game!(&spec, G, gcfg => roles::run_learner(
+        &Pipeline::<G>::new(cfg.clone(), gcfg.clone(), &*storage, device)?
+            .with_solver_slice(|| solver_slice(cfg, &bars)),
+        &mut source, &lease, init.as_ref(), &run.limits, &bars
+    )?);
     let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
     finish(&summary, &champion)
 }

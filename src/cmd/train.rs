@@ -249,7 +249,14 @@ pub fn run(args: &TrainArgs) -> Result<()> {
 /// holds, where its champion is; exits with the shell's status for an interrupted command
 /// (130) when Ctrl-C stopped it.
 pub(crate) fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
-    if summary.stopped_by_request {
+    if summary.stopped_while_waiting {
+        eprintln!(
+            "stopped by Ctrl-C while waiting for the games of iteration {} (not started; {} \
+             saved); run the command again to go on",
+            summary.iterations,
+            super::count(summary.iterations as usize, "iteration"),
+        );
+    } else if summary.stopped_by_request {
         eprintln!(
             "stopped by Ctrl-C after iteration {} (saved); run the command again to go on",
             summary.iterations

@@ -155,10 +155,12 @@ pub struct IterationMetrics {
     pub elo_hi: Option<f64>,
     /// Self-play throughput (games per hour).
     pub selfplay_games_per_hour: f64,
-    /// Fraction in [0, 1] of self-play time spent in network evaluation.
-    pub network_time_fraction: f64,
-    /// Seconds of this iteration's self-play.
-    pub selfplay_s: f64,
+    /// Fraction in [0, 1] of self-play time spent in network evaluation; `None` where the
+    /// self-play ran elsewhere (a learner's iteration takes actors' games).
+    pub network_time_fraction: Option<f64>,
+    /// Seconds of this iteration's self-play; `None` where the self-play ran elsewhere (a
+    /// learner's: its games/hour are the games it took over the time since its last take).
+    pub selfplay_s: Option<f64>,
     /// Seconds of this iteration's training.
     pub train_s: f64,
     /// Seconds of this iteration's gating match (0 without one).
@@ -415,8 +417,8 @@ struct CsvRow {
     elo_lo: Option<f64>,
     elo_hi: Option<f64>,
     selfplay_games_per_hour: f64,
-    network_time_fraction: f64,
-    selfplay_s: f64,
+    network_time_fraction: Option<f64>,
+    selfplay_s: Option<f64>,
     train_s: f64,
     gating_s: f64,
     solver_positions: Option<u32>,
@@ -541,8 +543,8 @@ pub(crate) fn example_metrics(n: u32) -> Vec<IterationMetrics> {
                 elo_lo: Some(30.0 * f - 40.0),
                 elo_hi: Some(30.0 * f + 40.0),
                 selfplay_games_per_hour: 6000.0 + 100.0 * f,
-                network_time_fraction: 0.7,
-                selfplay_s: 40.0,
+                network_time_fraction: Some(0.7),
+                selfplay_s: Some(40.0),
                 train_s: 15.0,
                 gating_s: 5.0,
                 solver: (i % 2 == 0).then_some(SolverMetrics {

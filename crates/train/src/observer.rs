@@ -75,10 +75,19 @@ impl IterationReport {
                 100.0 * s.value_sign
             )
         });
+        // Self-play that ran elsewhere (a learner's actors) has no times here: left out.
+        let selfplay_text = match (m.selfplay_s, m.network_time_fraction) {
+            (Some(s), Some(f)) => format!(
+                "self-play {s:.0}s, {:.0}% in network, batch {:.1}; ",
+                100.0 * f,
+                sp.mean_batch()
+            ),
+            _ => String::new(),
+        };
         format!(
             "iter {}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg), {} new positions, buffer {}; \
              {} steps: policy {:.3} value {:.3} entropy {:.3} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
-             {:.0}s (self-play {:.0}s, {:.0}% in network, batch {:.1}; train {:.0}s; gating {:.0}s)",
+             {:.0}s ({selfplay_text}train {:.0}s; gating {:.0}s)",
             m.iteration,
             sp.games,
             m.selfplay_games_per_hour,
@@ -94,9 +103,6 @@ impl IterationReport {
             m.policy_entropy,
             m.kl,
             r.seconds,
-            m.selfplay_s,
-            100.0 * sp.evaluator_share(),
-            sp.mean_batch(),
             m.train_s,
             m.gating_s
         )

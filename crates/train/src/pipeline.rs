@@ -18,7 +18,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
 use alphazero_arena::rating;
 use alphazero_connect4::Connect4;
-use alphazero_game::Game;
+use alphazero_game::{mix_seed as mix, Game};
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
@@ -58,15 +58,6 @@ const METRICS_CSV_KEY: &str = "metrics.csv";
 /// Where the plots go.
 const PLOTS_PREFIX: &str = "plots/";
 
-/// Mixes a seed with a stream number (SplitMix64 finaliser): the seeds of an iteration's
-/// stages, each from the run's seed and the iteration.
-pub(crate) fn mix(a: u64, b: u64) -> u64 {
-    let mut z = a ^ b.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Limits of one invocation of [`Pipeline::run`] (not saved: the run's own limits are
 /// `run.iterations` and `run.time_budget_minutes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -90,6 +81,9 @@ pub struct RunSummary {
     pub champion_key: String,
     /// Whether the run stopped because [`Observer::stop_requested`] said so.
     pub stopped_by_request: bool,
+    /// Whether that stop came while the iteration's source waited for games (a learner
+    /// waiting for actors' batches): iteration `iterations` had not started.
+    pub stopped_while_waiting: bool,
 }
 
 /// One self-play batch ([`Pipeline::self_play`]), written as one record file.
@@ -103,8 +97,12 @@ pub struct SelfPlayBatch {
     pub games: Vec<GameRecord>,
     /// Counts and times of the self-play.
     pub stats: SelfPlayStats,
-    /// Wall-clock seconds, the write included.
+    /// Wall-clock seconds, the write included (for a learner: since its last take).
     pub seconds: f64,
+    /// Whether the games were played in this process, so that `stats`' times and network
+    /// share are known (`false` for a learner's batches of actors' games: those are absent
+    /// from its metrics, not 0).
+    pub played_here: bool,
 }
 
 /// What [`Pipeline::learn`] did.
@@ -399,6 +397,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             games,
             stats,
             seconds: start.elapsed().as_secs_f64(),
+            played_here: true,
         })
     }
 
@@ -812,8 +811,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             elo_lo: gated_run.then_some(champion_elo - rating::Z95 * champion_elo_se),
             elo_hi: gated_run.then_some(champion_elo + rating::Z95 * champion_elo_se),
             selfplay_games_per_hour: sp.games as f64 / batch.seconds.max(1e-9) * 3600.0,
-            network_time_fraction: sp.evaluator_share(),
-            selfplay_s: batch.seconds,
+            network_time_fraction: batch.played_here.then(|| sp.evaluator_share()),
+            selfplay_s: batch.played_here.then_some(batch.seconds),
             train_s: learned.seconds,
             gating_s: gated.seconds,
             solver,
@@ -922,13 +921,20 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let elapsed_before = state.elapsed_s;
         self.solver_slice();
         let first_iteration = state.iteration;
-        let mut stopped_by_request = false;
+        let (mut stopped_by_request, mut stopped_while_waiting) = (false, false);
         loop {
             if observer.stop_requested() {
                 stopped_by_request = true;
                 break;
             }
             let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
+            // The run's own limits, recorded in its state for the actors (they stop then).
+            let complete = self.run_limit_reached(&state, elapsed);
+            if complete != state.complete {
+                state.complete = complete;
+                source.before_commit(self, &state)?;
+                state.save(self.storage)?;
+            }
             if let Some(line) =
                 self.limit_reached(&state, first_iteration, elapsed, limits, session_start)
             {
@@ -939,7 +945,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             let iter = state.iteration;
             let seed = mix(state.rng_seed, u64::from(iter));
             let Some(batch) = source.next_batch(self, &state, &champion, seed, observer)? else {
-                stopped_by_request = true;
+                (stopped_by_request, stopped_while_waiting) = (true, true);
                 break;
             };
             let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
@@ -958,6 +964,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             // Connect Four: the trained network against the solver (measured, not trained on).
             let solver = self.measure_solver(&learned.candidate, iter)?;
             let gated = self.gate(&learned, &champion, seed, iter, observer)?;
+            source.before_commit(self, &state)?;
             let mut report = self.commit(
                 &mut state,
                 &batch,
@@ -982,7 +989,16 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             champion_id: state.champion_id,
             champion_key: champion_key(state.champion_id),
             stopped_by_request,
+            stopped_while_waiting,
         })
+    }
+
+    /// Whether the run's own limits (`run.iterations`, `run.time_budget_minutes`) are
+    /// reached after `elapsed_s` seconds of training.
+    fn run_limit_reached(&self, state: &RunState, elapsed_s: f64) -> bool {
+        let r = &self.cfg.run;
+        (r.iterations > 0 && state.iteration >= r.iterations)
+            || (r.time_budget_minutes > 0.0 && elapsed_s >= r.time_budget_minutes * 60.0)
     }
 
     /// The line saying why the run stops now, if a limit is reached: the run's
@@ -1056,6 +1072,20 @@ pub trait BatchSource<G: Encode> {
         seed: u64,
         observer: &dyn Observer,
     ) -> Result<Option<SelfPlayBatch>, PipelineError>;
+
+    /// Called right before each write of the run state (an iteration's commit, or the
+    /// record that the run is complete): an error stops the run with nothing more
+    /// committed (the learner's check that it still holds the run's lease).
+    ///
+    /// # Errors
+    /// The source's refusal.
+    fn before_commit(
+        &mut self,
+        _pipeline: &Pipeline<'_, G>,
+        _state: &RunState,
+    ) -> Result<(), PipelineError> {
+        Ok(())
+    }
 }
 
 /// The games of `alphazero train`: this process's own self-play ([`Pipeline::self_play`]).

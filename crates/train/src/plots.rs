@@ -786,14 +786,32 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
             },
         ],
     )?);
+    // The self-play figures exist only where the self-play ran in the process (not a
+    // learner's): absent, not 0.
+    let pick_some = |f: &dyn Fn(&IterationMetrics) -> Option<f64>| -> Vec<(f64, f64)> {
+        metrics
+            .iter()
+            .filter_map(|m| f(m).map(|v| (it(m), v)))
+            .collect()
+    };
+    let share_some = |part: &dyn Fn(&IterationMetrics) -> Option<f64>| -> Vec<(f64, f64)> {
+        metrics
+            .iter()
+            .filter_map(|m| {
+                let p = part(m)?;
+                let total = p + m.train_s + m.gating_s;
+                (total > 0.0).then(|| (it(m), 100.0 * p / total))
+            })
+            .collect()
+    };
     let share = |part: &dyn Fn(&IterationMetrics) -> f64| -> Vec<(f64, f64)> {
         metrics
             .iter()
-            .filter(|m| m.selfplay_s + m.train_s + m.gating_s > 0.0)
+            .filter(|m| m.selfplay_s.unwrap_or(0.0) + m.train_s + m.gating_s > 0.0)
             .map(|m| {
                 (
                     it(m),
-                    100.0 * part(m) / (m.selfplay_s + m.train_s + m.gating_s),
+                    100.0 * part(m) / (m.selfplay_s.unwrap_or(0.0) + m.train_s + m.gating_s),
                 )
             })
             .collect()
@@ -821,12 +839,12 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
                     Series::line(
                         "network evaluation, of self-play time",
                         RED_,
-                        pick(&|m| 100.0 * m.network_time_fraction),
+                        pick_some(&|m| m.network_time_fraction.map(|f| 100.0 * f)),
                     ),
                     Series::line(
                         "self-play, of the iteration",
                         GREEN_,
-                        share(&|m| m.selfplay_s),
+                        share_some(&|m| m.selfplay_s),
                     ),
                     Series::line("training, of the iteration", ORANGE_, share(&|m| m.train_s)),
                     Series::line("gating, of the iteration", GREY_, share(&|m| m.gating_s)),

@@ -25,15 +25,25 @@ use alphazero_selfplay::SelfPlayStats;
 use crate::config::TrainConfig;
 use crate::error::PipelineError;
 use crate::observer::Observer;
-use crate::pipeline::{mix, BatchSource, Pipeline, SelfPlayBatch, CONFIG_KEY};
+use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY};
 use crate::record::{read_records, GameRecord};
 use crate::state::RunState;
 use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
+use crate::storage::lease::LearnerLease;
 use crate::storage::{champion_key, record_key, Storage, StorageError};
+use crate::InitNetwork;
+use alphazero_game::mix_seed as mix;
+use alphazero_records::GameResult;
 
 /// How often an actor or the learner looks again while it waits (for the learner's first
 /// network, for actors' batches).
 pub const DEFAULT_POLL: Duration = Duration::from_secs(1);
+
+/// How many reads of the run state or of the champion in a row an actor lets fail (each
+/// after the storage's own retries, one [`ActorOptions::poll`] apart) before it stops with
+/// the error: a single failure (e.g. a read that meets an object being replaced on a server
+/// whose writes are not atomic) is a warning, and the actor goes on with the champion it has.
+pub const ACTOR_READ_FAILURES: u32 = 10;
 
 /// The run an actor joins at `location` (named in errors): its manifest, checked against
 /// `game` when given ([`read_run`]), and its configuration (`config.toml`, which the learner
@@ -91,6 +101,9 @@ pub struct ActorSummary {
     pub games: u64,
     /// Whether it stopped because [`Observer::stop_requested`] said so.
     pub stopped_by_request: bool,
+    /// Whether it stopped because the run is complete (the learner recorded that it reached
+    /// the run's `run.iterations` or `run.time_budget_minutes`).
+    pub run_complete: bool,
 }
 
 /// The champion the run has committed: the one its state names, champion 0 before the
@@ -105,13 +118,16 @@ pub fn committed_champion(storage: &dyn Storage) -> Result<(u32, String), Pipeli
 
 /// An actor: self-play batches of `selfplay.games_per_iteration` games with the run's
 /// committed champion (looked up again before each batch), each published through `outbox`
-/// with one log line, until `options.games` or [`Observer::stop_requested`] (a batch under
-/// way is finished and published first). Waits, with a log line, until the learner has
-/// written the run's first network.
+/// with one log line, until `options.games`, [`Observer::stop_requested`] (a batch under
+/// way is finished and published first), or the run is complete ([`RunState::complete`],
+/// one log line). Waits, with a log line, until the learner has written the run's first
+/// network. A read of the run state or of a champion that fails is a warning: the actor goes
+/// on with the champion it has (or waits for one) and reads again before the next batch;
+/// [`ACTOR_READ_FAILURES`] failures in a row end it.
 ///
 /// # Errors
 /// A storage error that outlasts the storage's own retries, a network that cannot be read,
-/// a self-play error, [`ExchangeError::Taken`].
+/// each [`ACTOR_READ_FAILURES`] times in a row; a self-play error, [`ExchangeError::Taken`].
 pub fn run_actor<G: Encode>(
     p: &Pipeline<'_, G>,
     outbox: &mut Outbox,
@@ -124,6 +140,10 @@ pub fn run_actor<G: Encode>(
     let mut champion: Option<(u32, PolicyValueNet)> = None;
     let mut summary = ActorSummary::default();
     let mut waiting = false;
+    let mut failures = 0u32;
+    let failed = |failures: &mut u32, what: &str, e: PipelineError| {
+        read_failed(failures, what, e, &options.location, observer)
+    };
     loop {
         if observer.stop_requested() {
             summary.stopped_by_request = true;
@@ -134,24 +154,58 @@ pub fn run_actor<G: Encode>(
             Some(n) => per_batch.min(n - summary.games),
             None => per_batch,
         };
-        let (id, key) = committed_champion(storage)?;
-        if champion.as_ref().map(|c| c.0) != Some(id) {
-            if !storage.exists(&key)? {
-                if !waiting {
-                    observer.info(&format!(
-                        "waiting for the learner's first network {key} at {}",
-                        options.location
-                    ));
-                    waiting = true;
-                }
-                std::thread::sleep(options.poll);
-                continue;
+        let committed = match RunState::load(storage) {
+            Ok(state) => Some(state.unwrap_or_else(|| RunState::new(0))),
+            Err(e) => {
+                failed(&mut failures, RunState::KEY, e.into())?;
+                None
             }
-            champion = Some((id, p.load_network(&key)?));
-            observer.info(&format!("playing with champion {id} ({key})"));
+        };
+        if let Some(state) = &committed {
+            if state.complete {
+                observer.info(&format!(
+                    "the run at {} is complete ({} iterations: the learner reached \
+                     run.iterations or run.time_budget_minutes); stopping",
+                    options.location, state.iteration
+                ));
+                summary.run_complete = true;
+                break;
+            }
+        }
+        let wanted = committed.map(|s| (s.champion_id, champion_key(s.champion_id)));
+        let have = champion.as_ref().map(|c| c.0);
+        if let Some((id, key)) = wanted.clone().filter(|(id, _)| have != Some(*id)) {
+            match storage.exists(&key) {
+                Ok(false) => {
+                    if champion.is_none() {
+                        if !waiting {
+                            observer.info(&format!(
+                                "waiting for the learner's first network {key} at {}",
+                                options.location
+                            ));
+                            waiting = true;
+                        }
+                        std::thread::sleep(options.poll);
+                        continue;
+                    }
+                }
+                Ok(true) => match p.load_network(&key) {
+                    Ok(net) => {
+                        failures = 0;
+                        champion = Some((id, net));
+                        observer.info(&format!("playing with champion {id} ({key})"));
+                    }
+                    Err(e) => failed(&mut failures, &key, e)?,
+                },
+                Err(e) => failed(&mut failures, &key, e.into())?,
+            }
+        } else if wanted.is_some() {
+            failures = 0;
         }
         let Some((id, net)) = &champion else {
-            unreachable!("loaded above")
+            // Nothing to play with yet, and the last read failed.
+            std::thread::sleep(options.poll);
+            continue;
         };
         let start = Instant::now();
         let batch_seed = mix(seed, summary.batches);
@@ -171,6 +225,84 @@ pub fn run_actor<G: Encode>(
     Ok(summary)
 }
 
+/// An actor's failed read of `what` at `location`: a warning and `Ok` while the failures in a
+/// row stay under [`ACTOR_READ_FAILURES`], then the error.
+fn read_failed(
+    failures: &mut u32,
+    what: &str,
+    e: PipelineError,
+    location: &str,
+    observer: &dyn Observer,
+) -> Result<(), PipelineError> {
+    *failures += 1;
+    if *failures >= ACTOR_READ_FAILURES {
+        return Err(e.context(format!(
+            "reading {what} at {location} failed {failures} times in a row"
+        )));
+    }
+    observer.warning(&format!(
+        "reading {what} at {location} failed ({e}); going on with the champion this actor \
+         has, reading again before the next batch"
+    ));
+    Ok(())
+}
+
+/// The learner: [`Pipeline::run_with`] on `source`, holding `lease` (see
+/// [`crate::storage::lease`]) for the whole run. A heartbeat thread renews the lease every
+/// [`LearnerLease::renew_every`]; `source` checks that the lease is still held before every
+/// write of the run's shared state ([`ActorBatches::with_lease`]); the lease is released when
+/// the run stops (so that the next learner takes it at once).
+///
+/// # Errors
+/// As [`Pipeline::run_with`]; [`ExchangeError::Lost`] when another learner took the run over
+/// (nothing more is committed).
+pub fn run_learner<G: Encode>(
+    p: &Pipeline<'_, G>,
+    source: &mut ActorBatches<'_>,
+    lease: &LearnerLease<'_>,
+    init: Option<&InitNetwork>,
+    limits: &Limits,
+    observer: &dyn Observer,
+) -> Result<RunSummary, PipelineError> {
+    let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
+    let result = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            // Until the learner's thread hangs up.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stop_rx.recv_timeout(lease.renew_every())
+            {
+                match lease.renew() {
+                    Ok(()) => {}
+                    // The learner's own check says so before its next write.
+                    Err(ExchangeError::Lost { .. }) => break,
+                    Err(e) => tracing::warn!("the learner lease was not renewed: {e}"),
+                }
+            }
+        });
+        let result = p.run_with(source, init, limits, observer);
+        drop(stop_tx);
+        result
+    });
+    if let Err(e) = lease.release() {
+        observer.warning(&format!("the learner lease was not released: {e}"));
+    }
+    result
+}
+
+/// The self-play figures of games the learner took: counts, plies and results (W/D/L);
+/// the times (self-play, network) are the actors' and stay 0, unknown here.
+fn taken_stats(games: &[GameRecord]) -> SelfPlayStats {
+    let result = |r: GameResult| games.iter().filter(|g| g.result == r).count() as u64;
+    SelfPlayStats {
+        games: games.len() as u64,
+        plies: games.iter().map(|g| g.plies.len() as u64).sum(),
+        first_wins: result(GameResult::FirstWon),
+        draws: result(GameResult::Draw),
+        second_wins: result(GameResult::SecondWon),
+        ..SelfPlayStats::default()
+    }
+}
+
 /// The learner's source of games ([`BatchSource`]): the batches that actors published, each
 /// taken by exactly one committed iteration through the [`Inbox`] ledger.
 ///
@@ -181,8 +313,9 @@ pub fn run_actor<G: Encode>(
 /// Batches of committed iterations are deleted from `incoming/` (their keys stay in the
 /// ledger, so a late duplicate is never counted). A published object that is no record file
 /// of the run's game is moved to `<key>.corrupt` with a warning and not counted.
-pub struct ActorBatches {
+pub struct ActorBatches<'l> {
     location: String,
+    lease: Option<&'l LearnerLease<'l>>,
     poll: Duration,
     inbox: Option<Inbox>,
     tidied: u32,
@@ -190,17 +323,33 @@ pub struct ActorBatches {
     since: Instant,
 }
 
-impl ActorBatches {
+impl<'l> ActorBatches<'l> {
     /// The batches of the run at `location` (named in log lines and errors), looked for again
     /// every `poll` while an iteration waits.
     pub fn new(location: &str, poll: Duration) -> Self {
         ActorBatches {
             location: location.to_string(),
+            lease: None,
             poll,
             inbox: None,
             tidied: 0,
             fetched: BTreeMap::new(),
             since: Instant::now(),
+        }
+    }
+
+    /// The same source checking, before each write of the run's shared state (its record
+    /// file, the ledger, the run state), that this process still holds `lease`.
+    pub fn with_lease(mut self, lease: &'l LearnerLease<'l>) -> Self {
+        self.lease = Some(lease);
+        self
+    }
+
+    /// [`LearnerLease::check`] when there is a lease.
+    fn check_lease(&self) -> Result<(), PipelineError> {
+        match self.lease {
+            Some(l) => Ok(l.check()?),
+            None => Ok(()),
         }
     }
 
@@ -238,7 +387,15 @@ impl ActorBatches {
     }
 }
 
-impl<G: Encode> BatchSource<G> for ActorBatches {
+impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
+    fn before_commit(
+        &mut self,
+        _p: &Pipeline<'_, G>,
+        _state: &RunState,
+    ) -> Result<(), PipelineError> {
+        self.check_lease()
+    }
+
     fn next_batch(
         &mut self,
         p: &Pipeline<'_, G>,
@@ -286,6 +443,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches {
         }
         let first_game_id = state.next_game_id;
         let key = record_key(state.next_record_id);
+        self.check_lease()?;
         storage.put(&key, &p.record_file(first_game_id, &games)?)?;
         // The ledger names the batches before the iteration's commit.
         inbox.consume(storage, &taken, state.iteration)?;
@@ -296,11 +454,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches {
             taken.len(),
             games.len()
         ));
-        let stats = SelfPlayStats {
-            games: games.len() as u64,
-            plies: games.iter().map(|g| g.plies.len() as u64).sum(),
-            ..SelfPlayStats::default()
-        };
+        let stats = taken_stats(&games);
         let seconds = self.since.elapsed().as_secs_f64();
         self.since = Instant::now();
         Ok(Some(SelfPlayBatch {
@@ -309,6 +463,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches {
             games,
             stats,
             seconds,
+            played_here: false,
         }))
     }
 }

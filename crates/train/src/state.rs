@@ -117,6 +117,10 @@ pub struct RunState {
     /// started from random weights (and in states written before this field existed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub init: Option<InitInfo>,
+    /// Whether the run reached its own limits (`run.iterations`, `run.time_budget_minutes`)
+    /// when last saved: actors stop then. Cleared when a resumed run's limits are raised.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub complete: bool,
 }
 
 impl RunState {
@@ -141,6 +145,7 @@ impl RunState {
             champions: Vec::new(),
             trainer_step: None,
             init: None,
+            complete: false,
         }
     }
 

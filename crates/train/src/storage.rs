@@ -11,6 +11,7 @@
 //! object stores and lets [`LocalStorage`] use names starting with `.` for its temporary files.
 
 pub mod exchange;
+pub mod lease;
 pub mod object;
 
 pub use object::ObjectStorage;
@@ -661,6 +662,15 @@ impl FromStr for Location {
     /// (and the other schemes of [`object::is_object_store_url`]) an object store; anything
     /// else with `://` is an error naming it. A string without `://` is a directory path.
     fn from_str(s: &str) -> Result<Self, StorageError> {
+        if s.trim().is_empty() {
+            return Err(StorageError::Unusable {
+                url: format!("{s:?}"),
+                reason: "the storage location is empty; give a directory, or a URL such as \
+                         s3://bucket/path"
+                    .into(),
+                source: None,
+            });
+        }
         if !s.contains("://") {
             return Ok(Location::Directory(PathBuf::from(s)));
         }
@@ -705,6 +715,19 @@ impl Location {
         Ok(match self {
             Location::Directory(p) => Box::new(LocalStorage::open(p)?),
             Location::ObjectStore(url) => Box::new(ObjectStorage::open(url)?),
+        })
+    }
+
+    /// As [`Location::open`], but a directory is opened with
+    /// [`LocalStorage::open_exclusive`] (its lock held for the storage's life): the learner's
+    /// way, so that a `train` or another learner on the same directory is refused.
+    ///
+    /// # Errors
+    /// As [`Location::open`]; [`StorageError::Locked`] when another process holds the lock.
+    pub fn open_exclusive(&self) -> Result<Box<dyn Storage>, StorageError> {
+        Ok(match self {
+            Location::Directory(p) => Box::new(LocalStorage::open_exclusive(p)?),
+            Location::ObjectStore(_) => self.open()?,
         })
     }
 }

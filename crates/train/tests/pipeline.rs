@@ -271,8 +271,9 @@ impl Observer for StopWhenTold {
 
 #[test]
 fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
-    use alphazero_train::roles::{run_actor, ActorBatches, ActorOptions};
+    use alphazero_train::roles::{run_actor, run_learner, ActorBatches, ActorOptions};
     use alphazero_train::storage::exchange::{claim_run, Inbox, Outbox};
+    use alphazero_train::storage::lease::{LearnerLease, LEASE_PREFIX};
     use std::time::Duration;
 
     let storage = MemoryStorage::new();
@@ -286,6 +287,8 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
         .unwrap();
     let poll = Duration::from_millis(20);
     let stop = StopWhenTold::default();
+    let lease =
+        LearnerLease::acquire(&storage, "mem://run", Duration::from_secs(60), &|_| {}).unwrap();
     let (actor, learner) = std::thread::scope(|scope| {
         let actor = scope.spawn(|| {
             let options = ActorOptions {
@@ -295,14 +298,29 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
             };
             run_actor(&pipeline(&storage, 3), &mut Outbox::new(), &options, &stop).unwrap()
         });
-        let mut source = ActorBatches::new("mem://run", poll);
-        let learner = pipeline(&storage, 3)
-            .run_with(&mut source, None, &Limits::default(), &Silent)
-            .unwrap();
-        stop.0.store(true, std::sync::atomic::Ordering::SeqCst);
-        (actor.join().unwrap(), learner)
+        let mut source = ActorBatches::new("mem://run", poll).with_lease(&lease);
+        let learner = run_learner(
+            &pipeline(&storage, 3),
+            &mut source,
+            &lease,
+            None,
+            &Limits::default(),
+            &Silent,
+        );
+        if learner.is_err() {
+            // The actor would wait for the run to complete.
+            stop.0.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+        (actor.join().unwrap(), learner.unwrap())
     });
-    assert!(actor.stopped_by_request);
+    // Regression (issue 14): actors published forever after the run was complete.
+    assert!(actor.run_complete && !actor.stopped_by_request, "{actor:?}");
+    assert!(RunState::load(&storage).unwrap().unwrap().complete);
+    // The lease is released when the learner stops: the next learner takes it at once.
+    let leases = storage.list(LEASE_PREFIX).unwrap();
+    let record: alphazero_train::storage::lease::LeaseRecord =
+        serde_json::from_slice(&storage.get(&leases[0]).unwrap()).unwrap();
+    assert!(record.released, "{record:?}");
     assert_eq!(actor.games, 6 * actor.batches);
     assert_eq!(learner.iterations, 3);
     let state = RunState::load(&storage).unwrap().unwrap();
@@ -318,4 +336,83 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
     assert_eq!(inbox.consumed_count() as u64 * 6, state.total_games);
     let waiting = inbox.pending(&storage).unwrap().len() as u64;
     assert_eq!(inbox.consumed_count() as u64 + waiting, actor.batches);
+}
+
+/// An observer that says "stop" from its `n`th question on.
+struct StopFrom(std::cell::Cell<u32>);
+
+impl Observer for StopFrom {
+    fn stop_requested(&self) -> bool {
+        let left = self.0.get().saturating_sub(1);
+        self.0.set(left);
+        left == 0
+    }
+}
+
+#[test]
+fn a_learner_stopped_while_waiting_for_batches_says_it_stopped_waiting() {
+    // Regression (issue 14): Ctrl-C while the learner waited printed "after iteration N
+    // (saved)" for an iteration that never ran.
+    use alphazero_train::roles::ActorBatches;
+    let storage = MemoryStorage::new();
+    let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
+    // The loop asks once before the iteration, then the source asks while it waits.
+    let summary = pipeline(&storage, 3)
+        .run_with(&mut source, None, &Limits::default(), &StopFrom(2.into()))
+        .unwrap();
+    assert!(summary.stopped_by_request && summary.stopped_while_waiting);
+    assert_eq!(summary.iterations, 0);
+}
+
+#[test]
+fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times() {
+    // Regression (issue 14): a learner's iteration line said W/D/L 0/0/0 and 0% in network.
+    use alphazero_train::roles::ActorBatches;
+    use alphazero_train::storage::exchange::Outbox;
+    let storage = MemoryStorage::new();
+    let p = pipeline(&storage, 1);
+    let mut state = RunState::new(1);
+    let champion = p
+        .open_trainer(&mut state, None, 0.01)
+        .unwrap()
+        .inference_model();
+    let (games, _) = p.self_play_games(&champion, 6, 0, 7, 0, &Silent).unwrap();
+    Outbox::new()
+        .publish(&storage, &p.record_file(0, &games).unwrap())
+        .unwrap();
+    let obs = Reports::default();
+    let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
+    p.run_with(&mut source, None, &Limits::default(), &obs)
+        .unwrap();
+    let reports = obs.0.borrow();
+    let r = &reports[0];
+    let sp = &r.selfplay;
+    assert_eq!(sp.first_wins + sp.draws + sp.second_wins, 6);
+    let result = |want: alphazero_train::GameResult| {
+        games.iter().filter(|g| g.result == want).count() as u64
+    };
+    assert_eq!(sp.first_wins, result(alphazero_train::GameResult::FirstWon));
+    assert_eq!(
+        sp.second_wins,
+        result(alphazero_train::GameResult::SecondWon)
+    );
+    assert_eq!(
+        r.metrics.network_time_fraction, None,
+        "unknown to the learner"
+    );
+    assert_eq!(r.metrics.selfplay_s, None, "unknown to the learner");
+    assert!(r.metrics.selfplay_games_per_hour > 0.0);
+    let line = r.summary();
+    assert!(line.contains("W/D/L"), "{line}");
+    assert!(!line.contains("% in network"), "{line}");
+}
+
+/// Keeps the iteration reports.
+#[derive(Default)]
+struct Reports(RefCell<Vec<alphazero_train::IterationReport>>);
+
+impl Observer for Reports {
+    fn iteration_done(&self, report: &alphazero_train::IterationReport) {
+        self.0.borrow_mut().push(report.clone());
+    }
 }

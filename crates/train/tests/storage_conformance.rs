@@ -240,3 +240,12 @@ fn locations_parse_directories_file_urls_and_object_store_urls() {
     let e = "ftp://host/run".parse::<Location>().unwrap_err();
     assert!(e.to_string().contains("ftp://host/run"), "{e}");
 }
+
+#[test]
+fn an_empty_storage_location_says_it_is_empty() {
+    // Regression (fresh-user trial): `--storage ""` opened the current directory's "" path.
+    for empty in ["", "  "] {
+        let e = empty.parse::<Location>().unwrap_err().to_string();
+        assert!(e.contains("the storage location is empty"), "{e}");
+    }
+}

@@ -71,6 +71,30 @@ pub enum ExchangeError {
         /// What is wrong.
         reason: String,
     },
+    /// Another learner holds the run's learner lease and renews it ([`super::lease`]): one
+    /// learner per run.
+    #[error(
+        "{location} already has a learner: {holder} holds its learner lease and renews it; \
+         one learner per run: stop that one first (or use another bucket path)"
+    )]
+    Held {
+        /// The storage's location.
+        location: String,
+        /// The holder in words (id, pid, host).
+        holder: String,
+    },
+    /// This learner lost the run's learner lease to another learner (it stopped renewing it
+    /// for longer than the lease time): it stops, committing nothing more.
+    #[error(
+        "this learner lost the learner lease of {location} to {by} (it was not renewed within \
+         the lease time); stopping without committing: the other learner goes on with the run"
+    )]
+    Lost {
+        /// The storage's location.
+        location: String,
+        /// The learner that holds it now, in words.
+        by: String,
+    },
     /// Another actor already published under this actor's key (two actors with one id).
     #[error("{key} was already published by another actor with id {actor}")]
     Taken {

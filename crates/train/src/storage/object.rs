@@ -136,11 +136,17 @@ impl ObjectStorage {
                 )
             })?;
         let storage = Self::from_store(Arc::new(PrefixStore::new(store, path)), url);
-        // One listing, no retries: an unusable store is reported before any work starts.
-        let probe =
-            storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) });
+        // One listing: an unusable store is reported before any work starts.
+        let probe = probe_answer(INITIAL_BACKOFF, || {
+            storage.block_on(async { storage.store.list(None).try_next().await.map(|_| ()) })
+        });
         if let Err(e) = probe {
-            return Err(unusable(probe_reason(&e).into(), Some(e)));
+            let env = |k: &str| std::env::var_os(k).is_some_and(|v| !v.is_empty());
+            let reason = match missing_credentials(&scheme, options, env) {
+                Some(hint) => hint,
+                None => probe_reason(&e),
+            };
+            return Err(unusable(reason.into(), Some(e)));
         }
         Ok(storage)
     }
@@ -341,6 +347,98 @@ fn root_cause(e: &dyn std::error::Error) -> String {
     cur.to_string()
 }
 
+/// The sentence for a store whose first listing failed while no credentials are given for
+/// its cloud, neither in `options` nor in the environment (`env` says whether a variable is
+/// set and not empty); `None` when some are (then the listing's failure says why).
+fn missing_credentials(
+    scheme: &ObjectStoreScheme,
+    options: &[(&str, &str)],
+    env: impl Fn(&str) -> bool,
+) -> Option<&'static str> {
+    let (vars, words): (&[&str], &'static str) = match scheme {
+        ObjectStoreScheme::AmazonS3 => (
+            &[
+                "AWS_ACCESS_KEY_ID",
+                "AWS_PROFILE",
+                "AWS_WEB_IDENTITY_TOKEN_FILE",
+                "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+                "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+                "AWS_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or \
+             AWS_PROFILE, or run where the cloud gives instance credentials)",
+        ),
+        ObjectStoreScheme::GoogleCloudStorage => (
+            &[
+                "GOOGLE_SERVICE_ACCOUNT",
+                "GOOGLE_SERVICE_ACCOUNT_PATH",
+                "GOOGLE_SERVICE_ACCOUNT_KEY",
+                "GOOGLE_APPLICATION_CREDENTIALS",
+                "GOOGLE_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set GOOGLE_APPLICATION_CREDENTIALS (or \
+             GOOGLE_SERVICE_ACCOUNT_KEY)",
+        ),
+        ObjectStoreScheme::MicrosoftAzure => (
+            &[
+                "AZURE_STORAGE_ACCOUNT_KEY",
+                "AZURE_STORAGE_ACCESS_KEY",
+                "AZURE_STORAGE_MASTER_KEY",
+                "AZURE_STORAGE_SAS_KEY",
+                "AZURE_STORAGE_TOKEN",
+                "AZURE_CLIENT_SECRET",
+                "AZURE_FEDERATED_TOKEN_FILE",
+                "AZURE_STORAGE_USE_EMULATOR",
+                "AZURE_SKIP_SIGNATURE",
+            ],
+            "no credentials found: set AZURE_STORAGE_ACCOUNT_KEY (or AZURE_STORAGE_SAS_KEY, or \
+             a service principal's AZURE_CLIENT_SECRET)",
+        ),
+        _ => return None,
+    };
+    // An option that gives credentials: a key, a secret, a token, a profile, or none wanted.
+    let in_options = options.iter().any(|(k, _)| {
+        let k = k.to_ascii_lowercase();
+        [
+            "access_key",
+            "secret",
+            "token",
+            "service_account",
+            "sas",
+            "profile",
+            "skip_signature",
+        ]
+        .iter()
+        .any(|w| k.contains(w))
+    });
+    let given = in_options || vars.iter().any(|v| env(v));
+    (!given).then_some(words)
+}
+
+/// How many times [`probe_answer`] asks again a server that answers with an error of its
+/// own (HTTP 5xx).
+const PROBE_RETRIES: u32 = 4;
+
+/// The first listing of a store (`list`), asked again up to [`PROBE_RETRIES`] times, `backoff`
+/// doubling from the given one, while the server answers with an error of its own (HTTP 5xx;
+/// s3s-fs answers 500 to a listing that meets an object being written). Any other failure
+/// (no answer, refused credentials, a missing bucket) is returned at once.
+fn probe_answer(
+    backoff: Duration,
+    mut list: impl FnMut() -> object_store::Result<()>,
+) -> object_store::Result<()> {
+    let mut attempt = 0;
+    loop {
+        match list() {
+            Err(e) if attempt < PROBE_RETRIES && matches!(http_status(&e), Some(500..=599)) => {
+                std::thread::sleep(backoff * 2u32.pow(attempt));
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
 /// Why the first listing of a store failed, in words.
 fn probe_reason(e: &object_store::Error) -> &'static str {
     use object_store::Error as E;
@@ -359,6 +457,9 @@ fn probe_reason(e: &object_store::Error) -> &'static str {
             "the credentials are refused (check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY or the cloud's equivalent)"
         }
         _ if matches!(http_status(e), Some(404)) => "the bucket does not exist",
+        _ if matches!(http_status(e), Some(500..=599)) => {
+            "the server answers with an error of its own (HTTP 5xx), again and again"
+        }
         _ if is_transient(e) => {
             "the server does not answer (check the URL, AWS_ENDPOINT_URL and the network)"
         }
@@ -489,6 +590,67 @@ impl Storage for ObjectStorage {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_first_listing_is_asked_again_while_the_server_answers_500() {
+        // Regression (issue 14, the flaky cli_roles failure): an actor started while the
+        // learner wrote an object got "500 InternalError" from s3s-fs for its first listing
+        // and exited 1 ("the server does not answer").
+        use super::probe_answer;
+        use std::time::Duration;
+        let error = |text: &str| object_store::Error::Generic {
+            store: "S3",
+            source: text.to_string().into(),
+        };
+        let mut calls = 0;
+        let r = probe_answer(Duration::ZERO, || {
+            calls += 1;
+            match calls {
+                1 | 2 => Err(error(
+                    "Server returned non-2xx status code: 500 Internal Server Error",
+                )),
+                _ => Ok(()),
+            }
+        });
+        assert!(r.is_ok() && calls == 3, "{r:?} after {calls} calls");
+        // No answer at all, or a definite one: reported at once.
+        for text in [
+            "error sending request: Connection refused (os error 111)",
+            "Server returned non-2xx status code: 403 Forbidden",
+        ] {
+            let mut calls = 0;
+            let r = probe_answer(Duration::ZERO, || {
+                calls += 1;
+                Err(error(text))
+            });
+            assert!(r.is_err() && calls == 1, "{text}: {calls} calls");
+        }
+    }
+
+    #[test]
+    fn a_store_without_credentials_says_no_credentials_found() {
+        use super::{missing_credentials, ObjectStoreScheme};
+        let s3 = ObjectStoreScheme::AmazonS3;
+        let none = |_: &str| false;
+        let hint = missing_credentials(&s3, &[], none).unwrap();
+        assert!(
+            hint.starts_with("no credentials found: set AWS_ACCESS_KEY_ID"),
+            "{hint}"
+        );
+        assert_eq!(
+            missing_credentials(&s3, &[], |k| k == "AWS_ACCESS_KEY_ID"),
+            None
+        );
+        assert_eq!(missing_credentials(&s3, &[], |k| k == "AWS_PROFILE"), None);
+        assert_eq!(
+            missing_credentials(&s3, &[("aws_access_key_id", "K")], none),
+            None
+        );
+        let gs = missing_credentials(&ObjectStoreScheme::GoogleCloudStorage, &[], none);
+        assert!(gs.unwrap().contains("GOOGLE_APPLICATION_CREDENTIALS"));
+        let az = missing_credentials(&ObjectStoreScheme::MicrosoftAzure, &[], none);
+        assert!(az.unwrap().contains("AZURE_STORAGE_ACCOUNT_KEY"));
+    }
+
     use super::*;
 
     #[test]
