@@ -438,10 +438,7 @@ impl<G: Game> History<G> {
                 reason: "the game is over".into(),
             });
         }
-        let before = self.current.clone();
-        self.current.play(mv)?;
-        self.record(before, mv);
-        Ok(())
+        self.play_on(mv)
     }
 
     /// Plays a move that is legal in the current position even when the history has already
