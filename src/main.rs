@@ -20,9 +20,10 @@ macro_rules! out {
 }
 
 mod cmd;
-mod engine;
 mod games;
-mod present;
+
+use alphazero_engine as engine;
+use alphazero_engine::present;
 
 /// AlphaZero self-play learning for Gomoku, Xiangqi and Connect Four.
 #[derive(Parser, Debug)]

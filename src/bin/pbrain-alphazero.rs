@@ -2,10 +2,8 @@
 //! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
 //!
 //! Usage: `pbrain-alphazero [--model FILE] [--device NAME]`. Same brain as `alphazero gomocup`
-//! (shared start-up code in `src/engine.rs`).
-#[allow(dead_code)]
-#[path = "../engine.rs"]
-mod engine;
+//! (shared start-up code in the `alphazero_engine` crate).
+use alphazero_engine as engine;
 
 fn main() {
     let mut opts = engine::BrainOptions {

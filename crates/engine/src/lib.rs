@@ -1,9 +1,25 @@
-//! Shared engine plumbing of the binaries: choosing and loading the evaluator (a checkpoint, the
-//! shipped network of a game, or the uniform evaluator), running one search under a simulation
-//! and/or time limit, and starting the Gomocup / UCCI engines on stdin/stdout.
+//! The application layer shared by the `alphazero` and `pbrain-alphazero` binaries: choosing
+//! and loading the evaluator (a checkpoint, the shipped network of a game, or the uniform
+//! evaluator), running one search under a simulation and/or time limit, and starting the
+//! Gomocup / UCCI engines on stdin/stdout (this module); how positions and searches are shown
+//! ([`present`]) and read as text ([`position`]); and the work behind the commands that are
+//! more than a call into one crate: [`play`] (a game in the terminal), [`records`] (inspecting
+//! and converting game records), [`eval`] (learning-quality reports) and [`bench`]
+//! (throughput figures). The binaries parse flags and call one function here.
 //!
-//! Used by `alphazero` (as `crate::engine`) and by `pbrain-alphazero` (included with `#[path]`),
-//! so it names only library crates.
+//! Errors are [`anyhow::Error`]s with the context a person needs (the file, the flag, the
+//! input): every caller is a command that prints them.
+#![deny(missing_docs)]
+
+pub mod bench;
+pub mod eval;
+pub mod files;
+mod games;
+pub mod play;
+pub mod position;
+pub mod present;
+pub mod records;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -55,7 +71,7 @@ pub fn model_dirs() -> Vec<PathBuf> {
     if let Some(repo) = exe_repository() {
         dirs.push(repo.join("models"));
     }
-    dirs.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
+    dirs.push(source_tree().join("models"));
     let mut unique: Vec<PathBuf> = Vec::new();
     for d in dirs {
         let key = d.canonicalize().unwrap_or_else(|_| d.clone());
@@ -67,6 +83,27 @@ pub fn model_dirs() -> Vec<PathBuf> {
         }
     }
     unique
+}
+
+/// The source tree this crate was compiled from (the workspace root, two folders above this
+/// crate's `Cargo.toml`), a path fixed at build time.
+pub fn source_tree() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .nth(2)
+        .unwrap_or(manifest)
+        .to_path_buf()
+}
+
+/// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
+/// "game")` "2 games" (the messages' "game(s)" of issue 19 defect 8).
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// The repository the running executable lies in: the nearest folder above it that holds a
@@ -522,4 +559,20 @@ pub fn run_ucci_engine(opts: &BrainOptions) -> Result<()> {
         engine_config(opts),
     )
     .context("UCCI engine I/O")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_say_one_game_and_two_games_not_game_s() {
+        assert_eq!(super::count(1, "game"), "1 game");
+        assert_eq!(super::count(0, "move"), "0 moves");
+        assert_eq!(super::count(20, "rung"), "20 rungs");
+    }
+
+    #[test]
+    fn the_source_tree_is_the_workspace_root() {
+        assert!(super::source_tree().join("Cargo.toml").is_file());
+        assert!(super::source_tree().join("crates/engine").is_dir());
+    }
 }

@@ -1,8 +1,8 @@
 //! How positions and searches are shown: [`BoardView`], the per-game drawing knowledge
 //! (cells, pieces, colours, text heatmaps, board PNGs; each game's impl is in its module of
-//! `crate::games`), the board and top-moves text, move lists and principal variations in the
+//! the crate's `games`), the board and top-moves text, move lists and principal variations in the
 //! game's notations — shared by `play`, `analyze`, `records`, `eval` and `arena`.
-use crate::games::PositionText;
+use crate::position::PositionText;
 use alphazero_formats::RecordGame;
 use alphazero_game::{History, Side};
 use alphazero_mcts::SearchResult;

@@ -1,0 +1,317 @@
+//! A game in the terminal against the engine (or the engine against itself), on stdin and
+//! stdout.
+//!
+//! Moves are typed in the game's notation (Gomoku `h8` or `7,7`, Xiangqi ICCS `h2e2` or WXF
+//! `C2=5`, Connect Four the column `1`–`7`); Xiangqi moves are shown in both notations.
+//! Commands: `undo` (back to your previous turn), `hint` (the engine's top moves for you),
+//! `moves` (the game so far), `help`, `quit` (or end of input). A save file gets the game as
+//! PGN, SGF or PSQ when it ends or you quit.
+use crate::files::check_output_path;
+use crate::present::{board_text, moves_lines, top_moves_table, use_color, BoardView};
+use crate::records::{output_format, save_records};
+use crate::{device, load_evaluator, search_position};
+use alphazero_formats::{write_records, MoveNotation, Record, RecordResult};
+use alphazero_game::{History, Outcome, Side};
+use alphazero_mcts::{Evaluator, SearchConfig};
+use alphazero_registry::{with_game, GameSpec};
+use anyhow::{bail, Context, Result};
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+
+/// The settings of a game in the terminal (`alphazero play`'s flags).
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// Network checkpoint (`None`: the shipped network if there is one, else uniform).
+    pub model: Option<PathBuf>,
+    /// Device name (`default`, `cpu`, `cuda[:N]`).
+    pub device: String,
+    /// Engine simulations per move (also for `hint`).
+    pub sims: u32,
+    /// Engine thinking time per move in milliseconds (the search stops at `sims` or the time,
+    /// whichever comes first).
+    pub movetime: Option<u64>,
+    /// Which side the person plays: `first`/`second`/`1`/`2`, the game's colour names, or
+    /// `none` (the engine plays both).
+    pub human: String,
+    /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
+    pub position: Option<String>,
+    /// Seed of the engine's search.
+    pub seed: u64,
+    /// Where to write the game when it ends or the person quits (`.pgn`, `.sgf`, `.psq`).
+    pub save: Option<PathBuf>,
+    /// Xiangqi moves in a saved PGN: `iccs` or `wxf`.
+    pub notation: String,
+}
+
+/// Plays a game of `spec` in the terminal (stdin/stdout) with the settings `opts`.
+///
+/// # Errors
+/// A bad notation, `human` or position; a save file that cannot be written (refused before
+/// the game); an evaluator that cannot be loaded; a search failure; an I/O error.
+pub fn play(spec: &GameSpec, opts: &PlayOptions) -> Result<()> {
+    opts.notation
+        .parse::<MoveNotation>()
+        .context("--notation")?;
+    with_game!(spec, G, cfg => run_for::<G>(cfg, opts))
+}
+
+/// `--human`: `first`/`second`/`1`/`2`, the game's own colour names (Gomoku black/white,
+/// Xiangqi red/black: "black" is the first player in one and the second in the other), or
+/// `none`.
+fn parse_human<G: BoardView>(text: &str) -> Result<Option<Side>> {
+    let colour = |side| G::side_name(side).split(' ').next().unwrap_or_default();
+    let (first, second) = (colour(Side::First), colour(Side::Second));
+    let t = text.trim().to_ascii_lowercase();
+    Ok(match t.as_str() {
+        "first" | "1" => Some(Side::First),
+        "second" | "2" => Some(Side::Second),
+        "none" | "engine" => None,
+        c if c == first => Some(Side::First),
+        c if c == second => Some(Side::Second),
+        _ => {
+            let mut names = vec!["first", "second"];
+            for n in [first, second] {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            bail!("--human {text:?}: expected {} or none", names.join(", "))
+        }
+    })
+}
+
+fn result_line<G: BoardView>(game: &History<G>, o: Outcome) -> String {
+    let result = match o.winner(game.current().side_to_move()) {
+        Some(s) => format!("game over: {} wins", G::side_name(s)),
+        None => "game over: draw".into(),
+    };
+    match game.current().end_reason_text(game.entries()) {
+        Some(reason) => format!("{result} ({reason})"),
+        None => result,
+    }
+}
+
+struct Session<'a, G: BoardView> {
+    game: History<G>,
+    human: Option<Side>,
+    eval: &'a dyn Evaluator<G>,
+    config: SearchConfig,
+    movetime: Option<u64>,
+    color: bool,
+}
+
+impl<G: BoardView> Session<'_, G> {
+    fn show(&self, out: &mut impl Write) -> Result<()> {
+        writeln!(out, "{}", board_text(self.game.current(), self.color))?;
+        Ok(())
+    }
+
+    fn engine_move(&mut self, out: &mut impl Write) -> Result<()> {
+        let pos = self.game.current().clone();
+        let r = search_position(&self.game, self.eval, &self.config, self.movetime)?;
+        let Some(mv) = r.best_move else {
+            bail!("the engine found no move");
+        };
+        writeln!(
+            out,
+            "engine ({}) plays {}  value {:+.3} for the engine, {} simulations",
+            G::side_name(pos.side_to_move()),
+            pos.move_words(mv),
+            r.root_value,
+            r.simulations
+        )?;
+        write!(out, "{}", top_moves_table(&pos, &r, 3))?;
+        self.game
+            .play(mv)
+            .with_context(|| format!("engine move {}", pos.format_move(mv)))?;
+        Ok(())
+    }
+
+    fn hint(&self, out: &mut impl Write) -> Result<()> {
+        let pos = self.game.current();
+        let r = search_position(&self.game, self.eval, &self.config, self.movetime)?;
+        writeln!(
+            out,
+            "hint: value {:+.3} for you after {} simulations",
+            r.root_value, r.simulations
+        )?;
+        write!(out, "{}", top_moves_table(pos, &r, 5))?;
+        Ok(())
+    }
+
+    fn undo(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(human) = self.human else {
+            writeln!(out, "nothing to undo: no human player")?;
+            return Ok(());
+        };
+        let mut undone = Vec::new();
+        let mut human_undone = false;
+        while let Some(mv) = self.game.undo() {
+            undone.push(mv);
+            let side = self.game.current().side_to_move();
+            if side == human {
+                human_undone = true;
+                break;
+            }
+        }
+        if undone.is_empty() || !human_undone {
+            // Redo what was taken back: nothing of the human's to undo.
+            for mv in undone.into_iter().rev() {
+                self.game.play_unchecked(mv);
+            }
+            writeln!(out, "nothing to undo")?;
+        } else {
+            writeln!(out, "took back {}", crate::count(undone.len(), "move"))?;
+        }
+        Ok(())
+    }
+
+    fn run(&mut self, input: &mut impl BufRead, out: &mut impl Write) -> Result<()> {
+        // Raw bytes, decoded lossily: a line that is not UTF-8 is refused like any bad move
+        // instead of ending the game.
+        let mut raw = Vec::new();
+        let mut shown = false;
+        loop {
+            if !shown {
+                self.show(out)?;
+                shown = true;
+            }
+            if let Some(o) = self.game.outcome() {
+                writeln!(out, "{}", result_line(&self.game, o))?;
+                write!(out, "{}", moves_lines(&self.game))?;
+                return Ok(());
+            }
+            let side = self.game.current().side_to_move();
+            if self.human != Some(side) {
+                self.engine_move(out)?;
+                shown = false;
+                continue;
+            }
+            write!(out, "{} to move> ", G::side_name(side))?;
+            out.flush()?;
+            raw.clear();
+            if input.read_until(b'\n', &mut raw)? == 0 {
+                writeln!(out, "\nbye")?;
+                return Ok(());
+            }
+            let line = String::from_utf8_lossy(&raw);
+            let cmd = line.trim();
+            match cmd.to_ascii_lowercase().as_str() {
+                "" => {}
+                "quit" | "exit" | "q" => {
+                    writeln!(out, "bye")?;
+                    return Ok(());
+                }
+                "help" | "?" => writeln!(
+                    out,
+                    "type a move in the game's notation, or: undo, hint, moves, board, quit"
+                )?,
+                "hint" => self.hint(out)?,
+                "undo" => {
+                    self.undo(out)?;
+                    shown = false;
+                }
+                "board" => shown = false,
+                "moves" => write!(out, "{}", moves_lines(&self.game))?,
+                _ => {
+                    let pos = self.game.current().clone();
+                    match pos.parse_move(cmd) {
+                        Err(e) => writeln!(out, "refused: {e}")?,
+                        Ok(mv) => match self.game.play(mv) {
+                            Err(e) => writeln!(out, "refused: {e}")?,
+                            Ok(()) => {
+                                writeln!(out, "you play {}", pos.move_words(mv))?;
+                                shown = false;
+                            }
+                        },
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The game as a record for `--save`: the players (`human`, the engine), the result (`*`
+/// while unfinished), why it ended, the date.
+fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &str) -> Record<G> {
+    let mut rec = Record::new(game.clone());
+    for side in [Side::First, Side::Second] {
+        rec.players[side.index()] = if human == Some(side) {
+            "human".to_string()
+        } else {
+            engine.to_string()
+        };
+    }
+    let stm = game.current().side_to_move();
+    rec.result = match game.outcome() {
+        Some(o) => RecordResult::from_winner(o.winner(stm)),
+        None => RecordResult::Unknown,
+    };
+    rec.set_tag("Event", "alphazero play");
+    rec.set_tag("Date", alphazero_formats::pgn_date_today());
+    let termination = match game.outcome() {
+        Some(_) => game
+            .current()
+            .end_reason_text(game.entries())
+            .unwrap_or_else(|| "rules".into()),
+        None => "unfinished".into(),
+    };
+    rec.set_tag("Termination", termination);
+    rec
+}
+
+fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
+    let human = parse_human::<G>(&args.human)?;
+    let game = match &args.position {
+        Some(t) => G::parse_position(cfg, t).context("--position")?,
+        None => History::new(G::new(cfg)),
+    };
+    // A --save that cannot be written is refused before the game, not after it.
+    let save = match &args.save {
+        Some(path) => {
+            let format = output_format("--save", path, None)?;
+            let notation: MoveNotation = args.notation.parse().context("--notation")?;
+            check_output_path("--save", path)?;
+            write_records(&[Record::new(game.clone())], format, notation)
+                .with_context(|| format!("--save {}", path.display()))?;
+            Some((path, format, notation))
+        }
+        None => None,
+    };
+    let dev = device(&args.device)?;
+    let (eval, desc) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
+    let mut s = Session {
+        game,
+        human,
+        eval: &*eval,
+        config: crate::interactive_search_config::<G>(args.sims, args.seed),
+        movetime: args.movetime,
+        color: use_color(),
+    };
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    let played = s.run(&mut stdin.lock(), &mut stdout.lock());
+    if let Some((path, format, notation)) = save {
+        let engine = format!(
+            "alphazero {}, {} simulations",
+            public_engine(&desc),
+            args.sims
+        );
+        let rec = game_record(&s.game, human, &engine);
+        let msg = save_records(path, &[rec], format, notation)?;
+        eprintln!("{msg}");
+    }
+    played
+}
+
+/// The engine's description without folders (`network xiangqi.azc (4x32, …)`).
+fn public_engine(desc: &str) -> String {
+    let mut out = desc.to_string();
+    for word in desc.split_whitespace() {
+        let p = std::path::Path::new(word);
+        if p.components().count() > 1 {
+            out = crate::public_description(&out, p);
+        }
+    }
+    out
+}
