@@ -5,17 +5,39 @@
 //! left column. Gomoku draws its highest row (y = size − 1) on top, Xiangqi Black's back rank
 //! (rank 9) on top, Connect Four its top row (row 5) on top.
 
-use alphazero_connect4::{C4Move, Connect4, HEIGHT, WIDTH};
+use std::sync::Arc;
+
+use alphazero_connect4::{C4Move, Connect4, Connect4Config, HEIGHT, WIDTH};
 use alphazero_formats::RecordGame;
 use alphazero_game::{Game, HistoryEntry, Outcome, Side};
-use alphazero_gomoku::{Foul, Gomoku, GomokuMove, Rule};
-use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, FILES, RANKS};
+use alphazero_gomoku::{Foul, Gomoku, GomokuConfig, GomokuMove, Rule};
+use alphazero_mcts::Evaluator;
+use alphazero_registry::Registered;
+use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, XiangqiConfig, FILES, RANKS};
+
+use crate::error::ApiError;
+use crate::Engines;
 
 /// A board point as drawn: `(row from the top, column from the left)`.
 pub(crate) type Cell = (usize, usize);
 
 /// A game as the web page shows it.
-pub(crate) trait WebGame: Game + RecordGame {
+pub(crate) trait WebGame: Game + Registered + RecordGame {
+    /// The start position of a new game under `config`: the request's `fen` where the game
+    /// reads one (Xiangqi), else the standard start.
+    ///
+    /// # Errors
+    /// 400 for a FEN that does not parse, or a FEN for a game that reads none.
+    fn start(config: &Self::Config, fen: Option<&str>) -> Result<Self, ApiError> {
+        if fen.is_some() {
+            return Err(ApiError::BadRequest("fen applies to xiangqi only".into()));
+        }
+        Ok(Self::new(config))
+    }
+
+    /// The evaluator `engines` gives games under `config`, with its description for the page.
+    fn engine(engines: &Engines, config: &Self::Config) -> (Arc<dyn Evaluator<Self>>, String);
+
     /// `(rows, columns)` of the drawn board.
     fn dims(&self) -> (usize, usize);
 
@@ -94,6 +116,10 @@ fn rows_through(
 }
 
 impl WebGame for Gomoku {
+    fn engine(engines: &Engines, config: &GomokuConfig) -> (Arc<dyn Evaluator<Self>>, String) {
+        (engines.gomoku)(config)
+    }
+
     fn dims(&self) -> (usize, usize) {
         (self.size(), self.size())
     }
@@ -192,6 +218,18 @@ fn cell_square((r, c): Cell) -> Option<Square> {
 }
 
 impl WebGame for Xiangqi {
+    fn start(config: &XiangqiConfig, fen: Option<&str>) -> Result<Self, ApiError> {
+        match fen {
+            None => Ok(Xiangqi::new(config)),
+            Some(fen) => Xiangqi::from_fen(fen, *config)
+                .map_err(|e| ApiError::BadRequest(format!("fen: {e}"))),
+        }
+    }
+
+    fn engine(engines: &Engines, _: &XiangqiConfig) -> (Arc<dyn Evaluator<Self>>, String) {
+        ((engines.xiangqi)(), engines.describe.xiangqi.clone())
+    }
+
     fn dims(&self) -> (usize, usize) {
         (RANKS as usize, FILES as usize)
     }
@@ -240,6 +278,10 @@ impl WebGame for Xiangqi {
 }
 
 impl WebGame for Connect4 {
+    fn engine(engines: &Engines, _: &Connect4Config) -> (Arc<dyn Evaluator<Self>>, String) {
+        ((engines.connect4)(), engines.describe.connect4.clone())
+    }
+
     fn dims(&self) -> (usize, usize) {
         (HEIGHT, WIDTH)
     }

@@ -29,11 +29,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use alphazero_connect4::{Connect4, Connect4Config};
-use alphazero_game::{Game, Side};
-use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
+use alphazero_connect4::Connect4;
+use alphazero_game::Side;
+use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{Evaluator, SearchConfig, UniformEvaluator};
-use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+use alphazero_registry::{with_game, GameSpec, SpecError};
+use alphazero_xiangqi::Xiangqi;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::{header, Method, StatusCode, Uri};
@@ -46,6 +47,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 pub use error::WebError;
 
 use error::ApiError;
+use games::WebGame;
 use play::{Analyser, AnyMatch, LiveJson, Match, StateJson};
 
 /// Makes the Gomoku evaluator for a board size and rule, with its one-line description for
@@ -157,7 +159,7 @@ impl Default for Limits {
 pub const SIMULATIONS: std::ops::RangeInclusive<u32> = 1..=800;
 
 struct Session {
-    game: AnyMatch,
+    game: Box<dyn AnyMatch>,
     simulations: u32,
     engine: String,
     last_used: Instant,
@@ -436,12 +438,14 @@ async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     )
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "lowercase")]
-enum GameName {
-    Gomoku,
-    Xiangqi,
-    Connect4,
+/// A game name of the registry ([`GameSpec::NAMES`]); any other is refused as serde refuses
+/// an unknown enum variant.
+fn game_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = String::deserialize(d)?;
+    if !GameSpec::NAMES.contains(&name.as_str()) {
+        return Err(serde::de::Error::unknown_variant(&name, &GameSpec::NAMES));
+    }
+    Ok(name)
 }
 
 #[derive(Deserialize)]
@@ -454,7 +458,8 @@ enum HumanSide {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NewGame {
-    game: GameName,
+    #[serde(deserialize_with = "game_name")]
+    game: String,
     size: Option<u8>,
     rule: Option<String>,
     human_side: HumanSide,
@@ -516,48 +521,15 @@ async fn new_game(
         HumanSide::First => Side::First,
         HumanSide::Second => Side::Second,
     };
-    let e = &app.engines;
-    let (game, engine) = match req.game {
-        GameName::Gomoku => {
-            let rule = match &req.rule {
-                None => Rule::Freestyle,
-                Some(r) => r
-                    .parse::<Rule>()
-                    .map_err(|e| ApiError::BadRequest(e.to_string()))?,
-            };
-            let config = GomokuConfig::new(req.size.unwrap_or(15), rule)
-                .map_err(|e| ApiError::BadRequest(e.to_string()))?;
-            if req.fen.is_some() {
-                return Err(ApiError::BadRequest("fen applies to xiangqi only".into()));
+    let spec =
+        GameSpec::from_parts(&req.game, req.size, req.rule.as_deref()).map_err(|e| match e {
+            SpecError::NotForGame { .. } => {
+                ApiError::BadRequest("size and rule apply to gomoku only".into())
             }
-            let (evaluator, description) = (e.gomoku)(&config);
-            let m = Match::new(Gomoku::new(&config), human, evaluator);
-            (AnyMatch::Gomoku(Box::new(m)), description)
-        }
-        GameName::Xiangqi | GameName::Connect4 => {
-            if req.size.is_some() || req.rule.is_some() {
-                return Err(ApiError::BadRequest(
-                    "size and rule apply to gomoku only".into(),
-                ));
-            }
-            if matches!(req.game, GameName::Xiangqi) {
-                let config = XiangqiConfig::default();
-                let start = match &req.fen {
-                    None => Xiangqi::new(&config),
-                    Some(fen) => Xiangqi::from_fen(fen, config)
-                        .map_err(|e| ApiError::BadRequest(format!("fen: {e}")))?,
-                };
-                let m = Match::new(start, human, (e.xiangqi)());
-                (AnyMatch::Xiangqi(Box::new(m)), e.describe.xiangqi.clone())
-            } else {
-                if req.fen.is_some() {
-                    return Err(ApiError::BadRequest("fen applies to xiangqi only".into()));
-                }
-                let m = Match::new(Connect4::new(&Connect4Config), human, (e.connect4)());
-                (AnyMatch::Connect4(Box::new(m)), e.describe.connect4.clone())
-            }
-        }
-    };
+            e => ApiError::BadRequest(e.to_string()),
+        })?;
+    let (game, engine) =
+        with_game!(&spec, G, cfg => new_match::<G>(cfg, &req, human, &app.engines))?;
     let mut game = game;
     game.play_opening(&req.moves)?;
     let session = Session {
@@ -575,6 +547,19 @@ async fn new_game(
         session: id,
         ..state
     }))
+}
+
+/// A new match of game `G` under `config` (the request's start position, the human on
+/// `human`), with its engine's description.
+fn new_match<G: WebGame>(
+    config: &G::Config,
+    req: &NewGame,
+    human: Side,
+    engines: &Engines,
+) -> Result<(Box<dyn AnyMatch>, String), ApiError> {
+    let start = G::start(config, req.fen.as_deref())?;
+    let (evaluator, description) = G::engine(engines, config);
+    Ok((Box::new(Match::new(start, human, evaluator)), description))
 }
 
 async fn human_move(

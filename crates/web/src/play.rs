@@ -4,12 +4,9 @@
 
 use std::sync::Arc;
 
-use alphazero_connect4::Connect4;
 use alphazero_formats::{MoveNotation, Record, RecordResult};
-use alphazero_game::{Game, History, Outcome, Side};
-use alphazero_gomoku::Gomoku;
+use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{ChildStats, Evaluator, Search, SearchConfig, SearchResult};
-use alphazero_xiangqi::Xiangqi;
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -692,87 +689,117 @@ impl<G: WebGame> Match<G> {
     }
 }
 
-/// A match of any of the three games.
-#[derive(Clone)]
-pub(crate) enum AnyMatch {
-    Gomoku(Box<Match<Gomoku>>),
-    Xiangqi(Box<Match<Xiangqi>>),
-    Connect4(Box<Match<Connect4>>),
+/// A match of any game: [`Match`] of the game a session plays, behind one type (the
+/// registry's `with_game!` picks the game once, when the session starts).
+pub(crate) trait AnyMatch: Send {
+    /// See [`Match::play_opening`].
+    fn play_opening(&mut self, moves: &[String]) -> Result<(), ApiError>;
+    /// See [`Match::human_move`].
+    fn human_move(&mut self, text: &str, ply: Option<usize>) -> Result<(), ApiError>;
+    /// See [`Match::check_search`].
+    fn check_search(&self, play: bool, ply: Option<usize>) -> Result<(), ApiError>;
+    /// See [`Match::think`].
+    fn think(
+        &mut self,
+        config: &SearchConfig,
+        play: bool,
+        ply: Option<usize>,
+    ) -> Result<(), ApiError>;
+    /// A continuous analysis of the position after `ply` moves (the end for `None`).
+    fn analyser(
+        &self,
+        config: &SearchConfig,
+        ply: Option<usize>,
+    ) -> Result<Box<dyn Analyser>, ApiError>;
+    /// See [`Match::store`].
+    fn store(&mut self, analysis: AnalysisJson);
+    /// See [`Match::undo`].
+    fn undo(&mut self) -> Result<(), ApiError>;
+    /// The moves played.
+    fn len(&self) -> usize;
+    /// See [`Match::state`].
+    fn state(
+        &self,
+        session: &str,
+        engine: &str,
+        simulations: u32,
+        ply: Option<usize>,
+    ) -> Result<StateJson, ApiError>;
+    /// See [`Match::record`].
+    fn record(&self, engine: &str, simulations: u32) -> String;
+    /// The game's name ([`Game::NAME`]).
+    fn name(&self) -> &'static str;
+    /// A copy of the match (a search runs on a copy).
+    fn clone_box(&self) -> Box<dyn AnyMatch>;
 }
 
-/// Calls the same generic code on whichever game a match holds.
-macro_rules! with_match {
-    ($m:expr, $g:ident => $body:expr) => {
-        match $m {
-            AnyMatch::Gomoku($g) => $body,
-            AnyMatch::Xiangqi($g) => $body,
-            AnyMatch::Connect4($g) => $body,
-        }
-    };
+impl Clone for Box<dyn AnyMatch> {
+    fn clone(&self) -> Self {
+        self.clone_box()
+    }
 }
 
-impl AnyMatch {
-    pub fn play_opening(&mut self, moves: &[String]) -> Result<(), ApiError> {
-        with_match!(self, m => m.play_opening(moves))
+impl<G: WebGame> AnyMatch for Match<G> {
+    fn play_opening(&mut self, moves: &[String]) -> Result<(), ApiError> {
+        Match::play_opening(self, moves)
     }
 
-    pub fn human_move(&mut self, text: &str, ply: Option<usize>) -> Result<(), ApiError> {
-        with_match!(self, m => m.human_move(text, ply))
+    fn human_move(&mut self, text: &str, ply: Option<usize>) -> Result<(), ApiError> {
+        Match::human_move(self, text, ply)
     }
 
-    pub fn check_search(&self, play: bool, ply: Option<usize>) -> Result<(), ApiError> {
-        with_match!(self, m => m.check_search(play, ply))
+    fn check_search(&self, play: bool, ply: Option<usize>) -> Result<(), ApiError> {
+        Match::check_search(self, play, ply)
     }
 
-    pub fn think(
+    fn think(
         &mut self,
         config: &SearchConfig,
         play: bool,
         ply: Option<usize>,
     ) -> Result<(), ApiError> {
-        with_match!(self, m => m.think(config, play, ply))
+        Match::think(self, config, play, ply)
     }
 
-    /// A continuous analysis of the position after `ply` moves (the end for `None`).
-    pub fn analyser(
+    fn analyser(
         &self,
         config: &SearchConfig,
         ply: Option<usize>,
     ) -> Result<Box<dyn Analyser>, ApiError> {
-        with_match!(self, m => Ok(Box::new(m.analyser(config, ply)?) as Box<dyn Analyser>))
+        Ok(Box::new(Match::analyser(self, config, ply)?))
     }
 
-    pub fn store(&mut self, analysis: AnalysisJson) {
-        with_match!(self, m => m.store(analysis))
+    fn store(&mut self, analysis: AnalysisJson) {
+        Match::store(self, analysis)
     }
 
-    pub fn undo(&mut self) -> Result<(), ApiError> {
-        with_match!(self, m => m.undo())
+    fn undo(&mut self) -> Result<(), ApiError> {
+        Match::undo(self)
     }
 
-    pub fn len(&self) -> usize {
-        with_match!(self, m => m.history.len())
+    fn len(&self) -> usize {
+        self.history.len()
     }
 
-    pub fn state(
+    fn state(
         &self,
         session: &str,
         engine: &str,
         simulations: u32,
         ply: Option<usize>,
     ) -> Result<StateJson, ApiError> {
-        with_match!(self, m => m.state(session, engine, simulations, ply))
+        Match::state(self, session, engine, simulations, ply)
     }
 
-    pub fn record(&self, engine: &str, simulations: u32) -> String {
-        with_match!(self, m => m.record(engine, simulations))
+    fn record(&self, engine: &str, simulations: u32) -> String {
+        Match::record(self, engine, simulations)
     }
 
-    pub fn name(&self) -> &'static str {
-        match self {
-            AnyMatch::Gomoku(_) => Gomoku::NAME,
-            AnyMatch::Xiangqi(_) => Xiangqi::NAME,
-            AnyMatch::Connect4(_) => Connect4::NAME,
-        }
+    fn name(&self) -> &'static str {
+        G::NAME
+    }
+
+    fn clone_box(&self) -> Box<dyn AnyMatch> {
+        Box::new(self.clone())
     }
 }
