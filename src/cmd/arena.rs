@@ -310,7 +310,11 @@ fn build_entrant<G: ArenaGame>(
         }
         _ => {
             let (name, f) = G::special(spec, text, seed)?;
-            Entrant { name, factory: f }
+            Entrant {
+                name,
+                factory: f,
+                batched: None,
+            }
         }
     };
     Ok(with_settings(entrant, &spec.settings))
@@ -589,7 +593,7 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     };
     let mut config = match_config(entrants, cfg, args, opening_plies, limits, pairs);
     config.pairing = pairing;
-    let (r, tested) = run_match_sprt(&config, sprt.as_ref())?;
+    let (r, tested) = run_match_sprt(&config, sprt.as_ref(), |_| {})?;
     report(
         &r,
         anchor,

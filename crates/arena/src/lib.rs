@@ -7,6 +7,8 @@
 //! * [`play_game`], [`run_match`] with [`MatchConfig`]: round robin or gauntlet, balanced
 //!   random openings, threads, JSON records; [`MatchResult::to_pgn`] / [`MatchResult::to_records`]
 //!   give the games to the record formats of `alphazero-formats` (PGN, SGF, PSQ).
+//!   Search entrants made with [`Entrant::batched_search`] play batched: all games at once,
+//!   each entrant's leaves from every game in one evaluator call (gating in training).
 //! * [`rating`]: Elo ↔ score, W/D/L → Elo ± CI, Bradley–Terry fit, SPRT.
 //! * [`settings`]: per-player settings in a spec's `{…}` block (own limits, Gomocup `INFO`
 //!   lines, UCCI/UCI options), applied with [`LimitedPlayer`].
@@ -16,6 +18,7 @@
 //! * [`c4_eval`]: agreement with the Connect Four solver, value calibration.
 #![deny(missing_docs)]
 
+pub mod batched;
 pub mod c4_eval;
 pub mod ladder;
 pub mod matches;
@@ -25,6 +28,7 @@ pub mod rating;
 pub mod settings;
 pub mod spec;
 
+pub use batched::BatchedSearch;
 pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
 pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
 pub use matches::{

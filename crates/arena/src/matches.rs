@@ -12,7 +12,9 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+use crate::batched::{play_batched, BatchedSearch, Finished};
 use crate::player::{Limits, Player, PlayerError};
+use crate::players::MctsPlayer;
 use crate::rating::{fit_ratings, sprt_match, PairResult, RatingError, Ratings, Sprt, SprtMatch};
 
 /// Why a game ended.
@@ -216,6 +218,9 @@ pub struct Entrant<G: Game> {
     pub name: String,
     /// Makes the player (one instance per thread).
     pub factory: PlayerFactory<G>,
+    /// The entrant's search, when it is a search that can play many games at once with its
+    /// leaves evaluated in batches ([`Entrant::batched_search`]); see [`run_match`].
+    pub batched: Option<BatchedSearch<G>>,
 }
 
 impl<G: Game> Entrant<G> {
@@ -227,6 +232,33 @@ impl<G: Game> Entrant<G> {
         Entrant {
             name: name.into(),
             factory: Arc::new(factory),
+            batched: None,
+        }
+    }
+
+    /// A search entrant (PUCT with `evaluator`, `config.simulations` per move, no root noise)
+    /// that plays batched: in a match where every entrant is one, all games run at once and
+    /// each round sends the leaves of every game where this entrant is to move to
+    /// `evaluator` in one call (see [`run_match`]). Elsewhere it plays as the
+    /// [`MctsPlayer`] with the same settings, and the games are the same.
+    pub fn batched_search(
+        name: impl Into<String>,
+        evaluator: Arc<dyn alphazero_mcts::Evaluator<G>>,
+        config: alphazero_mcts::SearchConfig,
+    ) -> Self {
+        let name = name.into();
+        let (player_name, player_eval, player_config) =
+            (name.clone(), evaluator.clone(), config.clone());
+        Entrant {
+            factory: Arc::new(move || {
+                Box::new(MctsPlayer::new(
+                    player_name.clone(),
+                    player_eval.clone(),
+                    player_config.clone(),
+                )) as Box<dyn Player<G>>
+            }),
+            name,
+            batched: Some(BatchedSearch { evaluator, config }),
         }
     }
 }
@@ -265,7 +297,9 @@ pub struct MatchConfig<G: Game> {
     pub limits: Limits,
     /// Ply cap per game (opening included); reaching it is a draw.
     pub max_plies: u32,
-    /// Worker threads (at least 1).
+    /// Worker threads (at least 1). A batched match (see [`run_match`]) plays on the calling
+    /// thread; there, as everywhere, this is also the chunk of openings of
+    /// [`run_match_sprt`].
     pub threads: usize,
     /// Seed of the openings and of the players' per-game seeds ([`Player::set_seed`]).
     pub seed: u64,
@@ -603,10 +637,11 @@ pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Result<Histo
     Err(MatchError::NoOpening { plies })
 }
 
-struct Scheduled {
-    first: usize,
-    second: usize,
-    opening: usize,
+/// One game of a match schedule: who plays first, who second, from which opening.
+pub(crate) struct Scheduled {
+    pub(crate) first: usize,
+    pub(crate) second: usize,
+    pub(crate) opening: usize,
 }
 
 /// Plays a match: every pair of [`MatchConfig::pairing`] plays
@@ -615,6 +650,12 @@ struct Scheduled {
 /// re-seeds them per game ([`Player::set_seed`] with a seed derived from the match seed and
 /// the game index), so the records do not depend on the thread count or timing for players
 /// that are deterministic given their seed.
+///
+/// When every entrant has a [batched search](Entrant::batched_search) and the limits set no
+/// `movetime`, the games are played batched instead, all at once on the calling thread: each
+/// round, the leaves of every game where an entrant is to move go to its evaluator in one
+/// call. The records are those its players would give (same seeds, same trees) for
+/// deterministic evaluators.
 ///
 /// # Errors
 /// [`MatchError`] for fewer than two entrants, a bad gauntlet index, or when no opening can be
@@ -664,6 +705,36 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
                 opening: o,
             });
         }
+    }
+    let batched: Option<Vec<&BatchedSearch<G>>> = config
+        .entrants
+        .iter()
+        .map(|e| e.batched.as_ref())
+        .collect::<Option<_>>()
+        .filter(|_| config.limits.movetime.is_none());
+    if let Some(searches) = batched {
+        let mut games: Vec<Option<GameRecord>> = vec![None; schedule.len()];
+        play_batched(config, &openings, &schedule, &searches, |f: Finished<G>| {
+            let s = &schedule[f.index];
+            let record = game_record(
+                config,
+                s,
+                f.index,
+                &openings[s.opening],
+                f.winner,
+                f.termination,
+                &f.history,
+            );
+            if let Some(cb) = &config.on_game {
+                cb(&record);
+            }
+            games[f.index] = Some(record);
+        });
+        return Ok(MatchResult {
+            game: G::NAME.to_string(),
+            players: config.entrants.iter().map(|e| e.name.clone()).collect(),
+            games: games.into_iter().flatten().collect(),
+        });
     }
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<GameRecord>>> = Mutex::new(vec![None; schedule.len()]);
@@ -716,31 +787,9 @@ fn play_scheduled<G: Game>(
     s: &Scheduled,
     index: usize,
 ) -> GameRecord {
-    let opening = openings[s.opening].clone();
-    let opening_plies = opening.len();
-    let record = |winner: Option<Side>, termination: Termination, moves: Vec<String>| GameRecord {
-        index,
-        first: s.first,
-        second: s.second,
-        first_name: config.entrants[s.first].name.clone(),
-        second_name: config.entrants[s.second].name.clone(),
-        opening: s.opening,
-        opening_plies,
-        result: result_text(winner).to_string(),
-        winner: winner.map(|w| if w == Side::First { s.first } else { s.second }),
-        termination,
-        moves,
-    };
-    let format_moves = |h: &History<G>| {
-        let mut pos = h.start().clone();
-        h.moves()
-            .iter()
-            .map(|&m| {
-                let t = pos.format_move(m);
-                pos.play_unchecked(m);
-                t
-            })
-            .collect::<Vec<String>>()
+    let opening = &openings[s.opening];
+    let record = |winner: Option<Side>, termination: Termination, history: &History<G>| {
+        game_record(config, s, index, opening, winner, termination, history)
     };
     let mut a = match make_player(config, players, s.first) {
         Ok(p) => p,
@@ -749,7 +798,7 @@ fn play_scheduled<G: Game>(
                 side: SideName::First,
                 message: format!("factory panicked: {m}"),
             };
-            return record(Some(Side::Second), t, format_moves(&opening));
+            return record(Some(Side::Second), t, opening);
         }
     };
     let mut b = match make_player(config, players, s.second) {
@@ -760,7 +809,7 @@ fn play_scheduled<G: Game>(
                 side: SideName::Second,
                 message: format!("factory panicked: {m}"),
             };
-            return record(Some(Side::First), t, format_moves(&opening));
+            return record(Some(Side::First), t, opening);
         }
     };
     a.set_seed(mix_seed(config.seed, 2 * index as u64 + 1));
@@ -768,30 +817,70 @@ fn play_scheduled<G: Game>(
     let r = play_game(
         a.as_mut(),
         b.as_mut(),
-        opening,
+        opening.clone(),
         &config.limits,
         config.max_plies,
     );
     players[s.first] = Some(a);
     players[s.second] = Some(b);
-    let moves = format_moves(&r.history);
-    record(r.winner, r.termination, moves)
+    record(r.winner, r.termination, &r.history)
 }
+
+/// The record of game `index` of the schedule (`s`, from `opening`): `history` is the whole
+/// game, opening included.
+fn game_record<G: Game>(
+    config: &MatchConfig<G>,
+    s: &Scheduled,
+    index: usize,
+    opening: &History<G>,
+    winner: Option<Side>,
+    termination: Termination,
+    history: &History<G>,
+) -> GameRecord {
+    let mut pos = history.start().clone();
+    let moves = history
+        .moves()
+        .iter()
+        .map(|&m| {
+            let t = pos.format_move(m);
+            pos.play_unchecked(m);
+            t
+        })
+        .collect();
+    GameRecord {
+        index,
+        first: s.first,
+        second: s.second,
+        first_name: config.entrants[s.first].name.clone(),
+        second_name: config.entrants[s.second].name.clone(),
+        opening: s.opening,
+        opening_plies: opening.len(),
+        result: result_text(winner).to_string(),
+        winner: winner.map(|w| if w == Side::First { s.first } else { s.second }),
+        termination,
+        moves,
+    }
+}
+
 /// A two-entrant match stopped early by an SPRT on entrant 0's W/D/L against entrant 1
 /// ([`sprt_match`]): the openings are played in chunks of `config.threads` (each chunk a
 /// [`run_match`] with its own seed mixed from `config.seed` and the games already played)
 /// until the test decides or `config.openings_per_pair` openings were played. Without a
-/// test it is one [`run_match`]. Returns all games and, with a test, its W/D/L, LLR and
-/// decision. Gating and `alphazero arena --sprt` both run their SPRT through it.
+/// test it is one [`run_match`]. `on_chunk` is called with the games of each chunk as it
+/// ends (progress). Returns all games and, with a test, its W/D/L, LLR and decision. Gating
+/// and `alphazero arena --sprt` both run their match through it.
 ///
 /// # Errors
 /// The errors of [`run_match`].
 pub fn run_match_sprt<G: Game>(
     config: &MatchConfig<G>,
     sprt: Option<&Sprt>,
+    mut on_chunk: impl FnMut(&MatchResult),
 ) -> Result<(MatchResult, Option<SprtMatch>), MatchError> {
     let Some(sprt) = sprt else {
-        return Ok((run_match(config)?, None));
+        let r = run_match(config)?;
+        on_chunk(&r);
+        return Ok((r, None));
     };
     let mut all = MatchResult {
         game: G::NAME.into(),
@@ -806,6 +895,7 @@ pub fn run_match_sprt<G: Game>(
             ..config.clone()
         };
         let r = run_match(&cfg)?;
+        on_chunk(&r);
         let wdl = r.first_pair_wdl();
         all.append_pair(r, 0, 1);
         Ok::<_, MatchError>(wdl)
