@@ -1,7 +1,6 @@
-//! Self-play actor and match driver on real games with stand-in evaluators.
+//! Self-play actor on real games with stand-in evaluators.
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_game::{Game, History};
-use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -10,8 +9,8 @@ use alphazero_mcts::{
 };
 use alphazero_records::{GameRecord, GameResult};
 use alphazero_selfplay::{
-    play_match, play_selfplay_games, play_selfplay_games_parallel, worker_count, MatchConfig,
-    PlayoutCap, Resignation, SelfPlayConfig,
+    play_selfplay_games, play_selfplay_games_parallel, worker_count, PlayoutCap, Resignation,
+    SelfPlayConfig,
 };
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
@@ -183,44 +182,6 @@ fn resignation_ends_games_and_no_resign_games_measure_false_resignations() {
         assert!(!r.flags.resigned);
     }
     assert!(stats.false_resign <= stats.would_resign);
-}
-
-#[test]
-fn match_counts_from_a_side_and_alternates_colours() {
-    let start = Gomoku::new(&GomokuConfig::new(9, Rule::Freestyle).unwrap());
-    let cfg = MatchConfig {
-        games: 6,
-        search: SearchConfig {
-            simulations: 200,
-            ..SearchConfig::default()
-        },
-        opening_random_plies: 2,
-        max_plies: 81,
-        parallel_games: 6,
-        seed: 1,
-    };
-    let rollout = RolloutEvaluator::new(1, 9);
-    let m = play_match(&start, &rollout, &UniformEvaluator, &cfg).unwrap();
-    assert_eq!(m.wins + m.draws + m.losses, 6);
-    assert_eq!(m.games.iter().filter(|g| g.0).count(), 3);
-    // Rollouts know who is winning; a uniform value of 0 does not.
-    assert!(m.wins > m.losses, "rollout vs uniform: {m:?}");
-    // The mirrored match gives the mirrored count.
-    let r = play_match(&start, &UniformEvaluator, &rollout, &cfg).unwrap();
-    assert!(r.losses > r.wins, "{r:?}");
-    // Each game is a legal game ending as recorded.
-    for (_, moves, res) in &m.games {
-        let mut h = History::new(start.clone());
-        for t in moves {
-            let mv = h.current().parse_move(t).unwrap();
-            h.play(mv).unwrap();
-        }
-        let got = h
-            .outcome()
-            .map(|o| GameResult::from_outcome(o, h.current().side_to_move()))
-            .unwrap_or(GameResult::Draw);
-        assert_eq!(&got, res);
-    }
 }
 
 /// The games of one `play_selfplay_games` call, in the order it handed them over.

@@ -13,10 +13,12 @@
 
 use std::cell::{Cell, OnceCell};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
-use alphazero_arena::rating;
+use alphazero_arena::matches::Termination;
+use alphazero_arena::{rating, run_match_sprt, Entrant, MatchConfig, MatchResult, Pairing};
 use alphazero_connect4::Connect4;
 use alphazero_game::{mix_seed as mix, Game};
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
@@ -25,10 +27,7 @@ use alphazero_nn::{
     Device, Encode, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
 };
 use alphazero_registry::GameSpec;
-use alphazero_selfplay::{
-    play_match, play_selfplay_games_parallel, worker_count, MatchConfig, MatchOutcome,
-    SelfPlayStats,
-};
+use alphazero_selfplay::{play_selfplay_games_parallel, worker_count, SelfPlayStats};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -40,9 +39,24 @@ use crate::observer::{IterationReport, Observer, Stage};
 use crate::record::{write_records, GameRecord, RecordHeader};
 use crate::recovery;
 use crate::replay::{ReplayBuffer, SampleOptions};
-use crate::settings::{search_config, selfplay_config};
+use crate::settings::{gating_search_config, selfplay_config};
 use crate::state::{ChampionInfo, RunState};
 use crate::storage::{champion_key, record_key, Storage};
+
+/// Openings per chunk of the gating match's SPRT (each played with both colours: 10 games).
+const GATING_CHUNK_OPENINGS: usize = 5;
+
+/// A gating game lost by a failure (a network that cannot evaluate) is an error of the gate,
+/// not a loss of the candidate.
+fn gating_failure(played: &MatchResult) -> Result<(), PipelineError> {
+    match played.games.iter().find_map(|g| match &g.termination {
+        Termination::Failure { message, .. } => Some(message),
+        _ => None,
+    }) {
+        Some(message) => Err(PipelineError::Invalid(format!("gating match: {message}"))),
+        None => Ok(()),
+    }
+}
 
 /// The run's configuration as saved in its storage (TOML).
 pub const CONFIG_KEY: &str = "config.toml";
@@ -638,14 +652,14 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let (metrics, promoted) = if learned.steps == 0 {
             (None, false)
         } else if self.cfg.gating.enabled {
-            let (m, llr, promote) =
+            let ((wins, draws, losses), llr, promote) =
                 self.gating_match(&learned.candidate, champion, seed, iteration, observer)?;
-            let e = rating::elo_from_wdl_bounded(m.wins.into(), m.draws.into(), m.losses.into());
+            let e = rating::elo_from_wdl_bounded(wins.into(), draws.into(), losses.into());
             (
                 Some(GatingMetrics {
-                    wins: m.wins,
-                    draws: m.draws,
-                    losses: m.losses,
+                    wins,
+                    draws,
+                    losses,
                     llr,
                     promoted: promote,
                     elo: Some(e.elo),
@@ -664,8 +678,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         })
     }
 
-    /// The gating match: candidate (A) against champion (B), in chunks so that the SPRT can
-    /// stop it early. Returns the match, the LLR and whether to promote.
+    /// The gating match: candidate (entrant 0) against champion (entrant 1), two batched
+    /// search players through the arena's one SPRT match ([`run_match_sprt`]: chunks of
+    /// [`GATING_CHUNK_OPENINGS`] openings, each played with both colours, so that the SPRT
+    /// can stop it early). Returns the candidate's W/D/L, the LLR and whether to promote.
     fn gating_match(
         &self,
         candidate: &PolicyValueNet,
@@ -673,17 +689,29 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         seed: u64,
         iteration: u32,
         observer: &dyn Observer,
-    ) -> Result<(MatchOutcome, f64, bool), PipelineError> {
+    ) -> Result<((u32, u32, u32), f64, bool), PipelineError> {
         let g = &self.cfg.gating;
-        let start = self.start_position();
-        let a = CachedEvaluator::new(
-            NetworkEvaluator::<G>::new(candidate, &self.model_config, &self.device)?,
-            100_000,
-        );
-        let b = CachedEvaluator::new(
-            NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?,
-            100_000,
-        );
+        let search = gating_search_config(&self.cfg, 0);
+        let entrant = |name: &str, net: &PolicyValueNet| -> Result<Entrant<G>, PipelineError> {
+            let eval = NetworkEvaluator::<G>::new(net, &self.model_config, &self.device)?;
+            let eval = Arc::new(CachedEvaluator::new(eval, 100_000));
+            Ok(Entrant::batched_search(name, eval, search.clone()))
+        };
+        let config = MatchConfig {
+            pairing: Pairing::RoundRobin,
+            openings_per_pair: g.games.div_ceil(2),
+            opening_plies: g.opening_random_plies,
+            max_plies: self.cfg.selfplay.max_plies,
+            threads: GATING_CHUNK_OPENINGS,
+            seed: mix(seed, 200),
+            ..MatchConfig::new(
+                vec![
+                    entrant("candidate", candidate)?,
+                    entrant("champion", champion)?,
+                ],
+                self.start_position(),
+            )
+        };
         let sprt = g.sprt.enabled.then_some(rating::Sprt {
             elo0: g.sprt.elo0,
             elo1: g.sprt.elo1,
@@ -691,36 +719,24 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             beta: g.sprt.beta,
         });
         observer.stage_started(Stage::Gate, iteration, u64::from(g.games));
-        let mut total = MatchOutcome::default();
-        // Chunks of 10 games for the SPRT; a chunk is at least 2 games (an opening with both
-        // colours).
-        let m = rating::sprt_match(sprt.as_ref(), g.games, 10, |n, _, chunk_index| {
-            let mc = MatchConfig {
-                games: n.max(2),
-                search: search_config(
-                    &self.cfg,
-                    g.simulations,
-                    false,
-                    mix(seed, 100 + chunk_index),
-                ),
-                opening_random_plies: g.opening_random_plies,
-                max_plies: self.cfg.selfplay.max_plies,
-                parallel_games: n.max(2) as usize,
-                seed: mix(seed, 200 + chunk_index),
-            };
-            let m = play_match(&start, &a, &b, &mc)?;
-            total.games.extend(m.games);
-            observer.advanced(Stage::Gate, u64::from(n));
-            Ok::<_, PipelineError>((m.wins.into(), m.draws.into(), m.losses.into()))
-        })?;
+        let (played, tested) = run_match_sprt(&config, sprt.as_ref(), |chunk| {
+            observer.advanced(Stage::Gate, chunk.games.len() as u64);
+        })
+        .map_err(|e| PipelineError::Invalid(format!("gating match: {e}")))?;
         observer.stage_finished(Stage::Gate);
-        (total.wins, total.draws, total.losses) = (m.wins as u32, m.draws as u32, m.losses as u32);
-        let promote = match m.decision {
+        gating_failure(&played)?;
+        let (w, d, l) = played.first_pair_wdl();
+        let n = (w + d + l).max(1) as f64;
+        let score = (w as f64 + 0.5 * d as f64) / n;
+        let (decision, llr) = tested.map_or((rating::SprtDecision::Continue, 0.0), |m| {
+            (m.decision, m.llr)
+        });
+        let promote = match decision {
             rating::SprtDecision::AcceptH1 => true,
             rating::SprtDecision::AcceptH0 => false,
-            rating::SprtDecision::Continue => total.score() >= g.win_rate,
+            rating::SprtDecision::Continue => score >= g.win_rate,
         };
-        Ok((total, m.llr, promote))
+        Ok(((w as u32, d as u32, l as u32), llr, promote))
     }
 
     /// **Commit** iteration `state.iteration`: saves a promoted candidate as the next
@@ -1155,4 +1171,43 @@ fn dedup_metrics(all: Vec<IterationMetrics>) -> Vec<IterationMetrics> {
         out.push(m);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_arena::matches::SideName;
+    use alphazero_arena::GameRecord;
+
+    #[test]
+    fn a_gating_game_lost_by_a_network_failure_is_an_error_not_a_loss() {
+        let game = |termination: Termination| GameRecord {
+            index: 0,
+            first: 0,
+            second: 1,
+            first_name: "candidate".into(),
+            second_name: "champion".into(),
+            opening: 0,
+            opening_plies: 0,
+            result: "0-1".into(),
+            winner: Some(1),
+            termination,
+            moves: Vec::new(),
+        };
+        let mut played = MatchResult {
+            game: "connect4".into(),
+            players: vec!["candidate".into(), "champion".into()],
+            games: vec![game(Termination::Rules)],
+        };
+        assert!(gating_failure(&played).is_ok());
+        played.games.push(game(Termination::Failure {
+            side: SideName::First,
+            message: "candidate: evaluator failed: shape".into(),
+        }));
+        let e = gating_failure(&played).expect_err("a failure");
+        assert_eq!(
+            e.to_string(),
+            "gating match: candidate: evaluator failed: shape"
+        );
+    }
 }

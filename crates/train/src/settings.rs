@@ -52,3 +52,10 @@ pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
         seed,
     }
 }
+
+/// The search of the gating match (`[gating]`): the self-play search with
+/// `gating.simulations`, no root noise (the arena sets each game's seed; `seed` is the
+/// config's default).
+pub fn gating_search_config(cfg: &TrainConfig, seed: u64) -> SearchConfig {
+    search_config(cfg, cfg.gating.simulations, false, seed)
+}
