@@ -451,6 +451,55 @@ pub struct GatingConfig {
     pub sprt: SprtConfig,
     /// Plies played uniformly at random at the start of each gating game (for variety).
     pub opening_random_plies: u32,
+    /// `[gating.search]`: the gating search's own settings; a key left out is
+    /// `[selfplay]`'s (the default: gating searches as self-play does, with
+    /// `gating.simulations`, no root noise, τ = 0).
+    #[serde(default, skip_serializing_if = "GatingSearch::is_unset")]
+    pub search: GatingSearch,
+}
+
+/// `[gating.search]`: search settings of the gating match that differ from `[selfplay]`'s.
+/// Each key is one of [`GATING_SEARCH_KEYS`], of the same meaning and type as in
+/// `[selfplay]`; `None` (left out) = `[selfplay]`'s value.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatingSearch {
+    /// PUCT exploration constant c_puct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub c_puct: Option<f64>,
+    /// FPU reduction for unvisited children (value units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fpu_reduction: Option<f64>,
+    /// Gumbel root search instead of PUCT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gumbel: Option<bool>,
+    /// Immediate game ends checked at every expanded node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terminal_check: Option<bool>,
+    /// Node budget of the game's tactical search per expanded node; 0 = off.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tactical_budget: Option<u32>,
+    /// Contempt: the value of a drawn end for the searching side, in [-1, 1].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draw_score: Option<f64>,
+}
+
+/// The keys `[gating.search]` may set: `[selfplay]`'s search settings other than the
+/// simulations (`gating.simulations`) and the root noise (off in gating).
+pub const GATING_SEARCH_KEYS: [&str; 6] = [
+    "c_puct",
+    "fpu_reduction",
+    "gumbel",
+    "terminal_check",
+    "tactical_budget",
+    "draw_score",
+];
+
+impl GatingSearch {
+    /// Whether no key is set (gating searches exactly as self-play).
+    pub fn is_unset(&self) -> bool {
+        self == &GatingSearch::default()
+    }
 }
 
 /// `[eval]`: measurements taken inside the training loop (never training data).
@@ -591,6 +640,7 @@ impl TrainConfig {
                     beta: 0.05,
                 },
                 opening_random_plies: 4,
+                search: GatingSearch::default(),
             },
             eval: EvalConfig {
                 solver_every: 0,
@@ -730,7 +780,7 @@ impl TrainConfig {
         };
         let base = TrainConfig::default_for(&name)?;
         let mut table = base.to_table()?;
-        merge_checked(&mut table, &user, "")?;
+        merge_user(&mut table, &user)?;
         let cfg: TrainConfig = Value::Table(table)
             .try_into()
             .map_err(|e: toml::de::Error| ConfigError::Value(e.to_string()))?;
@@ -758,7 +808,7 @@ impl TrainConfig {
             let (path, value) = parse_override(o.as_ref())?;
             let mut single = Table::new();
             set_path(&mut single, &path, value)?;
-            merge_checked(&mut table, &single, "")?;
+            merge_user(&mut table, &single)?;
         }
         let cfg: TrainConfig = Value::Table(table)
             .try_into()
@@ -947,6 +997,16 @@ impl TrainConfig {
         at_least("gating.simulations", gt.simulations, 1)?;
         at_most("gating.simulations", gt.simulations, MAX_SIMULATIONS)?;
         in_range("gating.win_rate", gt.win_rate, 0.0, 1.0)?;
+        let gs = &gt.search;
+        if let Some(v) = gs.c_puct {
+            positive("gating.search.c_puct", v)?;
+        }
+        if let Some(v) = gs.fpu_reduction {
+            non_negative("gating.search.fpu_reduction", v)?;
+        }
+        if let Some(v) = gs.draw_score {
+            in_range("gating.search.draw_score", v, -1.0, 1.0)?;
+        }
         finite("gating.sprt.elo0", gt.sprt.elo0)?;
         finite("gating.sprt.elo1", gt.sprt.elo1)?;
         if gt.sprt.elo1 <= gt.sprt.elo0 {
@@ -1132,6 +1192,49 @@ fn type_name(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Table(_) => "a table",
     }
+}
+
+/// The keys set in `[gating.search]` of a config table.
+fn gating_search_keys_set(table: &Table) -> Vec<String> {
+    match table.get("gating").and_then(|g| g.get("search")) {
+        Some(Value::Table(t)) => t.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// [`merge_checked`] of `user` into the config table `base`, where `[gating.search]`'s keys,
+/// optional, are checked against their `[selfplay]` namesakes' types and stay absent unless
+/// `base` or `user` sets them.
+fn merge_user(base: &mut Table, user: &Table) -> Result<(), ConfigError> {
+    let mut keep = gating_search_keys_set(base);
+    keep.extend(gating_search_keys_set(user));
+    let templates: Table = match base.get("selfplay") {
+        Some(Value::Table(sp)) => GATING_SEARCH_KEYS
+            .iter()
+            .filter_map(|k| Some((k.to_string(), sp.get(*k)?.clone())))
+            .collect(),
+        _ => Table::new(),
+    };
+    if let Some(Value::Table(gating)) = base.get_mut("gating") {
+        let search = gating
+            .entry("search")
+            .or_insert_with(|| Value::Table(Table::new()));
+        if let Value::Table(search) = search {
+            for (k, v) in templates {
+                search.entry(k).or_insert(v);
+            }
+        }
+    }
+    merge_checked(base, user, "")?;
+    if let Some(Value::Table(gating)) = base.get_mut("gating") {
+        if let Some(Value::Table(search)) = gating.get_mut("search") {
+            search.retain(|k, _| keep.iter().any(|s| s == k));
+            if search.is_empty() {
+                gating.remove("search");
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Merges `user` into `base` (the full default config as a table), checking that every key
@@ -1725,5 +1828,76 @@ mod tests {
         assert!((t.lr_at_progress(3, Some(0.5)) - 0.05).abs() < 1e-12);
         assert!(t.lr_at_progress(3, Some(1.5)).abs() < 1e-12);
         assert_eq!(t.lr_at_progress(3, None), 0.1);
+    }
+
+    #[test]
+    fn gating_search_keys_default_to_selfplay_and_each_can_be_set_alone() {
+        use crate::settings::{gating_search_config, search_config};
+        use alphazero_mcts::{CPuct, SearchConfig};
+        // Left out: gating searches as self-play does (with gating.simulations, no noise),
+        // following a changed selfplay key, and the saved config has no [gating.search].
+        let c = TrainConfig::parse(
+            "[game]\nname = \"gomoku\"\nsize = 9\nrule = \"freestyle\"\n",
+            &["selfplay.c_puct=2.5", "gating.simulations=7"],
+        )
+        .unwrap();
+        assert!(c.gating.search.is_unset());
+        assert_eq!(gating_search_config(&c, 3), search_config(&c, 7, false, 3));
+        assert!(!c.to_toml_string().unwrap().contains("[gating.search]"));
+        // Set: only that key differs from self-play's search.
+        let g = c
+            .with_overrides(&["gating.search.c_puct=1", "gating.search.tactical_budget=0"])
+            .unwrap();
+        assert_eq!(g.selfplay.c_puct, 2.5);
+        let (gate, own) = (gating_search_config(&g, 3), search_config(&g, 7, false, 3));
+        assert_eq!(gate.c_puct, CPuct::Constant(1.0));
+        assert_eq!(gate.tactical_budget, None);
+        assert_ne!(
+            own.tactical_budget, None,
+            "gomoku self-play keeps its tactics"
+        );
+        assert_eq!(
+            SearchConfig {
+                c_puct: own.c_puct,
+                tactical_budget: own.tactical_budget,
+                ..gate
+            },
+            own
+        );
+        // Saved and read back (a run directory's config.toml), and written in a file.
+        let saved = g.to_toml_string().unwrap();
+        assert!(saved.contains("[gating.search]"), "{saved}");
+        assert_eq!(TrainConfig::from_toml_str(&saved).unwrap(), g);
+        let file = TrainConfig::parse(
+            "[game]\nname = \"connect4\"\n[gating.search]\nterminal_check = false\ngumbel = true\n",
+            &[] as &[&str],
+        )
+        .unwrap();
+        assert_eq!(file.gating.search.terminal_check, Some(false));
+        assert_eq!(file.gating.search.gumbel, Some(true));
+        assert_eq!(file.gating.search.c_puct, None);
+    }
+
+    #[test]
+    fn gating_search_errors_name_the_key_written() {
+        let c = TrainConfig::default_for("connect4").unwrap();
+        let err = |o: &str| c.with_overrides(&[o]).unwrap_err();
+        assert!(matches!(err("gating.search.dirichlet_alpha=1"),
+            ConfigError::UnknownKey { key } if key == "gating.search.dirichlet_alpha"));
+        assert!(matches!(err("gating.search.gumbel=3"),
+            ConfigError::Type { key, .. } if key == "gating.search.gumbel"));
+        for (o, msg) in [
+            ("gating.search.c_puct=0", "gating.search.c_puct must be > 0"),
+            (
+                "gating.search.draw_score=2",
+                "gating.search.draw_score must be in [-1, 1]",
+            ),
+            (
+                "gating.search.tactical_budget=-1",
+                "gating.search.tactical_budget must be >= 0",
+            ),
+        ] {
+            assert!(err(o).to_string().starts_with(msg), "{o}: {}", err(o));
+        }
     }
 }

@@ -54,8 +54,22 @@ pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
 }
 
 /// The search of the gating match (`[gating]`): the self-play search with
-/// `gating.simulations`, no root noise (the arena sets each game's seed; `seed` is the
-/// config's default).
+/// `gating.simulations`, no root noise, and every key `[gating.search]` sets in place of
+/// `[selfplay]`'s (the arena sets each game's seed; `seed` is the config's default).
 pub fn gating_search_config(cfg: &TrainConfig, seed: u64) -> SearchConfig {
-    search_config(cfg, cfg.gating.simulations, false, seed)
+    let base = search_config(cfg, cfg.gating.simulations, false, seed);
+    let g = &cfg.gating.search;
+    SearchConfig {
+        c_puct: g.c_puct.map_or(base.c_puct, |c| CPuct::Constant(c as f32)),
+        fpu_reduction: g.fpu_reduction.map_or(base.fpu_reduction, |f| f as f32),
+        gumbel: g
+            .gumbel
+            .map_or(base.gumbel, |on| on.then(GumbelConfig::default)),
+        terminal_check: g.terminal_check.unwrap_or(base.terminal_check),
+        tactical_budget: g
+            .tactical_budget
+            .map_or(base.tactical_budget, |b| (b > 0).then_some(b)),
+        draw_score: g.draw_score.map_or(base.draw_score, |d| d as f32),
+        ..base
+    }
 }
