@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use alphazero_game::Game;
+use alphazero_game::{splitmix64, Game};
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{run_match, MatchConfig, MatchError, MatchResult, Pairing, Termination};
@@ -79,12 +79,10 @@ pub fn snapshot_pairs(
         for p in 0..n {
             let below = anchor_ids.iter().rposition(|&a| a <= p).unwrap_or(0);
             let above = (below + 1).min(anchor_ids.len() - 1);
-            // splitmix64 step: one reproducible draw per player.
-            rng = rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = rng;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let drawn = ((z ^ (z >> 31)) % anchor_ids.len() as u64) as usize;
+            // One reproducible SplitMix64 draw per player.
+            let (next, z) = splitmix64(rng);
+            rng = next;
+            let drawn = (z % anchor_ids.len() as u64) as usize;
             for j in [below, above, drawn] {
                 let a = anchor_ids[j];
                 if a != p {
