@@ -652,22 +652,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let (metrics, promoted) = if learned.steps == 0 {
             (None, false)
         } else if self.cfg.gating.enabled {
-            let ((wins, draws, losses), llr, promote) =
-                self.gating_match(&learned.candidate, champion, seed, iteration, observer)?;
-            let e = rating::elo_from_wdl_bounded(wins.into(), draws.into(), losses.into());
-            (
-                Some(GatingMetrics {
-                    wins,
-                    draws,
-                    losses,
-                    llr,
-                    promoted: promote,
-                    elo: Some(e.elo),
-                    elo_lo: Some(e.lo),
-                    elo_hi: Some(e.hi),
-                }),
-                promote,
-            )
+            let m = self.gating_match(&learned.candidate, champion, seed, iteration, observer)?;
+            let promoted = m.promoted;
+            (Some(m), promoted)
         } else {
             (None, true)
         };
@@ -681,7 +668,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// The gating match: candidate (entrant 0) against champion (entrant 1), two batched
     /// search players through the arena's one SPRT match ([`run_match_sprt`]: chunks of
     /// [`GATING_CHUNK_OPENINGS`] openings, each played with both colours, so that the SPRT
-    /// can stop it early). Returns the candidate's W/D/L, the LLR and whether to promote.
+    /// can stop it early). Returns the candidate's W/D/L, the LLR, its Elo and whether to
+    /// promote it.
     fn gating_match(
         &self,
         candidate: &PolicyValueNet,
@@ -689,7 +677,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         seed: u64,
         iteration: u32,
         observer: &dyn Observer,
-    ) -> Result<((u32, u32, u32), f64, bool), PipelineError> {
+    ) -> Result<GatingMetrics, PipelineError> {
         let g = &self.cfg.gating;
         let search = gating_search_config(&self.cfg, 0);
         let entrant = |name: &str, net: &PolicyValueNet| -> Result<Entrant<G>, PipelineError> {
@@ -736,7 +724,17 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             rating::SprtDecision::AcceptH0 => false,
             rating::SprtDecision::Continue => score >= g.win_rate,
         };
-        Ok(((w as u32, d as u32, l as u32), llr, promote))
+        let e = rating::elo_from_wdl_bounded(w, d, l);
+        Ok(GatingMetrics {
+            wins: w as u32,
+            draws: d as u32,
+            losses: l as u32,
+            llr,
+            promoted: promote,
+            elo: Some(e.elo),
+            elo_lo: Some(e.lo),
+            elo_hi: Some(e.hi),
+        })
     }
 
     /// **Commit** iteration `state.iteration`: saves a promoted candidate as the next
