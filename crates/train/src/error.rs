@@ -23,7 +23,7 @@ pub enum PipelineError {
     /// The network (shapes, backend).
     #[error(transparent)]
     Nn(#[from] alphazero_nn::NnError),
-    /// Self-play or the gating match.
+    /// Self-play.
     #[error(transparent)]
     SelfPlay(#[from] alphazero_selfplay::SelfPlayError),
     /// A network evaluation.
