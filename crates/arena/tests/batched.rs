@@ -90,13 +90,18 @@ impl<G: Game> Evaluator<G> for Broken {
     }
 }
 
-#[test]
-fn a_failing_evaluator_loses_its_games_without_stopping_the_match() {
+/// A search with uniform priors against one whose evaluator always fails.
+fn good_against_broken() -> MatchConfig<Connect4> {
     let entrants = vec![
         Entrant::batched_search("good", Arc::new(UniformEvaluator), search(8)),
         Entrant::batched_search("broken", Arc::new(Broken), search(8)),
     ];
-    let mut m = MatchConfig::new(entrants, Connect4::default());
+    MatchConfig::new(entrants, Connect4::default())
+}
+
+#[test]
+fn a_failing_evaluator_loses_its_games_without_stopping_the_match() {
+    let mut m = good_against_broken();
     m.openings_per_pair = 2;
     let r = run_match(&m).expect("match");
     assert_eq!(r.games.len(), 4);
@@ -107,11 +112,7 @@ fn a_failing_evaluator_loses_its_games_without_stopping_the_match() {
 
 #[test]
 fn a_batched_sprt_match_reports_each_chunk_and_stops_when_decided() {
-    let entrants = vec![
-        Entrant::batched_search("good", Arc::new(UniformEvaluator), search(8)),
-        Entrant::batched_search("broken", Arc::new(Broken), search(8)),
-    ];
-    let mut m = MatchConfig::new(entrants, Connect4::default());
+    let mut m = good_against_broken();
     m.openings_per_pair = 100;
     m.threads = 5;
     let sprt = Sprt {
