@@ -12,6 +12,60 @@ pub(crate) const NAME: &str = <Connect4 as Game>::NAME;
 /// The game in one line (`--help`).
 pub(crate) const ABOUT: &str = "Connect Four, 7×6";
 
+/// Connect Four's training defaults over the game-neutral base (see
+/// [`GameSpec::training_preset`]).
+pub(crate) const TRAINING_PRESET: &str = r#"
+# Sized for a 2-core CPU: a small network and playout-cap randomisation (30% of moves get the
+# full 128-simulation search and become policy targets), so that an hour of training plays
+# thousands of games.
+[selfplay]
+games_per_iteration = 100
+simulations = 128
+temperature_moves = 8
+dirichlet_alpha = 1.0
+max_plies = 42
+playout_cap = { enabled = true, fast_simulations = 24, full_probability = 0.3 }
+resign = { min_ply = 10 }
+
+# Half of each batch from the newest 40,000 positions (about the last 6,000 games), the rest
+# from the whole buffer.
+[replay]
+recent_fraction = 0.5
+recent_window = 40_000
+
+[model]
+blocks = 4
+channels = 32
+value_hidden = 32
+
+# Cosine decay over the run (its time budget) to 1e-4, and the value target (z + q)/2:
+# measured in sessions 3–4 on this machine (README, "Measured").
+[train]
+samples_per_position = 8.0
+lr = 2e-3
+lr_schedule = "cosine"
+lr_min = 1e-4
+value_q_weight = 0.5
+
+# No gating: every iteration's network plays the next self-play games (as in AlphaZero,
+# unlike AlphaGo Zero); `gating.enabled = true` restores it.
+[gating]
+enabled = false
+games = 30
+simulations = 48
+sprt = { enabled = false }
+opening_random_plies = 2
+
+[run]
+iterations = 0
+time_budget_minutes = 60.0
+
+# Solver agreement on 200 fixed positions every 5 iterations: 200 network evaluations, the
+# solver's answers computed once per session.
+[eval]
+solver_every = 5
+"#;
+
 impl Registered for Connect4 {
     fn spec(_config: &Connect4Config) -> GameSpec {
         GameSpec::Connect4

@@ -12,6 +12,23 @@ pub(crate) const NAME: &str = <Gomoku as Game>::NAME;
 /// The game in one line (`--help`).
 pub(crate) const ABOUT: &str = "Gomoku / Renju on an N×N board (5–20)";
 
+/// Gomoku's training defaults over the game-neutral base (see
+/// [`GameSpec::training_preset`]): 15×15 freestyle.
+pub(crate) const TRAINING_PRESET: &str = r#"
+[game]
+size = "15"
+rule = "freestyle"
+
+# About 40 candidate points near the stones: Dirichlet α ≈ 0.25 each; VCF at every node within
+# 200 stones placed.
+[selfplay]
+temperature_moves = 12
+dirichlet_alpha = 0.05
+dirichlet_alpha_total = 10.0
+tactical_budget = 200
+max_plies = 225
+"#;
+
 /// Gomoku on a `size × size` board under `rule`, the size checked as [`GomokuConfig::new`]
 /// checks it.
 pub(crate) fn spec(size: u8, rule: Rule) -> Result<GameSpec, SpecError> {

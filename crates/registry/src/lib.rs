@@ -148,6 +148,20 @@ impl GameSpec {
         }
     }
 
+    /// The game's training defaults as TOML text: the keys of a training configuration
+    /// (`[selfplay]`, `[model]`, `[train]`, `[gating]`, …, as in `configs/*.toml`) whose value
+    /// for this game differs from the game-neutral base of `alphazero-train`, each with the
+    /// reason. The training crate lays it over its base; a key it does not know is an error
+    /// there (its tests load every game's preset). Gomoku's preset is for 15×15 freestyle
+    /// whatever the spec's size and rule (a run's `[game]` section gives those).
+    pub fn training_preset(&self) -> &'static str {
+        match self {
+            GameSpec::Gomoku { .. } => gomoku::TRAINING_PRESET,
+            GameSpec::Xiangqi => xiangqi::TRAINING_PRESET,
+            GameSpec::Connect4 => connect4::TRAINING_PRESET,
+        }
+    }
+
     /// The game's name ([`Game::NAME`]): `gomoku`, `xiangqi` or `connect4`.
     pub fn name(&self) -> &'static str {
         match self {
@@ -200,6 +214,16 @@ impl GameSpec {
             return Err(SpecError::NotForGame { game: lower });
         }
         Ok(spec)
+    }
+
+    /// The spec's options as a command line or a config's `[game]` writes them: the board
+    /// size and the rule's name (`(Some(15), Some("renju"))`), or `(None, None)` for a game
+    /// without such options. [`GameSpec::from_parts`] of the name and these gives the spec back.
+    pub fn options(&self) -> (Option<u8>, Option<&'static str>) {
+        match self {
+            GameSpec::Gomoku { size, rule } => (Some(*size), Some(rule.name())),
+            _ => (None, None),
+        }
     }
 
     /// The game in words, as people read it: `gomoku 15x15 renju`, `xiangqi`, `connect4`.

@@ -13,6 +13,36 @@ pub(crate) const NAME: &str = <Xiangqi as Game>::NAME;
 /// The game in one line (`--help`).
 pub(crate) const ABOUT: &str = "Xiangqi (Chinese chess)";
 
+/// Xiangqi's training defaults over the game-neutral base (see
+/// [`GameSpec::training_preset`]).
+pub(crate) const TRAINING_PRESET: &str = r#"
+[selfplay]
+temperature_moves = 20
+dirichlet_alpha = 0.3
+max_plies = 300
+resign = { enabled = true, min_ply = 40 }
+# Mates in one and mates by checks within 200 nodes at every expanded node: ~15 µs per call on
+# self-play positions, ~5% of a 4×32 network evaluation (crates/nn/examples/xiangqi_mates.rs
+# --cost); a mating move the network rates low is then never missed (the decisive-move check
+# costs ~12×).
+terminal_check = false
+tactical_budget = 200
+# Self-play from a weak network ends ~94% of games by threefold repetition around ply 60 (both
+# sides shuffle a cannon: a draw is worth more to the search than any move its network values
+# below 0), so the games teach nothing; each side's search scores a draw at −0.2 for itself.
+draw_score = -0.2
+
+# Early Xiangqi networks draw most gating games (the 120-ply no-capture rule, repetitions), so
+# a 55% bar was almost never reached and runs did not learn. As for Connect Four: no gating
+# (every iteration's network plays the next games) and the value target (z + q)/2, which gives
+# drawn and cut-off games a signal.
+[train]
+value_q_weight = 0.5
+
+[gating]
+enabled = false
+"#;
+
 impl Registered for Xiangqi {
     /// Always [`GameSpec::Xiangqi`]: the repetition and no-capture options are not part of a
     /// spec.

@@ -18,11 +18,12 @@
 //! assert_eq!(cfg.model.blocks, 4); // connect4 default
 //! ```
 
+use alphazero_registry::{GameSpec, SpecError};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
-/// The games a config may name.
-pub const GAMES: [&str; 3] = ["connect4", "gomoku", "xiangqi"];
+/// The games a config may name: the registry's ([`GameSpec::NAMES`]).
+pub const GAMES: [&str; 3] = GameSpec::NAMES;
 
 /// The largest `selfplay.simulations` / `gating.simulations` accepted: a record stores a
 /// ply's simulation count in 16 bits.
@@ -186,20 +187,65 @@ impl GameSection {
     /// assert_eq!(cfg.words(), "gomoku 9x9 renju");
     /// ```
     pub fn words(&self) -> String {
-        if self.name != "gomoku" {
-            return self.name.clone();
+        match self.spec() {
+            Ok(spec) => spec.words(),
+            Err(_) => self.name.clone(),
         }
-        let size = if self.size.is_empty() {
-            "15"
-        } else {
-            &self.size
+    }
+
+    /// The typed game of this section: [`GameSpec::from_parts`] of the name, size and rule
+    /// (empty = not given: Gomoku's are then 15 and freestyle).
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming `game.name`, `game.size` or `game.rule`: an unknown
+    /// game, a size or rule given for a game that has none, a size that is not a board side
+    /// from 5 to 20, an unknown rule.
+    pub fn spec(&self) -> Result<GameSpec, ConfigError> {
+        if !GAMES.contains(&self.name.as_str()) {
+            return invalid(
+                "game.name",
+                format!("must be one of {}", GAMES.join(", ")),
+                &self.name,
+            );
+        }
+        let given = |t: &str| (!t.trim().is_empty()).then(|| t.trim().to_string());
+        let (size_text, rule_text) = (given(&self.size), given(&self.rule));
+        let bad_size = || {
+            invalid(
+                "game.size",
+                "must be a board side from 5 to 20".into(),
+                &self.size,
+            )
         };
-        let rule = if self.rule.is_empty() {
-            "freestyle"
-        } else {
-            &self.rule
+        let size = match &size_text {
+            None => None,
+            Some(t) => match t.parse::<u8>() {
+                Ok(n) => Some(n),
+                Err(_) => return bad_size(),
+            },
         };
-        format!("gomoku {size}x{size} {rule}")
+        let not_for_game = |key: &str, value: &str| {
+            invalid(
+                key,
+                format!("applies to gomoku only, not {}", self.name),
+                value,
+            )
+        };
+        // Size first, then the rule, so that the error names the key that is wrong.
+        match GameSpec::from_parts(&self.name, size, None) {
+            Ok(_) => {}
+            Err(SpecError::NotForGame { .. }) => return not_for_game("game.size", &self.size),
+            Err(_) => return bad_size(),
+        }
+        match GameSpec::from_parts(&self.name, size, rule_text.as_deref()) {
+            Ok(spec) => Ok(spec),
+            Err(SpecError::NotForGame { .. }) => not_for_game("game.rule", &self.rule),
+            Err(_) => invalid(
+                "game.rule",
+                "must be freestyle, standard or renju".into(),
+                &self.rule,
+            ),
+        }
     }
 }
 
@@ -555,7 +601,8 @@ pub struct TrainConfig {
 }
 
 impl TrainConfig {
-    /// The defaults for a game: `connect4` (4×32 network, 128 simulations with playout-cap
+    /// The defaults for a game: a game-neutral base (below) with the game's training preset
+    /// from the registry ([`GameSpec::training_preset`]) laid over it: `connect4` (4×32 network, 128 simulations with playout-cap
     /// randomisation, 60 minutes, no gating, value target (z + q)/2), `gomoku` (15×15
     /// freestyle, 10×128, 400 simulations, gating, value target z) or `xiangqi` (10×128, 400
     /// simulations, resignation, no gating, value target (z + q)/2).
@@ -654,97 +701,26 @@ impl TrainConfig {
                 threads: 0,
             },
         };
-        match game {
-            "connect4" => {
-                // Sized for a 2-core CPU: a small network and playout-cap randomisation
-                // (25% of moves get the full 128-simulation search and become policy
-                // targets), so that an hour of training plays thousands of games.
-                let mut c = base;
-                c.selfplay.games_per_iteration = 100;
-                c.selfplay.simulations = 128;
-                c.selfplay.temperature_moves = 8;
-                c.selfplay.dirichlet_alpha = 1.0;
-                c.selfplay.playout_cap.enabled = true;
-                c.selfplay.playout_cap.fast_simulations = 24;
-                c.selfplay.playout_cap.full_probability = 0.3;
-                c.selfplay.max_plies = 42;
-                c.selfplay.resign.min_ply = 10;
-                // Half of each batch from the newest 40,000 positions (about the last 6,000
-                // games), the rest from the whole buffer.
-                c.replay.recent_fraction = 0.5;
-                c.replay.recent_window = 40_000;
-                c.model = ModelConfig {
-                    blocks: 4,
-                    channels: 32,
-                    value_hidden: 32,
-                };
-                c.train.samples_per_position = 8.0;
-                c.train.lr = 2e-3;
-                // Cosine decay over the run (its time budget) to 1e-4, and the value target
-                // (z + q)/2: measured in sessions 3–4 on this machine (README, "Measured").
-                c.train.lr_schedule = LrSchedule::Cosine;
-                c.train.lr_min = 1e-4;
-                c.train.value_q_weight = 0.5;
-                // No gating: every iteration's network plays the next self-play games (as in
-                // AlphaZero, unlike AlphaGo Zero); `gating.enabled = true` restores it.
-                c.gating.enabled = false;
-                c.gating.games = 30;
-                c.gating.simulations = 48;
-                c.gating.sprt.enabled = false;
-                c.gating.opening_random_plies = 2;
-                c.run.iterations = 0;
-                c.run.time_budget_minutes = 60.0;
-                // Solver agreement on 200 fixed positions every 5 iterations: 200 network
-                // evaluations, the solver's answers computed once per session.
-                c.eval.solver_every = 5;
-                Ok(c)
-            }
-            "gomoku" => {
-                let mut c = base;
-                c.game.size = "15".into();
-                c.game.rule = "freestyle".into();
-                c.selfplay.temperature_moves = 12;
-                c.selfplay.dirichlet_alpha = 0.05;
-                // About 40 candidate points near the stones: α ≈ 0.25 each; VCF at every
-                // node within 200 stones placed.
-                c.selfplay.dirichlet_alpha_total = 10.0;
-                c.selfplay.tactical_budget = 200;
-                c.selfplay.max_plies = 225;
-                Ok(c)
-            }
-            "xiangqi" => {
-                let mut c = base;
-                c.selfplay.temperature_moves = 20;
-                c.selfplay.dirichlet_alpha = 0.3;
-                c.selfplay.max_plies = 300;
-                c.selfplay.resign.enabled = true;
-                c.selfplay.terminal_check = false;
-                // Mates in one and mates by checks within 200 nodes at every expanded node:
-                // ~15 µs per call on self-play positions, ~5% of a 4×32 network evaluation
-                // (crates/nn/examples/xiangqi_mates.rs --cost); a mating move the network
-                // rates low is then never missed (the decisive-move check costs ~12×).
-                c.selfplay.tactical_budget = 200;
-                c.selfplay.resign.min_ply = 40;
-                // Early Xiangqi networks draw most gating games (the 120-ply no-capture
-                // rule, repetitions), so a 55% bar was almost never reached and runs did not
-                // learn. As for Connect Four: no gating (every iteration's network plays the
-                // next games) and the value target (z + q)/2, which gives drawn and cut-off
-                // games a signal.
-                c.train.value_q_weight = 0.5;
-                c.gating.enabled = false;
-                // Self-play from a weak network ends ~94% of games by threefold repetition
-                // around ply 60 (both sides shuffle a cannon: a draw is worth more to the
-                // search than any move its network values below 0), so the games teach
-                // nothing; each side's search scores a draw at −0.2 for itself.
-                c.selfplay.draw_score = -0.2;
-                Ok(c)
-            }
-            other => Err(ConfigError::Invalid {
+        let spec = GAMES
+            .contains(&game)
+            .then(|| GameSpec::from_parts(game, None, None).ok())
+            .flatten();
+        let Some(spec) = spec else {
+            return Err(ConfigError::Invalid {
                 key: "game.name".into(),
                 message: format!("must be one of {}", GAMES.join(", ")),
-                value: format!("{other:?}"),
-            }),
-        }
+                value: format!("{game:?}"),
+            });
+        };
+        // The game's own defaults, from its registry module, over the game-neutral base.
+        let preset: Table = toml::from_str(spec.training_preset()).map_err(|e| {
+            ConfigError::Value(format!("the {game} training preset of the registry: {e}"))
+        })?;
+        let mut table = base.to_table()?;
+        merge_checked(&mut table, &preset, "")?;
+        Value::Table(table)
+            .try_into()
+            .map_err(|e: toml::de::Error| ConfigError::Value(e.to_string()))
     }
 
     /// Parses a config file's text (may be empty), applies `overrides` (`"key=value"`, the
@@ -841,50 +817,7 @@ impl TrainConfig {
     /// [`ConfigError::Invalid`] for the first bad value, naming its key and the rule, e.g.
     /// `selfplay.simulations must be >= 1 (got 0)`.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let g = &self.game;
-        if !GAMES.contains(&g.name.as_str()) {
-            return invalid(
-                "game.name",
-                format!("must be one of {}", GAMES.join(", ")),
-                &g.name,
-            );
-        }
-        if g.name != "gomoku" {
-            if !g.size.is_empty() {
-                return invalid(
-                    "game.size",
-                    format!("applies to gomoku only, not {}", g.name),
-                    &g.size,
-                );
-            }
-            if !g.rule.is_empty() {
-                return invalid(
-                    "game.rule",
-                    format!("applies to gomoku only, not {}", g.name),
-                    &g.rule,
-                );
-            }
-        }
-        if g.name == "gomoku" {
-            match g.size.trim().parse::<u32>() {
-                Ok(5..=20) => {}
-                _ => {
-                    return invalid(
-                        "game.size",
-                        "must be a board side from 5 to 20".into(),
-                        &g.size,
-                    );
-                }
-            }
-            let rule = g.rule.trim().to_ascii_lowercase();
-            if !["freestyle", "standard", "renju"].contains(&rule.as_str()) {
-                return invalid(
-                    "game.rule",
-                    "must be freestyle, standard or renju".into(),
-                    &g.rule,
-                );
-            }
-        }
+        self.game.spec()?;
         let s = &self.selfplay;
         at_least("selfplay.games_per_iteration", s.games_per_iteration, 1)?;
         at_least("selfplay.parallel_games", s.parallel_games, 1)?;
@@ -1055,7 +988,7 @@ impl TrainConfig {
     }
 }
 
-fn invalid<T: ToString>(key: &str, message: String, value: T) -> Result<(), ConfigError> {
+fn invalid<R, T: ToString>(key: &str, message: String, value: T) -> Result<R, ConfigError> {
     Err(ConfigError::Invalid {
         key: key.to_string(),
         message,

@@ -11,6 +11,7 @@
 use std::path::Path;
 
 use alphazero_nn::{checkpoint_from_bytes, Device, Encode};
+use alphazero_registry::GameSpec;
 
 use crate::config::TrainConfig;
 use crate::error::PipelineError;
@@ -69,7 +70,10 @@ impl InitNetwork {
         let want = (G::num_planes(game_config), h, w, pos.num_actions());
         let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
         if want != have {
-            let hint = if G::NAME == "gomoku" && !resumed && m.board_height == m.board_width {
+            // A game with a board-size option (Gomoku) can be trained on the network's board.
+            let sized = u8::try_from(m.board_height)
+                .is_ok_and(|n| GameSpec::from_parts(G::NAME, Some(n), None).is_ok());
+            let hint = if sized && !resumed && m.board_height == m.board_width {
                 format!("; to train on its board, give --size {}", m.board_height)
             } else {
                 String::new()

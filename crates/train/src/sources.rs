@@ -8,7 +8,8 @@
 //! name the game, board size or rule differently are an error naming both, never a silent
 //! choice.
 
-use crate::config::{self, ConfigError, TrainConfig};
+use crate::config::{self, ConfigError, GameSection, TrainConfig};
+use alphazero_registry::{GameSpec, SpecError};
 
 /// An error resolving a run's configuration from its sources.
 #[derive(Debug, thiserror::Error)]
@@ -62,16 +63,13 @@ pub struct ConfigSources<'a> {
     pub overrides: &'a [String],
 }
 
-/// The rule's canonical lower-case name (`Renju` → `renju`); empty stays empty.
-fn canonical_rule(rule: &str) -> Result<String, SourcesError> {
-    if rule.is_empty() {
+/// The rule's canonical lower-case name (`Renju` → `renju`), as the registry writes it; an
+/// empty rule stays empty.
+fn canonical_rule(game: &GameSection) -> Result<String, SourcesError> {
+    if game.rule.is_empty() {
         return Ok(String::new());
     }
-    let r: alphazero_gomoku::Rule = rule.parse().map_err(|e| SourcesError::In {
-        context: format!("game.rule {rule:?}"),
-        source: Box::new(e),
-    })?;
-    Ok(r.name().to_string())
+    Ok(game.spec()?.options().1.unwrap_or_default().to_string())
 }
 
 impl ConfigSources<'_> {
@@ -84,7 +82,7 @@ impl ConfigSources<'_> {
     /// [`SourcesError::Config`] for a text or value that is wrong.
     pub fn resolve(&self) -> Result<(TrainConfig, bool), SourcesError> {
         let (mut cfg, resumed) = self.resolve_raw()?;
-        cfg.game.rule = canonical_rule(&cfg.game.rule)?;
+        cfg.game.rule = canonical_rule(&cfg.game)?;
         Ok((cfg, resumed))
     }
 
@@ -108,9 +106,11 @@ impl ConfigSources<'_> {
         }
     }
 
-    /// Rejects `--size` / `--rule` for a game other than Gomoku.
+    /// Rejects `--size` / `--rule` for a game without those options (any but Gomoku); a bad
+    /// size or rule for Gomoku is left to the config's validation, which names the key.
     fn check_gomoku_flags(&self, game: &str) -> Result<(), SourcesError> {
-        if game != "gomoku" && (self.size.is_some() || self.rule.is_some()) {
+        if let Err(SpecError::NotForGame { .. }) = GameSpec::from_parts(game, self.size, self.rule)
+        {
             return conflict(format!(
                 "--size and --rule apply to gomoku only, not {game}"
             ));
@@ -207,9 +207,10 @@ impl ConfigSources<'_> {
             .or(file_game);
         let Some(game) = game else {
             return conflict(format!(
-                "--game is required for a new run: {} holds no run yet; give --game \
-                 gomoku|xiangqi|connect4 (or a --config that sets game.name)",
-                self.run
+                "--game is required for a new run: {} holds no run yet; give --game {} (or a \
+                 --config that sets game.name)",
+                self.run,
+                GameSpec::NAMES.join("|")
             ));
         };
         self.check_gomoku_flags(&game)?;
@@ -250,9 +251,9 @@ impl ConfigSources<'_> {
                 self.run, old.game.name
             ));
         }
-        old.game.rule = canonical_rule(&old.game.rule)?;
+        old.game.rule = canonical_rule(&old.game)?;
         let mut new = old.with_overrides(overrides)?;
-        new.game.rule = canonical_rule(&new.game.rule)?;
+        new.game.rule = canonical_rule(&new.game)?;
         if new.game != old.game {
             return conflict(format!(
                 "the game of an existing run cannot change: it is {} (size {:?}, rule {:?}), \
