@@ -896,7 +896,59 @@ mod tests {
     use crate::test_util::{host, max_rel_diff};
     use burn::module::Param;
     use burn::nn::BatchNormConfig;
+    use burn::tensor::Gradients;
     use burn::tensor::{Device, Distribution};
+
+    /// A batch normalisation over `c` channels with non-trivial γ (0.5–1.5) and β (−1–1).
+    fn random_batch_norm(c: usize, device: &Device) -> BatchNorm {
+        let mut bn = BatchNormConfig::new(c).init(device);
+        bn.gamma = Param::from_tensor(Tensor::random([c], Distribution::Uniform(0.5, 1.5), device));
+        bn.beta = Param::from_tensor(Tensor::random(
+            [c],
+            Distribution::Uniform(-1.0, 1.0),
+            device,
+        ));
+        bn
+    }
+
+    /// What the fast and the reference batch normalisation must agree on after a backward
+    /// pass: the gradients of the input `x`, γ and β, and the running statistics, as
+    /// `(name, fast, reference)`.
+    fn fast_and_reference(
+        x: &Tensor<4>,
+        bn: &BatchNorm,
+        reference: &BatchNorm,
+        g_fast: &Gradients,
+        g_ref: &Gradients,
+    ) -> Vec<(&'static str, Vec<f32>, Vec<f32>)> {
+        vec![
+            (
+                "x",
+                host(x.grad(g_fast).unwrap()),
+                host(x.grad(g_ref).unwrap()),
+            ),
+            (
+                "gamma",
+                host(bn.gamma.val().grad(g_fast).unwrap()),
+                host(reference.gamma.val().grad(g_ref).unwrap()),
+            ),
+            (
+                "beta",
+                host(bn.beta.val().grad(g_fast).unwrap()),
+                host(reference.beta.val().grad(g_ref).unwrap()),
+            ),
+            (
+                "running mean",
+                host(bn.running_mean.value()),
+                host(reference.running_mean.value()),
+            ),
+            (
+                "running var",
+                host(bn.running_var.value()),
+                host(reference.running_var.value()),
+            ),
+        ]
+    }
 
     /// Outputs, the gradients of input, γ and β, and the running statistics after two steps
     /// agree with burn's `BatchNorm` (non-trivial γ, β, shifted and scaled inputs).
@@ -904,17 +956,7 @@ mod tests {
     fn batch_norm_matches_burn_outputs_gradients_and_running_statistics() {
         let device = Device::flex().autodiff();
         for &(b, c, h, w) in &[(1, 2, 1, 5), (3, 4, 5, 6), (16, 8, 6, 7), (5, 3, 15, 15)] {
-            let mut bn = BatchNormConfig::new(c).init(&device);
-            bn.gamma = Param::from_tensor(Tensor::random(
-                [c],
-                Distribution::Uniform(0.5, 1.5),
-                &device,
-            ));
-            bn.beta = Param::from_tensor(Tensor::random(
-                [c],
-                Distribution::Uniform(-1.0, 1.0),
-                &device,
-            ));
+            let bn = random_batch_norm(c, &device);
             let reference = bn.clone();
             for step in 0..2 {
                 let x: Tensor<4> =
@@ -929,33 +971,7 @@ mod tests {
                 let what = format!("[{b}, {c}, {h}, {w}] step {step}");
                 let d = max_rel_diff(&host(y_fast), &host(y_ref));
                 assert!(d < 1e-5, "{what}: output differs by {d}");
-                let pairs = [
-                    (
-                        "x",
-                        host(x.grad(&g_fast).unwrap()),
-                        host(x.grad(&g_ref).unwrap()),
-                    ),
-                    (
-                        "gamma",
-                        host(bn.gamma.val().grad(&g_fast).unwrap()),
-                        host(reference.gamma.val().grad(&g_ref).unwrap()),
-                    ),
-                    (
-                        "beta",
-                        host(bn.beta.val().grad(&g_fast).unwrap()),
-                        host(reference.beta.val().grad(&g_ref).unwrap()),
-                    ),
-                    (
-                        "running mean",
-                        host(bn.running_mean.value()),
-                        host(reference.running_mean.value()),
-                    ),
-                    (
-                        "running var",
-                        host(bn.running_var.value()),
-                        host(reference.running_var.value()),
-                    ),
-                ];
+                let pairs = fast_and_reference(&x, &bn, &reference, &g_fast, &g_ref);
                 for (name, fast, slow) in pairs {
                     let d = max_rel_diff(&fast, &slow);
                     assert!(d < 1e-4, "{what}: {name} differs by {d}");
@@ -973,17 +989,7 @@ mod tests {
         for layout in [Layout::Nchw, Layout::Nhwc] {
             for residual in [false, true] {
                 for &(b, c, h, w) in &[(1, 2, 1, 5), (3, 8, 5, 6), (4, 16, 15, 15)] {
-                    let mut bn = BatchNormConfig::new(c).init(&device);
-                    bn.gamma = Param::from_tensor(Tensor::random(
-                        [c],
-                        Distribution::Uniform(0.5, 1.5),
-                        &device,
-                    ));
-                    bn.beta = Param::from_tensor(Tensor::random(
-                        [c],
-                        Distribution::Uniform(-1.0, 1.0),
-                        &device,
-                    ));
+                    let bn = random_batch_norm(c, &device);
                     let reference = bn.clone();
                     let x: Tensor<4> =
                         Tensor::random([b, c, h, w], Distribution::Normal(0.7, 2.0), &device)
@@ -1016,33 +1022,7 @@ mod tests {
                     let what = format!("{layout:?} residual {residual} [{b}, {c}, {h}, {w}]");
                     let d = max_rel_diff(&host(y_fast), &host(y_ref));
                     assert!(d < 1e-5, "{what}: output differs by {d}");
-                    let mut pairs = vec![
-                        (
-                            "x",
-                            host(x.grad(&g_fast).unwrap()),
-                            host(x.grad(&g_ref).unwrap()),
-                        ),
-                        (
-                            "gamma",
-                            host(bn.gamma.val().grad(&g_fast).unwrap()),
-                            host(reference.gamma.val().grad(&g_ref).unwrap()),
-                        ),
-                        (
-                            "beta",
-                            host(bn.beta.val().grad(&g_fast).unwrap()),
-                            host(reference.beta.val().grad(&g_ref).unwrap()),
-                        ),
-                        (
-                            "running mean",
-                            host(bn.running_mean.value()),
-                            host(reference.running_mean.value()),
-                        ),
-                        (
-                            "running var",
-                            host(bn.running_var.value()),
-                            host(reference.running_var.value()),
-                        ),
-                    ];
+                    let mut pairs = fast_and_reference(&x, &bn, &reference, &g_fast, &g_ref);
                     if residual {
                         pairs.push((
                             "residual",
