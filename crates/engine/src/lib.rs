@@ -480,8 +480,13 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     let mut found: Option<(PathBuf, GomokuConfig)> = None;
     if let Some(p) = &opts.model {
         let ck = load_checkpoint(p, Gomoku::NAME, &device).context("loading network")?;
-        let size = ck.header.model.board_height as u8;
-        let cfg = GomokuConfig::new(size, Rule::Freestyle)
+        // The board and rule it was trained for, from its header (the rule decides nothing
+        // about the input shape: the brain warns when a game is played under another rule).
+        let (size, rule) = match ck.header.game {
+            alphazero_registry::GameSpec::Gomoku { size, rule } => (size, rule),
+            _ => (ck.header.model.board_height as u8, Rule::Freestyle),
+        };
+        let cfg = GomokuConfig::new(size, rule)
             .with_context(|| format!("network {} has board size {size}", p.display()))?;
         found = Some((p.clone(), cfg));
     } else {
@@ -500,6 +505,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             }
         }
     }
+    let trained_for = found.as_ref().map(|(_, cfg)| (cfg.size, cfg.rule));
     let evaluator: Arc<dyn Evaluator<Gomoku>> = match found {
         Some((p, cfg)) => {
             let (net, desc) = load_network::<Gomoku>(&p, &cfg, &device)?;
@@ -524,6 +530,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     config.search.tactical_budget = Some(INTERACTIVE_TACTICAL_BUDGET);
     config.search.root_tactical_budget = Some(INTERACTIVE_ROOT_TACTICAL_BUDGET);
     config.search.reply_tactical_budget = Some(INTERACTIVE_REPLY_TACTICAL_BUDGET);
+    config.network_trained_for = trained_for;
     alphazero_protocols::run_gomocup(
         std::io::stdin().lock(),
         std::io::stdout().lock(),

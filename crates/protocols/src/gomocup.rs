@@ -185,6 +185,8 @@ pub struct GomocupEngine {
     folder: Option<String>,
     /// Lines of a `BOARD` block being read, and the first error in it.
     board: Option<BoardBlock>,
+    /// The board side and rule last warned about (see [`EngineConfig::network_trained_for`]).
+    rule_warned: Option<(u8, Rule)>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -224,7 +226,30 @@ impl GomocupEngine {
             max_memory: None,
             folder: None,
             board: None,
+            rule_warned: None,
         }
+    }
+
+    /// Says once per board side and rule, in a `MESSAGE`, that the network plays a rule it
+    /// was not trained for on its own board size (other sizes use no network).
+    fn warn_untrained_rule(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let (Some(n), Some((trained_n, trained_rule))) =
+            (self.size, self.config.network_trained_for)
+        else {
+            return Ok(());
+        };
+        if n != trained_n || self.rule == trained_rule || self.rule_warned == Some((n, self.rule)) {
+            return Ok(());
+        }
+        self.rule_warned = Some((n, self.rule));
+        writeln!(
+            out,
+            "MESSAGE warning: the network was trained for {} on {n}x{n}; it plays {} here \
+             without having learnt it (the search applies the {} rules)",
+            trained_rule.name(),
+            self.rule.name(),
+            self.rule.name()
+        )
     }
 
     /// The current position, `None` before `START`.
@@ -437,7 +462,10 @@ impl GomocupEngine {
         self.match_used = Duration::ZERO;
         self.time_left = self.time_left.map(|(ms, _)| (ms, Duration::ZERO));
         match self.rebuild() {
-            Ok(()) => writeln!(out, "OK"),
+            Ok(()) => {
+                writeln!(out, "OK")?;
+                self.warn_untrained_rule(out)
+            }
             Err(e) => err_line(out, e),
         }
     }
@@ -496,6 +524,7 @@ impl GomocupEngine {
                                 err_line(out, e)?;
                             }
                         }
+                        self.warn_untrained_rule(out)?;
                     }
                 }
                 _ => bad(out)?,
@@ -1255,6 +1284,40 @@ fn quick_move(
 mod tests {
     use super::*;
     use alphazero_mcts::UniformEvaluator;
+
+    /// A freestyle network on its 8×8 board under `INFO rule 4` (renju) used to play without a
+    /// word: the brain now says once per board and rule, after `OK` or the `INFO`, that the
+    /// network plays a rule it was not trained for; other board sizes (no network) stay quiet.
+    #[test]
+    fn network_under_an_untrained_rule_is_announced_once() {
+        let config = EngineConfig {
+            network_trained_for: Some((8, Rule::Freestyle)),
+            ..EngineConfig::fixed(8, 0)
+        };
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+        let mut say = |line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(say("START 8"), "OK\n");
+        let warned = say("INFO rule 4");
+        assert!(
+            warned.starts_with("MESSAGE warning: the network was trained for freestyle on 8x8")
+                && warned.contains("it plays renju here")
+                && warned.lines().count() == 1,
+            "{warned}"
+        );
+        assert_eq!(say("INFO rule 4"), "");
+        assert_eq!(say("RESTART"), "OK\n");
+        assert_eq!(say("START 10"), "OK\n");
+        assert_eq!(say("INFO rule 1"), "");
+        let standard = say("START 8");
+        assert!(
+            standard.starts_with("OK\nMESSAGE warning:") && standard.contains("plays standard"),
+            "{standard}"
+        );
+    }
 
     fn engine(infos: &[&str]) -> GomocupEngine {
         // Clock-based config (for the budget) with a tiny simulation cap (fast searches).

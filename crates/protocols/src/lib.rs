@@ -59,6 +59,7 @@ mod ucci;
 use std::time::Duration;
 
 pub use alphazero_arena::{Limits, MoveChoice, Player, PlayerError};
+use alphazero_gomoku::Rule;
 use alphazero_mcts::SearchConfig;
 pub use client_gomocup::{GomocupClient, GomocupClientConfig};
 pub use client_ucci::{UcciClient, UcciClientConfig};
@@ -103,6 +104,10 @@ pub struct EngineConfig {
     /// `threads`; 1, as UCI engines default to). The search itself is one thread that
     /// batches leaves.
     pub threads: u32,
+    /// Gomocup brain: the board side and rule the evaluator's network was trained for
+    /// (`None`: no network, or nothing to warn about). A game on that board under another
+    /// rule (`INFO rule`) is played with the same network, and a `MESSAGE` says so once.
+    pub network_trained_for: Option<(u8, Rule)>,
 }
 
 impl Default for EngineConfig {
@@ -122,6 +127,7 @@ impl Default for EngineConfig {
             country: "Unknown".into(),
             hash_mb: 256,
             threads: 1,
+            network_trained_for: None,
         }
     }
 }
