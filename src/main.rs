@@ -3,22 +3,6 @@
 //! Subcommands are added here as the crates behind them land.
 use clap::{Parser, Subcommand};
 
-/// `println!` for commands that must keep `SIGPIPE` ignored (they talk to child processes or
-/// sockets): a closed stdout (`| head`) ends the program quietly with the shell's SIGPIPE status
-/// 141 instead of panicking; another write error is reported and exits 1.
-macro_rules! outln {
-    ($($arg:tt)*) => {
-        $crate::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
-    };
-}
-
-/// `print!` counterpart of [`outln!`].
-macro_rules! out {
-    ($($arg:tt)*) => {
-        $crate::write_stdout(format_args!($($arg)*))
-    };
-}
-
 mod cmd;
 mod games;
 
@@ -70,19 +54,6 @@ enum Command {
     Ucci(cmd::protocols::EngineArgs),
     /// Throughput benchmarks, one `bench <name> <figure> <unit>` line per figure.
     Bench(cmd::bench::BenchArgs),
-}
-
-/// Writes to stdout; see [`outln!`].
-fn write_stdout(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_fmt(args).and_then(|()| stdout.flush()) {
-        if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(141);
-        }
-        eprintln!("error: writing to stdout: {e}");
-        std::process::exit(1);
-    }
 }
 
 /// Lets a closed stdout (`alphazero records show F | head`) end the process the usual Unix

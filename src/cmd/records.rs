@@ -3,7 +3,7 @@
 //! [`alphazero_engine::records`], whose record-file helpers the other commands reach here.
 pub use alphazero_engine::files::write_atomic;
 use alphazero_engine::records::{export, list, show};
-pub use alphazero_engine::records::{read_game_file, save_records};
+pub use alphazero_engine::records::read_game_file;
 use anyhow::Result;
 use std::path::PathBuf;
 

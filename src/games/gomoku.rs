@@ -1,40 +1,6 @@
-//! Gomoku in the binary: its arena players and perft. How it is read and drawn is in
+//! Gomoku in the binary: perft. Its arena players, how it is read and drawn are in
 //! `alphazero_engine`.
-use crate::cmd::arena::{wrong_game, ArenaGame, Factory};
 use crate::cmd::perft::FastPerft;
-use alphazero_arena::{Player, PlayerKind, PlayerSpec};
 use alphazero_gomoku::Gomoku;
-use anyhow::Result;
-use std::sync::Arc;
-
-impl ArenaGame for Gomoku {
-    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
-        match &spec.kind {
-            PlayerKind::Heuristic(l) => {
-                let l = *l;
-                Ok((
-                    format!("heuristic-{l}"),
-                    Arc::new(move || {
-                        Box::new(alphazero_arena::GomokuHeuristic::new(l, seed))
-                            as Box<dyn Player<Gomoku>>
-                    }),
-                ))
-            }
-            PlayerKind::Gomocup(cmd) => {
-                let mut cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
-                cfg.info = spec.settings.info.clone();
-                let name = cfg.name.clone();
-                Ok((
-                    name,
-                    Arc::new(move || {
-                        Box::new(alphazero_protocols::GomocupClient::new(cfg.clone()))
-                            as Box<dyn Player<Gomoku>>
-                    }),
-                ))
-            }
-            _ => Err(wrong_game::<Self>(text)),
-        }
-    }
-}
 
 impl FastPerft for Gomoku {}

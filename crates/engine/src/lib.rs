@@ -4,13 +4,14 @@
 //! Gomocup / UCCI engines on stdin/stdout (this module); how positions and searches are shown
 //! ([`present`]) and read as text ([`position`]); and the work behind the commands that are
 //! more than a call into one crate: [`play`] (a game in the terminal), [`records`] (inspecting
-//! and converting game records), [`eval`] (learning-quality reports) and [`bench`]
-//! (throughput figures). The binaries parse flags and call one function here.
+//! and converting game records), [`eval`] (learning-quality reports), [`arena`] (matches,
+//! ratings and ladders) and [`bench`] (throughput figures). The binaries parse flags and call one function here.
 //!
 //! Errors are [`anyhow::Error`]s with the context a person needs (the file, the flag, the
 //! input): every caller is a command that prints them.
 #![deny(missing_docs)]
 
+pub mod arena;
 pub mod bench;
 pub mod eval;
 pub mod files;
@@ -19,6 +20,7 @@ pub mod play;
 pub mod position;
 pub mod present;
 pub mod records;
+pub mod stdout;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

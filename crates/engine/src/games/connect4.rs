@@ -1,6 +1,9 @@
-//! Connect Four: its positions as text (moves or a digit string) and how it is drawn.
+//! Connect Four: its positions as text (moves or a digit string), how it is drawn, and its
+//! arena players (none of its own).
+use crate::arena::{wrong_game, ArenaGame, Factory};
 use crate::position::{play_move_list, refuse_fen, PositionText};
 use crate::present::{colorize_xo, percent_cell, BoardView, RED, YELLOW};
+use alphazero_arena::PlayerSpec;
 use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
 };
@@ -71,5 +74,11 @@ impl BoardView for Connect4 {
         }
         s.push_str("   (percent per column 1..7)\n");
         s
+    }
+}
+
+impl ArenaGame for Connect4 {
+    fn special(_: &PlayerSpec, text: &str, _: u64) -> Result<(String, Factory<Self>)> {
+        Err(wrong_game::<Self>(text))
     }
 }

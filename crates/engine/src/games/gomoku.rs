@@ -1,11 +1,15 @@
-//! Gomoku: its positions as text and how it is drawn.
+//! Gomoku: its positions as text, how it is drawn, and its arena players (heuristic, Gomocup
+//! engines).
+use crate::arena::{wrong_game, ArenaGame, Factory};
 use crate::position::{play_move_list, refuse_fen, split_moves, PositionText};
 use crate::present::{colorize_xo, percent_cell, BoardView, BLUE, RED};
+use alphazero_arena::{Player, PlayerKind, PlayerSpec};
 use alphazero_game::{Game, History, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove};
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 impl PositionText for Gomoku {
     fn parse_position(config: &GomokuConfig, text: &str) -> Result<History<Self>> {
@@ -71,5 +75,35 @@ impl BoardView for Gomoku {
         }
         s.push_str("(percent of the move distribution per point; X black, O white)\n");
         s
+    }
+}
+
+impl ArenaGame for Gomoku {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+        match &spec.kind {
+            PlayerKind::Heuristic(l) => {
+                let l = *l;
+                Ok((
+                    format!("heuristic-{l}"),
+                    Arc::new(move || {
+                        Box::new(alphazero_arena::GomokuHeuristic::new(l, seed))
+                            as Box<dyn Player<Gomoku>>
+                    }),
+                ))
+            }
+            PlayerKind::Gomocup(cmd) => {
+                let mut cfg = alphazero_protocols::GomocupClientConfig::new(cmd.clone());
+                cfg.info = spec.settings.info.clone();
+                let name = cfg.name.clone();
+                Ok((
+                    name,
+                    Arc::new(move || {
+                        Box::new(alphazero_protocols::GomocupClient::new(cfg.clone()))
+                            as Box<dyn Player<Gomoku>>
+                    }),
+                ))
+            }
+            _ => Err(wrong_game::<Self>(text)),
+        }
     }
 }

@@ -1,11 +1,15 @@
-//! Xiangqi: its positions as text (FEN, move lists) and how it is drawn (ICCS and WXF).
+//! Xiangqi: its positions as text (FEN, move lists), how it is drawn (ICCS and WXF), and its
+//! arena players (alpha-beta, UCCI/UCI engines).
+use crate::arena::{wrong_game, ArenaGame, Factory};
 use crate::position::{play_move_list, split_moves, PositionText};
 use crate::present::{BoardView, BLUE, RED, RESET};
+use alphazero_arena::{Player, PlayerKind, PlayerSpec};
 use alphazero_game::{Game, History, Side};
 use alphazero_xiangqi::{Move as XqMove, Square, Xiangqi, XiangqiConfig};
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 impl PositionText for Xiangqi {
     fn parse_position(config: &XiangqiConfig, text: &str) -> Result<History<Self>> {
@@ -94,5 +98,40 @@ impl BoardView for Xiangqi {
             }
         }
         out
+    }
+}
+
+impl ArenaGame for Xiangqi {
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)> {
+        use alphazero_protocols::{Dialect, UcciClient, UcciClientConfig};
+        match &spec.kind {
+            PlayerKind::AlphaBeta(d) => {
+                let d = *d;
+                Ok((
+                    format!("alphabeta-d{d}"),
+                    Arc::new(move || {
+                        Box::new(alphazero_arena::XiangqiAlphaBeta::new(d, seed))
+                            as Box<dyn Player<Xiangqi>>
+                    }),
+                ))
+            }
+            PlayerKind::Ucci(cmd) | PlayerKind::Uci(cmd) => {
+                let dialect = if matches!(spec.kind, PlayerKind::Ucci(_)) {
+                    Dialect::Ucci
+                } else {
+                    Dialect::Uci
+                };
+                let mut cfg = UcciClientConfig::new(cmd.clone(), dialect);
+                cfg.options.extend(spec.settings.options.iter().cloned());
+                let name = cfg.name.clone();
+                Ok((
+                    name,
+                    Arc::new(move || {
+                        Box::new(UcciClient::new(cfg.clone())) as Box<dyn Player<Xiangqi>>
+                    }),
+                ))
+            }
+            _ => Err(wrong_game::<Self>(text)),
+        }
     }
 }

@@ -1,0 +1,927 @@
+//! The work of `alphazero arena`: matches between players (built-in baselines, networks,
+//! external engines) with a cross table and Bradley–Terry ratings, an SPRT mode for two
+//! players, a strength ladder of one challenger against rungs, and a rating ladder over the
+//! networks of a training run. The binary parses the flags into [`ArenaOptions`] and calls
+//! [`run`]; each game's own players ([`ArenaGame`]) are in `crate::games`.
+use crate::files::check_output_path;
+use crate::present::BoardView;
+use crate::stdout::{out, outln};
+use crate::{device, load_network};
+use alphazero_arena::{
+    ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
+    Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
+    PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
+};
+use alphazero_formats::{Format, MoveNotation};
+use alphazero_game::{mix_seed, Game, History};
+use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
+use alphazero_nn::Device;
+use alphazero_registry::with_game;
+use alphazero_registry::GameSpec;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What `alphazero arena` is asked to do: its flags, validated by [`run`] before any game
+/// (the flag names in brackets; see `alphazero arena --help` for each one's meaning).
+#[derive(Clone, Debug)]
+pub struct ArenaOptions {
+    /// `--players`: player specs ([`PlayerSpec`] notation).
+    pub players: Vec<String>,
+    /// `--games`: games per pair of players (rounded up to an even number).
+    pub games: u32,
+    /// `--openings`: `random-K` (K = 0–100) or `none`.
+    pub openings: String,
+    /// `--threads`: games played at once.
+    pub threads: usize,
+    /// `--sims`: simulations per move of search players without their own count.
+    pub sims: Option<u32>,
+    /// `--c-puct`: a constant c_puct for the network players (`None`: AlphaZero's c(N)).
+    pub c_puct: Option<f32>,
+    /// `--leaves-per-batch`: leaves per network call (with virtual loss) of network players.
+    pub leaves_per_batch: u32,
+    /// `--gumbel`: M root actions of a Gumbel root search for the network players.
+    pub gumbel: Option<u32>,
+    /// `--movetime`: time per move in milliseconds.
+    pub movetime: Option<u64>,
+    /// `--gauntlet`: the first player against each of the others.
+    pub gauntlet: bool,
+    /// `--anchor`: the player whose rating is fixed at 0 (`None`: the first).
+    pub anchor: Option<String>,
+    /// `--sprt`: `elo0,elo1[,alpha,beta]` for a two-player match stopped early.
+    pub sprt: Option<String>,
+    /// `--max-plies`: ply cap per game (a draw when reached).
+    pub max_plies: u32,
+    /// `--seed`: seed of the openings and the players.
+    pub seed: u64,
+    /// `--out`: the JSON results file.
+    pub out: Option<PathBuf>,
+    /// `--pgn`: every game as PGN.
+    pub pgn: Option<PathBuf>,
+    /// `--notation`: Xiangqi moves in the PGN file, `iccs` or `wxf`.
+    pub notation: String,
+    /// `--sgf`: Gomoku games as one SGF collection.
+    pub sgf: Option<PathBuf>,
+    /// `--psq`: a folder for Gomoku games as Piskvork PSQ files.
+    pub psq: Option<PathBuf>,
+    /// `--snapshots`: the run directory of a snapshot rating ladder.
+    pub snapshots: Option<PathBuf>,
+    /// `--snapshot-neighbours`: following networks each network plays.
+    pub snapshot_neighbours: u32,
+    /// `--snapshot-anchors`: anchor networks spread over the run.
+    pub snapshot_anchors: u32,
+    /// `--ladder`: the rungs the one `--players` entry plays in turn.
+    pub ladder: Vec<String>,
+    /// `--ladder-out`: the ladder table as Markdown.
+    pub ladder_out: Option<PathBuf>,
+    /// `--device`: device of the networks (`default`, `cpu`, `cuda[:N]`).
+    pub device: String,
+    /// The command line as run (program and arguments), quoted into `--ladder-out`.
+    pub command: Vec<String>,
+}
+
+/// A player with its own simulation count, whatever the match-wide limits say.
+fn with_sims<G: Game>(inner: Box<dyn Player<G>>, sims: Option<u32>) -> Box<dyn Player<G>> {
+    Box::new(LimitedPlayer::new(
+        inner,
+        Limits {
+            simulations: sims,
+            ..Limits::default()
+        },
+    ))
+}
+
+/// Makes a fresh player for each game (one per worker thread and game).
+pub type Factory<G> = Arc<dyn Fn() -> Box<dyn Player<G>> + Send + Sync>;
+
+/// Games with players of their own (heuristics, engines over a protocol).
+pub trait ArenaGame: BoardView {
+    /// A factory for a game-specific spec, or an error saying the spec is for another game.
+    /// The spec's settings carry the protocol extras of an external engine (Gomocup `INFO`
+    /// lines, UCCI/UCI options); limits and names are applied by the caller.
+    ///
+    /// # Errors
+    /// The spec does not apply to this game.
+    fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
+}
+
+pub(crate) fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
+    anyhow::anyhow!("player {text:?} cannot play {}", G::NAME)
+}
+
+/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`).
+#[derive(Clone, Copy, Debug)]
+struct NetSearch {
+    c_puct: Option<f32>,
+    leaves_per_batch: u32,
+    gumbel: Option<u32>,
+}
+
+impl NetSearch {
+    fn of(args: &ArenaOptions) -> Self {
+        NetSearch {
+            c_puct: args.c_puct,
+            leaves_per_batch: args.leaves_per_batch,
+            gumbel: args.gumbel,
+        }
+    }
+}
+
+/// `--c-puct`: a finite c_puct in (0, 100], at least 1e-6 (the search's f32).
+///
+/// # Errors
+/// The text, quoted, and what was expected.
+pub fn parse_c_puct(text: &str) -> std::result::Result<f32, String> {
+    // Parsed as f64 so that a tiny positive value is refused for what it is (too small for
+    // the search's f32), not reported as out of a range it is in.
+    match text.trim().parse::<f64>() {
+        Ok(c) if c.is_finite() && c > 0.0 && c <= 100.0 => {
+            if c < 1e-6 {
+                Err(format!(
+                    "{text:?}: too small (the search needs c_puct >= 1e-6)"
+                ))
+            } else {
+                Ok(c as f32)
+            }
+        }
+        _ => Err(format!("{text:?}: expected a number in (0, 100]")),
+    }
+}
+
+fn net_entrant<G: ArenaGame>(
+    file: &Path,
+    sims: Option<u32>,
+    cfg: &G::Config,
+    dev: &Device,
+    seed: u64,
+    search: NetSearch,
+) -> Result<Entrant<G>> {
+    let (eval, desc) = load_network::<G>(file, cfg, dev)?;
+    let c = match search.c_puct {
+        Some(c) => format!("c_puct {c}"),
+        None => "c_puct AlphaZero c(N)".into(),
+    };
+    let c = match search.gumbel {
+        Some(m) => format!("Gumbel root (m = {m}), {c} below the root"),
+        None => c,
+    };
+    eprintln!(
+        "player net: {desc}; search {c}, {} {} per network call",
+        search.leaves_per_batch,
+        if search.leaves_per_batch == 1 {
+            "leaf"
+        } else {
+            "leaves"
+        }
+    );
+    let stem = file
+        .file_stem()
+        .map_or_else(|| "net".into(), |s| s.to_string_lossy().into_owned());
+    let name = match sims {
+        Some(s) => format!("{stem}@{s}"),
+        None => stem,
+    };
+    Ok(mcts_entrant(name, eval, 100, sims, seed, search))
+}
+
+fn mcts_entrant<G: Game>(
+    name: String,
+    eval: Arc<dyn Evaluator<G>>,
+    default_sims: u32,
+    sims: Option<u32>,
+    seed: u64,
+    search: NetSearch,
+) -> Entrant<G> {
+    let n = name.clone();
+    Entrant::new(name, move || {
+        let p = MctsPlayer::new(
+            n.clone(),
+            eval.clone(),
+            // Immediate wins/losses seen at expansion, as in self-play and `play`.
+            SearchConfig {
+                leaves_per_batch: search.leaves_per_batch,
+                c_puct: search.c_puct.map(CPuct::Constant).unwrap_or_default(),
+                gumbel: search.gumbel.map(|m| GumbelConfig {
+                    num_sampled_actions: m,
+                    ..GumbelConfig::default()
+                }),
+                ..crate::interactive_search_config::<G>(sims.unwrap_or(default_sims), seed)
+            },
+        );
+        with_sims(Box::new(p), sims)
+    })
+}
+
+/// Starts one instance of an external engine and asks it for a move from `start`, so that
+/// an engine that cannot start, or does not speak its protocol, stops the command with one
+/// clear error before any game is played (instead of losing every game of the match).
+fn preflight<G: ArenaGame>(entrant: &Entrant<G>, start: &G, limits: &Limits) -> Result<()> {
+    let mut player = (entrant.factory)();
+    let checked = player.new_game().and_then(|()| {
+        player
+            .choose_move(&History::new(start.clone()), limits)
+            .map(|_| ())
+    });
+    if let Err(e) = checked {
+        bail!(
+            "player {} cannot play, so the match was not started: {e}",
+            entrant.name
+        );
+    }
+    Ok(())
+}
+
+/// The player of `spec` (written as `text` on the command line, for error messages).
+fn build_entrant<G: ArenaGame>(
+    spec: &PlayerSpec,
+    text: &str,
+    cfg: &G::Config,
+    dev: &Device,
+    seed: u64,
+    search: NetSearch,
+) -> Result<Entrant<G>> {
+    let entrant = match &spec.kind {
+        PlayerKind::Random => Entrant::new("random", move || {
+            Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
+        }),
+        PlayerKind::Rollout(n) => {
+            let n = *n;
+            Entrant::new(format!("rollout-{n}"), move || {
+                with_sims(Box::new(MctsPlayer::<G>::rollout(n, seed)), Some(n))
+            })
+        }
+        PlayerKind::Uniform(n) => {
+            let n = *n;
+            Entrant::new(format!("uniform-{n}"), move || {
+                with_sims(Box::new(MctsPlayer::<G>::uniform(n)), Some(n))
+            })
+        }
+        PlayerKind::Net { file, simulations } => {
+            net_entrant::<G>(file, *simulations, cfg, dev, seed, search)?
+        }
+        _ => {
+            let (name, f) = G::special(spec, text, seed)?;
+            Entrant {
+                name,
+                factory: f,
+                batched: None,
+            }
+        }
+    };
+    Ok(with_settings(entrant, &spec.settings))
+}
+
+/// The entrant under its settings' name and own limits (unchanged without settings).
+fn with_settings<G: Game>(entrant: Entrant<G>, settings: &PlayerSettings) -> Entrant<G> {
+    let name = settings.display_name(&entrant.name);
+    let own = settings.limits;
+    if own == Limits::default() {
+        return Entrant { name, ..entrant };
+    }
+    let inner = entrant.factory;
+    Entrant::new(name, move || {
+        Box::new(LimitedPlayer::new(inner(), own)) as Box<dyn Player<G>>
+    })
+}
+
+fn unique_names<G: Game>(entrants: &mut [Entrant<G>]) {
+    let names: Vec<String> = entrants.iter().map(|e| e.name.clone()).collect();
+    for (i, e) in entrants.iter_mut().enumerate() {
+        let same = names.iter().filter(|n| **n == names[i]).count();
+        if same > 1 {
+            let k = names[..i].iter().filter(|n| **n == names[i]).count() + 1;
+            e.name = format!("{}#{k}", names[i]);
+        }
+    }
+}
+
+fn parse_openings(text: &str) -> Result<u32> {
+    let t = text.trim().to_ascii_lowercase();
+    if t == "none" {
+        return Ok(0);
+    }
+    match t.strip_prefix("random-").map(str::parse::<u32>) {
+        Some(Ok(k)) if k <= 100 => Ok(k),
+        _ => bail!("--openings {text:?}: expected random-K (K = 0–100) or none"),
+    }
+}
+
+/// The largest Elo difference `--sprt` accepts for `elo0` and `elo1` (a 1000-Elo edge is a
+/// 99.7% score; larger hypotheses are typos).
+const MAX_SPRT_ELO: f64 = 1000.0;
+
+fn parse_sprt(text: &str) -> Result<Sprt> {
+    let v: Vec<f64> = text
+        .split(',')
+        .map(|x| x.trim().parse::<f64>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| anyhow::anyhow!("--sprt {text:?}: expected numbers elo0,elo1[,alpha,beta]"))?;
+    let (elo0, elo1, alpha, beta) = match v.as_slice() {
+        [a, b] => (*a, *b, 0.05, 0.05),
+        [a, b, c, d] => (*a, *b, *c, *d),
+        _ => bail!("--sprt {text:?}: expected elo0,elo1 or elo0,elo1,alpha,beta"),
+    };
+    if let Some(bad) = [elo0, elo1, alpha, beta].iter().find(|x| !x.is_finite()) {
+        bail!("--sprt {text:?}: every value must be a finite number, got {bad}");
+    }
+    if let Some(bad) = [elo0, elo1].iter().find(|x| x.abs() > MAX_SPRT_ELO) {
+        bail!("--sprt {text:?}: Elo values must be within ±{MAX_SPRT_ELO}, got {bad}");
+    }
+    let ok = elo0 < elo1 && alpha > 0.0 && alpha < 0.5 && beta > 0.0 && beta < 0.5;
+    if !ok {
+        bail!("--sprt {text:?}: need elo0 < elo1 and 0 < alpha, beta < 0.5");
+    }
+    Ok(Sprt {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    })
+}
+
+fn progress_callback(total: usize) -> alphazero_arena::matches::GameCallback {
+    let done = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    Arc::new(move |g: &GameRecord| {
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        let fail = match &g.termination {
+            alphazero_arena::Termination::Failure { side, message } => {
+                format!("  ({side:?} failed: {message})")
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "game {k}/{total}: {} vs {}: {}{fail}",
+            g.first_name, g.second_name, g.result
+        );
+    })
+}
+
+/// Lists (up to 10 of) the games lost by a player failure, if any.
+fn print_failures(r: &MatchResult) {
+    let failures: Vec<&GameRecord> = r
+        .games
+        .iter()
+        .filter(|g| matches!(g.termination, alphazero_arena::Termination::Failure { .. }))
+        .collect();
+    if !failures.is_empty() {
+        outln!(
+            "\n{} lost by a player failure:",
+            crate::count(failures.len(), "game")
+        );
+        for g in failures.iter().take(10) {
+            if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
+                outln!(
+                    "  game {}: {} vs {}: {side:?} failed: {message}",
+                    g.index + 1,
+                    g.first_name,
+                    g.second_name
+                );
+            }
+        }
+    }
+}
+
+fn report(
+    r: &MatchResult,
+    anchor: usize,
+    sprt: Option<(Sprt, SprtDecision, f64)>,
+    out: Option<&Path>,
+) -> Result<Ratings> {
+    outln!("{} games of {}", r.games.len(), r.game);
+    out!("{}", r.cross_table());
+    let ratings = r.ratings(anchor).context("fitting ratings")?;
+    outln!(
+        "\nBradley–Terry ratings (anchor {} = 0, ±95% interval):",
+        r.players[anchor]
+    );
+    out!("{}", ratings.to_table());
+    if let Some((s, d, llr)) = sprt {
+        let (lo, hi) = s.bounds();
+        let verdict = match d {
+            SprtDecision::AcceptH0 => format!("H0 accepted (elo <= {})", s.elo0),
+            SprtDecision::AcceptH1 => format!("H1 accepted (elo >= {})", s.elo1),
+            SprtDecision::Continue if (r.games.len() as u64) < Sprt::MIN_GAMES => format!(
+                "no decision: the SPRT decides only after {} games, {} played (raise --games)",
+                Sprt::MIN_GAMES,
+                r.games.len()
+            ),
+            SprtDecision::Continue => "no decision within --games".into(),
+        };
+        outln!(
+            "SPRT [{}, {}]: LLR {llr:.3} (bounds {lo:.3}, {hi:.3}): {verdict}",
+            s.elo0,
+            s.elo1
+        );
+    }
+    print_failures(r);
+    if let Some(p) = out {
+        let json = serde_json::json!({
+            "match": r,
+            "cross_table": r.pair_stats(),
+            "ratings": ratings,
+            "sprt": sprt.map(|(s, d, llr)| serde_json::json!({"test": s, "decision": d, "llr": llr})),
+        });
+        write_json(p, &json)?;
+    }
+    Ok(ratings)
+}
+
+/// The match-wide limits of the flags (`--sims`, `--movetime`).
+fn match_limits(args: &ArenaOptions) -> Limits {
+    Limits {
+        simulations: args.sims,
+        movetime: args.movetime.map(Duration::from_millis),
+        depth: None,
+    }
+}
+
+/// The players of `texts` (each with its own seed from `--seed`), names made unique, and
+/// every external engine checked to answer one move under `limits` before any game.
+fn build_entrants<G: ArenaGame>(
+    texts: &[&String],
+    cfg: &G::Config,
+    args: &ArenaOptions,
+    limits: &Limits,
+) -> Result<Vec<Entrant<G>>> {
+    let specs = texts
+        .iter()
+        .map(|t| t.parse::<PlayerSpec>())
+        .collect::<Result<Vec<_>, _>>()?;
+    let dev = device(&args.device)?;
+    let mut entrants = specs
+        .iter()
+        .zip(texts)
+        .enumerate()
+        .map(|(i, (spec, text))| {
+            let seed = mix_seed(args.seed, i as u64 + 1);
+            build_entrant::<G>(spec, text, cfg, &dev, seed, NetSearch::of(args))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    unique_names(&mut entrants);
+    for (spec, entrant) in specs.iter().zip(&entrants) {
+        if spec.is_external() {
+            preflight(entrant, &G::new(cfg), limits)?;
+        }
+    }
+    Ok(entrants)
+}
+
+/// A match of `entrants` under the flags (openings, ply cap, threads, seed) with one
+/// progress line per game of its `pairs` pairings.
+fn match_config<G: Game>(
+    entrants: Vec<Entrant<G>>,
+    cfg: &G::Config,
+    args: &ArenaOptions,
+    opening_plies: u32,
+    limits: Limits,
+    pairs: usize,
+) -> MatchConfig<G> {
+    let openings = args.games.div_ceil(2);
+    let mut config = MatchConfig::new(entrants, G::new(cfg));
+    config.openings_per_pair = openings;
+    config.opening_plies = opening_plies;
+    config.limits = limits;
+    config.max_plies = args.max_plies;
+    config.threads = args.threads;
+    config.seed = args.seed;
+    config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
+    config
+}
+
+fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+    if args.players.len() < 2 {
+        bail!(
+            "--players needs at least 2 players, got {}",
+            args.players.len()
+        );
+    }
+    let opening_plies = parse_openings(&args.openings)?;
+    if opening_plies == 0 && args.games > 2 {
+        let specs = args
+            .players
+            .iter()
+            .map(|p| p.parse::<PlayerSpec>())
+            .collect::<Result<Vec<_>, _>>()?;
+        if specs
+            .iter()
+            .all(|s| matches!(s.kind, PlayerKind::Net { .. } | PlayerKind::Uniform(_)))
+        {
+            eprintln!(
+                "warning: --openings none with only network / uniform players: their search has \
+                 no randomness, so each pair plays the same two games over and over (use \
+                 --openings random-K for different games)"
+            );
+        }
+    }
+    let sprt = args.sprt.as_deref().map(parse_sprt).transpose()?;
+    if sprt.is_some() && args.players.len() != 2 {
+        bail!("--sprt needs exactly 2 players, got {}", args.players.len());
+    }
+    let limits = match_limits(args);
+    let texts: Vec<&String> = args.players.iter().collect();
+    let entrants = build_entrants::<G>(&texts, cfg, args, &limits)?;
+    let anchor = match &args.anchor {
+        None => 0,
+        Some(a) => entrants
+            .iter()
+            .position(|e| e.name == *a)
+            .or_else(|| args.players.iter().position(|p| p.trim() == a.trim()))
+            .with_context(|| {
+                let names: Vec<&str> = entrants.iter().map(|e| e.name.as_str()).collect();
+                format!("--anchor {a:?} is none of the players {names:?}")
+            })?,
+    };
+    let n = entrants.len();
+    let pairing = if args.gauntlet {
+        Pairing::Gauntlet { challenger: 0 }
+    } else {
+        Pairing::RoundRobin
+    };
+    let pairs = if args.gauntlet {
+        n - 1
+    } else {
+        n * (n - 1) / 2
+    };
+    let mut config = match_config(entrants, cfg, args, opening_plies, limits, pairs);
+    config.pairing = pairing;
+    let (r, tested) = run_match_sprt(&config, sprt.as_ref(), |_| {})?;
+    report(
+        &r,
+        anchor,
+        sprt.zip(tested).map(|(s, m)| (s, m.decision, m.llr)),
+        args.out.as_deref(),
+    )?;
+    write_games::<G>(&r, cfg, args)?;
+    Ok(())
+}
+
+/// A network of a training run, for the snapshot ladder.
+struct RunNetwork {
+    path: PathBuf,
+    /// Iterations of training behind it (0 = the initial network).
+    iteration: u32,
+    /// A champion (promoted network) rather than a snapshot.
+    champion: bool,
+}
+
+/// The champions and snapshots of `run` in training order (by the iterations behind them,
+/// then by name). Networks the committed run state does not know of (a champion id above
+/// its champion, a snapshot after its iterations: left by an iteration that never
+/// committed) are left out with a note. Without a run state, champion `k` counts as
+/// iteration `k`.
+fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
+    use alphazero_train::state::RunState;
+    let dir = run.join("networks");
+    let state_path = run.join(RunState::KEY);
+    let state: Option<RunState> = match std::fs::read(&state_path) {
+        Ok(bytes) => Some(
+            serde_json::from_slice(&bytes)
+                .with_context(|| format!("reading the run state {}", state_path.display()))?,
+        ),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "note: {} has no run state; champion k is taken as iteration k",
+                run.display()
+            );
+            None
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {}", state_path.display())),
+    };
+    let mut nets = Vec::new();
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    for name in names {
+        let Some(stem) = name.strip_suffix(".azc") else {
+            continue;
+        };
+        let (champion, number) = if let Some(id) = stem.strip_prefix("champion-") {
+            (true, id.parse::<u32>().ok())
+        } else if let Some(it) = stem.strip_prefix("snapshot-") {
+            (false, it.parse::<u32>().ok())
+        } else {
+            continue; // latest.azc and other files
+        };
+        let Some(number) = number else { continue };
+        let iteration = match (&state, champion) {
+            (Some(s), true) if number > s.champion_id => None,
+            (Some(s), true) => s
+                .champions
+                .iter()
+                .find(|c| c.id == number)
+                .map(|c| c.iteration),
+            (Some(s), false) if number > s.iteration => None,
+            _ => Some(number),
+        };
+        match iteration {
+            Some(iteration) => nets.push(RunNetwork {
+                path: dir.join(&name),
+                iteration,
+                champion,
+            }),
+            None => eprintln!(
+                "note: networks/{name} is not in the run's committed state (an iteration that \
+                 did not finish); left out (train sets it aside on resume)"
+            ),
+        }
+    }
+    nets.sort_by_key(|n| (n.iteration, !n.champion));
+    Ok(nets)
+}
+
+fn run_snapshot_ladder<G: ArenaGame>(
+    cfg: &G::Config,
+    run: &Path,
+    args: &ArenaOptions,
+) -> Result<()> {
+    // Everything the ladder writes is checked before the first game.
+    let png = run.join("ladder.png");
+    check_output_path("--snapshots (ladder.png)", &png)?;
+    let nets = run_networks(run)?;
+    if nets.is_empty() {
+        bail!(
+            "no networks (champion-*.azc, snapshot-*.azc) in {}",
+            run.join("networks").display()
+        );
+    }
+    let dev = device(&args.device)?;
+    let sims = args.sims.unwrap_or(100);
+    let seed = args.seed;
+    let mut entrants: Vec<Entrant<G>> = vec![Entrant::new("random", move || {
+        Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
+    })];
+    for (i, net) in nets.iter().enumerate() {
+        entrants.push(net_entrant::<G>(
+            &net.path,
+            Some(sims),
+            cfg,
+            &dev,
+            mix_seed(seed, i as u64 + 1),
+            NetSearch::of(args),
+        )?);
+    }
+    let n = entrants.len();
+    let pairs = alphazero_arena::ladder::snapshot_pairs(
+        n,
+        args.snapshot_neighbours as usize,
+        args.snapshot_anchors as usize,
+        seed,
+    );
+    let openings = args.games.div_ceil(2);
+    // The networks' own --sims; no match-wide simulation limit.
+    let limits = Limits {
+        simulations: None,
+        ..match_limits(args)
+    };
+    let opening_plies = parse_openings(&args.openings)?;
+    let config = match_config(entrants, cfg, args, opening_plies, limits, pairs.len());
+    eprintln!(
+        "ladder of {} networks and random: {} pairs of {} games (each network against its {} \
+         next and some of {} anchors; a round robin would be {} pairs)",
+        nets.len(),
+        pairs.len(),
+        2 * openings,
+        args.snapshot_neighbours,
+        args.snapshot_anchors,
+        n * (n - 1) / 2
+    );
+    let r = alphazero_arena::ladder::run_pairs(&config, &pairs)?;
+    let ratings = r.ratings(0).context("fitting ratings")?;
+    outln!(
+        "{} games of {}: {} networks of {} and random, {} pairs",
+        r.games.len(),
+        r.game,
+        nets.len(),
+        run.display(),
+        pairs.len()
+    );
+    outln!("\nBradley–Terry ratings (anchor random = 0, ±95% interval):");
+    out!("{}", ratings.to_table());
+    print_failures(&r);
+    if let Some(p) = &args.out {
+        let json = serde_json::json!({
+            "match": r,
+            "pairs": pairs,
+            "ratings": ratings,
+        });
+        write_json(p, &json)?;
+    }
+    write_games::<G>(&r, cfg, args)?;
+
+    let metrics = match alphazero_train::metrics::read_metrics(&run.join("metrics.jsonl")) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("note: ladder.png without games and time beneath the iterations: {e}");
+            Vec::new()
+        }
+    };
+    let points: Vec<alphazero_train::plots::LadderPoint> = nets
+        .iter()
+        .zip(&ratings.players[1..])
+        .map(|(net, p)| alphazero_train::plots::LadderPoint {
+            iteration: f64::from(net.iteration),
+            elo: p.elo,
+            lo: p.lo,
+            hi: p.hi,
+            champion: net.champion,
+        })
+        .collect();
+    let title = format!(
+        "Rating ladder of {}: {} networks, {} games",
+        run.display(),
+        nets.len(),
+        r.games.len()
+    );
+    let plot = alphazero_train::plots::render_ladder(&title, "random", &points, &metrics)?;
+    crate::files::write_atomic(&png, &plot.png)?;
+    outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
+    for (net, p) in nets.iter().zip(&ratings.players[1..]) {
+        outln!(
+            "  iteration {}: {} {:+.1} [{:+.1}, {:+.1}]",
+            net.iteration,
+            p.name,
+            p.elo,
+            p.lo,
+            p.hi
+        );
+    }
+    eprintln!("ladder plot written to {}", png.display());
+    Ok(())
+}
+
+/// `--ladder`: the challenger (the one `--players` entry) against each rung in turn, one
+/// gauntlet [`run_match`] per rung from the same openings (`--seed`), then the ladder table.
+fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+    if args.players.len() != 1 {
+        bail!(
+            "--ladder needs exactly one --players entry (the challenger), got {}",
+            args.players.len()
+        );
+    }
+    let opening_plies = parse_openings(&args.openings)?;
+    let texts: Vec<&String> = args.players.iter().chain(&args.ladder).collect();
+    // Every external engine answers one move before any game: a bad rung stops the ladder
+    // now, not after the rungs before it were played.
+    let entrants = build_entrants::<G>(&texts, cfg, args, &match_limits(args))?;
+    let openings = args.games.div_ceil(2);
+    let rungs = entrants.len() - 1;
+    let challenger = entrants[0].name.clone();
+    let config = match_config(
+        entrants,
+        cfg,
+        args,
+        opening_plies,
+        match_limits(args),
+        rungs,
+    );
+    let (all, rows) = run_ladder(&config, |k, row| {
+        eprintln!(
+            "rung {k}/{rungs} {}: {}-{}-{}",
+            row.rung, row.wins, row.draws, row.losses
+        );
+    })?;
+    outln!(
+        "{} games of {}: {} against {}, {} games each from {} of {opening_plies} random \
+         plies, colours alternating",
+        all.games.len(),
+        all.game,
+        challenger,
+        crate::count(rungs, "rung"),
+        2 * openings,
+        crate::count(openings as usize, "opening"),
+    );
+    out!("{}", ladder_table(&challenger, &rows));
+    print_failures(&all);
+    if let Some(p) = &args.out {
+        let json = serde_json::json!({ "match": all, "ladder": rows });
+        write_json(p, &json)?;
+    }
+    write_games::<G>(&all, cfg, args)?;
+    if let Some(p) = &args.ladder_out {
+        let command: Vec<String> = args.command.iter().map(|a| quote_arg(a)).collect();
+        let mut notes = format!(
+            "{} games per rung ({} of {opening_plies} random plies, each \
+             played with both colours), seed {}, ply cap {}",
+            2 * openings,
+            crate::count(openings as usize, "opening"),
+            args.seed,
+            args.max_plies
+        );
+        if let Some(s) = args.sims {
+            notes.push_str(&format!(", --sims {s}"));
+        }
+        if let Some(t) = args.movetime {
+            notes.push_str(&format!(", --movetime {t} ms"));
+        }
+        notes.push_str(&format!(".\n\nCommand: `{}`", command.join(" ")));
+        let md = ladder_markdown(&challenger, &all.game, &rows, &notes);
+        std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("ladder written to {}", p.display());
+    }
+    Ok(())
+}
+
+/// Writes the games of a match to the files of `--pgn`, `--sgf` and `--psq` (atomically),
+/// with `[Event "alphazero arena"]` and today's date.
+fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+    if args.pgn.is_none() && args.sgf.is_none() && args.psq.is_none() {
+        return Ok(());
+    }
+    let tags = [
+        ("Event", "alphazero arena".to_string()),
+        ("Date", alphazero_formats::pgn_date_today()),
+    ];
+    let records = r
+        .to_records(&G::new(cfg), &tags)
+        .context("replaying the match's games for the record files")?;
+    let notation: MoveNotation = args.notation.parse().context("--notation")?;
+    let outputs = [
+        (&args.pgn, Format::Pgn),
+        (&args.sgf, Format::Sgf),
+        (&args.psq, Format::Psq),
+    ];
+    for (path, format) in outputs {
+        if let Some(p) = path {
+            let msg = if format == Format::Psq && records.len() == 1 {
+                // One game still goes into the folder.
+                std::fs::create_dir_all(p)
+                    .with_context(|| format!("creating the folder {}", p.display()))?;
+                crate::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
+            } else {
+                crate::records::save_records(p, &records, format, notation)?
+            };
+            eprintln!("{msg}");
+        }
+    }
+    Ok(())
+}
+
+/// Writes the `--out` JSON file.
+fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
+    let text = serde_json::to_string_pretty(json).context("encoding results")?;
+    std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+    eprintln!("results written to {}", p.display());
+    Ok(())
+}
+
+/// A command-line word quoted for a POSIX shell when it needs it.
+fn quote_arg(a: &str) -> String {
+    let plain = !a.is_empty()
+        && a.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));
+    if plain {
+        a.to_string()
+    } else {
+        format!("'{}'", a.replace('\'', r"'\''"))
+    }
+}
+
+/// Runs `alphazero arena` for the game of `spec`: a match of `--players` (round robin,
+/// gauntlet or SPRT), the `--ladder` of one challenger against rungs, or the `--snapshots`
+/// ladder of a training run; the report on stdout, progress on stderr, and the `--out`,
+/// `--pgn`, `--sgf`, `--psq` and `--ladder-out` files.
+///
+/// # Errors
+/// A bad option (named by its flag), an output path that cannot be written (checked before
+/// any game), a player that cannot be built or does not answer its first move, a failed
+/// match, or a file that cannot be written.
+pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
+    // Output files that cannot be written are refused before the match, not after it.
+    if let Some(p) = &args.out {
+        check_output_path("--out", p)?;
+    }
+    if let Some(p) = &args.pgn {
+        check_output_path("--pgn", p)?;
+    }
+    args.notation
+        .parse::<MoveNotation>()
+        .context("--notation")?;
+    if let Some(p) = &args.sgf {
+        check_output_path("--sgf", p)?;
+    }
+    if (args.sgf.is_some() || args.psq.is_some()) && !matches!(spec, GameSpec::Gomoku { .. }) {
+        bail!(
+            "--sgf and --psq write Gomoku games; use --pgn for {}",
+            spec.name()
+        );
+    }
+    if let Some(d) = &args.psq {
+        if d.exists() && !d.is_dir() {
+            bail!("--psq {}: is not a folder", d.display());
+        }
+    }
+    if let Some(p) = &args.ladder_out {
+        check_output_path("--ladder-out", p)?;
+    }
+    if !args.ladder.is_empty() {
+        return with_game!(spec, G, cfg => run_engine_ladder::<G>(cfg, args));
+    }
+    match &args.snapshots {
+        Some(run_dir) => with_game!(spec, G, cfg => run_snapshot_ladder::<G>(cfg, run_dir, args)),
+        None => with_game!(spec, G, cfg => run_players::<G>(cfg, args)),
+    }
+}
