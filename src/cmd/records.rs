@@ -2,8 +2,8 @@
 //! export games in the formats other programs read (PGN, SGF, PSQ). The work is in
 //! [`alphazero_engine::records`], whose record-file helpers the other commands reach here.
 pub use alphazero_engine::files::write_atomic;
-use alphazero_engine::records::{export, list, show};
 pub use alphazero_engine::records::read_game_file;
+use alphazero_engine::records::{export, list, show};
 use anyhow::Result;
 use std::path::PathBuf;
 
