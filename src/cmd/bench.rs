@@ -33,6 +33,5 @@ pub fn run(args: &BenchArgs) -> Result<()> {
         device: args.device.clone(),
         workers: args.workers.clone(),
         games: args.games,
-        spec_of: super::train::game_spec,
     })
 }

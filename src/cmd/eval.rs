@@ -2,7 +2,6 @@
 //! calibration of a training run.
 //! The work is in [`alphazero_engine::eval`].
 use crate::games::GameArgs;
-pub(crate) use alphazero_engine::eval::testdata_dir;
 use alphazero_engine::eval::{run_calibration, run_connect4, Connect4Eval};
 use anyhow::Result;
 use std::path::PathBuf;

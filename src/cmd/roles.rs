@@ -2,7 +2,8 @@
 //! storage (a bucket). The roles are the `alphazero_train::roles` library (how they exchange
 //! batches and champions is documented there); these commands parse flags, open the storage
 //! and show progress.
-use crate::cmd::train::{finish, install_ctrl_c, solver_slice, Bars, RunFlags, ITERATION_CTRL_C};
+use crate::cmd::train::RunFlags;
+use alphazero_engine::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};
@@ -92,7 +93,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
     if let Some(w) = args.workers {
         cfg.selfplay.workers = w;
     }
-    let spec = super::train::game_spec(&cfg)?;
+    let spec = cfg.game.spec()?;
     let device = crate::engine::device(&args.device)?;
     let bars = Bars::new(args.quiet);
     let mut outbox = match &args.actor_id {

@@ -10,20 +10,14 @@
 //!
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint (see
 //! [`alphazero_train::InitNetwork`]).
-use alphazero_arena::c4_eval::SolverSlice;
+use alphazero_engine::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;
 use alphazero_train::storage::{LocalStorage, Storage, StorageError};
-use alphazero_train::{
-    InitNetwork, IterationReport, Limits, Observer, Pipeline, RunSummary, Stage, TrainConfig,
-    CONFIG_KEY,
-};
+use alphazero_train::{InitNetwork, Limits, Observer, Pipeline, TrainConfig, CONFIG_KEY};
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// The flags that say which run and for how long, shared by `train` and `learner`.
 #[derive(clap::Args, Debug)]
@@ -144,7 +138,7 @@ impl RunFlags {
                 "run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)"
             );
         }
-        let spec = game_spec(&cfg)?;
+        let spec = cfg.game.spec()?;
         let device = crate::engine::device(&self.device)?;
         let init = match &self.init {
             Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
@@ -169,19 +163,6 @@ impl RunFlags {
     pub(crate) fn dry_run(&self) -> bool {
         self.dry_run
     }
-}
-
-pub(crate) fn game_spec(cfg: &TrainConfig) -> Result<GameSpec> {
-    let g = &cfg.game;
-    let size = match g.size.as_str() {
-        "" => None,
-        s => Some(
-            s.parse::<u8>()
-                .with_context(|| format!("game.size {s:?} is not a board size"))?,
-        ),
-    };
-    let rule = Some(g.rule.as_str()).filter(|r| !r.is_empty());
-    Ok(GameSpec::from_parts(&g.name, size, rule)?)
 }
 
 /// Runs `alphazero train`.
@@ -243,151 +224,4 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             .display()
             .to_string(),
     )
-}
-
-/// The last lines of a run's invocation (`train`, `learner`): how it stopped, what the run
-/// holds, where its champion is; exits with the shell's status for an interrupted command
-/// (130) when Ctrl-C stopped it.
-pub(crate) fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
-    if summary.stopped_while_waiting {
-        eprintln!(
-            "stopped by Ctrl-C while waiting for the games of iteration {} (not started; {} \
-             saved); run the command again to go on",
-            summary.iterations,
-            super::count(summary.iterations as usize, "iteration"),
-        );
-    } else if summary.stopped_by_request {
-        eprintln!(
-            "stopped by Ctrl-C after iteration {} (saved); run the command again to go on",
-            summary.iterations
-        );
-    }
-    eprintln!(
-        "done: {}, {}, champion {} at {champion}",
-        super::count(summary.iterations as usize, "iteration"),
-        super::count(summary.total_games as usize, "game"),
-        summary.champion_id,
-    );
-    if ctrl_c_count() > 0 {
-        // Stopped cleanly by Ctrl-C: everything is committed; the shell's status for an
-        // interrupted command.
-        std::process::exit(130);
-    }
-    Ok(())
-}
-
-/// The Connect Four solver's test slice of `eval.solver_every`, from the test data folder
-/// (`None` when it is 0, for another game, or when the data cannot be found or read).
-pub(crate) fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlice> {
-    if cfg.eval.solver_every == 0 || cfg.game.name != "connect4" {
-        return None;
-    }
-    match super::eval::testdata_dir(None) {
-        Ok(dir) => alphazero_train::solver_slice(&dir, &cfg.eval, observer),
-        Err(err) => {
-            observer.warning(&format!(
-                "no solver agreement measured (eval.solver_every): {err:#}"
-            ));
-            None
-        }
-    }
-}
-
-/// Ctrl-C presses seen by [`install_ctrl_c`]'s handler.
-static CTRL_C: AtomicUsize = AtomicUsize::new(0);
-
-/// How many times Ctrl-C (SIGINT) was pressed.
-pub(crate) fn ctrl_c_count() -> usize {
-    CTRL_C.load(Ordering::SeqCst)
-}
-
-/// What Ctrl-C does in `train` and `learner`: the two lines of [`install_ctrl_c`].
-pub(crate) const ITERATION_CTRL_C: [&str; 2] = [
-    "Ctrl-C: finishing the iteration under way and stopping after it is saved; press Ctrl-C \
-     again to stop at once (that iteration is then lost and done again on resume)",
-    "Ctrl-C again: stopping now; the run resumes from its last saved iteration",
-];
-
-/// The first Ctrl-C or SIGTERM lets the work under way finish (an iteration is committed,
-/// an actor's batch published), then the command stops; the second stops the process at
-/// once (a run resumes from its last committed iteration, as after any crash). `lines` are
-/// what each says.
-pub(crate) fn install_ctrl_c(lines: [&'static str; 2]) {
-    let handler = move || {
-        if CTRL_C.fetch_add(1, Ordering::SeqCst) == 0 {
-            eprintln!("\n{}", lines[0]);
-        } else {
-            eprintln!("\n{}", lines[1]);
-            std::process::exit(130);
-        }
-    };
-    if let Err(e) = ctrlc::set_handler(handler) {
-        eprintln!("warning: Ctrl-C cannot be caught ({e}); it stops the run at once");
-    }
-}
-
-/// The command's [`Observer`]: a progress bar per stage (hidden with `--quiet`), warnings and
-/// information on stderr, one summary line per iteration.
-pub(crate) struct Bars {
-    quiet: bool,
-    bar: Mutex<Option<ProgressBar>>,
-}
-
-impl Bars {
-    pub(crate) fn new(quiet: bool) -> Self {
-        Bars {
-            quiet,
-            bar: Mutex::new(None),
-        }
-    }
-
-    fn with_bar(&self, f: impl FnOnce(&ProgressBar)) {
-        if let Some(pb) = self.bar.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-            f(pb);
-        }
-    }
-}
-
-impl Observer for Bars {
-    fn stage_started(&self, stage: Stage, iteration: u32, total: u64) {
-        let pb = ProgressBar::new(total);
-        if self.quiet {
-            pb.set_draw_target(ProgressDrawTarget::hidden());
-        }
-        pb.set_style(
-            ProgressStyle::with_template("{msg:>22} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        pb.set_message(match stage {
-            Stage::SelfPlay => format!("iter {iteration} self-play"),
-            Stage::Learn => format!("iter {iteration} training"),
-            Stage::Gate => "gating".to_string(),
-        });
-        *self.bar.lock().unwrap_or_else(|e| e.into_inner()) = Some(pb);
-    }
-
-    fn advanced(&self, _stage: Stage, n: u64) {
-        self.with_bar(|pb| pb.inc(n));
-    }
-
-    fn stage_finished(&self, _stage: Stage) {
-        self.with_bar(ProgressBar::finish_and_clear);
-    }
-
-    fn info(&self, line: &str) {
-        eprintln!("{line}");
-    }
-
-    fn warning(&self, line: &str) {
-        eprintln!("warning: {line}");
-    }
-
-    fn stop_requested(&self) -> bool {
-        ctrl_c_count() > 0
-    }
-
-    fn iteration_done(&self, report: &IterationReport) {
-        eprintln!("{}", report.summary());
-    }
 }

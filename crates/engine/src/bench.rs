@@ -11,7 +11,6 @@ use alphazero_nn::bench::{
     bench_matmul, bench_training, bench_training_layers, compute_threads, gomoku15_config,
 };
 use alphazero_nn::{Conv3x3Algorithm, ModelConfig, ModelPreset, NetworkEvaluator, Tile};
-use alphazero_registry::GameSpec;
 use alphazero_selfplay::{
     play_selfplay_games, play_selfplay_games_parallel, worker_count, SelfPlayConfig,
 };
@@ -60,8 +59,6 @@ pub struct BenchOptions {
     /// Games per self-play figure of the config-file games (`None`: the config's
     /// `selfplay.games_per_iteration`, with `quick` 8); they are played all at once.
     pub games: Option<u64>,
-    /// The game a training config names (the `train` command's reading of its `[game]`).
-    pub spec_of: fn(&TrainConfig) -> Result<GameSpec>,
 }
 
 fn line(name: &str, figure: f64, unit: &str) {
@@ -428,7 +425,7 @@ fn selfplay_config(
 ) -> Result<()> {
     let (games, quick, workers) = (opts.games, opts.quick, &opts.workers[..]);
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
-    let spec = (opts.spec_of)(&cfg)?;
+    let spec = cfg.game.spec()?;
     alphazero_registry::with_game!(&spec, G, gc => {
         selfplay_game::<G>(name, &cfg, gc, games, quick, workers, dev)
     })

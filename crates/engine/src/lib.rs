@@ -20,6 +20,7 @@ pub mod play;
 pub mod position;
 pub mod present;
 pub mod records;
+pub mod runs;
 pub mod stdout;
 
 use std::path::{Path, PathBuf};
