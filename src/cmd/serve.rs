@@ -1,11 +1,8 @@
 //! `alphazero serve`: the web page to play every game against the engine, with the search's
 //! visit heatmap (see `crates/web/API.md` for the JSON API behind it).
 use crate::engine;
-use alphazero_connect4::{Connect4, Connect4Config};
-use alphazero_gomoku::{Gomoku, GomokuConfig};
-use alphazero_mcts::{Evaluator, UniformEvaluator};
-use alphazero_web::{Descriptions, Engines, Limits};
-use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+use alphazero_registry::{with_game, GameSpec};
+use alphazero_web::{Engines, GameEvaluator, Limits};
 use anyhow::{Context, Result};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -28,21 +25,21 @@ pub struct ServeArgs {
     analysis_simulations: u32,
 }
 
-/// A Gomoku evaluator and its public description.
-type GomokuChoice = (Arc<dyn Evaluator<Gomoku>>, String);
+/// An evaluator and its public description.
+type Choice = (GameEvaluator, String);
 
-/// The description of the Gomoku engine on boards without a shipped network.
-const GOMOKU_UNIFORM: &str = "uniform evaluator (no network for this size/rule)";
+/// The description of the engine of a game spec without a shipped network.
+const UNIFORM: &str = "uniform evaluator (no network for this size/rule)";
 
-/// The evaluator for a Gomoku board: the shipped network for its size and rule (named by file
-/// name only), else the uniform evaluator. A shipped file that cannot be loaded is reported on
-/// stderr and replaced by the uniform evaluator.
-fn gomoku_evaluator(cfg: &GomokuConfig, device: &alphazero_nn::Device) -> GomokuChoice {
-    let uniform = || -> GomokuChoice { (Arc::new(UniformEvaluator), GOMOKU_UNIFORM.into()) };
-    match engine::shipped_model_path::<Gomoku>(cfg) {
-        Some(p) => match engine::load_network::<Gomoku>(&p, cfg, device) {
+/// The evaluator for a game spec: the shipped network for it (named by file name only), else
+/// the uniform evaluator. A shipped file that cannot be loaded is reported on stderr and
+/// replaced by the uniform evaluator.
+fn evaluator_for(spec: &GameSpec, device: &alphazero_nn::Device) -> Choice {
+    let uniform = || -> Choice { (GameEvaluator::uniform(spec), UNIFORM.into()) };
+    with_game!(spec, G, cfg => match engine::shipped_model_path::<G>(cfg) {
+        Some(p) => match engine::load_network::<G>(&p, cfg, device) {
             Ok((e, desc)) => (
-                e,
+                GameEvaluator::new(e),
                 format!("shipped {}", engine::public_description(&desc, &p)),
             ),
             Err(e) => {
@@ -51,7 +48,7 @@ fn gomoku_evaluator(cfg: &GomokuConfig, device: &alphazero_nn::Device) -> Gomoku
             }
         },
         None => uniform(),
-    }
+    })
 }
 
 /// Runs `alphazero serve` until interrupted.
@@ -63,31 +60,23 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         )
     })?;
     let device = engine::device(&args.device)?;
-    // Shipped networks where they exist, the uniform evaluator otherwise (each says which on
-    // stderr). The page and game records name the file only, not the server's folders.
-    let c4 = engine::choose_evaluator::<Connect4>(None, &Connect4Config, &device)?;
-    let xq = engine::choose_evaluator::<Xiangqi>(None, &XiangqiConfig::default(), &device)?;
-    let (c4_desc, xq_desc) = (c4.public_description(), xq.public_description());
-    let (c4, xq) = (c4.evaluator, xq.evaluator);
-    let gomoku_device = device.clone();
-    // One evaluator per board size and rule, loaded on first use and kept: the shipped network
-    // for that size and rule when there is one, else the uniform evaluator.
-    let gomoku_cache: Mutex<HashMap<GomokuConfig, GomokuChoice>> = Mutex::new(HashMap::new());
-    let gomoku = move |cfg: &GomokuConfig| -> GomokuChoice {
-        let mut cache = gomoku_cache.lock().unwrap_or_else(|p| p.into_inner());
-        cache
-            .entry(*cfg)
-            .or_insert_with(|| gomoku_evaluator(cfg, &gomoku_device))
-            .clone()
-    };
+    // One evaluator per game spec, kept once made: the shipped network for that spec where
+    // there is one, else the uniform evaluator. Each game's default spec is loaded before
+    // serving; the others on first use. The page and game records name the file only, not
+    // the server's folders.
+    let cache: HashMap<GameSpec, Choice> = GameSpec::DEFAULTS
+        .iter()
+        .map(|spec| (*spec, evaluator_for(spec, &device)))
+        .collect();
+    let cache = Mutex::new(cache);
     let engines = Engines {
-        gomoku: Arc::new(gomoku),
-        xiangqi: Arc::new(move || xq.clone()),
-        connect4: Arc::new(move || c4.clone()),
-        describe: Descriptions {
-            xiangqi: xq_desc,
-            connect4: c4_desc,
-        },
+        evaluator: Arc::new(move |spec: &GameSpec| -> Choice {
+            let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+            cache
+                .entry(*spec)
+                .or_insert_with(|| evaluator_for(spec, &device))
+                .clone()
+        }),
         ..Engines::uniform()
     };
     let rt = tokio::runtime::Runtime::new().context("starting the async runtime")?;

@@ -1,9 +1,12 @@
 //! Connect Four in the registry: one spec (7×6) and its encoder (2 planes).
 
-use alphazero_connect4::{Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH};
-use alphazero_game::Game;
+use alphazero_connect4::{
+    C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
+};
+use alphazero_game::{Game, HistoryEntry, Outcome, Side};
 
 use crate::encode::{permute_squares, Encode};
+use crate::web::{rows_through, Cell, WebGame};
 use crate::{GameSpec, Registered};
 
 /// [`Game::NAME`] of Connect Four.
@@ -122,5 +125,61 @@ impl Encode for Connect4 {
     }
     fn policy_layout() -> &'static str {
         "action = column, 0-6 (the moves '1'-'7')"
+    }
+}
+
+impl WebGame for Connect4 {
+    fn dims(&self) -> (usize, usize) {
+        (C4_HEIGHT, C4_WIDTH)
+    }
+
+    fn cell(&self, (r, c): Cell) -> String {
+        match self.cell(c, C4_HEIGHT - 1 - r) {
+            Some(side) => <Self as WebGame>::colour(side).to_string(),
+            None => String::new(),
+        }
+    }
+
+    fn column_heat() -> bool {
+        true
+    }
+
+    fn cell_name(&self, (_, c): Cell) -> String {
+        C4Move(c as u8).to_string()
+    }
+
+    fn colour(side: Side) -> &'static str {
+        match side {
+            Side::First => "red",
+            Side::Second => "yellow",
+        }
+    }
+
+    fn move_cells(&self, mv: C4Move) -> (Cell, Option<Cell>) {
+        let h = self.height(mv.col()).min(C4_HEIGHT - 1);
+        ((C4_HEIGHT - 1 - h, mv.col()), None)
+    }
+
+    fn last_move_cells(&self, mv: C4Move) -> Vec<Cell> {
+        let h = self.height(mv.col()).clamp(1, C4_HEIGHT);
+        vec![(C4_HEIGHT - h, mv.col())]
+    }
+
+    fn decisive_cells(
+        &self,
+        outcome: Outcome,
+        last: Option<C4Move>,
+        _history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        match (outcome, last) {
+            (Outcome::Draw, _) | (_, None) => Vec::new(),
+            (_, Some(mv)) => {
+                let at = self.last_move_cells(mv)[0];
+                let colour = WebGame::cell(self, at);
+                rows_through(at, self.dims(), 4, false, |cell| {
+                    WebGame::cell(self, cell) == colour
+                })
+            }
+        }
     }
 }

@@ -1,9 +1,10 @@
 //! Gomoku in the registry: its spec (board size and rule) and its encoder (4 planes).
 
-use alphazero_game::{Game, Side};
-use alphazero_gomoku::{transform_point, Gomoku, GomokuConfig, Rule};
+use alphazero_game::{Game, HistoryEntry, Outcome, Side};
+use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, Rule};
 
 use crate::encode::{permute_squares, Encode};
+use crate::web::{rows_through, Cell, WebGame};
 use crate::{GameSpec, Registered, SpecError};
 
 /// [`Game::NAME`] of Gomoku.
@@ -141,5 +142,94 @@ impl Encode for Gomoku {
     }
     fn policy_layout() -> &'static str {
         "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
+    }
+}
+
+impl WebGame for Gomoku {
+    fn dims(&self) -> (usize, usize) {
+        (self.size(), self.size())
+    }
+
+    fn cell(&self, (r, c): Cell) -> String {
+        let y = self.size() - 1 - r;
+        match self.stone_at(c, y) {
+            Some(side) => Self::colour(side).to_string(),
+            None => String::new(),
+        }
+    }
+
+    fn cell_name(&self, (r, c): Cell) -> String {
+        let y = self.size() - 1 - r;
+        GomokuMove::new(c as u8, y as u8).to_string()
+    }
+
+    fn colour(side: Side) -> &'static str {
+        match side {
+            Side::First => "black",
+            Side::Second => "white",
+        }
+    }
+
+    fn move_cells(&self, mv: GomokuMove) -> (Cell, Option<Cell>) {
+        (
+            (self.size() - 1 - usize::from(mv.y), usize::from(mv.x)),
+            None,
+        )
+    }
+
+    fn last_move_cells(&self, mv: GomokuMove) -> Vec<Cell> {
+        vec![self.move_cells(mv).0]
+    }
+
+    fn rule_name(&self) -> Option<String> {
+        Some(self.rule().name().to_string())
+    }
+
+    fn foul_points(&self) -> Vec<(Cell, String, &'static str)> {
+        self.forbidden_points()
+            .into_iter()
+            .map(|(mv, foul)| {
+                let kind = match foul {
+                    Foul::DoubleThree => "double-three",
+                    Foul::DoubleFour => "double-four",
+                    Foul::Overline => "overline",
+                };
+                (self.move_cells(mv).0, mv.to_string(), kind)
+            })
+            .collect()
+    }
+
+    fn decisive_cells(
+        &self,
+        outcome: Outcome,
+        last: Option<GomokuMove>,
+        _history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        let Some(last) = last else {
+            return Vec::new();
+        };
+        let at = self.move_cells(last).0;
+        match outcome {
+            Outcome::Draw => Vec::new(),
+            // The side to move won on the other side's move: black's forbidden point.
+            Outcome::Win => vec![at],
+            Outcome::Loss => {
+                let mover = self.side_to_move().opponent();
+                let colour = <Self as WebGame>::colour(mover);
+                let exact = match self.rule() {
+                    Rule::Freestyle => false,
+                    Rule::Standard => true,
+                    Rule::Renju => mover == Side::First,
+                };
+                let five = rows_through(at, self.dims(), 5, exact, |cell| {
+                    WebGame::cell(self, cell) == colour
+                });
+                if five.is_empty() {
+                    vec![at]
+                } else {
+                    five
+                }
+            }
+        }
     }
 }

@@ -34,14 +34,16 @@ use serde::{Deserialize, Serialize};
 mod connect4;
 mod encode;
 mod gomoku;
+mod web;
 mod xiangqi;
 
 pub use encode::{transform_policy, Encode};
+pub use web::{Cell, WebGame};
 
 /// The game types, for [`with_game!`] (callers need not depend on the game crates).
 pub mod games {
     pub use alphazero_connect4::{Connect4, Connect4Config};
-    pub use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
+    pub use alphazero_gomoku::{Gomoku, GomokuConfig, Rule, MAX_SIZE, MIN_SIZE};
     pub use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 }
 

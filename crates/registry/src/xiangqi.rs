@@ -1,10 +1,11 @@
 //! Xiangqi in the registry: one spec (the standard rules) and its encoder (16 planes, seen
 //! from the side to move).
 
-use alphazero_game::{Game, Side};
-use alphazero_xiangqi::{Square, Xiangqi, XiangqiConfig};
+use alphazero_game::{Game, HistoryEntry, Outcome, Side};
+use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, XiangqiConfig, FILES, RANKS};
 
 use crate::encode::{permute_squares, Encode};
+use crate::web::{Cell, WebGame};
 use crate::{GameSpec, Registered};
 
 /// [`Game::NAME`] of Xiangqi.
@@ -152,5 +153,69 @@ impl Encode for Xiangqi {
         "2086 geometrically possible from-to moves seen from the side to move: the actions \
          list gives each index's ICCS move for Red to move; for Black to move the move is that \
          one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
+    }
+}
+
+fn square_cell(sq: Square) -> Cell {
+    (usize::from(RANKS - 1 - sq.rank()), usize::from(sq.file()))
+}
+
+fn cell_square((r, c): Cell) -> Option<Square> {
+    let rank = (RANKS as usize).checked_sub(1 + r)?;
+    Square::new(u8::try_from(c).ok()?, u8::try_from(rank).ok()?)
+}
+
+impl WebGame for Xiangqi {
+    fn start(config: &XiangqiConfig, fen: Option<&str>) -> Result<Self, String> {
+        match fen {
+            None => Ok(Xiangqi::new(config)),
+            Some(fen) => Xiangqi::from_fen(fen, *config).map_err(|e| format!("fen: {e}")),
+        }
+    }
+
+    fn dims(&self) -> (usize, usize) {
+        (RANKS as usize, FILES as usize)
+    }
+
+    fn cell(&self, cell: Cell) -> String {
+        match cell_square(cell).and_then(|sq| self.piece_at(sq)) {
+            Some(p) => p.to_char().to_string(),
+            None => String::new(),
+        }
+    }
+
+    fn cell_name(&self, cell: Cell) -> String {
+        cell_square(cell).map(|s| s.to_string()).unwrap_or_default()
+    }
+
+    fn colour(side: Side) -> &'static str {
+        match side {
+            Side::First => "red",
+            Side::Second => "black",
+        }
+    }
+
+    fn move_cells(&self, mv: Move) -> (Cell, Option<Cell>) {
+        (square_cell(mv.to), Some(square_cell(mv.from)))
+    }
+
+    fn last_move_cells(&self, mv: Move) -> Vec<Cell> {
+        vec![square_cell(mv.from), square_cell(mv.to)]
+    }
+
+    fn decisive_cells(
+        &self,
+        _outcome: Outcome,
+        last: Option<Move>,
+        history: &[HistoryEntry],
+    ) -> Vec<Cell> {
+        match (self.end_reason(history), last) {
+            (Some(EndReason::Checkmate | EndReason::Stalemate), Some(mv)) => {
+                let mut cells = self.last_move_cells(mv);
+                cells.push(square_cell(self.general_square(self.side_to_move())));
+                cells
+            }
+            _ => Vec::new(),
+        }
     }
 }

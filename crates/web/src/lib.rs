@@ -1,9 +1,10 @@
 //! `alphazero serve`: play Gomoku, Xiangqi or Connect Four against the engine in a browser,
 //! with the search's visit heatmap, value bar, principal variation and move list.
 //!
-//! * [`Engines`]: how to make an evaluator for each game (the binary passes network
+//! * [`Engines`]: how to make an evaluator for each [`GameSpec`] (the binary passes network
 //!   evaluators; [`Engines::uniform`] needs no network), with a description shown on the page
-//!   and the base [`SearchConfig`].
+//!   and the base [`SearchConfig`]. What the page draws of each game is the registry's
+//!   [`alphazero_registry::WebGame`]; this crate names no game.
 //! * [`serve`] binds an address and serves until the process ends; [`router`] (and
 //!   [`router_with`] for other [`Limits`]) gives the bare [`axum::Router`] for tests.
 //! * The JSON API is documented in `crates/web/API.md`. Game state lives on the server, per
@@ -23,18 +24,16 @@ mod error;
 mod games;
 mod play;
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use alphazero_connect4::Connect4;
-use alphazero_game::Side;
-use alphazero_gomoku::{Gomoku, GomokuConfig};
+use alphazero_game::{Game, Side};
 use alphazero_mcts::{Evaluator, SearchConfig, UniformEvaluator};
 use alphazero_registry::{with_game, GameSpec, SpecError};
-use alphazero_xiangqi::Xiangqi;
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::{header, Method, StatusCode, Uri};
@@ -50,39 +49,39 @@ use error::ApiError;
 use games::WebGame;
 use play::{Analyser, AnyMatch, LiveJson, Match, StateJson};
 
-/// Makes the Gomoku evaluator for a board size and rule, with its one-line description for
-/// that board (shown on the page and written into records, like [`Descriptions`]): e.g. a
-/// network for one size and rule, the uniform evaluator for the others.
-pub type GomokuEngine =
-    Arc<dyn Fn(&GomokuConfig) -> (Arc<dyn Evaluator<Gomoku>>, String) + Send + Sync>;
-/// Makes the Xiangqi evaluator.
-pub type XiangqiEngine = Arc<dyn Fn() -> Arc<dyn Evaluator<Xiangqi>> + Send + Sync>;
-/// Makes the Connect Four evaluator.
-pub type Connect4Engine = Arc<dyn Fn() -> Arc<dyn Evaluator<Connect4>> + Send + Sync>;
+/// An evaluator for the game of one [`GameSpec`], as an [`EngineFactory`] gives it: an
+/// `Arc<dyn Evaluator<G>>` for that spec's game type `G`, behind a type-neutral handle.
+#[derive(Clone)]
+pub struct GameEvaluator(Arc<dyn Any + Send + Sync>);
 
-/// A one-line description of the Xiangqi and Connect Four engines, shown on the page and
-/// written into game records (e.g. `"network connect4.azc"`, `"uniform evaluator (no
-/// network)"`). The Gomoku engine describes itself per board (see [`GomokuEngine`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Descriptions {
-    /// Xiangqi engine.
-    pub xiangqi: String,
-    /// Connect Four engine.
-    pub connect4: String,
+impl GameEvaluator {
+    /// Wraps an evaluator of game `G`.
+    pub fn new<G: Game>(evaluator: Arc<dyn Evaluator<G>>) -> Self {
+        GameEvaluator(Arc::new(evaluator))
+    }
+
+    /// [`UniformEvaluator`] for the game of `spec` (flat priors, value 0).
+    pub fn uniform(spec: &GameSpec) -> Self {
+        with_game!(spec, G, _config => GameEvaluator::new::<G>(Arc::new(UniformEvaluator)))
+    }
+
+    /// The evaluator, when it is one of game `G` (`None` for another game's).
+    pub fn of<G: Game>(&self) -> Option<Arc<dyn Evaluator<G>>> {
+        self.0.downcast_ref::<Arc<dyn Evaluator<G>>>().cloned()
+    }
 }
 
-/// The engine behind each game: an evaluator factory, called once per new game (a factory may
-/// hand out the same `Arc` every time), plus descriptions and the search settings.
+/// Makes the evaluator for a game spec (a game with its board size and rule), with its
+/// one-line description shown on the page and written into records (e.g. `"shipped network
+/// connect4.azc (…)"`, `"uniform evaluator (no network)"`). Called once per new game; it may
+/// hand out the same evaluator every time. It must give an evaluator of the spec's game.
+pub type EngineFactory = Arc<dyn Fn(&GameSpec) -> (GameEvaluator, String) + Send + Sync>;
+
+/// The engine behind every game: the evaluator factory and the search settings.
 #[derive(Clone)]
 pub struct Engines {
-    /// Evaluator for a Gomoku board size and rule.
-    pub gomoku: GomokuEngine,
-    /// Evaluator for Xiangqi.
-    pub xiangqi: XiangqiEngine,
-    /// Evaluator for Connect Four.
-    pub connect4: Connect4Engine,
-    /// What to show on the page about each engine.
-    pub describe: Descriptions,
+    /// The evaluator and its description for each game spec.
+    pub evaluator: EngineFactory,
     /// Base search settings; `simulations` is replaced by the game's setting (1–800) and the
     /// rest used as given (keep `root_noise` off for play).
     pub search: SearchConfig,
@@ -92,23 +91,13 @@ impl Engines {
     /// Every game searched with [`UniformEvaluator`] (no network: flat priors, value 0), with
     /// the decisive-move check on so that the engine at least takes and stops wins in one.
     pub fn uniform() -> Self {
-        let d = "uniform evaluator (no network)".to_string();
         Engines {
-            gomoku: {
-                let d = d.clone();
-                Arc::new(move |_: &GomokuConfig| {
-                    (
-                        Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Gomoku>>,
-                        d.clone(),
-                    )
-                })
-            },
-            xiangqi: Arc::new(|| Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Xiangqi>>),
-            connect4: Arc::new(|| Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Connect4>>),
-            describe: Descriptions {
-                xiangqi: d.clone(),
-                connect4: d,
-            },
+            evaluator: Arc::new(|spec: &GameSpec| {
+                (
+                    GameEvaluator::uniform(spec),
+                    "uniform evaluator (no network)".to_string(),
+                )
+            }),
             search: SearchConfig {
                 terminal_check: true,
                 // Gomoku's fives, unstoppable threats and VCF; Xiangqi's mates in one and by checks.
@@ -529,7 +518,7 @@ async fn new_game(
             e => ApiError::BadRequest(e.to_string()),
         })?;
     let (game, engine) =
-        with_game!(&spec, G, cfg => new_match::<G>(cfg, &req, human, &app.engines))?;
+        with_game!(&spec, G, cfg => new_match::<G>(&spec, cfg, &req, human, &app.engines))?;
     let mut game = game;
     game.play_opening(&req.moves)?;
     let session = Session {
@@ -549,16 +538,22 @@ async fn new_game(
     }))
 }
 
-/// A new match of game `G` under `config` (the request's start position, the human on
-/// `human`), with its engine's description.
+/// A new match of game `G` (`spec`) under `config` (the request's start position, the human
+/// on `human`), with its engine's description.
 fn new_match<G: WebGame>(
+    spec: &GameSpec,
     config: &G::Config,
     req: &NewGame,
     human: Side,
     engines: &Engines,
 ) -> Result<(Box<dyn AnyMatch>, String), ApiError> {
-    let start = G::start(config, req.fen.as_deref())?;
-    let (evaluator, description) = G::engine(engines, config);
+    let start = G::start(config, req.fen.as_deref()).map_err(ApiError::BadRequest)?;
+    let (evaluator, description) = (engines.evaluator)(spec);
+    let evaluator = evaluator.of::<G>().ok_or_else(|| {
+        ApiError::Internal(format!(
+            "the engine of {spec} is an evaluator of another game"
+        ))
+    })?;
     Ok((Box::new(Match::new(start, human, evaluator)), description))
 }
 

@@ -238,7 +238,7 @@ fn analysis_json<G: WebGame>(
             from.get_or_insert_with(|| vec![vec![0.0; cols]; rows])[r][c] += s;
         }
     }
-    if G::NAME == "connect4" {
+    if G::column_heat() {
         let mut col = vec![0.0f32; cols];
         for row in &heat {
             for (c, v) in row.iter().enumerate() {

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use alphazero_web::{router, router_with, Engines, Limits};
+use alphazero_registry::games::{Connect4, Gomoku};
+use alphazero_registry::GameSpec;
+use alphazero_web::{router, router_with, Engines, GameEvaluator, Limits};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use axum::Router;
@@ -663,7 +665,8 @@ async fn page_size_selector_offers_every_size_the_api_accepts() {
         .skip(1)
         .map(|v| v[..v.find('"').unwrap()].parse().unwrap())
         .collect();
-    let sizes: Vec<u8> = (alphazero_gomoku::MIN_SIZE..=alphazero_gomoku::MAX_SIZE).collect();
+    let sizes: Vec<u8> =
+        (alphazero_registry::games::MIN_SIZE..=alphazero_registry::games::MAX_SIZE).collect();
     assert_eq!(values, sizes, "{select}");
     assert!(
         select.contains("<option value=\"15\" selected>"),
@@ -683,18 +686,22 @@ async fn page_size_selector_offers_every_size_the_api_accepts() {
 
 #[tokio::test]
 async fn gomoku_engine_field_describes_the_evaluator_of_that_board() {
-    use alphazero_gomoku::{GomokuConfig, Rule};
     use alphazero_mcts::{Evaluator, UniformEvaluator};
+    use alphazero_registry::games::Rule;
     use std::sync::Arc;
     let mut engines = Engines::uniform();
-    engines.gomoku = Arc::new(|cfg: &GomokuConfig| {
-        let desc = if cfg.size == 8 && cfg.rule == Rule::Freestyle {
+    let uniform = engines.evaluator.clone();
+    engines.evaluator = Arc::new(move |spec: &GameSpec| {
+        let &GameSpec::Gomoku { size, rule } = spec else {
+            return uniform(spec);
+        };
+        let desc = if size == 8 && rule == Rule::Freestyle {
             "network for 8x8".to_string()
         } else {
-            format!("uniform on {}x{} {:?}", cfg.size, cfg.size, cfg.rule)
+            format!("uniform on {size}x{size} {rule:?}")
         };
         (
-            Arc::new(UniformEvaluator) as Arc<dyn Evaluator<alphazero_gomoku::Gomoku>>,
+            GameEvaluator::new(Arc::new(UniformEvaluator) as Arc<dyn Evaluator<Gomoku>>),
             desc,
         )
     });
@@ -900,10 +907,10 @@ async fn analysis_of_an_earlier_ply_is_kept_for_that_position_only() {
 /// while a test talks to it (the bare one reaches 200,000 simulations in a fraction of a second).
 struct SlowUniform;
 
-impl alphazero_mcts::Evaluator<alphazero_connect4::Connect4> for SlowUniform {
+impl alphazero_mcts::Evaluator<Connect4> for SlowUniform {
     fn evaluate(
         &self,
-        batch: &[alphazero_mcts::EvalRequest<'_, alphazero_connect4::Connect4>],
+        batch: &[alphazero_mcts::EvalRequest<'_, Connect4>],
         policy_logits: &mut [f32],
         values: &mut [f32],
     ) -> Result<(), alphazero_mcts::EvalError> {
@@ -914,9 +921,17 @@ impl alphazero_mcts::Evaluator<alphazero_connect4::Connect4> for SlowUniform {
 
 fn slow_engines() -> Engines {
     let mut e = Engines::uniform();
-    e.connect4 = std::sync::Arc::new(|| {
-        std::sync::Arc::new(SlowUniform)
-            as std::sync::Arc<dyn alphazero_mcts::Evaluator<alphazero_connect4::Connect4>>
+    let uniform = e.evaluator.clone();
+    e.evaluator = std::sync::Arc::new(move |spec: &GameSpec| match spec {
+        GameSpec::Connect4 => {
+            let slow = std::sync::Arc::new(SlowUniform)
+                as std::sync::Arc<dyn alphazero_mcts::Evaluator<Connect4>>;
+            (
+                GameEvaluator::new(slow),
+                "uniform evaluator (no network)".into(),
+            )
+        }
+        _ => uniform(spec),
     });
     e
 }
