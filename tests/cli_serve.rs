@@ -112,3 +112,43 @@ fn out_of_range_counts_name_a_readable_range_not_the_integer_maximum() {
         assert!(!out.stderr.contains("4294967295"), "{}", out.stderr);
     }
 }
+
+/// A shipped network that cannot be loaded: serve still starts (the other games keep their
+/// networks) but says so on stderr, and the engine description the page shows names the
+/// failure instead of claiming that no network exists for the game.
+#[test]
+fn broken_shipped_network_is_reported_and_named_in_the_engine_description() {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("connect4.azc"), b"not a checkpoint").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--device", "cpu"])
+        .env("ALPHAZERO_MODELS", dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 {
+        let done = line.starts_with("serving on http://");
+        lines.push(std::mem::take(&mut line));
+        if done {
+            break;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let text = lines.concat();
+    assert!(
+        text.contains("warning: ") && text.contains("connect4.azc: not an alphazero checkpoint"),
+        "{text}"
+    );
+    assert!(
+        text.contains("connect4: uniform evaluator (the shipped connect4.azc could not be loaded)"),
+        "{text}"
+    );
+    assert!(text.contains("serving on http://"), "{text}");
+}

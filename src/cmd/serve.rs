@@ -33,7 +33,7 @@ const UNIFORM: &str = "uniform evaluator (no network for this size/rule)";
 
 /// The evaluator for a game spec: the shipped network for it (named by file name only), else
 /// the uniform evaluator. A shipped file that cannot be loaded is reported on stderr and
-/// replaced by the uniform evaluator.
+/// replaced by the uniform evaluator, and the page's engine description says so.
 fn evaluator_for(spec: &GameSpec, device: &alphazero_nn::Device) -> Choice {
     let uniform = || -> Choice { (GameEvaluator::uniform(spec), UNIFORM.into()) };
     with_game!(spec, G, cfg => match engine::shipped_model_path::<G>(cfg) {
@@ -44,7 +44,11 @@ fn evaluator_for(spec: &GameSpec, device: &alphazero_nn::Device) -> Choice {
             ),
             Err(e) => {
                 eprintln!("warning: {e:#}; using the uniform evaluator");
-                uniform()
+                let name = p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                (
+                    GameEvaluator::uniform(spec),
+                    format!("uniform evaluator (the shipped {name} could not be loaded)"),
+                )
             }
         },
         None => uniform(),
@@ -66,7 +70,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
     // the server's folders.
     let cache: HashMap<GameSpec, Choice> = GameSpec::DEFAULTS
         .iter()
-        .map(|spec| (*spec, evaluator_for(spec, &device)))
+        .map(|spec| {
+            let choice = evaluator_for(spec, &device);
+            eprintln!("{}: {}", spec.words(), choice.1);
+            (*spec, choice)
+        })
         .collect();
     let cache = Mutex::new(cache);
     let engines = Engines {
