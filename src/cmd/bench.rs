@@ -21,7 +21,7 @@ pub struct BenchArgs {
     workers: Vec<usize>,
     /// Games per self-play figure of the config-file games (default: the config's
     /// `selfplay.games_per_iteration`, with `--quick` 8); they are played all at once.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     games: Option<u64>,
 }
 
