@@ -225,7 +225,12 @@ impl ObjectStorage {
                     return Ok(v);
                 }
                 Err(e) if is_transient(&e) && started.elapsed() < self.patience => {
-                    self.note_unreachable(&e);
+                    // One failure healed by the first retry is a blip (e.g. a request in
+                    // flight when the server stops), not an outage: the outage is logged
+                    // from a request's second failure on, once, and its end once.
+                    if n >= 1 {
+                        self.note_unreachable(&e);
+                    }
                     let left = self.patience.saturating_sub(started.elapsed());
                     std::thread::sleep(backoff.min(left));
                     backoff = (backoff * 2).min(MAX_BACKOFF);
