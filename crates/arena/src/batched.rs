@@ -11,10 +11,10 @@
 
 use std::sync::Arc;
 
-use alphazero_game::{mix_seed, Game, History, Side};
+use alphazero_game::{Game, History, Side};
 use alphazero_mcts::{Driver, Evaluator, Search, SearchConfig};
 
-use crate::matches::{MatchConfig, Scheduled, Termination};
+use crate::matches::{player_seed, MatchConfig, Scheduled, Termination};
 
 /// An entrant's search for batched matches: the evaluator its leaves go to and its search
 /// settings (`simulations` per move; root noise is switched off, the seed is set per game).
@@ -100,7 +100,7 @@ impl<G: Game> Slot<G> {
         if let Some(s) = config.limits.simulations {
             search.simulations = s.max(1);
         }
-        search.seed = mix_seed(config.seed, 2 * self.index as u64 + 1 + i as u64);
+        search.seed = player_seed(config.seed, self.index, side);
         let built = match self.trees[i].take() {
             Some(mut t) => t.set_config(search).map(|()| t),
             None => Search::from_history(&self.history, search),

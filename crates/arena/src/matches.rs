@@ -812,8 +812,8 @@ fn play_scheduled<G: Game>(
             return record(Some(Side::First), t, opening);
         }
     };
-    a.set_seed(mix_seed(config.seed, 2 * index as u64 + 1));
-    b.set_seed(mix_seed(config.seed, 2 * index as u64 + 2));
+    a.set_seed(player_seed(config.seed, index, Side::First));
+    b.set_seed(player_seed(config.seed, index, Side::Second));
     let r = play_game(
         a.as_mut(),
         b.as_mut(),
@@ -901,4 +901,11 @@ pub fn run_match_sprt<G: Game>(
         Ok::<_, MatchError>(wdl)
     })?;
     Ok((all, Some(m)))
+}
+/// The search seed of `side`'s player in game `index` of a match seeded `match_seed` (the
+/// threaded and the batched match engines give a side the same seed, so they play the same
+/// games).
+pub(crate) fn player_seed(match_seed: u64, index: usize, side: Side) -> u64 {
+    let side = u64::from(side == Side::Second);
+    mix_seed(match_seed, 2 * index as u64 + 1 + side)
 }
