@@ -60,9 +60,12 @@ fn analyze_rejects_bad_positions_and_finished_games() {
 fn analyze_refuses_an_unwritable_out_path_before_searching() {
     let dir = fresh_dir("analyze_out");
     let missing = dir.join("no/such/folder/x.png");
+    // Trial 10: `--out x.jpg` wrote PNG bytes under a JPEG name.
+    let jpeg = dir.join("x.jpg");
     for (out, needle) in [
         (missing.to_str().unwrap(), "does not exist"),
         (dir.to_str().unwrap(), "is a folder"),
+        (jpeg.to_str().unwrap(), "written as PNG"),
     ] {
         // A million simulations would take minutes: the refusal must come first.
         let args = [

@@ -504,6 +504,41 @@ fn unwritable_out_and_pgn_are_refused_before_the_match() {
     }
 }
 
+/// Trial 10: `--notation wxf` was accepted for Connect Four, and for a match that writes no
+/// PGN, and did nothing. It is now refused before the match, naming the reason.
+#[test]
+fn wxf_notation_without_xiangqi_pgn_is_refused_before_the_match() {
+    let dir = fresh_dir("arena_notation");
+    let pgn = dir.join("games.pgn");
+    let pgn = pgn.to_str().unwrap();
+    for (game, extra, needle) in [
+        (
+            "connect4",
+            vec!["--pgn", pgn],
+            "WXF is a Xiangqi notation; connect4",
+        ),
+        ("xiangqi", vec![], "none is written"),
+    ] {
+        let mut args = vec![
+            "arena",
+            "--game",
+            game,
+            "--players",
+            "rollout:1000000",
+            "random",
+            "--games",
+            "100",
+            "--notation",
+            "wxf",
+        ];
+        args.extend(extra);
+        let out = alphazero(&args);
+        assert_clean_error(&out, "--notation wxf");
+        assert!(out.stderr.contains(needle), "{game}: {}", out.stderr);
+        assert!(!out.stdout.contains("game 1/"), "{}", out.stdout);
+    }
+}
+
 #[test]
 fn arena_into_a_closed_pipe_does_not_panic() {
     // Regression: printing the cross table into a closed pipe panicked (exit 101). The arena

@@ -81,12 +81,18 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         on_8.contains("\"engine\":\"shipped network gomoku-8x8-freestyle.azc"),
         "{on_8}"
     );
-    for reply in [on_8_renju, on_20] {
-        assert!(
-            reply.contains("\"engine\":\"uniform evaluator (no network for this size/rule)\""),
-            "{reply}"
-        );
-    }
+    // Trial 10: a renju board took the uniform evaluator here while the Gomocup brain played
+    // it with the freestyle network of its size; every front end now takes that network, and
+    // its description says what it was trained on.
+    assert!(
+        on_8_renju.contains("\"engine\":\"shipped network gomoku-8x8-freestyle.azc")
+            && on_8_renju.contains("trained on gomoku 8x8 freestyle"),
+        "{on_8_renju}"
+    );
+    assert!(
+        on_20.contains("\"engine\":\"uniform evaluator (no network for this size/rule)\""),
+        "{on_20}"
+    );
 }
 
 #[test]

@@ -120,6 +120,16 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
     }
     if let Some(out) = &args.out {
         super::check_output_path("--out", out)?;
+        // The heatmap is a PNG whatever the name says: `x.jpg` would hold PNG bytes.
+        if !out
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"))
+        {
+            anyhow::bail!(
+                "--out {}: the heatmap is written as PNG; give a file name ending in .png",
+                out.display()
+            );
+        }
     }
     let dev = device(&args.device)?;
     let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;

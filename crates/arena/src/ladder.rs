@@ -420,7 +420,7 @@ mod tests {
         assert!(md.starts_with("## Ladder: net\\|x (gomoku)\n"), "{md}");
         assert!(md.contains("| d1 | 4 | 2-1-1 | 62.5% | +89 ["), "{md}");
         assert!(
-            md.contains("| d2 | 2 | 0-0-2 | 0.0% | -inf [-inf, -inf] | 0 |"),
+            md.contains("| d2 | 2 | 0-0-2 | 0.0% | -inf [-inf, +113] | 0 |"),
             "{md}"
         );
         assert!(md.trim_end().ends_with("`cmd`"), "{md}");

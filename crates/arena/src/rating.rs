@@ -70,9 +70,19 @@ pub fn elo_from_wdl(wins: u64, draws: u64, losses: u64) -> Option<EloEstimate> {
     let (w, d, l) = (wins as f64 / nf, draws as f64 / nf, losses as f64 / nf);
     let s = w + d / 2.0;
     let var = w * (1.0 - s).powi(2) + d * (0.5 - s).powi(2) + l * s * s;
-    let se = (var / nf).sqrt();
-    let lo = elo_from_score((s - Z95 * se).clamp(0.0, 1.0));
-    let hi = elo_from_score((s + Z95 * se).clamp(0.0, 1.0));
+    let (lo, hi) = if var > 0.0 {
+        let se = (var / nf).sqrt();
+        (
+            (s - Z95 * se).clamp(0.0, 1.0),
+            (s + Z95 * se).clamp(0.0, 1.0),
+        )
+    } else {
+        // Every game had one result (0-0-20, 20-0-0, 0-20-0): the sample variance is 0 and
+        // the normal interval would collapse to the point (`-inf [-inf, -inf]`). The Wilson
+        // score interval stays honest there: 0-0-20 is −inf [−inf, −287].
+        wilson_interval(s, nf)
+    };
+    let (lo, hi) = (elo_from_score(lo), elo_from_score(hi));
     let decisive = (wins + losses) as f64;
     let los = if decisive > 0.0 {
         normal_cdf((wins as f64 - losses as f64) / decisive.sqrt())
@@ -87,6 +97,16 @@ pub fn elo_from_wdl(wins: u64, draws: u64, losses: u64) -> Option<EloEstimate> {
         hi,
         los,
     })
+}
+
+/// The Wilson score 95% interval of a proportion `p` observed over `n` trials (Wilson, 1927):
+/// unlike the normal approximation it does not collapse at `p` = 0 or 1.
+pub fn wilson_interval(p: f64, n: f64) -> (f64, f64) {
+    let z2 = Z95 * Z95;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = Z95 / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// An Elo difference from wins, draws and losses that stays finite however few the games:
@@ -985,6 +1005,28 @@ mod tests {
         let small = elo_from_wdl(30, 40, 30).expect("games");
         let big = elo_from_wdl(300, 400, 300).expect("games");
         assert!(big.hi - big.lo < small.hi - small.lo);
+    }
+
+    /// A 0-0-20 ladder rung printed `-inf [-inf, -inf]`: an interval of one point from 20
+    /// games. The bound away from the observed score is now the Wilson one.
+    #[test]
+    fn elo_interval_of_a_one_sided_result_is_not_a_point() {
+        let lost = elo_from_wdl(0, 0, 20).expect("games");
+        assert_eq!((lost.elo, lost.lo), (f64::NEG_INFINITY, f64::NEG_INFINITY));
+        // Wilson upper bound for 0/20: (z²/2n + z·√(z²/4n²)) / (1 + z²/n) = 0.1611.
+        assert!(
+            (lost.hi - elo_from_score(0.161_12)).abs() < 0.5,
+            "{}",
+            lost.hi
+        );
+        assert!((lost.hi + 287.0).abs() < 1.0, "{}", lost.hi);
+        let won = elo_from_wdl(20, 0, 0).expect("games");
+        assert_eq!(won.hi, f64::INFINITY);
+        assert!((won.lo - 287.0).abs() < 1.0, "{}", won.lo);
+        let drawn = elo_from_wdl(0, 20, 0).expect("games");
+        assert!(drawn.elo == 0.0 && drawn.lo < -100.0 && (drawn.lo + drawn.hi).abs() < 1e-9);
+        // More games, a narrower bound.
+        assert!(elo_from_wdl(0, 0, 200).unwrap().hi < lost.hi);
     }
 
     #[test]

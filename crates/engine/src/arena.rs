@@ -630,7 +630,37 @@ fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
         }
     }
     nets.sort_by_key(|n| (n.iteration, !n.champion));
-    Ok(nets)
+    dedupe_networks(nets)
+}
+
+/// `nets` (in training order) without a snapshot whose weights equal those of a champion of
+/// the same iteration: a network promoted at an iteration and that iteration's snapshot are
+/// one network in two files, and rated twice they split its games and its rating. Each one
+/// left out is named with the champion it equals.
+fn dedupe_networks(nets: Vec<RunNetwork>) -> Result<Vec<RunNetwork>> {
+    let weights = |n: &RunNetwork| -> Result<Vec<u8>> {
+        let bytes =
+            std::fs::read(&n.path).with_context(|| format!("reading {}", n.path.display()))?;
+        Ok(alphazero_nn::canonical_weights(&n.path, &bytes)?)
+    };
+    let mut kept: Vec<RunNetwork> = Vec::with_capacity(nets.len());
+    for net in nets {
+        let twin = match kept.last() {
+            Some(c) if !net.champion && c.champion && c.iteration == net.iteration => {
+                (weights(c)? == weights(&net)?).then_some(c)
+            }
+            _ => None,
+        };
+        match twin {
+            Some(c) => eprintln!(
+                "note: {} has the weights of {}; rated once, as the champion",
+                net.path.display(),
+                c.path.display()
+            ),
+            None => kept.push(net),
+        }
+    }
+    Ok(kept)
 }
 
 fn run_snapshot_ladder<G: ArenaGame>(
@@ -897,9 +927,7 @@ pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
     if let Some(p) = &args.pgn {
         check_output_path("--pgn", p)?;
     }
-    args.notation
-        .parse::<MoveNotation>()
-        .context("--notation")?;
+    crate::records::parse_notation(&args.notation, spec, args.pgn.is_some())?;
     if let Some(p) = &args.sgf {
         check_output_path("--sgf", p)?;
     }

@@ -62,7 +62,18 @@ pub struct BenchOptions {
 }
 
 fn line(name: &str, figure: f64, unit: &str) {
-    println!("bench {name} {figure:.1} {unit}");
+    println!("bench {name} {} {unit}", figure_text(figure));
+}
+
+/// A figure with at least three significant digits and at least one decimal: `12345.6`,
+/// `45.0`, `5.30`, `0.0230` (one decimal alone printed a 0.023 ms figure as `0.0`).
+fn figure_text(figure: f64) -> String {
+    let decimals = if figure == 0.0 || !figure.is_finite() || figure.abs() >= 100.0 {
+        1
+    } else {
+        (2 - figure.abs().log10().floor() as i32).clamp(1, 9) as usize
+    };
+    format!("{figure:.decimals$}")
 }
 
 fn perft(quick: bool) {
@@ -291,13 +302,10 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     };
     line("fma-peak-1core", peak1, "GFLOP/s");
     line(&format!("fma-peak-{threads}threads"), peak, "GFLOP/s");
-    let share = |name: &str, gflops: f64| {
-        line(
-            &format!("{name}-fma-peak-share"),
-            100.0 * gflops / peak.max(1e-9),
-            "%",
-        )
-    };
+    // The shares are printed last, over the larger of this peak and one measured after the
+    // figures: on a loaded machine one peak alone can fall below a figure (a share > 100%).
+    let shares = std::cell::RefCell::new(Vec::<(String, f64)>::new());
+    let share = |name: &str, gflops: f64| shares.borrow_mut().push((name.to_string(), gflops));
     let cpu = dev.clone().without_autodiff() == alphazero_nn::Device::flex();
     if cpu {
         // The 3×3 convolution algorithms on the whole 6×64 network at batch 32, effective
@@ -360,6 +368,20 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
             line(&format!("{name}-gflops"), g, "GFLOP/s");
             share(&name, g);
         }
+    }
+    let peak_after = if threads > 1 {
+        bench_fma_peak(threads, t)
+    } else {
+        bench_fma_peak(1, t)
+    };
+    let peak = peak.max(peak_after);
+    eprintln!("fma peak over {threads} thread(s): {peak:.1} GFLOP/s (the larger of before and after the figures)");
+    for (name, gflops) in shares.into_inner() {
+        let pct = 100.0 * gflops / peak.max(1e-9);
+        if pct > 100.0 {
+            eprintln!("note: {name} is above the measured FMA peak: the machine was busy while the peak was measured");
+        }
+        line(&format!("{name}-fma-peak-share"), pct, "%");
     }
 }
 
@@ -541,4 +563,20 @@ pub fn run(opts: &BenchOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `bench tactics` printed a 0.023 ms mate search as `0.0 ms`.
+    #[test]
+    fn small_figures_keep_three_significant_digits() {
+        assert_eq!(figure_text(0.023), "0.0230");
+        assert_eq!(figure_text(5.3), "5.30");
+        assert_eq!(figure_text(45.0), "45.0");
+        assert_eq!(figure_text(123_456.78), "123456.8");
+        assert_eq!(figure_text(0.0), "0.0");
+        assert_eq!(figure_text(-0.5), "-0.500");
+    }
 }

@@ -121,12 +121,16 @@ pub fn exe_repository() -> Option<PathBuf> {
 }
 
 /// Where the shipped network of a game configuration lies: `<dir>/<name>` for the first of
-/// [`model_dirs`] that holds it. `None` when none does.
+/// [`model_dirs`] that holds it; without one, the same for the other networks usable for it
+/// ([`alphazero_registry::GameSpec::model_file_names`]: a Gomoku standard or renju board takes
+/// the freestyle network of its size, and loading it warns that it was trained for another
+/// rule). `None` when no folder holds any of them.
 pub fn shipped_model_path<G: Registered>(config: &G::Config) -> Option<PathBuf> {
-    let name = shipped_model_name::<G>(config);
-    model_dirs()
-        .into_iter()
-        .map(|d| d.join(&name))
+    let dirs = model_dirs();
+    G::spec(config)
+        .model_file_names()
+        .iter()
+        .flat_map(|name| dirs.iter().map(move |d| d.join(name)))
         .find(|p| p.is_file())
 }
 

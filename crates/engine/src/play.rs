@@ -10,7 +10,7 @@ use crate::files::check_output_path;
 use crate::present::{board_text, moves_lines, top_moves_table, use_color, BoardView};
 use crate::records::{output_format, save_records};
 use crate::{device, load_evaluator, search_position};
-use alphazero_formats::{write_records, MoveNotation, Record, RecordResult};
+use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{Evaluator, SearchConfig};
 use alphazero_registry::{with_game, GameSpec};
@@ -49,9 +49,11 @@ pub struct PlayOptions {
 /// A bad notation, `human` or position; a save file that cannot be written (refused before
 /// the game); an evaluator that cannot be loaded; a search failure; an I/O error.
 pub fn play(spec: &GameSpec, opts: &PlayOptions) -> Result<()> {
-    opts.notation
-        .parse::<MoveNotation>()
-        .context("--notation")?;
+    let writes_pgn = opts
+        .save
+        .as_deref()
+        .is_some_and(|p| output_format("--save", p, None).ok() == Some(Format::Pgn));
+    crate::records::parse_notation(&opts.notation, spec, writes_pgn)?;
     with_game!(spec, G, cfg => run_for::<G>(cfg, opts))
 }
 

@@ -11,7 +11,7 @@ use alphazero_formats::{
     game_name_of, read_records, write_records, Format, MoveNotation, Record, RecordResult,
 };
 use alphazero_game::{Game, History};
-use alphazero_registry::with_game;
+use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::{read_records_any, GameRecord, RecordFile};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -37,6 +37,29 @@ pub fn read_game_file<G: BoardView>(path: &Path, cfg: &G::Config) -> Result<Vec<
             G::NAME
         )
     })
+}
+
+/// `--notation` as given, checked against where it goes: WXF is a Xiangqi notation for PGN
+/// files, so `wxf` for another game, or where no PGN file is written, is refused rather than
+/// ignored. `iccs`, the default, is accepted everywhere.
+///
+/// # Errors
+/// Not `iccs` or `wxf`; `wxf` for a game other than Xiangqi or without a PGN file
+/// (`writes_pgn` false).
+pub fn parse_notation(text: &str, spec: &GameSpec, writes_pgn: bool) -> Result<MoveNotation> {
+    let notation: MoveNotation = text.parse().context("--notation")?;
+    if notation != MoveNotation::default() {
+        if !matches!(spec, GameSpec::Xiangqi) {
+            bail!(
+                "--notation {text}: WXF is a Xiangqi notation; {} moves have one notation",
+                spec.name()
+            );
+        }
+        if !writes_pgn {
+            bail!("--notation {text}: applies to the moves of a PGN file, and none is written");
+        }
+    }
+    Ok(notation)
 }
 
 /// Writes `records` to `path` in `format` (`notation`: Xiangqi PGN moves), atomically. PSQ

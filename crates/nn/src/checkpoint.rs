@@ -421,12 +421,48 @@ pub fn checkpoint_from_bytes(
     parse_checkpoint(name, bytes, expected_game, device)
 }
 
-fn parse_checkpoint(
-    path: &Path,
-    bytes: &[u8],
-    expected_game: &str,
-    device: &Device,
-) -> Result<Checkpoint, CheckpointError> {
+/// The network of a checkpoint file's bytes in a canonical form: its weights (a safetensors
+/// table) with the tensor table's keys sorted and burn's `__metadata__` left out, then the
+/// tensor data. Two files with equal forms hold the same network whatever their headers say
+/// (a champion and the snapshot of the same step: their safetensors metadata is written in
+/// hash-map order, so their bytes differ). The file is checked (magic, format version,
+/// section lengths, checksum) but its tensors are not decoded.
+///
+/// # Errors
+/// As [`load_checkpoint`] for a file that is not a whole checkpoint of this format, and
+/// [`CheckpointError::Corrupt`] for a weights section that is not a safetensors table;
+/// `path` names the file.
+pub fn canonical_weights(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, CheckpointError> {
+    let weights = checked_sections(path, bytes)?[1];
+    let bad = |reason: String| CheckpointError::Corrupt {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let table_len = weights
+        .get(..8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .ok_or_else(|| bad("weights shorter than their table length".into()))?;
+    let end = usize::try_from(table_len)
+        .ok()
+        .and_then(|n| n.checked_add(8))
+        .filter(|&e| e <= weights.len())
+        .ok_or_else(|| {
+            bad(format!(
+                "weights table of {table_len} bytes past the section"
+            ))
+        })?;
+    let mut table: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_slice(&weights[8..end]).map_err(|e| bad(format!("weights table: {e}")))?;
+    table.remove("__metadata__");
+    // serde_json's map is ordered by key (no `preserve_order`): the text is canonical.
+    let mut out = serde_json::to_vec(&table).expect("a JSON map serializes");
+    out.extend_from_slice(&weights[end..]);
+    Ok(out)
+}
+
+/// The header, weights and optimizer-state sections of a checkpoint file's bytes, after the
+/// magic, the format version, the section lengths and the checksum are checked.
+fn checked_sections<'a>(path: &Path, bytes: &'a [u8]) -> Result<[&'a [u8]; 3], CheckpointError> {
     let p = || path.to_path_buf();
     let file_len = bytes.len() as u64;
     let take = |offset: usize, len: u64, section: &'static str| -> Result<&[u8], CheckpointError> {
@@ -484,6 +520,17 @@ fn parse_checkpoint(
             reason: format!("{} bytes after the checksum", bytes.len() - offset - 8),
         });
     }
+    Ok(sections)
+}
+
+fn parse_checkpoint(
+    path: &Path,
+    bytes: &[u8],
+    expected_game: &str,
+    device: &Device,
+) -> Result<Checkpoint, CheckpointError> {
+    let p = || path.to_path_buf();
+    let sections = checked_sections(path, bytes)?;
     let header: CheckpointHeader =
         serde_json::from_slice(sections[0]).map_err(|e| CheckpointError::BadHeader {
             path: p(),

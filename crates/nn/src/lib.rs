@@ -69,8 +69,8 @@ mod winograd;
 pub use alphazero_registry::{transform_policy, Encode};
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes, save_checkpoint,
-    save_model, Checkpoint, CheckpointError, CheckpointHeader,
+    canonical_weights, checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes,
+    save_checkpoint, save_model, Checkpoint, CheckpointError, CheckpointHeader,
 };
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};

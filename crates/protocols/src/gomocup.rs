@@ -501,12 +501,22 @@ impl GomocupEngine {
                 Err(_) => bad(out)?,
             },
             "rule" => match int {
+                Ok(bits) if bits > 15 => {
+                    // Bits the protocol does not define: nothing is applied, not even the
+                    // known ones (the manager meant some other rule).
+                    err_line(
+                        out,
+                        format!(
+                            "INFO rule {bits}: unknown rule bits {} (known: 1 exactly five, \
+                             2 continuous, 4 renju, 8 caro); the rule stays {}",
+                            bits & !15,
+                            self.rule.name()
+                        ),
+                    )?;
+                }
                 Ok(bits) if bits >= 0 => {
                     if bits & 2 != 0 {
                         err_line(out, "continuous game unsupported")?;
-                    }
-                    if bits & 8 != 0 {
-                        err_line(out, "caro rule unsupported")?;
                     }
                     let rule = if bits & 4 != 0 {
                         Rule::Renju
@@ -515,6 +525,14 @@ impl GomocupEngine {
                     } else {
                         Rule::Freestyle
                     };
+                    if bits & 8 != 0 {
+                        // Caro (a five blocked at both ends does not win) is not one of our
+                        // rules; the brain says which rule it plays instead.
+                        err_line(
+                            out,
+                            format!("caro rule unsupported; playing {} instead", rule.name()),
+                        )?;
+                    }
                     if rule != self.rule {
                         let old = self.rule;
                         self.rule = rule;
@@ -1317,6 +1335,38 @@ mod tests {
             standard.starts_with("OK\nMESSAGE warning:") && standard.contains("plays standard"),
             "{standard}"
         );
+    }
+
+    /// `INFO rule 99` (bits 1, 2, 32 and 64) used to answer two errors and quietly apply the
+    /// standard bit: bits the protocol does not define now leave the rule as it was, with one
+    /// error naming them; caro (8) names the rule played instead.
+    #[test]
+    fn info_rule_with_unknown_bits_is_refused_whole_and_caro_names_the_rule_played() {
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 0));
+        let mut say = |e: &mut GomocupEngine, line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(say(&mut e, "START 15"), "OK\n");
+        let unknown = say(&mut e, "INFO rule 99");
+        assert_eq!(
+            unknown,
+            "ERROR INFO rule 99: unknown rule bits 96 (known: 1 exactly five, 2 continuous, \
+             4 renju, 8 caro); the rule stays freestyle\n"
+        );
+        assert_eq!(e.rule(), Rule::Freestyle);
+        let caro = say(&mut e, "INFO rule 9");
+        assert_eq!(
+            caro,
+            "ERROR caro rule unsupported; playing standard instead\n"
+        );
+        assert_eq!(e.rule(), Rule::Standard);
+        assert_eq!(
+            say(&mut e, "INFO rule 12"),
+            "ERROR caro rule unsupported; playing renju instead\n"
+        );
+        assert_eq!(e.rule(), Rule::Renju);
     }
 
     fn engine(infos: &[&str]) -> GomocupEngine {

@@ -245,6 +245,27 @@ impl GameSpec {
         }
     }
 
+    /// The file names of the shipped networks usable for this spec, best first: its own
+    /// ([`Self::model_file_name`]), then, for Gomoku under the standard or renju rule, the
+    /// freestyle network of the same board (the same input shape; its policy and values were
+    /// learnt without the rule, which the search applies). The Gomocup brain plays the same
+    /// way, so every front end uses one network for a board.
+    pub fn model_file_names(&self) -> Vec<String> {
+        let mut names = vec![self.model_file_name()];
+        if let GameSpec::Gomoku { size, rule } = self {
+            if *rule != Rule::Freestyle {
+                names.push(
+                    GameSpec::Gomoku {
+                        size: *size,
+                        rule: Rule::Freestyle,
+                    }
+                    .model_file_name(),
+                );
+            }
+        }
+        names
+    }
+
     /// The spec stored in a file header as a game name and a configuration text: the spec's
     /// own text (`gomoku:15:renju`, what this build writes), or, for files written before the
     /// registry, the configuration's `Debug` text (`GomokuConfig { size: 15, rule: Renju, .. }`;
@@ -436,6 +457,24 @@ macro_rules! __with_config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The networks a spec can play with, best first: a renju or standard board falls back
+    /// to the freestyle network of its size, never to another size.
+    #[test]
+    fn model_file_names_fall_back_to_the_freestyle_network_of_the_same_board() {
+        let names = |s: &str| s.parse::<GameSpec>().unwrap().model_file_names();
+        assert_eq!(
+            names("gomoku:15:renju"),
+            ["gomoku-15x15-renju.azc", "gomoku-15x15-freestyle.azc"]
+        );
+        assert_eq!(
+            names("gomoku:9:standard"),
+            ["gomoku-9x9-standard.azc", "gomoku-9x9-freestyle.azc"]
+        );
+        assert_eq!(names("gomoku:8"), ["gomoku-8x8-freestyle.azc"]);
+        assert_eq!(names("xiangqi"), ["xiangqi.azc"]);
+        assert_eq!(names("connect4"), ["connect4.azc"]);
+    }
     use proptest::prelude::*;
 
     fn any_spec() -> impl Strategy<Value = GameSpec> {
