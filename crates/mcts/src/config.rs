@@ -571,7 +571,11 @@ mod tests {
         };
         for cfg in [SearchConfig::default(), custom] {
             let text = toml::to_string(&cfg).unwrap();
-            assert_eq!(toml::from_str::<SearchConfig>(&text).unwrap(), cfg, "{text}");
+            assert_eq!(
+                toml::from_str::<SearchConfig>(&text).unwrap(),
+                cfg,
+                "{text}"
+            );
         }
         let read = |text: &str| toml::from_str::<SearchConfig>(text);
         let c = read("c_puct = 2\ngumbel = true\ntactical_budget = 0\n").unwrap();
@@ -591,7 +595,11 @@ mod tests {
         assert_eq!(c.gumbel.map(|g| g.c_visit), Some(25.0));
         assert_eq!(c.dirichlet_alpha_total, Some(10.0));
         // Keys the caller sets, and unknown keys, are refused by name.
-        for bad in ["simulations = 5", "seed = 1", "c_puct = { c_base = 1.0, x = 1 }"] {
+        for bad in [
+            "simulations = 5",
+            "seed = 1",
+            "c_puct = { c_base = 1.0, x = 1 }",
+        ] {
             let err = read(bad).unwrap_err().to_string();
             assert!(err.contains("unknown field"), "{bad}: {err}");
         }
