@@ -239,3 +239,18 @@ fn unknown_search_keys_are_errors_naming_the_key_as_written() {
         "{err}"
     );
 }
+
+#[test]
+fn the_readme_config_examples_parse() {
+    let path = format!("{}/../../README.md", env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(&path).unwrap();
+    let blocks: Vec<&str> = readme
+        .split("```toml\n")
+        .skip(1)
+        .map(|b| b.split("```").next().unwrap())
+        .collect();
+    assert!(!blocks.is_empty(), "{path} has no toml example");
+    for b in blocks {
+        TrainConfig::from_toml_str(b).unwrap_or_else(|e| panic!("{path}: {e}\n{b}"));
+    }
+}
