@@ -1,12 +1,55 @@
-//! The self-play and search settings of a training configuration (`[selfplay]` of
-//! [`TrainConfig`]): one place that turns the config file's keys into the search's and the
-//! actor's settings, for the training loop and the benchmarks alike. `[selfplay.search]` is
-//! already a [`SearchConfig`]; what is left here is what the loop decides per search.
+//! The settings of the libraries a training configuration drives: one place that turns the
+//! config file's keys into the search's, the actor's, the network's and the trainer's
+//! settings, for the training loop and the benchmarks alike.
+//!
+//! `[selfplay.search]` is already the search's [`SearchConfig`]; what is left here is what
+//! the loop decides per search. `[model]` and `[train]` are not read straight into the
+//! network's and the trainer's configs: those are saved as JSON in every checkpoint under
+//! their own field names (`residual_blocks`, `learning_rate`, …), hold what no user sets
+//! (the game's plane count and board shape; the scheduled learning rate) and have other
+//! shapes (SGD momentum inside the optimizer, 0 = no gradient clipping); the two functions
+//! below are their one translation.
 
 use alphazero_mcts::SearchConfig;
+use alphazero_nn::OptimizerKind;
 use alphazero_selfplay::{PlayoutCap, Resignation, SelfPlayConfig};
 
-use crate::config::{ConfigError, TrainConfig};
+use crate::config::{ConfigError, Optimizer, TrainConfig};
+
+/// The network of `[model]` (residual blocks, channels, value head width) for a game of
+/// `input_planes` planes of `board_height × board_width` and `num_actions` actions.
+pub fn network_config(
+    cfg: &TrainConfig,
+    input_planes: usize,
+    board_height: usize,
+    board_width: usize,
+    num_actions: usize,
+) -> alphazero_nn::ModelConfig {
+    let m = &cfg.model;
+    alphazero_nn::ModelConfig::new(input_planes, board_height, board_width, num_actions)
+        .with_residual_blocks(m.blocks as usize)
+        .with_channels(m.channels as usize)
+        .with_value_hidden(m.value_hidden as usize)
+}
+
+/// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,
+/// [`crate::config::LearnerConfig::lr_at_progress`]).
+pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
+    let t = &cfg.train;
+    alphazero_nn::TrainConfig {
+        optimizer: match t.optimizer {
+            Optimizer::Adamw => OptimizerKind::adamw(),
+            Optimizer::Sgd => OptimizerKind::Sgd {
+                momentum: t.momentum,
+                nesterov: false,
+            },
+        },
+        learning_rate: lr,
+        weight_decay: t.weight_decay as f32,
+        grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
+        value_loss_weight: 1.0,
+    }
+}
 
 /// `[selfplay.search]` with `simulations` simulations, root noise on or off, and the
 /// search's seed.
