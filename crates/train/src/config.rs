@@ -7,6 +7,11 @@
 //! rejects out-of-range values the same way (`selfplay.simulations must be >= 1`). Every
 //! struct also carries `#[serde(deny_unknown_fields)]`.
 //!
+//! Sections are the libraries' own configs where they can be: `[selfplay.search]` is
+//! `alphazero_mcts::SearchConfig` itself, and `[gating.search]` lays keys of it over
+//! self-play's ([`SearchOverlay`]); [`crate::settings`] holds the remaining translations.
+//! Files in the older flat layout (`[selfplay] c_puct = …`) still read ([`LEGACY_SEARCH_KEYS`]).
+//!
 //! ```
 //! use alphazero_train::config::TrainConfig;
 //! let cfg = TrainConfig::parse(
@@ -21,9 +26,9 @@
 use alphazero_mcts::{CPuct, SearchConfig};
 use alphazero_registry::{GameSpec, SpecError};
 use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
 
 use crate::settings;
-use toml::{Table, Value};
 
 /// The games a config may name: the registry's ([`GameSpec::NAMES`]).
 pub const GAMES: [&str; 3] = GameSpec::NAMES;
@@ -321,8 +326,9 @@ pub struct SelfPlayConfig {
     /// `terminal_check`, `gumbel`, `tactical_budget`, `root_tactical_budget`,
     /// `reply_tactical_budget`, `draw_score`). The loop sets the rest: the simulations
     /// (`selfplay.simulations`, or the playout cap's), the root noise (on) and the seed.
-    /// Written flat in `[selfplay]` (`[selfplay] c_puct = 1.5`, the layout before session
-    /// 11, see [`LEGACY_SEARCH_KEYS`]) a key still reads here.
+    /// A key written flat in `[selfplay]` (`[selfplay] c_puct = 1.5`, the layout of files
+    /// and saved run configs before `[selfplay.search]`, see [`LEGACY_SEARCH_KEYS`]) still
+    /// reads here.
     ///
     /// The game presets set `tactical_budget` (Gomoku and Xiangqi 200: fives, threats and
     /// VCF / mates by checks at every expanded node), `draw_score` (Xiangqi −0.2: each side's
