@@ -130,8 +130,10 @@ pub enum ConfigError {
     /// The TOML text does not parse.
     #[error("config is not valid TOML: {0}")]
     Syntax(String),
-    /// A key that the config does not have.
-    #[error("unknown config key {key}")]
+    /// A key that the config does not have; the message names the key's place when it is
+    /// a key of another section (`selfplay.virtual_loss`: did you mean
+    /// `selfplay.search.virtual_loss`?).
+    #[error("unknown config key {key}{}", moved_key_hint(key))]
     UnknownKey {
         /// The full dotted key.
         key: String,
@@ -176,6 +178,31 @@ pub enum ConfigError {
         /// The new spelling, e.g. `selfplay.search.c_puct`.
         new: String,
     },
+}
+
+/// " (did you mean …?)" when `key`, unknown, is a key of the config in another place: a
+/// search key directly in `[selfplay]` or `[gating]`, the simulations in a search table, or a
+/// root-noise key in `[gating.search]`; else nothing.
+fn moved_key_hint(key: &str) -> String {
+    let search_keys: Vec<String> = match Value::try_from(SearchConfig::default()) {
+        Ok(Value::Table(t)) => t.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let is_search_key = |k: &str| search_keys.iter().any(|s| s == k);
+    let parts: Vec<&str> = key.split('.').collect();
+    let place = match parts.as_slice() {
+        [section @ ("selfplay" | "gating"), k] if is_search_key(k) => {
+            format!("{section}.search.{k}")
+        }
+        [section @ ("selfplay" | "gating"), "search", "simulations"] => {
+            format!("{section}.simulations")
+        }
+        ["gating", "search", k] if ROOT_NOISE_KEYS.contains(k) => {
+            return format!(" (the gating search has no root noise; {k} is selfplay.search's)");
+        }
+        _ => return String::new(),
+    };
+    format!(" (did you mean {place}?)")
 }
 
 /// `[game]`: which game and its rule options.

@@ -214,16 +214,35 @@ fn a_key_in_its_old_and_new_place_is_an_error_naming_both() {
 #[test]
 fn unknown_search_keys_are_errors_naming_the_key_as_written() {
     let c4 = TrainConfig::default_for("connect4").unwrap();
-    for key in [
-        "selfplay.search.c_pucct",
+    for (key, hint) in [
+        ("selfplay.search.c_pucct", ""),
+        ("selfplay.search.seed", ""),
         // Set by the loop from selfplay.simulations and gating.simulations, not a search key.
-        "selfplay.search.simulations",
-        "selfplay.search.seed",
-        "gating.search.dirichlet_epsilon",
-        "selfplay.virtual_loss",
+        (
+            "selfplay.search.simulations",
+            " (did you mean selfplay.simulations?)",
+        ),
+        (
+            "gating.search.simulations",
+            " (did you mean gating.simulations?)",
+        ),
+        // A search key that never was in [selfplay], or one put directly in [gating].
+        (
+            "selfplay.virtual_loss",
+            " (did you mean selfplay.search.virtual_loss?)",
+        ),
+        (
+            "gating.tactical_budget",
+            " (did you mean gating.search.tactical_budget?)",
+        ),
+        (
+            "gating.search.dirichlet_epsilon",
+            " (the gating search has no root noise; dirichlet_epsilon is selfplay.search's)",
+        ),
     ] {
         let err = c4.with_overrides(&[format!("{key}=1")]).unwrap_err();
-        assert_eq!(err.to_string(), format!("unknown config key {key}"));
+        assert_eq!(err, ConfigError::UnknownKey { key: key.into() });
+        assert_eq!(err.to_string(), format!("unknown config key {key}{hint}"));
     }
     let err = TrainConfig::from_toml_str(
         "[game]\nname = 'connect4'\n[selfplay.search]\nc_puct = { c_base = 1, c_int = 1 }\n",
