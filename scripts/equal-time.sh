@@ -6,7 +6,7 @@
 #
 #   scripts/equal-time.sh OUT_DIR "GAME ARGS" MINUTES NAME "OVERRIDES" [NAME "OVERRIDES"]...
 #   scripts/equal-time.sh runs/eq "--game connect4" 15 default "" \
-#     gumbel16 "--set selfplay.gumbel=true --set selfplay.playout_cap.enabled=false --set selfplay.simulations=16"
+#     gumbel16 "--set selfplay.search.gumbel=true --set selfplay.playout_cap.enabled=false --set selfplay.simulations=16"
 set -eu
 AZ=${ALPHAZERO:-alphazero}
 OUT=$1; GAMEARGS=$2; MIN=$3; shift 3

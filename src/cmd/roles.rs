@@ -8,8 +8,8 @@ use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};
 use alphazero_train::storage::lease::{LearnerLease, DEFAULT_LEASE};
-use alphazero_train::storage::{Location, Storage, StorageError};
-use alphazero_train::{Pipeline, CONFIG_KEY};
+use alphazero_train::storage::{Location, Storage};
+use alphazero_train::Pipeline;
 use anyhow::{bail, Result};
 
 /// `--storage`: where the run lives.
@@ -142,13 +142,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
 #[allow(clippy::clone_on_copy)]
 pub fn run_learner(args: &LearnerArgs) -> Result<()> {
     let (storage, name) = open_storage(&args.storage, true)?;
-    let saved = match storage.get(CONFIG_KEY) {
-        Ok(b) => Some(String::from_utf8(b).map_err(|e| {
-            anyhow::anyhow!("the run's saved {CONFIG_KEY} in {name} is not text: {e}")
-        })?),
-        Err(StorageError::NotFound { .. }) => None,
-        Err(e) => return Err(e.into()),
-    };
+    let saved = alphazero_train::sources::saved_config(&*storage, &name)?;
     let bars = Bars::new(args.flags.quiet);
     let run = args.flags.prepare(&name, saved, &bars)?;
     let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
@@ -169,7 +163,7 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         Some(i) if i.needed(&*storage, &name, &bars)? => Some(i),
         _ => None,
     };
-    storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
+    alphazero_train::sources::save_config(&*storage, cfg)?;
     eprintln!(
         "{} run {name} ({}) as its learner, device {}; one learner per run",
         if run.resumed { "resuming" } else { "starting" },

@@ -14,8 +14,7 @@ use alphazero_engine::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATI
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;
-use alphazero_train::storage::{LocalStorage, Storage, StorageError};
-use alphazero_train::{InitNetwork, Limits, Observer, Pipeline, TrainConfig, CONFIG_KEY};
+use alphazero_train::{InitNetwork, Limits, Observer, Pipeline, TrainConfig};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -170,14 +169,7 @@ impl RunFlags {
 #[allow(clippy::clone_on_copy)]
 pub fn run(args: &TrainArgs) -> Result<()> {
     // Validate everything before touching the disk.
-    let saved_path = args.run.join(CONFIG_KEY);
-    let saved = match saved_path.is_file() {
-        true => Some(
-            std::fs::read_to_string(&saved_path)
-                .with_context(|| format!("reading the run's saved {}", saved_path.display()))?,
-        ),
-        false => None,
-    };
+    let saved = alphazero_train::local::saved_config(&args.run)?;
     let bars = Bars::new(args.flags.quiet);
     let run_name = args.run.display().to_string();
     let run = args.flags.prepare(&run_name, saved, &bars)?;
@@ -191,22 +183,13 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     }
     // The lock comes first: a second trainer on this directory stops here, having written
     // nothing.
-    let storage = match LocalStorage::open_exclusive(&args.run) {
-        Ok(s) => s,
-        Err(e @ StorageError::Locked { .. }) => bail!("{e}; wait for it to finish or stop it"),
-        Err(StorageError::Open { root, source }) => {
-            bail!("cannot open run directory {}: {source}", root.display())
-        }
-        Err(e) => {
-            return Err(e).with_context(|| format!("opening run directory {}", args.run.display()))
-        }
-    };
+    let storage = alphazero_train::local::open_run(&args.run)?;
     // Checked before anything is written: a run's networks are never replaced.
     let init = match run.init {
         Some(i) if i.needed(&storage, &run_name, &bars)? => Some(i),
         _ => None,
     };
-    storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?;
+    alphazero_train::sources::save_config(&storage, cfg)?;
     eprintln!(
         "{} run {run_name} ({}), device {}",
         if run.resumed { "resuming" } else { "starting" },

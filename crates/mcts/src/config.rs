@@ -1,9 +1,18 @@
-//! Search configuration with the papers' defaults, and its validation.
+//! Search configuration with the papers' defaults, its validation, and its form in a config
+//! file (serde: the training configuration's `[selfplay.search]`).
+
+use std::fmt;
+
+use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 
 /// The exploration coefficient of PUCT.
 ///
 /// The selection score of a child `a` of a node with `N` visits is
 /// `Q(a) + c(N) · P(a) · sqrt(N) / (1 + N(a))`.
+///
+/// In a config file (serde) a number is [`CPuct::Constant`] (`c_puct = 1.5`) and a table
+/// `{ c_base, c_init }` is [`CPuct::AlphaZero`] (`c_puct = { c_base = 19652, c_init = 1.25 }`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CPuct {
     /// A fixed `c`.
@@ -40,9 +49,56 @@ impl CPuct {
     }
 }
 
+/// The table form of [`CPuct::AlphaZero`] in a config file.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlphaZeroCPuct {
+    c_base: f32,
+    c_init: f32,
+}
+
+impl Serialize for CPuct {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            CPuct::Constant(c) => s.serialize_f32(c),
+            CPuct::AlphaZero { c_base, c_init } => AlphaZeroCPuct { c_base, c_init }.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CPuct {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct CPuctVisitor;
+        impl<'de> Visitor<'de> for CPuctVisitor {
+            type Value = CPuct;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number (a constant c_puct) or a table { c_base, c_init }")
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<CPuct, E> {
+                Ok(CPuct::Constant(v as f32))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<CPuct, E> {
+                Ok(CPuct::Constant(v as f32))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<CPuct, E> {
+                Ok(CPuct::Constant(v as f32))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<CPuct, A::Error> {
+                let a = AlphaZeroCPuct::deserialize(MapAccessDeserializer::new(map))?;
+                Ok(CPuct::AlphaZero {
+                    c_base: a.c_base,
+                    c_init: a.c_init,
+                })
+            }
+        }
+        d.deserialize_any(CPuctVisitor)
+    }
+}
+
 /// Settings of the Gumbel root (Danihelka et al. 2022, "Policy improvement by planning with
 /// Gumbel"). Defaults are the paper's.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct GumbelConfig {
     /// `m`: how many root actions are sampled without replacement by Gumbel-top-k (16).
     pub num_sampled_actions: u32,
@@ -62,11 +118,83 @@ impl Default for GumbelConfig {
     }
 }
 
+/// `gumbel` in a config file: `false` (off), `true` (the paper's [`GumbelConfig`]) or a
+/// table of its fields.
+mod gumbel_setting {
+    use super::*;
+
+    pub fn serialize<S: Serializer>(g: &Option<GumbelConfig>, s: S) -> Result<S::Ok, S::Error> {
+        match g {
+            None => s.serialize_bool(false),
+            Some(g) if *g == GumbelConfig::default() => s.serialize_bool(true),
+            Some(g) => g.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<GumbelConfig>, D::Error> {
+        struct GumbelVisitor;
+        impl<'de> Visitor<'de> for GumbelVisitor {
+            type Value = Option<GumbelConfig>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a boolean (the paper's Gumbel root or none) or a table \
+                     { num_sampled_actions, c_visit, c_scale }",
+                )
+            }
+            fn visit_bool<E: de::Error>(self, on: bool) -> Result<Self::Value, E> {
+                Ok(on.then(GumbelConfig::default))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                GumbelConfig::deserialize(MapAccessDeserializer::new(map)).map(Some)
+            }
+        }
+        d.deserialize_any(GumbelVisitor)
+    }
+}
+
+/// An optional setting written as a plain value in a config file, its type's default (0)
+/// meaning `None` ("off"), as the training configuration has always written it.
+mod zero_is_off {
+    use super::*;
+
+    pub fn serialize<T, S>(v: &Option<T>, s: S) -> Result<S::Ok, S::Error>
+    where
+        T: Serialize + Default,
+        S: Serializer,
+    {
+        match v {
+            Some(v) => v.serialize(s),
+            None => T::default().serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, T, D>(d: D) -> Result<Option<T>, D::Error>
+    where
+        T: Deserialize<'de> + Default + PartialEq,
+        D: Deserializer<'de>,
+    {
+        let v = T::deserialize(d)?;
+        Ok((v != T::default()).then_some(v))
+    }
+}
+
 /// Everything that controls one search. `Default` gives the AlphaZero paper's values.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// # In a config file
+/// Serde (de)serializes it as a table of its fields by name — the training configuration's
+/// `[selfplay.search]` — with unknown keys refused and missing keys taking the defaults
+/// below. Not in the table, since the caller sets them for each search: `simulations`,
+/// `root_noise`, `temperature` and `seed`. [`SearchConfig::c_puct`] is a number or a table,
+/// [`SearchConfig::gumbel`] `false`, `true` or a table; the optional budgets and
+/// [`SearchConfig::dirichlet_alpha_total`] are written as a number, 0 meaning `None` (so
+/// `Some(0)` has no written form).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
     /// Simulations (completed leaf back-ups, evaluated or terminal) per [`crate::Search::run`]
-    /// (800). Visits already in a reused subtree do not count against it.
+    /// (800). Visits already in a reused subtree do not count against it. Not a config-file
+    /// key: the caller sets it (training: `selfplay.simulations`, `gating.simulations`).
+    #[serde(skip)]
     pub simulations: u32,
     /// PUCT exploration coefficient (AlphaZero `c_base` 19652, `c_init` 1.25).
     pub c_puct: CPuct,
@@ -80,11 +208,13 @@ pub struct SearchConfig {
     pub dirichlet_epsilon: f32,
     /// Whether to add Dirichlet noise to the root priors (self-play: on; play/arena: off).
     /// Default `false`. Ignored when [`SearchConfig::gumbel`] is set (Gumbel sampling is the
-    /// exploration there).
+    /// exploration there). Not a config-file key: the caller sets it.
+    #[serde(skip)]
     pub root_noise: bool,
     /// The move-choice temperature τ a caller should pass to [`crate::select_move`] (1.0).
     /// The search itself does not read it; schedules such as "τ = 1 for the first 30 moves"
-    /// are up to the caller.
+    /// are up to the caller. Not a config-file key (self-play has its own temperatures).
+    #[serde(skip)]
     pub temperature: f32,
     /// Virtual loss per in-flight visit (1.0): while a leaf waits for the evaluator, each
     /// edge on its path counts as visited once more with value −`virtual_loss`.
@@ -105,16 +235,19 @@ pub struct SearchConfig {
     /// ply deep. Off by default, as in AlphaZero.
     pub terminal_check: bool,
     /// Gumbel root with sequential halving instead of PUCT at the root (`None`).
+    #[serde(with = "gumbel_setting")]
     pub gumbel: Option<GumbelConfig>,
     /// The game's own tactical search at every expanded node ([`alphazero_game::Game::tactical_proof`],
     /// Gomoku: fives, unstoppable threats and VCF), with this node budget per call; its proven
     /// wins and losses enter the MCTS-solver. `None` (default): not called. `Some(0)`: only
     /// the cheap checks (Gomoku: fives and unstoppable threats, no VCF).
+    #[serde(with = "zero_is_off")]
     pub tactical_budget: Option<u32>,
     /// The game's deeper tactical search at the root only
     /// ([`alphazero_game::Game::root_tactical_proof`], Gomoku: VCT), with this node budget;
     /// replaces the per-node tactics at the root. `None` (default): the root gets the per-node
     /// tactics like every node.
+    #[serde(with = "zero_is_off")]
     pub root_tactical_budget: Option<u32>,
     /// The same deeper search ([`alphazero_game::Game::root_tactical_proof`]) at each child
     /// of the root, i.e. for the opponent after each of the root's candidate moves, with this
@@ -122,11 +255,13 @@ pub struct SearchConfig {
     /// by threes and fours, not only a VCF) is proven lost the first time it is visited, so
     /// the search defends against threats two moves deep. `None` (default): the root's
     /// children get the per-node tactics like every node.
+    #[serde(with = "zero_is_off")]
     pub reply_tactical_budget: Option<u32>,
     /// When set, the Dirichlet α of the root noise is this total divided by the number of root
     /// candidates actually searched (AlphaZero's α ≈ 10 / typical number of legal moves), so
     /// that the noise keeps its shape when a game searches only part of its action space
     /// (Gomoku's candidate points). `None` (default): [`SearchConfig::dirichlet_alpha`] as is.
+    #[serde(with = "zero_is_off")]
     pub dirichlet_alpha_total: Option<f32>,
     /// Contempt: the value of a drawn end of the game (repetition, move limit, proven draw)
     /// for the root's side to move, in [-1, 1]; the other side gets its negation (0.0: a draw
@@ -136,7 +271,9 @@ pub struct SearchConfig {
     /// values (root value, child Q) include it. Values kept in a reused subtree were backed up
     /// under the earlier root's side.
     pub draw_score: f32,
-    /// Seed of the search's RNG (Dirichlet noise, Gumbel samples).
+    /// Seed of the search's RNG (Dirichlet noise, Gumbel samples). Not a config-file key: the
+    /// caller sets it.
+    #[serde(skip)]
     pub seed: u64,
 }
 
@@ -417,6 +554,56 @@ mod tests {
             assert_eq!(err.field, field);
             assert!(err.to_string().contains(field));
         }
+    }
+
+    #[test]
+    fn config_file_form_round_trips_and_reads_each_written_form() {
+        let custom = SearchConfig {
+            c_puct: CPuct::Constant(2.5),
+            gumbel: Some(GumbelConfig {
+                num_sampled_actions: 8,
+                ..GumbelConfig::default()
+            }),
+            tactical_budget: Some(200),
+            dirichlet_alpha_total: Some(10.0),
+            draw_score: -0.2,
+            ..SearchConfig::default()
+        };
+        for cfg in [SearchConfig::default(), custom] {
+            let text = toml::to_string(&cfg).unwrap();
+            assert_eq!(
+                toml::from_str::<SearchConfig>(&text).unwrap(),
+                cfg,
+                "{text}"
+            );
+        }
+        let read = |text: &str| toml::from_str::<SearchConfig>(text);
+        let c = read("c_puct = 2\ngumbel = true\ntactical_budget = 0\n").unwrap();
+        assert_eq!(c.c_puct, CPuct::Constant(2.0));
+        assert_eq!(c.gumbel, Some(GumbelConfig::default()));
+        assert_eq!(c.tactical_budget, None, "0 = off");
+        let c = read("c_puct = { c_base = 100, c_init = 2.0 }\ngumbel = false\n").unwrap();
+        assert_eq!(
+            c.c_puct,
+            CPuct::AlphaZero {
+                c_base: 100.0,
+                c_init: 2.0
+            }
+        );
+        assert_eq!(c.gumbel, None);
+        let c = read("gumbel = { c_visit = 25.0 }\ndirichlet_alpha_total = 10\n").unwrap();
+        assert_eq!(c.gumbel.map(|g| g.c_visit), Some(25.0));
+        assert_eq!(c.dirichlet_alpha_total, Some(10.0));
+        // Keys the caller sets, and unknown keys, are refused by name.
+        for bad in [
+            "simulations = 5",
+            "seed = 1",
+            "c_puct = { c_base = 1.0, x = 1 }",
+        ] {
+            let err = read(bad).unwrap_err().to_string();
+            assert!(err.contains("unknown field"), "{bad}: {err}");
+        }
+        assert!(read("c_puct = \"big\"").is_err());
     }
 
     #[test]

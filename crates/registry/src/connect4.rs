@@ -25,10 +25,10 @@ pub(crate) const TRAINING_PRESET: &str = r#"
 games_per_iteration = 100
 simulations = 128
 temperature_moves = 8
-dirichlet_alpha = 1.0
 max_plies = 42
 playout_cap = { enabled = true, fast_simulations = 24, full_probability = 0.3 }
 resign = { min_ply = 10 }
+search = { dirichlet_alpha = 1.0 }
 
 # Half of each batch from the newest 40,000 positions (about the last 6,000 games), the rest
 # from the whole buffer.

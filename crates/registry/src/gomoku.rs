@@ -24,10 +24,12 @@ rule = "freestyle"
 # 200 stones placed.
 [selfplay]
 temperature_moves = 12
+max_plies = 225
+
+[selfplay.search]
 dirichlet_alpha = 0.05
 dirichlet_alpha_total = 10.0
 tactical_budget = 200
-max_plies = 225
 "#;
 
 /// Gomoku on a `size × size` board under `rule`, the size checked as [`GomokuConfig::new`]

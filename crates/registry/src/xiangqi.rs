@@ -19,9 +19,11 @@ pub(crate) const ABOUT: &str = "Xiangqi (Chinese chess)";
 pub(crate) const TRAINING_PRESET: &str = r#"
 [selfplay]
 temperature_moves = 20
-dirichlet_alpha = 0.3
 max_plies = 300
 resign = { enabled = true, min_ply = 40 }
+
+[selfplay.search]
+dirichlet_alpha = 0.3
 # Mates in one and mates by checks within 200 nodes at every expanded node: ~15 µs per call on
 # self-play positions, ~5% of a 4×32 network evaluation (crates/nn/examples/xiangqi_mates.rs
 # --cost); a mating move the network rates low is then never missed (the decisive-move check

@@ -7,6 +7,11 @@
 //! rejects out-of-range values the same way (`selfplay.simulations must be >= 1`). Every
 //! struct also carries `#[serde(deny_unknown_fields)]`.
 //!
+//! Sections are the libraries' own configs where they can be: `[selfplay.search]` is
+//! `alphazero_mcts::SearchConfig` itself, and `[gating.search]` lays keys of it over
+//! self-play's ([`SearchOverlay`]); [`crate::settings`] holds the remaining translations.
+//! Files in the older flat layout (`[selfplay] c_puct = …`) still read ([`LEGACY_SEARCH_KEYS`]).
+//!
 //! ```
 //! use alphazero_train::config::TrainConfig;
 //! let cfg = TrainConfig::parse(
@@ -18,9 +23,12 @@
 //! assert_eq!(cfg.model.blocks, 4); // connect4 default
 //! ```
 
+use alphazero_mcts::{CPuct, SearchConfig};
 use alphazero_registry::{GameSpec, SpecError};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
+
+use crate::settings;
 
 /// The games a config may name: the registry's ([`GameSpec::NAMES`]).
 pub const GAMES: [&str; 3] = GameSpec::NAMES;
@@ -122,8 +130,10 @@ pub enum ConfigError {
     /// The TOML text does not parse.
     #[error("config is not valid TOML: {0}")]
     Syntax(String),
-    /// A key that the config does not have.
-    #[error("unknown config key {key}")]
+    /// A key that the config does not have; the message names the key's place when it is
+    /// a key of another section (`selfplay.virtual_loss`: did you mean
+    /// `selfplay.search.virtual_loss`?).
+    #[error("unknown config key {key}{}", moved_key_hint(key))]
     UnknownKey {
         /// The full dotted key.
         key: String,
@@ -160,6 +170,39 @@ pub enum ConfigError {
     /// A value that the typed config rejects (e.g. an unknown optimizer name).
     #[error("config value rejected: {0}")]
     Value(String),
+    /// One source gives a key in its old and its new place ([`LEGACY_SEARCH_KEYS`]).
+    #[error("{old} and {new} are one key, in its old and its new place; give it once, as {new}")]
+    TwoSpellings {
+        /// The old spelling, e.g. `selfplay.c_puct`.
+        old: String,
+        /// The new spelling, e.g. `selfplay.search.c_puct`.
+        new: String,
+    },
+}
+
+/// " (did you mean …?)" when `key`, unknown, is a key of the config in another place: a
+/// search key directly in `[selfplay]` or `[gating]`, the simulations in a search table, or a
+/// root-noise key in `[gating.search]`; else nothing.
+fn moved_key_hint(key: &str) -> String {
+    let search_keys: Vec<String> = match Value::try_from(SearchConfig::default()) {
+        Ok(Value::Table(t)) => t.keys().cloned().collect(),
+        _ => Vec::new(),
+    };
+    let is_search_key = |k: &str| search_keys.iter().any(|s| s == k);
+    let parts: Vec<&str> = key.split('.').collect();
+    let place = match parts.as_slice() {
+        [section @ ("selfplay" | "gating"), k] if is_search_key(k) => {
+            format!("{section}.search.{k}")
+        }
+        [section @ ("selfplay" | "gating"), "search", "simulations"] => {
+            format!("{section}.simulations")
+        }
+        ["gating", "search", k] if ROOT_NOISE_KEYS.contains(k) => {
+            return format!(" (the gating search has no root noise; {k} is selfplay.search's)");
+        }
+        _ => return String::new(),
+    };
+    format!(" (did you mean {place}?)")
 }
 
 /// `[game]`: which game and its rule options.
@@ -294,14 +337,6 @@ pub struct SelfPlayConfig {
     pub temperature: f64,
     /// Temperature after `temperature_moves` (0 = pick the most visited move).
     pub final_temperature: f64,
-    /// Dirichlet noise concentration α at the root.
-    pub dirichlet_alpha: f64,
-    /// Weight ε of the Dirichlet noise in the root prior, in [0, 1].
-    pub dirichlet_epsilon: f64,
-    /// PUCT exploration constant.
-    pub c_puct: f64,
-    /// First-play-urgency reduction for unvisited children (value units).
-    pub fpu_reduction: f64,
     /// Playout-cap randomisation.
     pub playout_cap: PlayoutCapConfig,
     /// Resignation.
@@ -311,27 +346,47 @@ pub struct SelfPlayConfig {
     /// their value target is the search's root value q alone (as if
     /// `train.value_q_weight` were 1 for that game); their policy targets are kept.
     pub max_plies: u32,
-    /// Use Gumbel root search instead of PUCT with Dirichlet noise.
-    pub gumbel: bool,
-    /// Check every move of a newly expanded node for an immediate game end, so that
-    /// wins-in-1 and forced replies are seen at once (cheap for Connect Four and Gomoku,
-    /// costly for Xiangqi).
-    pub terminal_check: bool,
-    /// The game's tactical search at every expanded node (Gomoku: fives, unstoppable threats
-    /// and VCF; Xiangqi: mates in one and mates by continuous checks), its proofs entering the
-    /// MCTS-solver: the node budget per call; 0 = off (Gomoku and Xiangqi default 200).
-    pub tactical_budget: u32,
-    /// When > 0, the root noise's Dirichlet α is this total divided by the number of root
-    /// candidates searched (AlphaZero's α ≈ 10 / typical number of moves), instead of
-    /// `dirichlet_alpha`; 0 = use `dirichlet_alpha` as is.
-    pub dirichlet_alpha_total: f64,
-    /// Contempt in self-play searches, in [-1, 1]: the value a drawn end (repetition, move
-    /// limit, proven draw) has for the side whose search it is (its opponent gets the
-    /// negation). Negative: both sides avoid the draws they see (Xiangqi default −0.2:
-    /// early networks otherwise end most games by repeating moves). Game results and
-    /// value targets are unchanged. 0 = draws are worth 0.
-    pub draw_score: f64,
+    /// `[selfplay.search]`: the search of every self-play move, read straight into the
+    /// search's own configuration (its keys are [`SearchConfig`]'s fields: `c_puct`,
+    /// `fpu_reduction`, `dirichlet_alpha`, `dirichlet_epsilon`, `dirichlet_alpha_total`,
+    /// `virtual_loss`, `leaves_per_batch`, `use_candidate_moves`, `solver`,
+    /// `terminal_check`, `gumbel`, `tactical_budget`, `root_tactical_budget`,
+    /// `reply_tactical_budget`, `draw_score`). The loop sets the rest: the simulations
+    /// (`selfplay.simulations`, or the playout cap's), the root noise (on) and the seed.
+    /// A key written flat in `[selfplay]` (`[selfplay] c_puct = 1.5`, the layout of files
+    /// and saved run configs before `[selfplay.search]`, see [`LEGACY_SEARCH_KEYS`]) still
+    /// reads here.
+    ///
+    /// The game presets set `tactical_budget` (Gomoku and Xiangqi 200: fives, threats and
+    /// VCF / mates by checks at every expanded node), `draw_score` (Xiangqi −0.2: each side's
+    /// search avoids the repetition draws early networks end most games with; results and
+    /// targets are unchanged) and `dirichlet_alpha_total` (Gomoku 10: α = 10 / candidates).
+    pub search: SearchConfig,
 }
+
+/// The `[selfplay]` keys of the layout before `[selfplay.search]`, each now
+/// `selfplay.search.<key>`: a config file or saved run config that writes one flat still
+/// reads, an override `selfplay.<key>=…` sets `selfplay.search.<key>`, and giving both
+/// spellings in one source is an error naming both.
+pub const LEGACY_SEARCH_KEYS: [&str; 9] = [
+    "dirichlet_alpha",
+    "dirichlet_epsilon",
+    "c_puct",
+    "fpu_reduction",
+    "gumbel",
+    "terminal_check",
+    "tactical_budget",
+    "dirichlet_alpha_total",
+    "draw_score",
+];
+
+/// The `[selfplay.search]` keys `[gating.search]` cannot set: the root noise's (gating
+/// searches without it).
+pub const ROOT_NOISE_KEYS: [&str; 3] = [
+    "dirichlet_alpha",
+    "dirichlet_epsilon",
+    "dirichlet_alpha_total",
+];
 
 /// `[replay]`: the replay buffer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -498,53 +553,50 @@ pub struct GatingConfig {
     /// Plies played uniformly at random at the start of each gating game (for variety).
     pub opening_random_plies: u32,
     /// `[gating.search]`: the gating search's own settings; a key left out is
-    /// `[selfplay]`'s (the default: gating searches as self-play does, with
+    /// `[selfplay.search]`'s (the default: gating searches as self-play does, with
     /// `gating.simulations`, no root noise, τ = 0).
-    #[serde(default, skip_serializing_if = "GatingSearch::is_unset")]
-    pub search: GatingSearch,
+    #[serde(default, skip_serializing_if = "SearchOverlay::is_unset")]
+    pub search: SearchOverlay,
 }
 
-/// `[gating.search]`: search settings of the gating match that differ from `[selfplay]`'s.
-/// Each key is one of [`GATING_SEARCH_KEYS`], of the same meaning and type as in
-/// `[selfplay]`; `None` (left out) = `[selfplay]`'s value.
+/// `[gating.search]`: the keys of `[selfplay.search]` (any but the root noise's,
+/// [`ROOT_NOISE_KEYS`]) that the gating match sets differently, as written; each is read by
+/// [`SearchConfig`]'s own definition when laid over self-play's search
+/// ([`SearchOverlay::over`]). Empty = gating searches exactly as self-play.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GatingSearch {
-    /// PUCT exploration constant c_puct.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub c_puct: Option<f64>,
-    /// FPU reduction for unvisited children (value units).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fpu_reduction: Option<f64>,
-    /// Gumbel root search instead of PUCT.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gumbel: Option<bool>,
-    /// Immediate game ends checked at every expanded node.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terminal_check: Option<bool>,
-    /// Node budget of the game's tactical search per expanded node; 0 = off.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tactical_budget: Option<u32>,
-    /// Contempt: the value of a drawn end for the searching side, in [-1, 1].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub draw_score: Option<f64>,
-}
+#[serde(transparent)]
+pub struct SearchOverlay(pub Table);
 
-/// The keys `[gating.search]` may set: `[selfplay]`'s search settings other than the
-/// simulations (`gating.simulations`) and the root noise (off in gating).
-pub const GATING_SEARCH_KEYS: [&str; 6] = [
-    "c_puct",
-    "fpu_reduction",
-    "gumbel",
-    "terminal_check",
-    "tactical_budget",
-    "draw_score",
-];
-
-impl GatingSearch {
+impl SearchOverlay {
     /// Whether no key is set (gating searches exactly as self-play).
     pub fn is_unset(&self) -> bool {
-        self == &GatingSearch::default()
+        self.0.is_empty()
+    }
+
+    /// `base` with every key of this overlay in place of its own; the fields that are no
+    /// config keys (simulations, root noise, τ, seed) stay `base`'s.
+    ///
+    /// # Errors
+    /// [`ConfigError::Value`] naming `gating.search` when a key is unknown or of the wrong
+    /// type (never for a config that [`TrainConfig::parse`] accepted).
+    pub fn over(&self, base: &SearchConfig) -> Result<SearchConfig, ConfigError> {
+        let bad = |e: &dyn std::fmt::Display| ConfigError::Value(format!("gating.search: {e}"));
+        let mut table = match Value::try_from(base) {
+            Ok(Value::Table(t)) => t,
+            Ok(v) => return Err(bad(&format!("the search config is not a table: {v}"))),
+            Err(e) => return Err(bad(&e)),
+        };
+        for (k, v) in &self.0 {
+            table.insert(k.clone(), v.clone());
+        }
+        let out: SearchConfig = Value::Table(table).try_into().map_err(|e| bad(&e))?;
+        Ok(SearchConfig {
+            simulations: base.simulations,
+            root_noise: base.root_noise,
+            temperature: base.temperature,
+            seed: base.seed,
+            ..out
+        })
     }
 }
 
@@ -624,10 +676,6 @@ impl TrainConfig {
                 temperature_moves: 30,
                 temperature: 1.0,
                 final_temperature: 0.0,
-                dirichlet_alpha: 0.3,
-                dirichlet_epsilon: 0.25,
-                c_puct: 1.5,
-                fpu_reduction: 0.2,
                 playout_cap: PlayoutCapConfig {
                     enabled: false,
                     fast_simulations: 64,
@@ -640,11 +688,17 @@ impl TrainConfig {
                     no_resign_fraction: 0.1,
                 },
                 max_plies: 400,
-                gumbel: false,
-                terminal_check: true,
-                tactical_budget: 0,
-                dirichlet_alpha_total: 0.0,
-                draw_score: 0.0,
+                search: SearchConfig {
+                    c_puct: CPuct::Constant(1.5),
+                    fpu_reduction: 0.2,
+                    dirichlet_alpha: 0.3,
+                    dirichlet_epsilon: 0.25,
+                    terminal_check: true,
+                    tactical_budget: None,
+                    dirichlet_alpha_total: None,
+                    draw_score: 0.0,
+                    ..SearchConfig::default()
+                },
             },
             replay: ReplayConfig {
                 capacity: 200_000,
@@ -687,7 +741,7 @@ impl TrainConfig {
                     beta: 0.05,
                 },
                 opening_random_plies: 4,
-                search: GatingSearch::default(),
+                search: SearchOverlay::default(),
             },
             eval: EvalConfig {
                 solver_every: 0,
@@ -735,8 +789,8 @@ impl TrainConfig {
     pub fn parse<S: AsRef<str>>(text: &str, overrides: &[S]) -> Result<Self, ConfigError> {
         let mut user: Table =
             toml::from_str(text).map_err(|e| ConfigError::Syntax(e.to_string()))?;
-        for o in overrides {
-            let (path, value) = parse_override(o.as_ref())?;
+        move_legacy_keys(&mut user)?;
+        for (path, value) in parse_overrides(overrides)? {
             set_path(&mut user, &path, value)?;
         }
         let name = match user.get("game").and_then(|g| g.get("name")) {
@@ -780,8 +834,7 @@ impl TrainConfig {
     /// As [`TrainConfig::parse`].
     pub fn with_overrides<S: AsRef<str>>(&self, overrides: &[S]) -> Result<Self, ConfigError> {
         let mut table = self.to_table()?;
-        for o in overrides {
-            let (path, value) = parse_override(o.as_ref())?;
+        for (path, value) in parse_overrides(overrides)? {
             let mut single = Table::new();
             set_path(&mut single, &path, value)?;
             merge_user(&mut table, &single)?;
@@ -825,18 +878,11 @@ impl TrainConfig {
         at_most("selfplay.simulations", s.simulations, MAX_SIMULATIONS)?;
         non_negative("selfplay.temperature", s.temperature)?;
         non_negative("selfplay.final_temperature", s.final_temperature)?;
-        positive("selfplay.dirichlet_alpha", s.dirichlet_alpha)?;
-        if !(s.dirichlet_alpha_total.is_finite() && s.dirichlet_alpha_total >= 0.0) {
-            return invalid(
-                "selfplay.dirichlet_alpha_total",
-                "must be finite and >= 0 (0 = off)".into(),
-                s.dirichlet_alpha_total,
-            );
-        }
-        in_range("selfplay.dirichlet_epsilon", s.dirichlet_epsilon, 0.0, 1.0)?;
-        in_range("selfplay.draw_score", s.draw_score, -1.0, 1.0)?;
-        positive("selfplay.c_puct", s.c_puct)?;
-        non_negative("selfplay.fpu_reduction", s.fpu_reduction)?;
+        // The searches as the loop runs them, checked by the search's own rules.
+        search_valid(
+            "selfplay.search",
+            &settings::search_config(self, 1, true, 0),
+        )?;
         // Values of a feature that is off are checked too (a config that turns it on later
         // must not find a bad value waiting); only the checks against other keys wait.
         at_least(
@@ -930,16 +976,7 @@ impl TrainConfig {
         at_least("gating.simulations", gt.simulations, 1)?;
         at_most("gating.simulations", gt.simulations, MAX_SIMULATIONS)?;
         in_range("gating.win_rate", gt.win_rate, 0.0, 1.0)?;
-        let gs = &gt.search;
-        if let Some(v) = gs.c_puct {
-            positive("gating.search.c_puct", v)?;
-        }
-        if let Some(v) = gs.fpu_reduction {
-            non_negative("gating.search.fpu_reduction", v)?;
-        }
-        if let Some(v) = gs.draw_score {
-            in_range("gating.search.draw_score", v, -1.0, 1.0)?;
-        }
+        search_valid("gating.search", &settings::gating_search_config(self, 0)?)?;
         finite("gating.sprt.elo0", gt.sprt.elo0)?;
         finite("gating.sprt.elo1", gt.sprt.elo1)?;
         if gt.sprt.elo1 <= gt.sprt.elo0 {
@@ -988,6 +1025,16 @@ impl TrainConfig {
     }
 }
 
+/// [`SearchConfig::validate`] of a search of the config, its error naming the key under
+/// `prefix` (`selfplay.search.c_puct must be finite and > 0 (got 0)`).
+fn search_valid(prefix: &str, search: &SearchConfig) -> Result<(), ConfigError> {
+    search.validate().map_err(|e| ConfigError::Invalid {
+        key: format!("{prefix}.{}", e.field),
+        message: e.reason.to_string(),
+        value: e.value,
+    })
+}
+
 fn invalid<R, T: ToString>(key: &str, message: String, value: T) -> Result<R, ConfigError> {
     Err(ConfigError::Invalid {
         key: key.to_string(),
@@ -1019,6 +1066,8 @@ fn integer_minimum(key: &str) -> u32 {
         | "model.value_hidden"
         | "train.batch_size"
         | "train.lr_step_every"
+        | "selfplay.search.leaves_per_batch"
+        | "gating.search.leaves_per_batch"
         | "gating.games"
         | "gating.simulations"
         | "eval.solver_positions"
@@ -1092,6 +1141,86 @@ fn parse_override(text: &str) -> Result<(Vec<String>, Value), ConfigError> {
     Ok((path, value))
 }
 
+/// The key an override path names: a [`LEGACY_SEARCH_KEYS`] key of `[selfplay]` moves to
+/// `[selfplay.search]`.
+fn current_path(mut path: Vec<String>) -> Vec<String> {
+    if path.len() == 2 && path[0] == "selfplay" && LEGACY_SEARCH_KEYS.contains(&path[1].as_str()) {
+        path.insert(1, "search".into());
+    }
+    path
+}
+
+/// The `key=value` overrides parsed, each key in its current place ([`current_path`]).
+///
+/// # Errors
+/// [`ConfigError::BadOverride`]; [`ConfigError::TwoSpellings`] when two overrides give one
+/// key in its old and its new place.
+fn parse_overrides<S: AsRef<str>>(
+    overrides: &[S],
+) -> Result<Vec<(Vec<String>, Value)>, ConfigError> {
+    let mut out: Vec<(Vec<String>, Value)> = Vec::with_capacity(overrides.len());
+    let mut written: Vec<Vec<String>> = Vec::with_capacity(overrides.len());
+    for o in overrides {
+        let (path, value) = parse_override(o.as_ref())?;
+        let current = current_path(path.clone());
+        for (w, (c, _)) in written.iter().zip(&out) {
+            if *c == current && *w != path {
+                let (old, new) = if w.len() < path.len() {
+                    (w, &path)
+                } else {
+                    (&path, w)
+                };
+                return Err(ConfigError::TwoSpellings {
+                    old: old.join("."),
+                    new: new.join("."),
+                });
+            }
+        }
+        written.push(path);
+        out.push((current, value));
+    }
+    Ok(out)
+}
+
+/// Moves the [`LEGACY_SEARCH_KEYS`] a config file's table writes flat in `[selfplay]` to
+/// `[selfplay.search]`.
+///
+/// # Errors
+/// [`ConfigError::TwoSpellings`] when the file gives a key in both places;
+/// [`ConfigError::Type`] when `selfplay.search` is not a table.
+fn move_legacy_keys(user: &mut Table) -> Result<(), ConfigError> {
+    let Some(Value::Table(selfplay)) = user.get_mut("selfplay") else {
+        return Ok(());
+    };
+    let moved: Vec<(String, Value)> = LEGACY_SEARCH_KEYS
+        .iter()
+        .filter_map(|k| Some((k.to_string(), selfplay.remove(*k)?)))
+        .collect();
+    if moved.is_empty() {
+        return Ok(());
+    }
+    let search = selfplay
+        .entry("search")
+        .or_insert_with(|| Value::Table(Table::new()));
+    let Value::Table(search) = search else {
+        return Err(ConfigError::Type {
+            key: "selfplay.search".into(),
+            expected: "a table",
+            found: search.to_string(),
+        });
+    };
+    for (k, v) in moved {
+        if search.contains_key(&k) {
+            return Err(ConfigError::TwoSpellings {
+                old: format!("selfplay.{k}"),
+                new: format!("selfplay.search.{k}"),
+            });
+        }
+        search.insert(k, v);
+    }
+    Ok(())
+}
+
 /// Sets `path` in `table`, creating intermediate tables.
 fn set_path(table: &mut Table, path: &[String], value: Value) -> Result<(), ConfigError> {
     let (last, parents) = path.split_last().expect("override paths are non-empty");
@@ -1115,6 +1244,14 @@ fn set_path(table: &mut Table, path: &[String], value: Value) -> Result<(), Conf
     Ok(())
 }
 
+/// Whether a key may be written in either of two forms, a plain value or a table: a
+/// search's `c_puct` and `gumbel` (see [`SearchConfig`]).
+fn has_two_forms(key: &str) -> bool {
+    ["selfplay.search.", "gating.search."]
+        .iter()
+        .any(|p| matches!(key.strip_prefix(p), Some("c_puct" | "gumbel")))
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::String(_) => "a string",
@@ -1136,15 +1273,16 @@ fn gating_search_keys_set(table: &Table) -> Vec<String> {
 }
 
 /// [`merge_checked`] of `user` into the config table `base`, where `[gating.search]`'s keys,
-/// optional, are checked against their `[selfplay]` namesakes' types and stay absent unless
-/// `base` or `user` sets them.
+/// optional, are checked against their `[selfplay.search]` namesakes' types and stay absent
+/// unless `base` or `user` sets them.
 fn merge_user(base: &mut Table, user: &Table) -> Result<(), ConfigError> {
     let mut keep = gating_search_keys_set(base);
     keep.extend(gating_search_keys_set(user));
-    let templates: Table = match base.get("selfplay") {
-        Some(Value::Table(sp)) => GATING_SEARCH_KEYS
+    let templates: Table = match base.get("selfplay").and_then(|sp| sp.get("search")) {
+        Some(Value::Table(search)) => search
             .iter()
-            .filter_map(|k| Some((k.to_string(), sp.get(*k)?.clone())))
+            .filter(|(k, _)| !ROOT_NOISE_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
         _ => Table::new(),
     };
@@ -1206,6 +1344,17 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
                     });
                 }
                 *bv = Value::Integer(*i);
+            }
+            // A search's `c_puct` (a number or a table) and `gumbel` (a boolean or a table)
+            // may change form.
+            (bv, uv)
+                if has_two_forms(&key)
+                    && matches!(bv, Value::Table(_)) != matches!(uv, Value::Table(_)) =>
+            {
+                *bv = match uv {
+                    Value::Integer(i) => Value::Float(*i as f64),
+                    uv => uv.clone(),
+                };
             }
             // `game.size` is text in the config but naturally written as a number.
             (bv @ Value::String(_), Value::Integer(i)) if key == "game.size" => {
@@ -1274,7 +1423,7 @@ mod tests {
         assert_eq!(c.game.size, "9");
         assert_eq!(c.game.rule, "freestyle");
         assert_eq!(c.selfplay.simulations, 50);
-        assert_eq!(c.selfplay.dirichlet_alpha, 1.0);
+        assert_eq!(c.selfplay.search.dirichlet_alpha, 1.0);
         assert!(c.selfplay.resign.enabled);
         assert_eq!(c.selfplay.resign.threshold, -0.9);
         assert_eq!(c.train.optimizer, Optimizer::Sgd);
@@ -1408,10 +1557,6 @@ mod tests {
         let base = TrainConfig::default_for("connect4").unwrap();
         for (set, key) in [
             ("selfplay.temperature=inf", "selfplay.temperature"),
-            (
-                "selfplay.dirichlet_epsilon=nan",
-                "selfplay.dirichlet_epsilon",
-            ),
             ("train.lr=inf", "train.lr"),
         ] {
             let err = base.with_overrides(&[set]).unwrap_err().to_string();
@@ -1419,6 +1564,20 @@ mod tests {
                 err.starts_with(&format!("{key} must be a finite number")),
                 "{set}: {err}"
             );
+        }
+        // The search's keys, by the search's own rules.
+        for (set, msg) in [
+            (
+                "selfplay.dirichlet_epsilon=nan",
+                "selfplay.search.dirichlet_epsilon must be in [0, 1] (got NaN)",
+            ),
+            (
+                "selfplay.search.fpu_reduction=inf",
+                "selfplay.search.fpu_reduction must be finite and >= 0 (got inf)",
+            ),
+        ] {
+            let err = base.with_overrides(&[set]).unwrap_err().to_string();
+            assert_eq!(err, msg, "{set}");
         }
     }
 
@@ -1574,7 +1733,15 @@ mod tests {
             ),
             (
                 "selfplay.dirichlet_epsilon=1.5",
-                "selfplay.dirichlet_epsilon must be in [0, 1]",
+                "selfplay.search.dirichlet_epsilon must be in [0, 1]",
+            ),
+            (
+                "selfplay.search.leaves_per_batch=0",
+                "selfplay.search.leaves_per_batch must be at least 1",
+            ),
+            (
+                "selfplay.search.c_puct={ c_base = 0, c_init = 1 }",
+                "selfplay.search.c_puct.c_base must be finite and > 0",
             ),
             ("train.lr=0", "train.lr must be > 0"),
             (
@@ -1675,14 +1842,14 @@ mod tests {
         assert_eq!(x.train.value_q_weight, 0.5);
         assert!(x.selfplay.resign.enabled);
         assert_eq!(
-            x.selfplay.draw_score, -0.2,
+            x.selfplay.search.draw_score, -0.2,
             "self-play avoids repetition draws"
         );
         let c = TrainConfig::default_for("connect4").unwrap();
-        assert_eq!(c.selfplay.draw_score, 0.0);
+        assert_eq!(c.selfplay.search.draw_score, 0.0);
         assert!(matches!(
             x.with_overrides(&["selfplay.draw_score=-1.5"]),
-            Err(ConfigError::Invalid { key, .. }) if key == "selfplay.draw_score"
+            Err(ConfigError::Invalid { key, .. }) if key == "selfplay.search.draw_score"
         ));
         let c4 = TrainConfig::default_for("connect4").unwrap();
         assert_eq!(
@@ -1696,14 +1863,17 @@ mod tests {
     #[test]
     fn xiangqi_self_play_runs_the_mate_tactics() {
         let x = TrainConfig::default_for("xiangqi").unwrap();
-        assert_eq!(x.selfplay.tactical_budget, 200);
+        assert_eq!(x.selfplay.search.tactical_budget, Some(200));
         assert!(
-            !x.selfplay.terminal_check,
+            !x.selfplay.search.terminal_check,
             "the tactics replace the costly check"
         );
         assert_eq!(
-            shipped_config("xiangqi-cpu.toml").selfplay.tactical_budget,
-            200
+            shipped_config("xiangqi-cpu.toml")
+                .selfplay
+                .search
+                .tactical_budget,
+            Some(200)
         );
     }
 
@@ -1775,14 +1945,20 @@ mod tests {
         )
         .unwrap();
         assert!(c.gating.search.is_unset());
-        assert_eq!(gating_search_config(&c, 3), search_config(&c, 7, false, 3));
+        assert_eq!(
+            gating_search_config(&c, 3),
+            Ok(search_config(&c, 7, false, 3))
+        );
         assert!(!c.to_toml_string().unwrap().contains("[gating.search]"));
         // Set: only that key differs from self-play's search.
         let g = c
             .with_overrides(&["gating.search.c_puct=1", "gating.search.tactical_budget=0"])
             .unwrap();
-        assert_eq!(g.selfplay.c_puct, 2.5);
-        let (gate, own) = (gating_search_config(&g, 3), search_config(&g, 7, false, 3));
+        assert_eq!(g.selfplay.search.c_puct, CPuct::Constant(2.5));
+        let (gate, own) = (
+            gating_search_config(&g, 3).unwrap(),
+            search_config(&g, 7, false, 3),
+        );
         assert_eq!(gate.c_puct, CPuct::Constant(1.0));
         assert_eq!(gate.tactical_budget, None);
         assert_ne!(
@@ -1806,9 +1982,12 @@ mod tests {
             &[] as &[&str],
         )
         .unwrap();
-        assert_eq!(file.gating.search.terminal_check, Some(false));
-        assert_eq!(file.gating.search.gumbel, Some(true));
-        assert_eq!(file.gating.search.c_puct, None);
+        let gate = gating_search_config(&file, 0).unwrap();
+        assert!(!gate.terminal_check);
+        assert_eq!(gate.gumbel, Some(alphazero_mcts::GumbelConfig::default()));
+        assert_eq!(gate.c_puct, file.selfplay.search.c_puct);
+        assert!(file.selfplay.search.terminal_check && file.selfplay.search.gumbel.is_none());
+        assert!(!file.gating.search.0.contains_key("c_puct"));
     }
 
     #[test]
@@ -1820,7 +1999,10 @@ mod tests {
         assert!(matches!(err("gating.search.gumbel=3"),
             ConfigError::Type { key, .. } if key == "gating.search.gumbel"));
         for (o, msg) in [
-            ("gating.search.c_puct=0", "gating.search.c_puct must be > 0"),
+            (
+                "gating.search.c_puct=0",
+                "gating.search.c_puct must be finite and > 0",
+            ),
             (
                 "gating.search.draw_score=2",
                 "gating.search.draw_score must be in [-1, 1]",

@@ -1,10 +1,50 @@
-//! A run kept in a local directory: the checks made before a directory becomes a run.
+//! A run kept in a local directory: its saved configuration, the checks made before a
+//! directory becomes a run, and opening it for the one process that trains it.
 
 use std::path::Path;
 
 use crate::error::PipelineError;
 use crate::pipeline::CONFIG_KEY;
-use crate::storage::LOCK_FILE;
+use crate::storage::{LocalStorage, StorageError, LOCK_FILE};
+
+/// The text of the saved [`CONFIG_KEY`] of the run in `dir`, `None` when `dir` holds no run
+/// (yet). Reads without creating or locking anything, so that a run's configuration is
+/// resolved ([`crate::sources::ConfigSources`]) before anything is written.
+///
+/// # Errors
+/// [`PipelineError::Context`] naming the file when it exists but cannot be read as text.
+pub fn saved_config(dir: &Path) -> Result<Option<String>, PipelineError> {
+    let path = dir.join(CONFIG_KEY);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    std::fs::read_to_string(&path).map(Some).map_err(|e| {
+        PipelineError::from(e).context(format!("reading the run's saved {}", path.display()))
+    })
+}
+
+/// Opens the run directory `dir` for the one process that trains it: creates it when new and
+/// takes its exclusive lock ([`LocalStorage::open_exclusive`]), before anything is written.
+///
+/// # Errors
+/// [`PipelineError::Invalid`] when another process holds the lock (naming it and what to do)
+/// or the directory cannot be created or opened (naming it);
+/// [`PipelineError::Storage`] for any other storage error.
+pub fn open_run(dir: &Path) -> Result<LocalStorage, PipelineError> {
+    match LocalStorage::open_exclusive(dir) {
+        Ok(s) => Ok(s),
+        Err(e @ StorageError::Locked { .. }) => Err(PipelineError::Invalid(format!(
+            "{e}; wait for it to finish or stop it"
+        ))),
+        Err(StorageError::Open { root, source }) => Err(PipelineError::Invalid(format!(
+            "cannot open run directory {}: {source}",
+            root.display()
+        ))),
+        Err(e) => {
+            Err(PipelineError::from(e).context(format!("opening run directory {}", dir.display())))
+        }
+    }
+}
 
 /// Refuses to start a new run in `dir` when it exists and holds anything but a run's lock
 /// file: a directory with other files is probably not meant for a run (`--force` starts one

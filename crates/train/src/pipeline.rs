@@ -24,14 +24,14 @@ use alphazero_game::{mix_seed as mix, Game};
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
-    Device, Encode, ModelConfig, NetworkEvaluator, OptimizerKind, PolicyValueNet, Trainer,
+    Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
 };
 use alphazero_registry::GameSpec;
 use alphazero_selfplay::{play_selfplay_games_parallel, worker_count, SelfPlayStats};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::config::{EvalConfig, Optimizer, TrainConfig};
+use crate::config::{EvalConfig, TrainConfig};
 use crate::error::PipelineError;
 use crate::init::InitNetwork;
 use crate::metrics::{GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
@@ -39,7 +39,7 @@ use crate::observer::{IterationReport, Observer, Stage};
 use crate::record::{write_records, GameRecord, RecordHeader};
 use crate::recovery;
 use crate::replay::{ReplayBuffer, SampleOptions};
-use crate::settings::{gating_search_config, selfplay_config};
+use crate::settings::{gating_search_config, network_config, selfplay_config, trainer_config};
 use crate::state::{ChampionInfo, RunState};
 use crate::storage::{champion_key, record_key, Storage};
 
@@ -186,10 +186,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     ) -> Result<Self, PipelineError> {
         let pos = G::new(&game_config);
         let (h, w) = pos.board_shape();
-        let model_config = ModelConfig::new(G::num_planes(&game_config), h, w, pos.num_actions())
-            .with_residual_blocks(cfg.model.blocks as usize)
-            .with_channels(cfg.model.channels as usize)
-            .with_value_hidden(cfg.model.value_hidden as usize);
+        let model_config =
+            network_config(&cfg, G::num_planes(&game_config), h, w, pos.num_actions());
         model_config.validate()?;
         Ok(Pipeline {
             tag: GameSpec::of::<G>(&game_config),
@@ -296,24 +294,6 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         Ok(self.storage.put(key, &bytes)?)
     }
 
-    /// The trainer's settings of `[train]` at learning rate `lr`.
-    fn trainer_config(&self, lr: f64) -> alphazero_nn::TrainConfig {
-        let t = &self.cfg.train;
-        alphazero_nn::TrainConfig {
-            optimizer: match t.optimizer {
-                Optimizer::Adamw => OptimizerKind::adamw(),
-                Optimizer::Sgd => OptimizerKind::Sgd {
-                    momentum: t.momentum,
-                    nesterov: false,
-                },
-            },
-            learning_rate: lr,
-            weight_decay: t.weight_decay as f32,
-            grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
-            value_loss_weight: 1.0,
-        }
-    }
-
     /// The learning rate of iteration `iteration` (0-based) after `elapsed_s` seconds of
     /// training: `train.lr` scheduled over the run's progress, by `run.iterations` when set,
     /// else by `run.time_budget_minutes`.
@@ -342,7 +322,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         init: Option<&InitNetwork>,
         lr: f64,
     ) -> Result<Trainer, PipelineError> {
-        let tc = self.trainer_config(lr);
+        let tc = trainer_config(&self.cfg, lr);
         if let Some(init) = init {
             let ck =
                 checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
@@ -509,7 +489,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     ) -> Result<Learned, PipelineError> {
         let cfg = &self.cfg;
         let batch_size = cfg.train.batch_size as usize;
-        trainer.set_config(self.trainer_config(lr))?;
+        trainer.set_config(trainer_config(&self.cfg, lr))?;
         let steps = if buffer.len() >= batch_size.min(256) {
             cfg.train.steps_for(new_positions)
         } else {
@@ -679,7 +659,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         observer: &dyn Observer,
     ) -> Result<GatingMetrics, PipelineError> {
         let g = &self.cfg.gating;
-        let search = gating_search_config(&self.cfg, 0);
+        let search = gating_search_config(&self.cfg, 0)?;
         let entrant = |name: &str, net: &PolicyValueNet| -> Result<Entrant<G>, PipelineError> {
             let eval = NetworkEvaluator::<G>::new(net, &self.model_config, &self.device)?;
             let eval = Arc::new(CachedEvaluator::new(eval, 100_000));

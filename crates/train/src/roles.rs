@@ -30,7 +30,7 @@ use crate::record::{read_records, GameRecord};
 use crate::state::RunState;
 use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
 use crate::storage::lease::LearnerLease;
-use crate::storage::{champion_key, record_key, Storage, StorageError};
+use crate::storage::{champion_key, record_key, Storage};
 use crate::InitNetwork;
 use alphazero_game::mix_seed as mix;
 use alphazero_records::GameResult;
@@ -58,25 +58,16 @@ pub fn open_run(
     game: Option<&str>,
 ) -> Result<(RunManifest, TrainConfig), PipelineError> {
     let manifest = read_run(storage, location, game)?;
-    let text = match storage.get(CONFIG_KEY) {
-        Ok(b) => b,
-        Err(StorageError::NotFound { .. }) => {
-            return Err(ExchangeError::NoRun {
-                location: location.to_string(),
-                key: CONFIG_KEY.to_string(),
-            }
-            .into())
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let cfg = String::from_utf8(text)
-        .map_err(|e| e.to_string())
-        .and_then(|t| TrainConfig::from_toml_str(&t).map_err(|e| e.to_string()))
-        .map_err(|e| {
-            PipelineError::Invalid(format!(
-                "{CONFIG_KEY} in {location} is not a run's configuration: {e}"
-            ))
+    let text =
+        crate::sources::saved_config(storage, location)?.ok_or_else(|| ExchangeError::NoRun {
+            location: location.to_string(),
+            key: CONFIG_KEY.to_string(),
         })?;
+    let cfg = TrainConfig::from_toml_str(&text).map_err(|e| {
+        PipelineError::Invalid(format!(
+            "{CONFIG_KEY} in {location} is not a run's configuration: {e}"
+        ))
+    })?;
     Ok((manifest, cfg))
 }
 

@@ -1,31 +1,64 @@
-//! The self-play and search settings of a training configuration (`[selfplay]` of
-//! [`TrainConfig`]): one place that turns the config file's keys into the search's and the
-//! actor's settings, for the training loop and the benchmarks alike.
+//! The settings of the libraries a training configuration drives: one place that turns the
+//! config file's keys into the search's, the actor's, the network's and the trainer's
+//! settings, for the training loop and the benchmarks alike.
+//!
+//! `[selfplay.search]` is already the search's [`SearchConfig`]; what is left here is what
+//! the loop decides per search. `[model]` and `[train]` are not read straight into the
+//! network's and the trainer's configs: those are saved as JSON in every checkpoint under
+//! their own field names (`residual_blocks`, `learning_rate`, …), hold what no user sets
+//! (the game's plane count and board shape; the scheduled learning rate) and have other
+//! shapes (SGD momentum inside the optimizer, 0 = no gradient clipping); the two functions
+//! below are their one translation.
 
-use alphazero_mcts::{CPuct, GumbelConfig, SearchConfig};
+use alphazero_mcts::SearchConfig;
+use alphazero_nn::OptimizerKind;
 use alphazero_selfplay::{PlayoutCap, Resignation, SelfPlayConfig};
 
-use crate::config::TrainConfig;
+use crate::config::{ConfigError, Optimizer, TrainConfig};
 
-/// The search settings of `[selfplay]` with `simulations` simulations, root noise on or off,
-/// and the search's seed.
+/// The network of `[model]` (residual blocks, channels, value head width) for a game of
+/// `input_planes` planes of `board_height × board_width` and `num_actions` actions.
+pub fn network_config(
+    cfg: &TrainConfig,
+    input_planes: usize,
+    board_height: usize,
+    board_width: usize,
+    num_actions: usize,
+) -> alphazero_nn::ModelConfig {
+    let m = &cfg.model;
+    alphazero_nn::ModelConfig::new(input_planes, board_height, board_width, num_actions)
+        .with_residual_blocks(m.blocks as usize)
+        .with_channels(m.channels as usize)
+        .with_value_hidden(m.value_hidden as usize)
+}
+
+/// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,
+/// [`crate::config::LearnerConfig::lr_at_progress`]).
+pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
+    let t = &cfg.train;
+    alphazero_nn::TrainConfig {
+        optimizer: match t.optimizer {
+            Optimizer::Adamw => OptimizerKind::adamw(),
+            Optimizer::Sgd => OptimizerKind::Sgd {
+                momentum: t.momentum,
+                nesterov: false,
+            },
+        },
+        learning_rate: lr,
+        weight_decay: t.weight_decay as f32,
+        grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
+        value_loss_weight: 1.0,
+    }
+}
+
+/// `[selfplay.search]` with `simulations` simulations, root noise on or off, and the
+/// search's seed.
 pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) -> SearchConfig {
-    let s = &cfg.selfplay;
     SearchConfig {
         simulations,
-        c_puct: CPuct::Constant(s.c_puct as f32),
-        fpu_reduction: s.fpu_reduction as f32,
-        dirichlet_alpha: s.dirichlet_alpha as f32,
-        dirichlet_epsilon: s.dirichlet_epsilon as f32,
         root_noise: noise,
-        gumbel: s.gumbel.then(GumbelConfig::default),
-        terminal_check: s.terminal_check,
-        tactical_budget: (s.tactical_budget > 0).then_some(s.tactical_budget),
-        dirichlet_alpha_total: (s.dirichlet_alpha_total > 0.0)
-            .then_some(s.dirichlet_alpha_total as f32),
-        draw_score: s.draw_score as f32,
         seed,
-        ..SearchConfig::default()
+        ..cfg.selfplay.search.clone()
     }
 }
 
@@ -55,21 +88,13 @@ pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
 
 /// The search of the gating match (`[gating]`): the self-play search with
 /// `gating.simulations`, no root noise, and every key `[gating.search]` sets in place of
-/// `[selfplay]`'s (the arena sets each game's seed; `seed` is the config's default).
-pub fn gating_search_config(cfg: &TrainConfig, seed: u64) -> SearchConfig {
-    let base = search_config(cfg, cfg.gating.simulations, false, seed);
-    let g = &cfg.gating.search;
-    SearchConfig {
-        c_puct: g.c_puct.map_or(base.c_puct, |c| CPuct::Constant(c as f32)),
-        fpu_reduction: g.fpu_reduction.map_or(base.fpu_reduction, |f| f as f32),
-        gumbel: g
-            .gumbel
-            .map_or(base.gumbel, |on| on.then(GumbelConfig::default)),
-        terminal_check: g.terminal_check.unwrap_or(base.terminal_check),
-        tactical_budget: g
-            .tactical_budget
-            .map_or(base.tactical_budget, |b| (b > 0).then_some(b)),
-        draw_score: g.draw_score.map_or(base.draw_score, |d| d as f32),
-        ..base
-    }
+/// `[selfplay.search]`'s (the arena sets each game's seed; `seed` is the config's default).
+///
+/// # Errors
+/// [`ConfigError::Value`] when `[gating.search]` holds a key or value the search does not
+/// read (never for a config [`TrainConfig::parse`] accepted).
+pub fn gating_search_config(cfg: &TrainConfig, seed: u64) -> Result<SearchConfig, ConfigError> {
+    cfg.gating
+        .search
+        .over(&search_config(cfg, cfg.gating.simulations, false, seed))
 }

@@ -9,7 +9,39 @@
 //! choice.
 
 use crate::config::{self, ConfigError, GameSection, TrainConfig};
+use crate::error::PipelineError;
+use crate::pipeline::CONFIG_KEY;
+use crate::storage::{Storage, StorageError};
 use alphazero_registry::{GameSpec, SpecError};
+
+/// The text of the run's saved [`CONFIG_KEY`] in `storage` (the run named `run` in
+/// messages), `None` when the storage holds no run yet: the [`ConfigSources::saved`] of a run
+/// on any storage (a local directory before it is opened: [`crate::local::saved_config`]).
+///
+/// # Errors
+/// [`PipelineError::Storage`] when it cannot be read, [`PipelineError::Invalid`] when it is
+/// not text.
+pub fn saved_config(storage: &dyn Storage, run: &str) -> Result<Option<String>, PipelineError> {
+    match storage.get(CONFIG_KEY) {
+        Ok(b) => String::from_utf8(b).map(Some).map_err(|e| {
+            PipelineError::Invalid(format!(
+                "the run's saved {CONFIG_KEY} in {run} is not text: {e}"
+            ))
+        }),
+        Err(StorageError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Saves `cfg` as the run's [`CONFIG_KEY`] in `storage` (every key, in the current layout):
+/// what [`saved_config`] reads when the run resumes.
+///
+/// # Errors
+/// [`PipelineError::Config`] when a value has no TOML form, [`PipelineError::Storage`] when
+/// the write fails.
+pub fn save_config(storage: &dyn Storage, cfg: &TrainConfig) -> Result<(), PipelineError> {
+    Ok(storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?)
+}
 
 /// An error resolving a run's configuration from its sources.
 #[derive(Debug, thiserror::Error)]
