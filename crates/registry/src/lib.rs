@@ -7,7 +7,8 @@
 //! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
 //!
 //! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
-//! rules configuration, and its exact solver's [`Yardstick`] if it has one) and its [`Encode`]
+//! rules configuration, its perft counter, and its exact solver's [`Yardstick`] if it has one)
+//! and its [`Encode`]
 //! impl (the network's input planes and what they and the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
 //! [`with_game!`] and one such module.
 //!
@@ -34,6 +35,7 @@ use serde::{Deserialize, Serialize};
 mod connect4;
 mod encode;
 mod gomoku;
+pub mod perft;
 mod web;
 mod xiangqi;
 mod yardstick;
@@ -134,6 +136,12 @@ pub trait Registered: Game {
     /// training loop's `eval.solver_every`); `None`, the default, for a game without one.
     fn solver_yardstick() -> Option<SolverYardstick<Self>> {
         None
+    }
+
+    /// Perft: the leaf nodes of the legal-move tree of this position, `depth` plies deep, by
+    /// the game's fastest counter; the default is [`perft::perft_generic`].
+    fn perft(&self, depth: u32) -> u64 {
+        perft::perft_generic(self, depth)
     }
 }
 
