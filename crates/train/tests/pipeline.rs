@@ -47,6 +47,17 @@ fn pipeline(storage: &dyn Storage, iterations: u32) -> Pipeline<'_, Connect4> {
     .unwrap()
 }
 
+/// Records network 0 (written by `open_trainer`) as the run's first champion.
+fn name_the_first_champion(state: &mut RunState) {
+    state.champions.push(alphazero_train::state::ChampionInfo {
+        id: 0,
+        iteration: 0,
+        key: champion_key(0),
+        elo: 0.0,
+        elo_se: 0.0,
+    });
+}
+
 /// Counts what the pipeline reports.
 #[derive(Default)]
 struct Counting {
@@ -132,13 +143,7 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     let p = pipeline(&storage, 1);
     let mut state = RunState::new(7);
     let mut trainer = p.open_trainer(&mut state, None, 1e-3).unwrap();
-    state.champions.push(alphazero_train::state::ChampionInfo {
-        id: 0,
-        iteration: 0,
-        key: champion_key(0),
-        elo: 0.0,
-        elo_se: 0.0,
-    });
+    name_the_first_champion(&mut state);
     // The actor's side: the champion from storage, one record batch written.
     let champion = p.champion(&state).unwrap();
     let batch = p.self_play(&champion, 0, 0, 11, 0, &Silent).unwrap();
@@ -435,13 +440,7 @@ fn the_games_solver_yardstick_measures_the_network_every_solver_every_iterations
         .with_solver_slice(|| alphazero_train::solver_slice::<Connect4>(dir, &eval, &Silent));
     let mut state = RunState::new(7);
     p.open_trainer(&mut state, None, 1e-3).unwrap();
-    state.champions.push(alphazero_train::state::ChampionInfo {
-        id: 0,
-        iteration: 0,
-        key: champion_key(0),
-        elo: 0.0,
-        elo_se: 0.0,
-    });
+    name_the_first_champion(&mut state);
     let net = p.champion(&state).unwrap();
     assert_eq!(
         p.measure_solver(&net, 3).unwrap(),
