@@ -15,7 +15,7 @@
 //! * [`spec`]: the player-spec notation (`net:FILE:SIMS`, `gomocup:CMD{info=…}`, …) as
 //!   [`PlayerSpec`], parsed with `FromStr` and printed back with `Display`.
 //! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
-//! * [`calibration`]: value calibration (reliability diagram, expected calibration error).
+//! * [`calibration`](mod@calibration): value calibration (reliability diagram, expected calibration error).
 #![deny(missing_docs)]
 
 pub mod batched;
