@@ -792,7 +792,13 @@ fn gomoku_ladder_sends_each_rung_its_info_lines_and_writes_the_table() {
     );
     assert!(text.contains("| sh (MAX_DEPTH 2) | 4 | "), "{text}");
     assert!(text.contains("| n100 | 4 | "), "{text}");
-    assert!(text.contains("Command: `"), "{text}");
+    // The command line, quoted for a POSIX shell (shell-words): plain words as they are, a
+    // player spec with blanks or `=` in single quotes.
+    assert!(
+        text.contains(" arena --game gomoku --size 9 --players heuristic:0 --ladder '"),
+        "{text}"
+    );
+    assert!(text.contains(&format!(" '{rung2}' --games 4 ")), "{text}");
 }
 
 #[test]

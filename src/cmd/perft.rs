@@ -1,7 +1,6 @@
 //! `alphazero perft`: counts the leaf nodes of the legal-move tree to a fixed depth.
 use crate::games::{check_depth, GameArgs, PositionText};
-use alphazero_game::Game;
-use alphazero_registry::with_game;
+use alphazero_registry::{with_game, Registered};
 use anyhow::{Context, Result};
 use std::time::Instant;
 
@@ -21,44 +20,7 @@ pub struct PerftArgs {
     divide: bool,
 }
 
-/// Generic perft over the `Game` trait (the reference for games without a dedicated one).
-pub fn perft_generic<G: Game>(pos: &G, depth: u32, buf: &mut Vec<Vec<G::Move>>) -> u64 {
-    if pos.outcome().is_some() {
-        return 0;
-    }
-    if depth == 0 {
-        return 1;
-    }
-    let level = depth as usize;
-    if buf.len() <= level {
-        buf.resize_with(level + 1, Vec::new);
-    }
-    let mut moves = std::mem::take(&mut buf[level]);
-    pos.legal_moves(&mut moves);
-    let n = if depth == 1 {
-        moves.len() as u64
-    } else {
-        let mut total = 0;
-        for &m in &moves {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            total += perft_generic(&child, depth - 1, buf);
-        }
-        total
-    };
-    buf[level] = moves;
-    n
-}
-
-/// Perft by the game's fastest counter: the generic one unless the game has its own.
-pub trait FastPerft: Game {
-    /// The leaf nodes of the legal-move tree `depth` plies deep.
-    fn fast_perft(&self, depth: u32) -> u64 {
-        perft_generic(self, depth, &mut Vec::new())
-    }
-}
-
-fn run_for<G: PositionText + FastPerft>(cfg: &G::Config, args: &PerftArgs) -> Result<()> {
+fn run_for<G: PositionText + Registered>(cfg: &G::Config, args: &PerftArgs) -> Result<()> {
     let pos = match &args.fen {
         Some(text) if text.trim().is_empty() => {
             anyhow::bail!("--fen is empty (leave it out for the start position)")
@@ -80,13 +42,13 @@ fn run_for<G: PositionText + FastPerft>(cfg: &G::Config, args: &PerftArgs) -> Re
             let n = if args.depth == 1 {
                 1
             } else {
-                child.fast_perft(args.depth - 1)
+                child.perft(args.depth - 1)
             };
             println!("{}: {n}", pos.format_move(m));
             total += n;
         }
     } else {
-        total = pos.fast_perft(args.depth);
+        total = pos.perft(args.depth);
     }
     let secs = start.elapsed().as_secs_f64();
     eprintln!(

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use alphazero_game::{splitmix64, Game};
+use alphazero_game::{mix_seed, Game};
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{run_match, MatchConfig, MatchError, MatchResult, Pairing, Termination};
@@ -75,14 +75,11 @@ pub fn snapshot_pairs(
         }
     }
     if !anchor_ids.is_empty() {
-        let mut rng = seed ^ 0x9E37_79B9_7F4A_7C15;
         for p in 0..n {
             let below = anchor_ids.iter().rposition(|&a| a <= p).unwrap_or(0);
             let above = (below + 1).min(anchor_ids.len() - 1);
-            // One reproducible SplitMix64 draw per player.
-            let (next, z) = splitmix64(rng);
-            rng = next;
-            let drawn = (z % anchor_ids.len() as u64) as usize;
+            // One reproducible draw per player: the one seed mixer.
+            let drawn = (mix_seed(seed, p as u64) % anchor_ids.len() as u64) as usize;
             for j in [below, above, drawn] {
                 let a = anchor_ids[j];
                 if a != p {

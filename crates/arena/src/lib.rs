@@ -1,6 +1,6 @@
 //! Players behind one interface, matches between them, ratings (Elo / Bradley–Terry with
-//! confidence intervals, SPRT), and learning-quality measures (Connect Four against the exact
-//! solver, value calibration).
+//! confidence intervals, SPRT), and value calibration (a game's agreement with an exact
+//! solver is its registry entry's yardstick, `alphazero_registry::Yardstick`).
 //!
 //! * [`Player`]: the interface; [`RandomPlayer`], [`MctsPlayer`] (any evaluator: uniform,
 //!   rollouts, a network), [`GomokuHeuristic`] (levels 0–2), [`XiangqiAlphaBeta`].
@@ -15,11 +15,11 @@
 //! * [`spec`]: the player-spec notation (`net:FILE:SIMS`, `gomocup:CMD{info=…}`, …) as
 //!   [`PlayerSpec`], parsed with `FromStr` and printed back with `Display`.
 //! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
-//! * [`c4_eval`]: agreement with the Connect Four solver, value calibration.
+//! * [`calibration`](mod@calibration): value calibration (reliability diagram, expected calibration error).
 #![deny(missing_docs)]
 
 pub mod batched;
-pub mod c4_eval;
+pub mod calibration;
 pub mod ladder;
 pub mod matches;
 pub mod player;
@@ -29,7 +29,7 @@ pub mod settings;
 pub mod spec;
 
 pub use batched::BatchedSearch;
-pub use c4_eval::{calibration, Bin, C4EvalConfig, C4FileReport};
+pub use calibration::{calibration, expected_calibration_error, Bin};
 pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
 pub use matches::{
     play_game, random_opening, run_match, run_match_sprt, Entrant, GameRecord, GameResult,

@@ -832,7 +832,6 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
     }
     write_games::<G>(&all, cfg, args)?;
     if let Some(p) = &args.ladder_out {
-        let command: Vec<String> = args.command.iter().map(|a| quote_arg(a)).collect();
         let mut notes = format!(
             "{} games per rung ({} of {opening_plies} random plies, each \
              played with both colours), seed {}, ply cap {}",
@@ -847,7 +846,10 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
         if let Some(t) = args.movetime {
             notes.push_str(&format!(", --movetime {t} ms"));
         }
-        notes.push_str(&format!(".\n\nCommand: `{}`", command.join(" ")));
+        notes.push_str(&format!(
+            ".\n\nCommand: `{}`",
+            shell_words::join(&args.command)
+        ));
         let md = ladder_markdown(&challenger, &all.game, &rows, &notes);
         std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
         eprintln!("ladder written to {}", p.display());
@@ -896,18 +898,6 @@ fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
     std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
     eprintln!("results written to {}", p.display());
     Ok(())
-}
-
-/// A command-line word quoted for a POSIX shell when it needs it.
-fn quote_arg(a: &str) -> String {
-    let plain = !a.is_empty()
-        && a.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:=,@+%".contains(c));
-    if plain {
-        a.to_string()
-    } else {
-        format!("'{}'", a.replace('\'', r"'\''"))
-    }
 }
 
 /// Runs `alphazero arena` for the game of `spec`: a match of `--players` (round robin,

@@ -1,69 +1,70 @@
 //! Learning-quality reports: Connect Four against the exact solver, and value calibration of
 //! a training run.
 use crate::{device, load_evaluator, search_position};
-use alphazero_arena::c4_eval::{
-    evaluate_sets, expected_calibration_error, C4EvalConfig, DEFAULT_SETS,
-};
-use alphazero_arena::calibration;
+use alphazero_arena::{calibration, expected_calibration_error};
 use alphazero_connect4::{C4Move, Connect4, Connect4Config};
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::{EvalRequest, SearchConfig};
+use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::read_records_any;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
 
-/// The Connect Four test-data folders to try without `--testdata`, in order: `$ALPHAZERO_TESTDATA`
-/// (its `connect4/` subfolder, or the folder itself when it has none), `tests/data/connect4` of
-/// the repository the executable lies in, of the current directory, and of the source tree it
+/// The test-data folders of a game's exact solver (its [`alphazero_registry::YardstickInfo::folder`], e.g.
+/// `connect4`) to try without `--testdata`, in order: `$ALPHAZERO_TESTDATA` (its `<folder>/`
+/// subfolder, or the folder itself when it has none), `tests/data/<folder>` of the
+/// repository the executable lies in, of the current directory, and of the source tree it
 /// was compiled from (so `cargo install --path .` still finds the clone's data).
-fn testdata_candidates() -> Vec<PathBuf> {
+fn testdata_candidates(folder: &str) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("ALPHAZERO_TESTDATA").filter(|d| !d.is_empty()) {
         let d = PathBuf::from(d);
-        if d.join("connect4").is_dir() {
-            dirs.push(d.join("connect4"));
+        if d.join(folder).is_dir() {
+            dirs.push(d.join(folder));
         } else {
             dirs.push(d);
         }
     }
+    let in_repo = Path::new("tests/data").join(folder);
     if let Some(repo) = crate::exe_repository() {
-        dirs.push(repo.join("tests/data/connect4"));
+        dirs.push(repo.join(&in_repo));
     }
     if let Ok(cwd) = std::env::current_dir() {
-        let here = cwd.join("tests/data/connect4");
+        let here = cwd.join(&in_repo);
         if !dirs.contains(&here) {
             dirs.push(here);
         }
     }
-    let built = crate::source_tree().join("tests/data/connect4");
+    let built = crate::source_tree().join(&in_repo);
     if !dirs.contains(&built) {
         dirs.push(built);
     }
     dirs
 }
 
-/// The test-data folder: `--testdata`, else the first existing of `$ALPHAZERO_TESTDATA` (its
-/// `connect4/` subfolder, or the folder itself when it has none) and the `tests/data/connect4`
+/// The test-data folder of a game's exact solver, named `folder` ([`alphazero_registry::YardstickInfo::folder`],
+/// e.g. `connect4`): `--testdata`, else the first existing of `$ALPHAZERO_TESTDATA` (its
+/// `<folder>/` subfolder, or the folder itself when it has none) and the `tests/data/<folder>`
 /// of the repository the executable lies in, of the current directory, and of the source tree
 /// this crate was compiled from.
 ///
 /// # Errors
 /// `--testdata` is not a folder, or none of the candidates exists.
-pub fn testdata_dir(explicit: Option<&Path>) -> Result<PathBuf> {
+pub fn testdata_dir(explicit: Option<&Path>, folder: &str) -> Result<PathBuf> {
     if let Some(d) = explicit {
         if !d.is_dir() {
             bail!("--testdata {} is not a folder", d.display());
         }
         return Ok(d.to_path_buf());
     }
-    let tried = testdata_candidates();
+    let tried = testdata_candidates(folder);
     if let Some(d) = tried.iter().find(|d| d.is_dir()) {
         return Ok(d.clone());
     }
     bail!(
-        "no Connect Four test data found (tried {}); give --testdata DIR or set \
+        "no {folder} test data found (tried {}); give --testdata DIR or set \
          ALPHAZERO_TESTDATA",
         tried
             .iter()
@@ -125,7 +126,7 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
         sets,
         testdata,
     } = *opts;
-    let dir = testdata_dir(testdata)?;
+    let dir = testdata_dir(testdata, <Connect4 as Game>::NAME)?;
     let sets: Vec<String> = if sets.is_empty() {
         DEFAULT_SETS.iter().map(|s| s.to_string()).collect()
     } else {

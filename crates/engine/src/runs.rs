@@ -1,7 +1,7 @@
 //! What the commands that run a training run (`train`, `learner`, `actor`) show and how they
 //! stop: the progress [`Bars`] (their [`Observer`]), Ctrl-C handling ([`install_ctrl_c`]), the
-//! closing lines ([`finish`]) and the Connect Four solver's test slice ([`solver_slice`]).
-use alphazero_arena::c4_eval::SolverSlice;
+//! closing lines ([`finish`]) and the game's exact-solver yardstick ([`solver_slice`]).
+use alphazero_registry::{Registered, Yardstick};
 use alphazero_train::{IterationReport, Observer, RunSummary, Stage, TrainConfig};
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -41,14 +41,19 @@ pub fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
     Ok(())
 }
 
-/// The Connect Four solver's test slice of `eval.solver_every`, from the test data folder
-/// (`None` when it is 0, for another game, or when the data cannot be found or read).
-pub fn solver_slice(cfg: &TrainConfig, observer: &dyn Observer) -> Option<SolverSlice> {
-    if cfg.eval.solver_every == 0 || cfg.game.name != "connect4" {
+/// The exact-solver yardstick of `eval.solver_every` of game `G`, from its test data folder
+/// (`None` when it is 0, for a game without one ([`Registered::solver_yardstick`]), or when
+/// the data cannot be found or read).
+pub fn solver_slice<G: Registered>(
+    cfg: &TrainConfig,
+    observer: &dyn Observer,
+) -> Option<Box<dyn Yardstick<G>>> {
+    if cfg.eval.solver_every == 0 {
         return None;
     }
-    match crate::eval::testdata_dir(None) {
-        Ok(dir) => alphazero_train::solver_slice(&dir, &cfg.eval, observer),
+    let folder = G::solver_yardstick()?.info.folder;
+    match crate::eval::testdata_dir(None, folder) {
+        Ok(dir) => alphazero_train::solver_slice::<G>(&dir, &cfg.eval, observer),
         Err(err) => {
             observer.warning(&format!(
                 "no solver agreement measured (eval.solver_every): {err:#}"

@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use alphazero_game::Game;
+use alphazero_game::{mix_seed, Game};
 
 use crate::config::SearchConfig;
 use crate::evaluator::{EvalError, Evaluator};
@@ -37,7 +37,7 @@ pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(
     let mut tree_size = 0;
     for i in 0..runs {
         let cfg = SearchConfig {
-            seed: config.seed.wrapping_add(i as u64),
+            seed: mix_seed(config.seed, u64::from(i)),
             ..config.clone()
         };
         let mut s =

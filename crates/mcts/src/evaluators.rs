@@ -4,7 +4,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use alphazero_game::{Game, HistoryEntry};
+use alphazero_game::{mix_seed, Game, HistoryEntry};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -129,8 +129,7 @@ impl<G: Game> Evaluator<G> for RolloutEvaluator {
         let k = self.playouts.max(1);
         for (req, v) in batch.iter().zip(values.iter_mut()) {
             let key = req.position.eval_key(req.history);
-            let mut rng =
-                StdRng::seed_from_u64(self.seed ^ key.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+            let mut rng = StdRng::seed_from_u64(mix_seed(self.seed, key));
             let total: f32 = (0..k)
                 .map(|_| self.rollout(req, &mut rng, &mut moves, &mut hist))
                 .sum();

@@ -7,8 +7,9 @@
 //! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
 //!
 //! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
-//! rules configuration) and its [`Encode`] impl (the network's input planes and what they and
-//! the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
+//! rules configuration, its perft counter, and its exact solver's [`Yardstick`] if it has one)
+//! and its [`Encode`]
+//! impl (the network's input planes and what they and the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
 //! [`with_game!`] and one such module.
 //!
 //! ```
@@ -34,11 +35,17 @@ use serde::{Deserialize, Serialize};
 mod connect4;
 mod encode;
 mod gomoku;
+pub mod perft;
 mod web;
 mod xiangqi;
+mod yardstick;
 
+pub use connect4::solver as c4_eval;
 pub use encode::{transform_policy, Encode};
 pub use web::{Cell, WebGame};
+pub use yardstick::{
+    LoadYardstick, SolverYardstick, Yardstick, YardstickError, YardstickInfo, YardstickReport,
+};
 
 /// The game types, for [`with_game!`] (callers need not depend on the game crates).
 pub mod games {
@@ -124,6 +131,18 @@ pub trait Registered: Game {
     fn spec(config: &Self::Config) -> GameSpec;
     /// The configuration of a spec of this game; `None` for a spec of another game.
     fn config_of(spec: &GameSpec) -> Option<Self::Config>;
+
+    /// This game's exact-solver [`Yardstick`] (test positions with a solver's answers, the
+    /// training loop's `eval.solver_every`); `None`, the default, for a game without one.
+    fn solver_yardstick() -> Option<SolverYardstick<Self>> {
+        None
+    }
+
+    /// Perft: the leaf nodes of the legal-move tree of this position, `depth` plies deep, by
+    /// the game's fastest counter; the default is [`perft::perft_generic`].
+    fn perft(&self, depth: u32) -> u64 {
+        perft::perft_generic(self, depth)
+    }
 }
 
 impl GameSpec {
@@ -162,6 +181,12 @@ impl GameSpec {
             GameSpec::Xiangqi => xiangqi::TRAINING_PRESET,
             GameSpec::Connect4 => connect4::TRAINING_PRESET,
         }
+    }
+
+    /// The test data of the game's exact-solver [`Yardstick`] ([`Registered::solver_yardstick`]);
+    /// `None` for a game without one.
+    pub fn solver_yardstick(&self) -> Option<YardstickInfo> {
+        with_game!(self, G, _cfg => G::solver_yardstick().map(|y| y.info))
     }
 
     /// The game's name ([`Game::NAME`]): `gomoku`, `xiangqi` or `connect4`.
@@ -614,6 +639,26 @@ mod tests {
             GameSpec::from_header("shogi", ""),
             Err(SpecError::UnknownGame { .. })
         ));
+    }
+
+    #[test]
+    fn only_games_with_an_exact_solver_have_a_yardstick() {
+        let info = GameSpec::Connect4
+            .solver_yardstick()
+            .expect("connect4 has a solver");
+        assert_eq!(info.folder, "connect4");
+        assert_eq!(info.sets, &c4_eval::SLICE_SETS[..]);
+        assert_eq!(GameSpec::Xiangqi.solver_yardstick(), None);
+        assert_eq!(GameSpec::DEFAULTS[0].solver_yardstick(), None);
+        // The loader takes the first positions of the sets, as many as asked.
+        let dir = c4_eval::default_testdata_dir();
+        let load = games::Connect4::solver_yardstick().unwrap().load;
+        let slice = load(&dir, 7).expect("test data");
+        assert_eq!(slice.positions().len(), 7);
+        let err = load(std::path::Path::new("/nonexistent"), 7)
+            .err()
+            .expect("no data");
+        assert!(err.to_string().contains("/nonexistent"), "{err}");
     }
 
     #[test]

@@ -56,6 +56,12 @@ impl Registered for Xiangqi {
     fn config_of(spec: &GameSpec) -> Option<XiangqiConfig> {
         matches!(spec, GameSpec::Xiangqi).then(XiangqiConfig::default)
     }
+
+    /// Xiangqi's own counter ([`alphazero_xiangqi::perft`]: copy-make, bulk counting at
+    /// depth 1).
+    fn perft(&self, depth: u32) -> u64 {
+        alphazero_xiangqi::perft(self, depth)
+    }
 }
 
 /// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.

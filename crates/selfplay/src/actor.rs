@@ -3,7 +3,7 @@
 use std::borrow::{Borrow, BorrowMut};
 use std::time::{Duration, Instant};
 
-use alphazero_game::{Game, History, Outcome, Side};
+use alphazero_game::{mix_seed, Game, History, Outcome, Side};
 use alphazero_mcts::{
     select_move, ConfigError, Driver, EvalError, Evaluator, Search, SearchConfig,
 };
@@ -229,18 +229,16 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     }
     let t0 = Instant::now();
     let mut stats = SelfPlayStats::default();
-    let mut rng =
-        StdRng::seed_from_u64(config.seed ^ first_game_index.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    // The one seed mixer; even indices for this call's own draws, odd ones for each game's
+    // search, so that the two never share a stream when the seeds are equal (as in training).
+    let mut rng = StdRng::seed_from_u64(mix_seed(config.seed, 2 * first_game_index));
     let mut next_game = 0u64;
     let mut slots: Vec<Slot<G>> = Vec::new();
     let new_slot = |next_game: &mut u64, rng: &mut StdRng| -> Result<Slot<G>, SelfPlayError> {
         let game_index = first_game_index + *next_game;
         *next_game += 1;
         let mut sc = config.search.clone();
-        sc.seed = config.search.seed
-            ^ game_index
-                .wrapping_mul(0xA24B_AED4_963E_E407)
-                .wrapping_add(1);
+        sc.seed = mix_seed(config.search.seed, 2 * game_index + 1);
         let history = History::new(start.clone());
         let search = Search::from_history(&history, sc)?;
         let no_resign = match config.resign {

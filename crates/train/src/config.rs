@@ -996,11 +996,18 @@ impl TrainConfig {
         }
 
         let e = &self.eval;
-        if e.solver_every > 0 && self.game.name != "connect4" {
+        let has_yardstick = |spec: &GameSpec| spec.solver_yardstick().is_some();
+        if e.solver_every > 0 && !self.game.spec().is_ok_and(|spec| has_yardstick(&spec)) {
+            let games: Vec<&str> = GameSpec::DEFAULTS
+                .iter()
+                .filter(|spec| has_yardstick(spec))
+                .map(GameSpec::name)
+                .collect();
             return invalid(
                 "eval.solver_every",
                 format!(
-                    "applies to connect4 only (the solver's test positions), not {}; set it to 0",
+                    "applies to {} only (the solver's test positions), not {}; set it to 0",
+                    games.join(", "),
                     self.game.name
                 ),
                 e.solver_every,

@@ -16,17 +16,15 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use alphazero_arena::c4_eval::{C4EvalConfig, SolverSlice, SLICE_SETS};
 use alphazero_arena::matches::Termination;
 use alphazero_arena::{rating, run_match_sprt, Entrant, MatchConfig, MatchResult, Pairing};
-use alphazero_connect4::Connect4;
-use alphazero_game::{mix_seed as mix, Game};
+use alphazero_game::mix_seed as mix;
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
     Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
 };
-use alphazero_registry::GameSpec;
+use alphazero_registry::{GameSpec, Registered, Yardstick};
 use alphazero_selfplay::{play_selfplay_games_parallel, worker_count, SelfPlayStats};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -165,12 +163,12 @@ pub struct Pipeline<'s, G: Encode> {
     device: Device,
     tag: GameSpec,
     model_config: ModelConfig,
-    solver_loader: Cell<Option<SolverLoader<'s>>>,
-    solver: OnceCell<Option<SolverSlice>>,
+    solver_loader: Cell<Option<SolverLoader<'s, G>>>,
+    solver: OnceCell<Option<Box<dyn Yardstick<G>>>>,
 }
 
-/// Loads the Connect Four solver slice the first time it is needed.
-type SolverLoader<'s> = Box<dyn FnOnce() -> Option<SolverSlice> + 's>;
+/// Loads the game's solver yardstick the first time it is needed.
+type SolverLoader<'s, G> = Box<dyn FnOnce() -> Option<Box<dyn Yardstick<G>>> + 's>;
 
 impl<'s, G: Encode> Pipeline<'s, G> {
     /// The pipeline of a run with configuration `cfg` of game `G` under `game_config`,
@@ -201,19 +199,22 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         })
     }
 
-    /// The same pipeline measuring the trained network against a Connect Four solver slice
-    /// every `eval.solver_every` iterations (only meaningful for Connect Four). `load` gives
-    /// the slice (or `None`: not measured); [`Pipeline::run`] calls it once, after the
-    /// run's networks and replay buffer are ready.
-    pub fn with_solver_slice(self, load: impl FnOnce() -> Option<SolverSlice> + 's) -> Self {
+    /// The same pipeline measuring the trained network against the game's exact-solver
+    /// yardstick ([`Registered::solver_yardstick`]) every `eval.solver_every` iterations.
+    /// `load` gives the yardstick (or `None`: not measured, as for a game without one);
+    /// [`Pipeline::run`] calls it once, after the run's networks and replay buffer are ready.
+    pub fn with_solver_slice(
+        self,
+        load: impl FnOnce() -> Option<Box<dyn Yardstick<G>>> + 's,
+    ) -> Self {
         self.solver_loader.set(Some(Box::new(load)));
         self
     }
 
-    fn solver_slice(&self) -> Option<&SolverSlice> {
+    fn solver_slice(&self) -> Option<&dyn Yardstick<G>> {
         self.solver
             .get_or_init(|| self.solver_loader.take().and_then(|load| load()))
-            .as_ref()
+            .as_deref()
     }
 
     /// The run's configuration.
@@ -566,9 +567,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         })
     }
 
-    /// The Connect Four solver's measure of `net` alone (no search) at iteration
-    /// `iteration`: the share of the slice on which it picks a best move, a move that keeps
-    /// the result, and a value of the right sign. `None` without a slice, or when
+    /// The exact solver's measure of `net` alone (no search) at iteration `iteration`: the
+    /// share of the game's yardstick on which it picks a best move, a move that keeps the
+    /// result, and a value of the right sign. `None` without a yardstick, or when
     /// `eval.solver_every` does not divide `iteration`.
     ///
     /// # Errors
@@ -579,20 +580,21 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         iteration: u32,
     ) -> Result<Option<SolverMetrics>, PipelineError> {
         let every = self.cfg.eval.solver_every;
-        if every == 0 || !iteration.is_multiple_of(every) || G::NAME != Connect4::NAME {
+        if every == 0 || !iteration.is_multiple_of(every) {
             return Ok(None);
         }
         let Some(slice) = self.solver_slice() else {
             return Ok(None);
         };
-        let eval = NetworkEvaluator::<Connect4>::new(net, &self.model_config, &self.device)?;
+        let eval = NetworkEvaluator::<G>::new(net, &self.model_config, &self.device)?;
         let a = self.model_config.num_actions;
-        let mut outputs = Vec::with_capacity(slice.positions.len());
-        for chunk in slice.positions.chunks(64) {
-            let reqs: Vec<EvalRequest<Connect4>> = chunk
+        let positions = slice.positions();
+        let mut outputs = Vec::with_capacity(positions.len());
+        for chunk in positions.chunks(64) {
+            let reqs: Vec<EvalRequest<G>> = chunk
                 .iter()
-                .map(|(t, _)| EvalRequest {
-                    position: &t.position,
+                .map(|&position| EvalRequest {
+                    position,
                     history: &[],
                 })
                 .collect();
@@ -603,7 +605,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 outputs.push((logits[i * a..(i + 1) * a].to_vec(), v));
             }
         }
-        let r = slice.measure(&outputs, C4EvalConfig::default().draw_margin);
+        let r = slice.measure(&outputs);
         let share = |k: usize| k as f64 / r.positions.max(1) as f64;
         Ok(Some(SolverMetrics {
             positions: r.positions as u32,
@@ -1108,22 +1110,26 @@ impl<G: Encode> BatchSource<G> for LocalSelfPlay {
     }
 }
 
-/// The Connect Four solver's test slice of `eval.solver_every` from the test data folder
-/// `dir`: `eval.solver_positions` positions of [`SLICE_SETS`], solved once (said through
-/// `observer`; `None`, with a warning, when they cannot be read: the run goes on
-/// unmeasured).
-pub fn solver_slice(dir: &Path, eval: &EvalConfig, observer: &dyn Observer) -> Option<SolverSlice> {
+/// The exact-solver yardstick of `eval.solver_every` of game `G` from its test data folder
+/// `dir`: `eval.solver_positions` positions of its sets, solved once (said through
+/// `observer`). `None` for a game without a yardstick ([`Registered::solver_yardstick`]),
+/// and, with a warning, when the positions cannot be read: the run goes on unmeasured.
+pub fn solver_slice<G: Registered>(
+    dir: &Path,
+    eval: &EvalConfig,
+    observer: &dyn Observer,
+) -> Option<Box<dyn Yardstick<G>>> {
+    let yardstick = G::solver_yardstick()?;
     let want = eval.solver_positions as usize;
     let start = Instant::now();
-    match SolverSlice::load(dir, &SLICE_SETS, want.div_ceil(SLICE_SETS.len())) {
-        Ok(mut slice) => {
-            slice.positions.truncate(want);
+    match (yardstick.load)(dir, want) {
+        Ok(slice) => {
             observer.info(&format!(
                 "solver agreement every {} iterations on {} positions of {} in {} (measured \
                  only, never trained on; solved in {:.1}s)",
                 eval.solver_every,
-                slice.positions.len(),
-                SLICE_SETS.join(" and "),
+                slice.positions().len(),
+                yardstick.info.sets.join(" and "),
                 dir.display(),
                 start.elapsed().as_secs_f64()
             ));

@@ -389,7 +389,7 @@ impl<G: Game> ReplayBuffer<G> {
 mod tests {
     use super::*;
     use crate::record::{GameFlags, GameResult, PlyRecord};
-    use alphazero_connect4::{Connect4, Connect4Config};
+    use alphazero_registry::games::{Connect4, Connect4Config};
     use rand::rngs::StdRng;
     use rand::SeedableRng;
 

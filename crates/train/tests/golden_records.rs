@@ -7,8 +7,8 @@
 //! that changes the compressed bytes) with
 //! `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
 
-use alphazero_connect4::Connect4;
 use alphazero_game::Game;
+use alphazero_registry::games::Connect4;
 use alphazero_train::record::{
     read_records, write_records, GameFlags, GameRecord, GameResult, PlyRecord, RecordFile,
     RecordHeader,

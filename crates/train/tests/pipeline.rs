@@ -2,7 +2,7 @@
 //! stages called one by one, resuming, and recovery of what an interrupted iteration left.
 use std::cell::RefCell;
 
-use alphazero_connect4::Connect4;
+use alphazero_registry::games::Connect4;
 use alphazero_train::record::read_records;
 use alphazero_train::storage::{champion_key, record_key};
 use alphazero_train::{
@@ -45,6 +45,17 @@ fn pipeline(storage: &dyn Storage, iterations: u32) -> Pipeline<'_, Connect4> {
         Default::default(),
     )
     .unwrap()
+}
+
+/// Records network 0 (written by `open_trainer`) as the run's first champion.
+fn name_the_first_champion(state: &mut RunState) {
+    state.champions.push(alphazero_train::state::ChampionInfo {
+        id: 0,
+        iteration: 0,
+        key: champion_key(0),
+        elo: 0.0,
+        elo_se: 0.0,
+    });
 }
 
 /// Counts what the pipeline reports.
@@ -132,13 +143,7 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     let p = pipeline(&storage, 1);
     let mut state = RunState::new(7);
     let mut trainer = p.open_trainer(&mut state, None, 1e-3).unwrap();
-    state.champions.push(alphazero_train::state::ChampionInfo {
-        id: 0,
-        iteration: 0,
-        key: champion_key(0),
-        elo: 0.0,
-        elo_se: 0.0,
-    });
+    name_the_first_champion(&mut state);
     // The actor's side: the champion from storage, one record batch written.
     let champion = p.champion(&state).unwrap();
     let batch = p.self_play(&champion, 0, 0, 11, 0, &Silent).unwrap();
@@ -415,4 +420,43 @@ impl Observer for Reports {
     fn iteration_done(&self, report: &alphazero_train::IterationReport) {
         self.0.borrow_mut().push(report.clone());
     }
+}
+
+#[test]
+fn the_games_solver_yardstick_measures_the_network_every_solver_every_iterations() {
+    // Issue 15: the pipeline names no game; the yardstick comes from the game's registry
+    // entry (Connect Four's exact solver on Pascal Pons' test sets).
+    let storage = MemoryStorage::new();
+    let cfg = tiny(1)
+        .with_overrides(&["eval.solver_every=2", "eval.solver_positions=7"])
+        .unwrap();
+    let dir = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/data/connect4"
+    ));
+    let eval = cfg.eval.clone();
+    let p = Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default())
+        .unwrap()
+        .with_solver_slice(|| alphazero_train::solver_slice::<Connect4>(dir, &eval, &Silent));
+    let mut state = RunState::new(7);
+    p.open_trainer(&mut state, None, 1e-3).unwrap();
+    name_the_first_champion(&mut state);
+    let net = p.champion(&state).unwrap();
+    assert_eq!(
+        p.measure_solver(&net, 3).unwrap(),
+        None,
+        "3 is not a multiple of 2"
+    );
+    let m = p
+        .measure_solver(&net, 4)
+        .unwrap()
+        .expect("measured at iteration 4");
+    assert_eq!(m.positions, 7);
+    for share in [m.policy_best, m.policy_keeps, m.value_sign] {
+        assert!((0.0..=1.0).contains(&share), "{m:?}");
+    }
+    assert!(m.policy_best <= m.policy_keeps, "{m:?}");
+    // Without a yardstick (none loaded) nothing is measured.
+    let bare = pipeline(&storage, 1);
+    assert_eq!(bare.measure_solver(&net, 4).unwrap(), None);
 }

@@ -1,10 +1,7 @@
 //! Choosing a game at run time: command-line arguments → a validated [`GameSpec`] of the game
-//! registry (`alphazero_registry`), whose `with_game!` runs generic code for the chosen game;
-//! and each game's code of the binary (perft), one module per game (positions as text,
-//! drawing and arena players are in `alphazero_engine`).
-mod connect4;
-mod gomoku;
-mod xiangqi;
+//! registry (`alphazero_registry`), whose `with_game!` runs generic code for the chosen game.
+//! Each game's code is in the registry (perft among it) and in `alphazero_engine` (positions
+//! as text, drawing, arena players).
 
 pub use alphazero_engine::position::PositionText;
 use alphazero_registry::GameSpec;

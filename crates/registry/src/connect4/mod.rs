@@ -1,4 +1,7 @@
-//! Connect Four in the registry: one spec (7×6) and its encoder (2 planes).
+//! Connect Four in the registry: one spec (7×6), its encoder (2 planes) and its exact
+//! solver's yardstick ([`solver`]: Pascal Pons' test sets).
+
+pub mod solver;
 
 use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
@@ -7,6 +10,7 @@ use alphazero_game::{Game, HistoryEntry, Outcome, Side};
 
 use crate::encode::{permute_squares, Encode};
 use crate::web::{rows_through, Cell, WebGame};
+use crate::yardstick::{SolverYardstick, YardstickInfo};
 use crate::{GameSpec, Registered};
 
 /// [`Game::NAME`] of Connect Four.
@@ -76,6 +80,16 @@ impl Registered for Connect4 {
 
     fn config_of(spec: &GameSpec) -> Option<Connect4Config> {
         matches!(spec, GameSpec::Connect4).then_some(Connect4Config)
+    }
+
+    fn solver_yardstick() -> Option<SolverYardstick<Connect4>> {
+        Some(SolverYardstick {
+            info: YardstickInfo {
+                folder: NAME,
+                sets: &solver::SLICE_SETS,
+            },
+            load: solver::load_yardstick,
+        })
     }
 }
 

@@ -19,6 +19,8 @@ use alphazero_connect4::{C4Move, Connect4, Solver, WIDTH};
 use alphazero_game::Game;
 use serde::{Deserialize, Serialize};
 
+use crate::yardstick::{Yardstick, YardstickError, YardstickReport};
+
 /// The Pons test sets, easiest first. `Test_L1_R2` and `Test_L1_R3` (early positions, long
 /// games) take the solver seconds per position and are not in [`DEFAULT_SETS`].
 pub const ALL_SETS: [&str; 6] = [
@@ -487,19 +489,6 @@ pub struct SolverSlice {
     pub positions: Vec<(TestPosition, MoveScores)>,
 }
 
-/// Agreement of one network with a [`SolverSlice`]: counts over `positions`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SliceReport {
-    /// Positions measured.
-    pub positions: usize,
-    /// Policy argmax among the best moves.
-    pub policy_best: usize,
-    /// Policy argmax keeps the result.
-    pub policy_keeps: usize,
-    /// Value of the right sign ([`value_agrees`]).
-    pub value_sign: usize,
-}
-
 impl SolverSlice {
     /// The first `per_set` undecided positions of each of `sets` in `dir` (all of them when
     /// a set has fewer), answered from each set's cache or by the solver.
@@ -525,21 +514,45 @@ impl SolverSlice {
         }
         Ok(SolverSlice { positions })
     }
+}
+
+/// The solver agreement of the training loop: the first `positions` undecided positions of
+/// [`SLICE_SETS`] in the test-data folder `dir` (half from each), answered once
+/// ([`crate::SolverYardstick::load`] of Connect Four).
+///
+/// # Errors
+/// The [`C4EvalError`] of reading the files and caches.
+pub fn load_yardstick(
+    dir: &Path,
+    positions: usize,
+) -> Result<Box<dyn Yardstick<Connect4>>, YardstickError> {
+    let mut slice = SolverSlice::load(dir, &SLICE_SETS, positions.div_ceil(SLICE_SETS.len()))
+        .map_err(|e| YardstickError(Box::new(e)))?;
+    slice.positions.truncate(positions);
+    Ok(Box::new(slice))
+}
+
+impl Yardstick<Connect4> for SolverSlice {
+    fn positions(&self) -> Vec<&Connect4> {
+        self.positions.iter().map(|(t, _)| &t.position).collect()
+    }
 
     /// Scores `outputs`, the (policy over the 7 columns, value from the side to move) of each
-    /// position in order, against the solver.
+    /// position in order, against the solver, with the default draw margin
+    /// ([`C4EvalConfig::draw_margin`], 0.2).
     ///
     /// # Panics
     /// When `outputs` does not have one entry per position.
-    pub fn measure(&self, outputs: &[(Vec<f32>, f32)], draw_margin: f32) -> SliceReport {
+    fn measure(&self, outputs: &[(Vec<f32>, f32)]) -> YardstickReport {
+        let draw_margin = C4EvalConfig::default().draw_margin;
         assert_eq!(
             outputs.len(),
             self.positions.len(),
             "one output per position"
         );
-        let mut r = SliceReport {
+        let mut r = YardstickReport {
             positions: self.positions.len(),
-            ..SliceReport::default()
+            ..YardstickReport::default()
         };
         for ((t, scores), (policy, value)) in self.positions.iter().zip(outputs) {
             if let Some(m) = policy_argmax(&t.position, policy) {
@@ -551,74 +564,6 @@ impl SolverSlice {
         }
         r
     }
-}
-
-/// One bin of a reliability diagram.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Bin {
-    /// Lower edge of the predicted value (inclusive).
-    pub lo: f32,
-    /// Upper edge (exclusive, except the last bin which includes 1).
-    pub hi: f32,
-    /// Samples in the bin.
-    pub count: usize,
-    /// Mean predicted value of those samples (0 when empty).
-    pub mean_pred: f32,
-    /// Mean observed result z of those samples (0 when empty).
-    pub mean_z: f32,
-}
-
-/// Value calibration: splits [-1, 1] into `bins` equal bins by predicted value (clamped into
-/// [-1, 1]; NaN predictions are skipped) and gives, per bin, the mean prediction and the mean
-/// observed game result z in {-1, 0, 1} (both from the same side). A calibrated value has
-/// `mean_pred ≈ mean_z` in every bin. `bins` 0 gives no bins.
-pub fn calibration(samples: &[(f32, f32)], bins: usize) -> Vec<Bin> {
-    if bins == 0 {
-        return Vec::new();
-    }
-    let width = 2.0 / bins as f32;
-    let mut sums = vec![(0usize, 0.0f64, 0.0f64); bins];
-    for &(p, z) in samples {
-        if p.is_nan() || z.is_nan() {
-            continue;
-        }
-        let p = p.clamp(-1.0, 1.0);
-        let i = (((p + 1.0) / width) as usize).min(bins - 1);
-        sums[i].0 += 1;
-        sums[i].1 += f64::from(p);
-        sums[i].2 += f64::from(z);
-    }
-    sums.iter()
-        .enumerate()
-        .map(|(i, &(count, sp, sz))| Bin {
-            lo: -1.0 + i as f32 * width,
-            hi: -1.0 + (i + 1) as f32 * width,
-            count,
-            mean_pred: if count > 0 {
-                (sp / count as f64) as f32
-            } else {
-                0.0
-            },
-            mean_z: if count > 0 {
-                (sz / count as f64) as f32
-            } else {
-                0.0
-            },
-        })
-        .collect()
-}
-
-/// Expected calibration error of a reliability diagram: `Σ count · |mean_pred − mean_z| /
-/// Σ count` (0 when there are no samples).
-pub fn expected_calibration_error(bins: &[Bin]) -> f32 {
-    let total: usize = bins.iter().map(|b| b.count).sum();
-    if total == 0 {
-        return 0.0;
-    }
-    bins.iter()
-        .map(|b| b.count as f32 * (b.mean_pred - b.mean_z).abs())
-        .sum::<f32>()
-        / total as f32
 }
 
 #[cfg(test)]
@@ -844,7 +789,7 @@ mod tests {
                 (p, t.score.signum() as f32)
             })
             .collect();
-        let r = slice.measure(&perfect, 0.2);
+        let r = slice.measure(&perfect);
         assert_eq!(
             (r.positions, r.policy_best, r.policy_keeps, r.value_sign),
             (20, 20, 20, 20)
@@ -852,7 +797,7 @@ mod tests {
         // The opposite value everywhere is never of the right sign (draws aside).
         let flipped: Vec<(Vec<f32>, f32)> = perfect.iter().map(|(p, v)| (p.clone(), -v)).collect();
         let draws = slice.positions.iter().filter(|(t, _)| t.score == 0).count();
-        assert_eq!(slice.measure(&flipped, 0.2).value_sign, draws);
+        assert_eq!(slice.measure(&flipped).value_sign, draws);
     }
 
     #[test]
@@ -897,34 +842,5 @@ mod tests {
         p[3] = 1.0;
         p[5] = 0.5;
         assert_eq!(policy_argmax(&pos, &p), Some(C4Move(5)));
-    }
-
-    #[test]
-    fn calibration_bins_average_predictions_and_results() {
-        let samples = [
-            (-0.9, -1.0),
-            (-0.7, -1.0),
-            (0.1, 1.0),
-            (0.2, -1.0),
-            (0.95, 1.0),
-            (1.5, 1.0),
-            (f32::NAN, 1.0),
-        ];
-        let bins = calibration(&samples, 4);
-        assert_eq!(bins.len(), 4);
-        assert_eq!(
-            bins.iter().map(|b| b.count).collect::<Vec<_>>(),
-            vec![2, 0, 2, 2]
-        );
-        assert!((bins[0].mean_pred + 0.8).abs() < 1e-6 && bins[0].mean_z == -1.0);
-        assert!((bins[2].mean_pred - 0.15).abs() < 1e-6 && bins[2].mean_z == 0.0);
-        assert!((bins[3].mean_pred - 0.975).abs() < 1e-6 && bins[3].mean_z == 1.0);
-        assert_eq!((bins[1].lo, bins[1].hi), (-0.5, 0.0));
-        let ece = expected_calibration_error(&bins);
-        assert!(
-            (ece - (2.0 * 0.2 + 2.0 * 0.15 + 2.0 * 0.025) / 6.0).abs() < 1e-6,
-            "{ece}"
-        );
-        assert!(calibration(&samples, 0).is_empty());
     }
 }

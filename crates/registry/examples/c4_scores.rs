@@ -1,9 +1,9 @@
 //! Writes the solver's column scores of a Connect Four test set into its cache
-//! `DIR/scores/SET.scores` (see `alphazero_arena::c4_eval::ScoreCache`), so that
+//! `DIR/scores/SET.scores` (see `alphazero_registry::c4_eval::ScoreCache`), so that
 //! `alphazero eval connect4` need not solve those positions again.
 //!
 //! ```sh
-//! cargo run --release -p alphazero-arena --example c4_scores -- tests/data/connect4 Test_L1_R3 200 [THREADS]
+//! cargo run --release -p alphazero-registry --example c4_scores -- tests/data/connect4 Test_L1_R3 200 [THREADS]
 //! ```
 //!
 //! Positions already in the cache are kept; the others among the first LINES of the set are
@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use alphazero_arena::c4_eval::{answer, read_test_file, ScoreCache};
 use alphazero_connect4::Solver;
+use alphazero_registry::c4_eval::{answer, read_test_file, ScoreCache};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
