@@ -247,7 +247,17 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
     assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
-    assert!(out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
+    // Trial 10: snapshot-00001 is champion-0001's network (promoted at iteration 1, no
+    // gating), and was rated as a second player. It is rated once, as the champion.
+    assert!(!out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
+    assert!(
+        out.stderr.contains("snapshot-00001.azc has the weights of")
+            && out
+                .stderr
+                .contains("champion-0001.azc; rated once, as the champion"),
+        "{}",
+        out.stderr
+    );
     assert!(!out.stdout.contains("latest"), "{}", out.stdout);
     // In training order with the iterations behind each network, intervals given.
     assert!(
@@ -258,6 +268,16 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     );
     let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    // A snapshot of the same iteration with other weights is another network: rated.
+    let nets = dir.join("networks");
+    std::fs::copy(
+        nets.join("champion-0000.azc"),
+        nets.join("snapshot-00001.azc"),
+    )
+    .unwrap();
+    let out = snapshot_ladder(&dir, &["--sims", "2"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("snapshot-00001@2"), "{}", out.stdout);
 }
 
 #[test]

@@ -1343,7 +1343,7 @@ mod tests {
     #[test]
     fn info_rule_with_unknown_bits_is_refused_whole_and_caro_names_the_rule_played() {
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 0));
-        let mut say = |e: &mut GomocupEngine, line: &str| {
+        let say = |e: &mut GomocupEngine, line: &str| {
             let mut out = Vec::new();
             e.handle_line(line, &mut out).unwrap();
             String::from_utf8(out).unwrap()
