@@ -1,99 +1,16 @@
-//! How positions and searches are shown: [`BoardView`], the per-game drawing knowledge
-//! (cells, pieces, colours, text heatmaps, board PNGs; each game's impl is in its module of
-//! the crate's `games`), the board and top-moves text, move lists and principal variations in the
-//! game's notations — shared by `play`, `analyze`, `records`, `eval` and `arena`.
-use crate::position::PositionText;
-use alphazero_formats::RecordGame;
+//! How positions and searches are shown: with [`BoardView`], the per-game drawing knowledge
+//! (cells, pieces, colours, text heatmaps; the registry's trait, each game's impl in its module
+//! of `alphazero_registry`), the board and top-moves text, board PNGs, move lists and principal
+//! variations in the game's notations — shared by `play`, `analyze`, `records`, `eval` and
+//! `arena`.
 use alphazero_game::{History, Side};
 use alphazero_mcts::SearchResult;
-use alphazero_nn::Encode;
+pub use alphazero_registry::{BoardView, Rgb};
 use alphazero_train::plots::{draw_text, text_width};
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use std::fmt::Write as _;
 use std::path::Path;
-
-/// How a game is drawn: board cells (row 0 at the bottom), pieces, where a move lands, and
-/// terminal colours; and how its records are written ([`RecordGame`]).
-pub trait BoardView: PositionText + Encode + RecordGame {
-    /// `(rows, columns)` of the drawn board.
-    fn grid(&self) -> (usize, usize);
-    /// The piece on a cell: its side and a kind number (0 for stones and discs).
-    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)>;
-    /// The cell a move lands on and, for a piece move, the cell it leaves.
-    fn move_cells(&self, mv: Self::Move) -> ((usize, usize), Option<(usize, usize)>);
-    /// Fill colours of the first and second player's pieces.
-    fn piece_colors(&self) -> [RGBColor; 2];
-    /// The name of a side in this game (`black`, `red`, `X`, …).
-    fn side_name(side: Side) -> &'static str;
-    /// The board text ([`std::fmt::Display`]) with ANSI colours for the pieces.
-    fn colorize(text: &str) -> String;
-    /// Coordinate labels as the game's move notation writes them: `(columns left to right,
-    /// rows from row 0 at the bottom)`.
-    fn axis_labels(&self) -> (Vec<String>, Vec<String>);
-    /// The move in a second notation shown next to the primary one (Xiangqi: WXF `C2=5`
-    /// beside ICCS `h2e2`); `None` by default.
-    fn second_notation(&self, mv: Self::Move) -> Option<String> {
-        let _ = mv;
-        None
-    }
-    /// The name of [`BoardView::second_notation`] (`WXF`).
-    const SECOND_NOTATION: &'static str = "";
-    /// The move for people: the primary notation, then the second one in parentheses
-    /// (`h2e2 (C2=5)`).
-    fn move_words(&self, mv: Self::Move) -> String {
-        match self.second_notation(mv) {
-            Some(s) => format!("{} ({s})", self.format_move(mv)),
-            None => self.format_move(mv),
-        }
-    }
-    /// A text heatmap of a move distribution `(move, probability)`: a grid of percentages
-    /// where moves are cells (the default is a list sorted by probability).
-    fn policy_text(&self, pi: &[(Self::Move, f32)]) -> String {
-        let mut v = pi.to_vec();
-        v.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let mut s = String::new();
-        for (mv, p) in v.iter().filter(|(_, p)| *p > 0.0) {
-            let _ = writeln!(s, "  {:<6} {:>6.2}%", self.format_move(*mv), 100.0 * p);
-        }
-        s
-    }
-}
-
-pub(crate) const RESET: &str = "\x1b[0m";
-pub(crate) const RED: &str = "\x1b[1;31m";
-pub(crate) const YELLOW: &str = "\x1b[1;33m";
-pub(crate) const BLUE: &str = "\x1b[1;36m";
-
-pub(crate) fn colorize_xo(text: &str, x: &str, o: &str) -> String {
-    let mut s = String::with_capacity(text.len() * 2);
-    for c in text.chars() {
-        match c {
-            'X' => {
-                s.push_str(x);
-                s.push('X');
-                s.push_str(RESET);
-            }
-            'O' => {
-                s.push_str(o);
-                s.push('O');
-                s.push_str(RESET);
-            }
-            c => s.push(c),
-        }
-    }
-    s
-}
-
-pub(crate) fn percent_cell(p: f32) -> String {
-    if p <= 0.0 {
-        "   .".into()
-    } else if p < 0.005 {
-        "  +0".into()
-    } else {
-        format!("{:>4.0}", 100.0 * p)
-    }
-}
 
 /// Whether stdout gets ANSI colours: it is a terminal and `NO_COLOR` is unset.
 pub fn use_color() -> bool {
@@ -234,7 +151,7 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
                 .map_err(draw_err)?;
             }
         }
-        let colors = pos.piece_colors();
+        let colors = pos.piece_colors().map(|Rgb(r, g, b)| RGBColor(r, g, b));
         for r in 0..rows {
             for c in 0..cols {
                 if let Some((side, kind)) = pos.piece(r, c) {

@@ -1,9 +1,14 @@
-//! Gomoku in the registry: its spec (board size and rule) and its encoder (4 planes).
+//! Gomoku in the registry: its spec (board size and rule), its encoder (4 planes), its web
+//! page layout, its positions as text (move lists) and how it is drawn.
 
-use alphazero_game::{Game, HistoryEntry, Outcome, Side};
+use std::fmt::Write as _;
+
+use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, Rule};
 
 use crate::encode::{permute_squares, Encode};
+use crate::position::{play_move_list, refuse_fen, split_moves, PositionError, PositionText};
+use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, BLUE, RED};
 use crate::web::{rows_through, Cell, WebGame};
 use crate::{GameSpec, Registered, SpecError};
 
@@ -180,7 +185,7 @@ impl WebGame for Gomoku {
     }
 
     fn last_move_cells(&self, mv: GomokuMove) -> Vec<Cell> {
-        vec![self.move_cells(mv).0]
+        vec![WebGame::move_cells(self, mv).0]
     }
 
     fn rule_name(&self) -> Option<String> {
@@ -196,7 +201,7 @@ impl WebGame for Gomoku {
                     Foul::DoubleFour => "double-four",
                     Foul::Overline => "overline",
                 };
-                (self.move_cells(mv).0, mv.to_string(), kind)
+                (WebGame::move_cells(self, mv).0, mv.to_string(), kind)
             })
             .collect()
     }
@@ -210,7 +215,7 @@ impl WebGame for Gomoku {
         let Some(last) = last else {
             return Vec::new();
         };
-        let at = self.move_cells(last).0;
+        let at = WebGame::move_cells(self, last).0;
         match outcome {
             Outcome::Draw => Vec::new(),
             // The side to move won on the other side's move: black's forbidden point.
@@ -233,5 +238,72 @@ impl WebGame for Gomoku {
                 }
             }
         }
+    }
+}
+
+impl PositionText for Gomoku {
+    fn parse_position(config: &GomokuConfig, text: &str) -> Result<History<Self>, PositionError> {
+        refuse_fen::<Self>(text, "h8 h9 i8")?;
+        // Gomocup moves contain a comma ("7,7"), so only whitespace/';' separate moves.
+        play_move_list(Gomoku::new(config), &split_moves(text))
+    }
+}
+
+impl BoardView for Gomoku {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        let n = self.size();
+        let cols = (0..n)
+            .map(|x| self.format_move(GomokuMove::new(x as u8, 0)))
+            .map(|m| m.trim_end_matches(char::is_numeric).to_string())
+            .collect();
+        ((cols), (1..=n).map(|y| y.to_string()).collect())
+    }
+    fn grid(&self) -> (usize, usize) {
+        (self.size(), self.size())
+    }
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
+        self.stone_at(col, row).map(|s| (s, 0))
+    }
+    fn move_cells(&self, mv: GomokuMove) -> ((usize, usize), Option<(usize, usize)>) {
+        ((usize::from(mv.y), usize::from(mv.x)), None)
+    }
+    fn piece_colors(&self) -> [Rgb; 2] {
+        [Rgb(20, 20, 20), Rgb(250, 250, 250)]
+    }
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "black (X)",
+            Side::Second => "white (O)",
+        }
+    }
+    fn colorize(text: &str) -> String {
+        colorize_xo(text, RED, BLUE)
+    }
+    fn policy_text(&self, pi: &[(GomokuMove, f32)]) -> String {
+        let n = self.size();
+        let mut grid = vec![0.0f32; n * n];
+        for &(mv, p) in pi {
+            if usize::from(mv.x) < n && usize::from(mv.y) < n {
+                grid[usize::from(mv.y) * n + usize::from(mv.x)] += p;
+            }
+        }
+        let mut s = String::from("   ");
+        for x in 0..n {
+            let _ = write!(s, "{:>4}", (b'a' + x as u8) as char);
+        }
+        s.push('\n');
+        for y in (0..n).rev() {
+            let _ = write!(s, "{:>3}", y + 1);
+            for x in 0..n {
+                match self.stone_at(x, y) {
+                    Some(Side::First) => s.push_str("   X"),
+                    Some(Side::Second) => s.push_str("   O"),
+                    None => s.push_str(&percent_cell(grid[y * n + x])),
+                }
+            }
+            s.push('\n');
+        }
+        s.push_str("(percent of the move distribution per point; X black, O white)\n");
+        s
     }
 }

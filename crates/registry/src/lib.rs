@@ -36,12 +36,16 @@ mod connect4;
 mod encode;
 mod gomoku;
 pub mod perft;
+mod position;
+mod view;
 mod web;
 mod xiangqi;
 mod yardstick;
 
 pub use connect4::solver as c4_eval;
 pub use encode::{transform_policy, Encode};
+pub use position::{PositionError, PositionText};
+pub use view::{BoardView, Rgb};
 pub use web::{Cell, WebGame};
 pub use yardstick::{
     LoadYardstick, SolverYardstick, Yardstick, YardstickError, YardstickInfo, YardstickReport,

@@ -1,14 +1,17 @@
-//! Connect Four in the registry: one spec (7×6), its encoder (2 planes) and its exact
-//! solver's yardstick ([`solver`]: Pascal Pons' test sets).
+//! Connect Four in the registry: one spec (7×6), its encoder (2 planes), its exact solver's
+//! yardstick ([`solver`]: Pascal Pons' test sets), its web page layout, its positions as text
+//! (moves or a digit string) and how it is drawn.
 
 pub mod solver;
 
 use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
 };
-use alphazero_game::{Game, HistoryEntry, Outcome, Side};
+use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 
 use crate::encode::{permute_squares, Encode};
+use crate::position::{play_move_list, refuse_fen, PositionError, PositionText};
+use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, RED, YELLOW};
 use crate::web::{rows_through, Cell, WebGame};
 use crate::yardstick::{SolverYardstick, YardstickInfo};
 use crate::{GameSpec, Registered};
@@ -195,5 +198,66 @@ impl WebGame for Connect4 {
                 })
             }
         }
+    }
+}
+
+impl PositionText for Connect4 {
+    fn parse_position(config: &Connect4Config, text: &str) -> Result<History<Self>, PositionError> {
+        refuse_fen::<Self>(text, "4 4 3")?;
+        let t = text.trim();
+        let tokens: Vec<&str> = if !t.is_empty() && t.chars().all(|c| c.is_ascii_digit()) {
+            (0..t.len()).map(|i| &t[i..i + 1]).collect()
+        } else {
+            t.split(|c: char| c.is_whitespace() || c == ',')
+                .filter(|s| !s.is_empty())
+                .collect()
+        };
+        play_move_list(Connect4::new(config), &tokens)
+    }
+}
+
+impl BoardView for Connect4 {
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            (1..=C4_WIDTH).map(|c| c.to_string()).collect(),
+            vec![String::new(); C4_HEIGHT],
+        )
+    }
+    fn grid(&self) -> (usize, usize) {
+        (C4_HEIGHT, C4_WIDTH)
+    }
+    fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
+        self.cell(col, row).map(|s| (s, 0))
+    }
+    fn move_cells(&self, mv: C4Move) -> ((usize, usize), Option<(usize, usize)>) {
+        let col = mv.col().min(C4_WIDTH - 1);
+        // The cell the disc lands on (the top cell of a full column).
+        ((self.height(col).min(C4_HEIGHT - 1), col), None)
+    }
+    fn piece_colors(&self) -> [Rgb; 2] {
+        [Rgb(220, 30, 30), Rgb(240, 200, 20)]
+    }
+    fn side_name(side: Side) -> &'static str {
+        match side {
+            Side::First => "first (X)",
+            Side::Second => "second (O)",
+        }
+    }
+    fn colorize(text: &str) -> String {
+        colorize_xo(text, RED, YELLOW)
+    }
+    fn policy_text(&self, pi: &[(C4Move, f32)]) -> String {
+        let mut cols = [0.0f32; C4_WIDTH];
+        for &(mv, p) in pi {
+            if mv.col() < C4_WIDTH {
+                cols[mv.col()] += p;
+            }
+        }
+        let mut s = String::new();
+        for p in cols {
+            s.push_str(&percent_cell(p));
+        }
+        s.push_str("   (percent per column 1..7)\n");
+        s
     }
 }
