@@ -7,10 +7,12 @@
 //! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
 //!
 //! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
-//! rules configuration, its perft counter, and its exact solver's [`Yardstick`] if it has one)
-//! and its [`Encode`]
-//! impl (the network's input planes and what they and the action indices mean). Adding a game means a variant of [`GameSpec`], an arm of
-//! [`with_game!`] and one such module.
+//! rules configuration, its perft counter, and its exact solver's [`Yardstick`] if it has one),
+//! its [`Encode`] impl (the network's input planes and what they and the action indices mean),
+//! its [`WebGame`] impl (the web page's board), its [`BoardView`] impl (the terminal and PNG
+//! board) and its [`PositionText`] impl (positions given as text). Adding a game means a
+//! variant of [`GameSpec`], an arm of [`with_game!`] and one such module (and its arena players
+//! in `alphazero-engine`, if it has players of its own).
 //!
 //! ```
 //! use alphazero_registry::{with_game, GameSpec};
