@@ -107,3 +107,64 @@ pub(crate) fn refuse_fen<G: Game>(text: &str, example: &'static str) -> Result<(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_connect4::Connect4;
+    use alphazero_gomoku::Gomoku;
+    use alphazero_xiangqi::Xiangqi;
+
+    /// The message and its causes, as `anyhow` writes them with `{:#}`.
+    fn chain(e: &PositionError) -> Vec<String> {
+        let mut out = vec![e.to_string()];
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            out.push(s.to_string());
+            source = s.source();
+        }
+        out
+    }
+
+    #[test]
+    fn position_errors_keep_the_engine_messages() {
+        let e = Gomoku::parse_position(&Default::default(), "8/8/8 w").unwrap_err();
+        assert_eq!(
+            chain(&e),
+            [
+                "\"8/8/8 w\" looks like a FEN, but gomoku positions are given as a move list from \
+              the start (e.g. \"h8 h9 i8\")"
+            ]
+        );
+        let e = Connect4::parse_position(&Default::default(), "4/4").unwrap_err();
+        assert_eq!(
+            chain(&e),
+            [
+                "\"4/4\" looks like a FEN, but connect4 positions are given as a move list from \
+              the start (e.g. \"4 4 3\")"
+            ]
+        );
+        let e = Gomoku::parse_position(&Default::default(), "h8 h8").unwrap_err();
+        assert_eq!(chain(&e)[0], "move 2 of the move list");
+        assert_eq!(chain(&e).len(), 2, "{e:?}: the illegal move is the cause");
+        let e = Xiangqi::parse_position(&Default::default(), "garbage").unwrap_err();
+        let c = chain(&e);
+        assert_eq!(
+            c[..2],
+            [
+                "\"garbage\" is neither a FEN (ranks separated by '/', e.g. \
+                 rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w) nor a move list \
+                 from the start position",
+                "move 1 of the move list",
+            ]
+        );
+        assert_eq!(
+            c.len(),
+            3,
+            "{c:?}: the move's parse error is the last cause"
+        );
+        // A first word that is a move: the move list's error alone.
+        let e = Xiangqi::parse_position(&Default::default(), "h2e2 zz").unwrap_err();
+        assert_eq!(chain(&e)[0], "move 2 of the move list");
+    }
+}
