@@ -525,12 +525,15 @@ fn unwritable_out_and_pgn_are_refused_before_the_match() {
 }
 
 /// Trial 10: `--notation wxf` was accepted for Connect Four, and for a match that writes no
-/// PGN, and did nothing. It is now refused before the match, naming the reason.
+/// PGN, and did nothing. It is now refused before the match, naming the reason; so is one
+/// file given for two outputs (trial 11).
 #[test]
-fn wxf_notation_without_xiangqi_pgn_is_refused_before_the_match() {
+fn wxf_notation_without_xiangqi_pgn_and_one_file_for_two_outputs_are_refused_before_the_match() {
     let dir = fresh_dir("arena_notation");
     let pgn = dir.join("games.pgn");
     let pgn = pgn.to_str().unwrap();
+    let same = dir.join("same.md");
+    let same = same.to_str().unwrap();
     for (game, extra, needle) in [
         (
             "connect4",
@@ -538,6 +541,13 @@ fn wxf_notation_without_xiangqi_pgn_is_refused_before_the_match() {
             "WXF is a Xiangqi notation; connect4",
         ),
         ("xiangqi", vec![], "none is written"),
+        // Trial 11: one file for two outputs (`--pgn x --ladder-out x`, `--out x --pgn x`):
+        // the one written last replaced the other.
+        (
+            "xiangqi",
+            vec!["--out", same, "--pgn", same],
+            "--out and --pgn name one file",
+        ),
     ] {
         let mut args = vec![
             "arena",

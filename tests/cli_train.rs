@@ -897,14 +897,22 @@ fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
     let err = rest.join().unwrap();
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(
-        err.contains("Ctrl-C: finishing the iteration under way"),
+        err.contains("Ctrl-C or SIGTERM: finishing the iteration under way"),
         "{err}"
     );
-    assert!(err.contains("stopped by Ctrl-C after iteration"), "{err}");
     let s = check_counts_consistent(&run);
-    // The iteration under way when the signal came was finished and saved.
+    // The iteration under way when the signal came was finished and saved, and the last
+    // line names it as its iteration line did.
     assert!((1..1000).contains(&s.iteration), "{}", s.iteration);
     assert!(err.contains(&format!("iter {}:", s.iteration - 1)), "{err}");
+    assert!(
+        err.contains(&format!(
+            "stopped by Ctrl-C or SIGTERM after iter {} ({} iteration",
+            s.iteration - 1,
+            s.iteration
+        )),
+        "{err}"
+    );
     // Second Ctrl-C: stops at once, mid-iteration, with a large iteration under way.
     let mut slow = train_cmd(&run, 1000);
     slow.args([
@@ -921,7 +929,10 @@ fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
     let err = rest.join().unwrap();
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(err.contains("Ctrl-C again: stopping now"), "{err}");
-    assert!(!err.contains("stopped by Ctrl-C after iteration"), "{err}");
+    assert!(
+        !err.contains("stopped by Ctrl-C or SIGTERM after iter"),
+        "{err}"
+    );
     let after = check_run_dir(&run);
     assert_eq!(
         after.iteration, s.iteration,

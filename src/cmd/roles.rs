@@ -108,7 +108,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
         crate::engine::device_words(&device)
     );
     install_ctrl_c([
-        "Ctrl-C: finishing the batch under way and stopping after it is published; press \
+        "Ctrl-C or SIGTERM: finishing the batch under way and stopping after it is published; press \
          Ctrl-C again to stop at once (that batch is then lost)",
         "Ctrl-C again: stopping now",
     ]);

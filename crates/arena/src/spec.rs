@@ -75,7 +75,9 @@ impl PlayerKind {
             PlayerKind::Ucci(_) | PlayerKind::Uci(_) => {
                 &["depth", "nodes", "option", "movetime", "name"]
             }
-            PlayerKind::AlphaBeta(_) => &["depth", "movetime", "name"],
+            // Its depth is the spec's D (1–8): a `depth` setting would contradict it, or
+            // get round the 1–8 bound (`alphabeta:1{depth=20}` searched for minutes).
+            PlayerKind::AlphaBeta(_) => &["movetime", "name"],
             _ => &["movetime", "name"],
         }
     }
@@ -296,6 +298,9 @@ impl FromStr for PlayerSpec {
                     PlayerKind::Net { .. } | PlayerKind::Uniform(_) | PlayerKind::Rollout(_),
                     "nodes",
                 ) => "; give the simulations in the spec (uniform:N, net:FILE:SIMS)",
+                (PlayerKind::AlphaBeta(_), "depth") => {
+                    "; the depth is the spec's D (alphabeta:D, 1–8)"
+                }
                 _ => "",
             };
             return Err(SpecError::Setting {
@@ -427,6 +432,11 @@ mod tests {
             ("rollout:99999999999", "too large (at most 4294967295)"),
             ("heuristic:3", "heuristic level must be 0, 1 or 2"),
             ("alphabeta:9", "alpha-beta depth must be 1–8"),
+            // Trial 11: the setting got round the bound and contradicted the spec's D.
+            (
+                "alphabeta:1{depth=20}",
+                "the depth is the spec's D (alphabeta:D, 1–8)",
+            ),
             ("gomocup:'unterminated", "cannot be split into words"),
             ("random:3", "unknown player"),
             ("stockfish", "unknown player"),

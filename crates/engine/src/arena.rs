@@ -910,7 +910,23 @@ fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
 /// any game), a player that cannot be built or does not answer its first move, a failed
 /// match, or a file that cannot be written.
 pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
-    // Output files that cannot be written are refused before the match, not after it.
+    // Output files that cannot be written are refused before the match, not after it; so is
+    // one file given for two outputs (the second written would replace the first).
+    let outputs = [
+        ("--out", &args.out),
+        ("--pgn", &args.pgn),
+        ("--sgf", &args.sgf),
+        ("--ladder-out", &args.ladder_out),
+    ];
+    for (i, (flag, path)) in outputs.iter().enumerate() {
+        let Some(path) = path else { continue };
+        if let Some((other, _)) = outputs[..i].iter().find(|(_, p)| p.as_ref() == Some(path)) {
+            bail!(
+                "{other} and {flag} name one file, {}: give each output its own",
+                path.display()
+            );
+        }
+    }
     if let Some(p) = &args.out {
         check_output_path("--out", p)?;
     }

@@ -16,16 +16,25 @@ use crate::count;
 pub fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
     if summary.stopped_while_waiting {
         eprintln!(
-            "stopped by Ctrl-C while waiting for the games of iteration {} (not started; {} \
+            "stopped by Ctrl-C or SIGTERM while waiting for the games of iter {} (not started; {} \
              saved); run the command again to go on",
             summary.iterations,
             count(summary.iterations as usize, "iteration"),
         );
     } else if summary.stopped_by_request {
-        eprintln!(
-            "stopped by Ctrl-C after iteration {} (saved); run the command again to go on",
-            summary.iterations
-        );
+        // Named as the iteration lines name it (`iter N:` counts from 0; trial 11: "after
+        // iteration 4" followed the line `iter 3`).
+        match summary.iterations.checked_sub(1) {
+            Some(last) => eprintln!(
+                "stopped by Ctrl-C or SIGTERM after iter {last} ({} saved); run the command \
+                 again to go on",
+                count(summary.iterations as usize, "iteration"),
+            ),
+            None => eprintln!(
+                "stopped by Ctrl-C or SIGTERM before the first iteration; run the command again \
+                 to go on"
+            ),
+        }
     }
     eprintln!(
         "done: {}, {}, champion {} at {champion}",
@@ -73,7 +82,7 @@ pub fn ctrl_c_count() -> usize {
 
 /// What Ctrl-C does in `train` and `learner`: the two lines of [`install_ctrl_c`].
 pub const ITERATION_CTRL_C: [&str; 2] = [
-    "Ctrl-C: finishing the iteration under way and stopping after it is saved; press Ctrl-C \
+    "Ctrl-C or SIGTERM: finishing the iteration under way and stopping after it is saved; press Ctrl-C \
      again to stop at once (that iteration is then lost and done again on resume)",
     "Ctrl-C again: stopping now; the run resumes from its last saved iteration",
 ];

@@ -389,7 +389,7 @@ impl SearchConfig {
                 a.is_finite() && a > 0.0,
                 "dirichlet_alpha_total",
                 a,
-                "must be finite and > 0",
+                "must be finite and > 0 (0 = off)",
             )?;
         }
         let e = self.dirichlet_epsilon;

@@ -515,9 +515,6 @@ impl GomocupEngine {
                     )?;
                 }
                 Ok(bits) if bits >= 0 => {
-                    if bits & 2 != 0 {
-                        err_line(out, "continuous game unsupported")?;
-                    }
                     let rule = if bits & 4 != 0 {
                         Rule::Renju
                     } else if bits & 1 != 0 {
@@ -525,6 +522,16 @@ impl GomocupEngine {
                     } else {
                         Rule::Freestyle
                     };
+                    if bits & 2 != 0 {
+                        // Says which rule it plays instead, as for caro (trial 11).
+                        err_line(
+                            out,
+                            format!(
+                                "continuous game unsupported; playing {} single games",
+                                rule.name()
+                            ),
+                        )?;
+                    }
                     if bits & 8 != 0 {
                         // Caro (a five blocked at both ends does not win) is not one of our
                         // rules; the brain says which rule it plays instead.

@@ -1371,9 +1371,15 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
                 *bv = uv.clone();
             }
             (bv, uv) => {
+                // A key of two forms names both (trial 11: `gumbel = 16` said "a boolean").
+                let expected = match (has_two_forms(&key), &*bv) {
+                    (true, Value::Boolean(_)) => "a boolean or a table",
+                    (true, Value::Float(_) | Value::Integer(_)) => "a number or a table",
+                    _ => type_name(bv),
+                };
                 return Err(ConfigError::Type {
                     key,
-                    expected: type_name(bv),
+                    expected,
                     found: uv.to_string(),
                 });
             }

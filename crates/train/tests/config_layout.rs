@@ -257,6 +257,12 @@ fn unknown_search_keys_are_errors_naming_the_key_as_written() {
         matches!(&err, ConfigError::Type { key, .. } if key == "selfplay.search.gumbel"),
         "{err}"
     );
+    // Trial 11: the message said "a boolean" only; a table is the other form.
+    assert!(err.to_string().contains("a boolean or a table"), "{err}");
+    let err = c4
+        .with_overrides(&["selfplay.search.c_puct=yes"])
+        .unwrap_err();
+    assert!(err.to_string().contains("a number or a table"), "{err}");
 }
 
 #[test]
