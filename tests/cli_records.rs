@@ -21,6 +21,7 @@ fn write_connect4_records(path: &std::path::Path, games: usize) {
         start: String::new(),
         result: GameResult::Draw,
         flags: GameFlags::default(),
+        prefix: Vec::new(),
         plies: vec![ply(3, 16), ply(3, 0), ply(2, 16)],
     };
     let bytes = write_records(&header, &vec![game; games]).unwrap();
@@ -202,4 +203,52 @@ fn done_line_counts_in_the_singular_for_one_iteration() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn records_show_and_export_replay_a_restarted_game_from_the_initial_position() {
+    let dir = fresh_dir("records_restarted");
+    let file = dir.join("000000.azr");
+    let header = RecordHeader {
+        game: "connect4".into(),
+        config: "connect4".into(),
+        num_actions: 7,
+        first_game_id: 0,
+    };
+    let ply = |action: u16| PlyRecord::new(action, &[(action, 1.0)], 0.25, 16);
+    // Restarted after 1 7 (columns 0 and 6); its own plies are 4 4 3.
+    let game = GameRecord {
+        start: String::new(),
+        result: GameResult::Draw,
+        flags: GameFlags::default(),
+        prefix: vec![0, 6],
+        plies: vec![ply(3), ply(3), ply(2)],
+    };
+    std::fs::write(&file, write_records(&header, &[game]).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    let out = alphazero(&["records", "show", f]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("3 plies"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("restarted: from a position of an earlier game, after its first 2 moves"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("  moves: 1 7 4 4 3"), "{}", out.stdout);
+    // --ply counts the game's own plies: ply 0 is the position after 1 7.
+    let out = alphazero(&["records", "show", f, "--ply", "0"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains("position before ply 0, move 3 from the start"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("played 4"), "{}", out.stdout);
+    let pgn = dir.join("restarted.pgn");
+    let out = alphazero(&["records", "export", f, "--out", pgn.to_str().unwrap()]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let text = std::fs::read_to_string(&pgn).unwrap();
+    assert!(text.contains("1. 1 7 2. 4 4 3. 3"), "{text}");
 }

@@ -261,6 +261,14 @@ fn samples_for<G: crate::present::BoardView>(
     } else {
         G::parse_position(cfg, &rec.start)?
     };
+    // A restarted game's prefix: the earlier game's moves, no samples of this one.
+    for &action in &rec.prefix {
+        let mv = h
+            .current()
+            .action_to_move(usize::from(action))
+            .with_context(|| format!("restart move: action {action} names no move"))?;
+        h.play(mv)?;
+    }
     let z_first = f32::from(rec.result.z_first());
     for ply in &rec.plies {
         let pos = h.current();

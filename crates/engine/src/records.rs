@@ -148,19 +148,20 @@ fn result_text(r: alphazero_train::GameResult) -> &'static str {
     }
 }
 
-/// Replays a recorded game; returns the history and the positions before each ply with π
-/// translated into moves. Stops with an error at the first action that is not a legal move.
+/// Replays a recorded game from its start: a restarted game's prefix (the moves of the
+/// earlier game it started from), then its plies. Stops with an error at the first action
+/// that is not a legal move, naming its ply from the start.
 fn replay<G: BoardView>(cfg: &G::Config, rec: &GameRecord) -> Result<History<G>> {
     let mut h = if rec.start.trim().is_empty() {
         History::new(G::new(cfg))
     } else {
         G::parse_position(cfg, &rec.start).context("the record's start position")?
     };
-    for (i, ply) in rec.plies.iter().enumerate() {
+    for (i, action) in rec.actions().enumerate() {
         let pos = h.current();
         let mv = pos
-            .action_to_move(usize::from(ply.action))
-            .with_context(|| format!("ply {i}: action {} names no move", ply.action))?;
+            .action_to_move(usize::from(action))
+            .with_context(|| format!("ply {i}: action {action} names no move"))?;
         h.play(mv)
             .with_context(|| format!("ply {i}: recorded move {mv}"))?;
     }
@@ -208,6 +209,15 @@ fn show_for<G: BoardView>(
         if !rec.start.is_empty() {
             println!("  start: {}", rec.start);
         }
+        if !rec.prefix.is_empty() {
+            // Its plies (and `--ply`) count from the restart position.
+            println!(
+                "  restarted: from a position of an earlier game, after its first {} moves \
+                 (the moves below include them; the game's own {} plies follow)",
+                rec.prefix.len(),
+                rec.plies.len()
+            );
+        }
         // `moves: …` and, for Xiangqi, a WXF line.
         for line in moves_lines(&h).lines() {
             println!("  {line}");
@@ -219,15 +229,21 @@ fn show_for<G: BoardView>(
                     rec.plies.len()
                 );
             }
+            let from_start = rec.prefix.len() + p;
             let mut before = h.clone();
-            while before.len() > p {
+            while before.len() > from_start {
                 before.undo();
             }
             let pos = before.current();
             let pr = &rec.plies[p];
-            let played = h.moves()[p];
+            let played = h.moves()[from_start];
+            let restart_note = if rec.prefix.is_empty() {
+                String::new()
+            } else {
+                format!(", move {} from the start", from_start + 1)
+            };
             println!(
-                "\nposition before ply {p} ({} to move):\n{pos}",
+                "\nposition before ply {p}{restart_note} ({} to move):\n{pos}",
                 G::side_name(pos.side_to_move())
             );
             let search = if pr.simulations == 0 {

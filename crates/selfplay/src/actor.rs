@@ -1,6 +1,7 @@
 //! The self-play actor: many games in parallel through one batched evaluator.
 
 use std::borrow::{Borrow, BorrowMut};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alphazero_game::{mix_seed, Game, History, Outcome, Side};
@@ -33,6 +34,99 @@ pub struct Resignation {
     pub no_resign_fraction: f32,
 }
 
+/// Positions of earlier games that self-play games may start from (game restarts): move lines
+/// (action indices from the start position, each in the position before it) and, for each
+/// position, the length of the line's prefix that leads to it. Built by the caller from its
+/// records (the training loop: the games of its replay buffer, by `selfplay.restarts.rule`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RestartPositions {
+    lines: Vec<Vec<u16>>,
+    /// `(line index, prefix length)` of each position.
+    points: Vec<(u32, u32)>,
+}
+
+impl RestartPositions {
+    /// No positions.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the positions after `prefix_lens` moves of `line` (the moves of a game from the
+    /// start position). Lengths outside `1..line.len()` are left out: a restart from the start
+    /// position is no restart, and the position after a line's last move is the game's final
+    /// one. A line none of whose lengths is kept is not stored.
+    pub fn add_line(&mut self, line: Vec<u16>, prefix_lens: impl IntoIterator<Item = usize>) {
+        let index = self.lines.len() as u32;
+        let before = self.points.len();
+        self.points.extend(
+            prefix_lens
+                .into_iter()
+                .filter(|&n| n >= 1 && n < line.len())
+                .map(|n| (index, n as u32)),
+        );
+        if self.points.len() > before {
+            self.lines.push(line);
+        }
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// Whether there is no position.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// Position `i` (in the order added) as the moves that lead to it from the start
+    /// position; `None` when `i >= len()`.
+    pub fn get(&self, i: usize) -> Option<&[u16]> {
+        let &(line, n) = self.points.get(i)?;
+        Some(&self.lines[line as usize][..n as usize])
+    }
+}
+
+/// Game restarts: a share of the games start from positions of earlier games instead of the
+/// start position. A restarted game replays the position's moves (with a [`History`], so
+/// the repetition rules see them), then plays on as any self-play game: its π, root values
+/// and result are its own; its record keeps the moves in [`GameRecord::prefix`]. Plies are
+/// counted from the start position, as in the game the position came from: the
+/// temperature schedule, resignation's `min_ply` and `max_plies` apply as they did there.
+///
+/// Which games restart, and from where, is drawn per game index from the config's seed (a
+/// stream of its own): the same seed gives the same choices whatever the worker count, and
+/// with `share` 0 or no positions nothing is drawn, so the games are those of self-play
+/// without restarts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Restarts {
+    /// Probability in `[0, 1]` that a game starts from a position of `positions` (uniformly
+    /// drawn) instead of the start position.
+    pub share: f32,
+    /// The positions restarted games start from.
+    pub positions: Arc<RestartPositions>,
+}
+
+/// The tag of the restart draws' seed stream (apart from the call's draws and each game's
+/// search seed, which use the config's seed mixed with even and odd game indices).
+const RESTART_STREAM: u64 = u64::from_le_bytes(*b"restarts");
+
+impl Restarts {
+    /// The moves leading to the position game `game_index` starts from, or `None` for a game
+    /// from the start position.
+    pub fn choose(&self, seed: u64, game_index: u64) -> Option<&[u16]> {
+        if self.share.is_nan() || self.share <= 0.0 || self.positions.is_empty() {
+            return None;
+        }
+        let mut rng = StdRng::seed_from_u64(mix_seed(mix_seed(seed, RESTART_STREAM), game_index));
+        if rng.random::<f32>() >= self.share {
+            return None;
+        }
+        self.positions
+            .get(rng.random_range(0..self.positions.len()))
+    }
+}
+
 /// Everything that controls self-play. The search's own knobs (c_puct, FPU, Dirichlet α/ε,
 /// virtual loss, K leaves per batch, Gumbel) are in `search`; `search.simulations` is the full
 /// search's budget and `search.root_noise` should be on.
@@ -57,6 +151,8 @@ pub struct SelfPlayConfig {
     /// Seed of move choice, playout-cap draws and the no-resign draw; each game's search is
     /// seeded from it and the game's index.
     pub seed: u64,
+    /// Game restarts (none by default).
+    pub restarts: Restarts,
 }
 
 impl Default for SelfPlayConfig {
@@ -74,6 +170,7 @@ impl Default for SelfPlayConfig {
             resign: None,
             max_plies: 512,
             seed: 0,
+            restarts: Restarts::default(),
         }
     }
 }
@@ -92,6 +189,18 @@ pub enum SelfPlayError {
     Invalid {
         /// The setting.
         field: &'static str,
+        /// Why.
+        reason: String,
+    },
+    /// The moves of a restart position ([`Restarts`]) do not replay from the start position.
+    #[error("game {game_index}: restart move {ply} (action {action}) cannot be played: {reason}")]
+    Restart {
+        /// The game that was to start there.
+        game_index: u64,
+        /// The index of the move in the position's moves.
+        ply: usize,
+        /// Its action index.
+        action: u16,
         /// Why.
         reason: String,
     },
@@ -129,6 +238,8 @@ pub struct SelfPlayStats {
     pub would_resign: u64,
     /// … of which that side did not go on to lose (a false resignation).
     pub false_resign: u64,
+    /// Games that started from a position of an earlier game ([`Restarts`]).
+    pub restarted: u64,
 }
 
 impl SelfPlayStats {
@@ -159,6 +270,7 @@ impl SelfPlayStats {
         self.resigned += other.resigned;
         self.would_resign += other.would_resign;
         self.false_resign += other.false_resign;
+        self.restarted += other.restarted;
     }
 
     /// Average evaluator batch size.
@@ -173,6 +285,8 @@ impl SelfPlayStats {
 
 struct Slot<G: Game> {
     history: History<G>,
+    /// The moves before the game's first ply (a restarted game), as action indices.
+    prefix: Vec<u16>,
     search: Search<G>,
     plies: Vec<PlyRecord>,
     no_resign: bool,
@@ -197,10 +311,13 @@ impl<G: Game> BorrowMut<Search<G>> for Slot<G> {
 /// Plays `num_games` self-play games from `start` with `evaluator` and hands each finished
 /// game to `on_game` (in order of completion) as a [`GameRecord`] (start text empty: the
 /// default start of the game's config is assumed by the caller). `first_game_index` offsets
-/// the per-game seeds so that consecutive calls play different games.
+/// the per-game seeds so that consecutive calls play different games. A share of the games
+/// may start from positions of earlier games instead (`config.restarts`, [`Restarts`]).
 ///
 /// # Errors
-/// [`SelfPlayError`] on an invalid config or an evaluator failure.
+/// [`SelfPlayError`] on an invalid config or an evaluator failure;
+/// [`SelfPlayError::Restart`] when a restart position's moves do not replay from `start`
+/// or lead to a finished game.
 pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     start: &G,
     evaluator: &E,
@@ -227,6 +344,13 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
             });
         }
     }
+    let share = config.restarts.share;
+    if !(0.0..=1.0).contains(&share) {
+        return Err(SelfPlayError::Invalid {
+            field: "restarts.share",
+            reason: format!("{share} must be in [0, 1]"),
+        });
+    }
     let t0 = Instant::now();
     let mut stats = SelfPlayStats::default();
     // The one seed mixer; even indices for this call's own draws, odd ones for each game's
@@ -239,7 +363,12 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
         *next_game += 1;
         let mut sc = config.search.clone();
         sc.seed = mix_seed(config.search.seed, 2 * game_index + 1);
-        let history = History::new(start.clone());
+        let prefix = config
+            .restarts
+            .choose(config.seed, game_index)
+            .unwrap_or_default()
+            .to_vec();
+        let history = replay_prefix(start, &prefix, game_index)?;
         let search = Search::from_history(&history, sc)?;
         let no_resign = match config.resign {
             Some(r) => rng.random::<f32>() < r.no_resign_fraction,
@@ -247,6 +376,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
         };
         Ok(Slot {
             history,
+            prefix,
             search,
             plies: Vec::new(),
             no_resign,
@@ -305,6 +435,37 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     stats.total_time = t0.elapsed();
     stats.worker_time = stats.total_time;
     Ok(stats)
+}
+
+/// The history of a game that starts after `prefix` (action indices) from `start`.
+fn replay_prefix<G: Game>(
+    start: &G,
+    prefix: &[u16],
+    game_index: u64,
+) -> Result<History<G>, SelfPlayError> {
+    let mut history = History::new(start.clone());
+    for (ply, &action) in prefix.iter().enumerate() {
+        let refuse = |reason: String| SelfPlayError::Restart {
+            game_index,
+            ply,
+            action,
+            reason,
+        };
+        let mv = history
+            .current()
+            .action_to_move(usize::from(action))
+            .ok_or_else(|| refuse("no move has this action index".into()))?;
+        history.play(mv).map_err(|e| refuse(e.to_string()))?;
+    }
+    if let (Some(o), Some(&action)) = (history.outcome(), prefix.last()) {
+        return Err(SelfPlayError::Restart {
+            game_index,
+            ply: prefix.len() - 1,
+            action,
+            reason: format!("it ends the game ({o:?} for the side to move)"),
+        });
+    }
+    Ok(history)
 }
 
 /// Configures the next search of a slot (full or fast) and starts it.
@@ -483,6 +644,9 @@ fn finish<G: Game>(
     flags: GameFlags,
     stats: &mut SelfPlayStats,
 ) -> GameRecord {
+    if !slot.prefix.is_empty() {
+        stats.restarted += 1;
+    }
     if let Some(side) = slot.would_resign {
         stats.would_resign += 1;
         let lost = matches!(
@@ -500,6 +664,7 @@ fn finish<G: Game>(
             no_resign: slot.no_resign,
             ..flags
         },
+        prefix: std::mem::take(&mut slot.prefix),
         plies: std::mem::take(&mut slot.plies),
     }
 }

@@ -5,7 +5,8 @@
 //!   schedule, Dirichlet root noise, tree reuse, playout-cap randomisation (Wu 2019, KataGo),
 //!   resignation with a share of games that may not resign (to measure false resignations).
 //!   Each finished game becomes a [`GameRecord`] with π, the root value and the simulations
-//!   of every ply.
+//!   of every ply. A share of the games may start from positions of earlier games
+//!   ([`Restarts`]).
 //! * [`play_selfplay_games_parallel`]: the same split over one single-threaded worker per
 //!   core, each with its own games and its own evaluator (the network's weights shared), so
 //!   every core runs searches and forward passes instead of every convolution being split
@@ -22,6 +23,7 @@ mod actor;
 mod workers;
 
 pub use actor::{
-    play_selfplay_games, PlayoutCap, Resignation, SelfPlayConfig, SelfPlayError, SelfPlayStats,
+    play_selfplay_games, PlayoutCap, Resignation, RestartPositions, Restarts, SelfPlayConfig,
+    SelfPlayError, SelfPlayStats,
 };
 pub use workers::{play_selfplay_games_parallel, worker_count};

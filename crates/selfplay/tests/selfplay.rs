@@ -10,7 +10,7 @@ use alphazero_mcts::{
 use alphazero_records::{GameRecord, GameResult};
 use alphazero_selfplay::{
     play_selfplay_games, play_selfplay_games_parallel, worker_count, PlayoutCap, Resignation,
-    SelfPlayConfig,
+    RestartPositions, Restarts, SelfPlayConfig, SelfPlayError,
 };
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
@@ -29,9 +29,17 @@ fn c4_config(seed: u64) -> SelfPlayConfig {
     }
 }
 
-/// Replays a record and checks it is a legal, finished game whose result matches the rules.
+/// Replays a record (its prefix, then its plies) and checks it is a legal, finished game
+/// whose result matches the rules.
 fn check_record(start: &Connect4, rec: &GameRecord) {
     let mut h = History::new(*start);
+    for &a in &rec.prefix {
+        let mv = h
+            .current()
+            .action_to_move(a as usize)
+            .expect("prefix action");
+        h.play(mv).unwrap();
+    }
     for (i, ply) in rec.plies.iter().enumerate() {
         let pos = *h.current();
         let mv = pos
@@ -331,4 +339,167 @@ fn worker_count_never_exceeds_games_or_games_at_once() {
     assert_eq!(worker_count(3, 10, 8), 3);
     assert!(worker_count(0, 1000, 1000) >= 1);
     assert_eq!(worker_count(0, 0, 8), 1);
+}
+
+/// Restart positions from Connect Four move strings (1-based columns), each with the prefix
+/// lengths to restart from.
+fn positions(lines: &[(&str, &[usize])]) -> Arc<RestartPositions> {
+    let mut p = RestartPositions::new();
+    for (moves, lens) in lines {
+        let line: Vec<u16> = moves.bytes().map(|b| u16::from(b - b'1')).collect();
+        p.add_line(line, lens.iter().copied());
+    }
+    Arc::new(p)
+}
+
+#[test]
+fn restart_positions_keep_only_positions_inside_the_line() {
+    let p = positions(&[("4455", &[0, 1, 3, 4, 9]), ("7", &[1]), ("12", &[2])]);
+    // 0 (the start) and 4 (after the last move, the final position) and beyond are left out,
+    // and so are lines with nothing left.
+    assert_eq!(p.len(), 2);
+    assert_eq!(p.get(0), Some(&[3u16][..]));
+    assert_eq!(p.get(1), Some(&[3u16, 3, 4][..]));
+    assert_eq!(p.get(2), None);
+}
+
+#[test]
+fn a_restarted_game_starts_from_exactly_the_chosen_prefix_and_plays_its_own_game() {
+    let start = Connect4::new(&Connect4Config);
+    let mut cfg = c4_config(13);
+    cfg.restarts = Restarts {
+        share: 1.0,
+        positions: positions(&[("4433", &[3])]),
+    };
+    let mut recs = Vec::new();
+    let stats =
+        play_selfplay_games(&start, &UniformEvaluator, &cfg, 4, 0, |r| recs.push(r)).unwrap();
+    assert_eq!((stats.games, stats.restarted), (4, 4));
+    let from = Connect4::from_moves("443").unwrap();
+    for r in &recs {
+        assert_eq!(r.prefix, vec![3, 3, 2]);
+        check_record(&start, r);
+        // The first ply is searched in the restart position: its π covers that position's
+        // moves and its move is legal there.
+        let legal: Vec<usize> = from
+            .legal_moves_vec()
+            .into_iter()
+            .map(|m| from.move_to_action(m))
+            .collect();
+        assert!(r.plies[0]
+            .policy
+            .iter()
+            .all(|&(a, _)| legal.contains(&(a as usize))));
+        assert!(r.plies[0].simulations > 0);
+        // The result is the one the rules give at the end of prefix + plies.
+        let mut h = History::new(start);
+        for a in r.actions() {
+            h.play(h.current().action_to_move(a as usize).unwrap())
+                .unwrap();
+        }
+        if let Some(o) = h.outcome() {
+            assert_eq!(
+                r.result,
+                GameResult::from_outcome(o, h.current().side_to_move())
+            );
+        }
+    }
+    // Plies count from the start position: the game is cut at max_plies moves in all.
+    let mut capped = cfg.clone();
+    capped.max_plies = 5;
+    for r in single_call(&capped, 2, 0) {
+        assert_eq!(r.prefix.len() + r.plies.len(), 5, "{r:?}");
+        assert!(r.flags.truncated);
+    }
+}
+
+#[test]
+fn restarts_with_share_zero_or_no_positions_play_the_same_games_as_without() {
+    let plain = c4_config(17);
+    let baseline = single_call(&plain, 6, 2);
+    let unused = SelfPlayConfig {
+        restarts: Restarts {
+            share: 0.0,
+            positions: positions(&[("4433", &[1, 2, 3])]),
+        },
+        ..plain.clone()
+    };
+    let empty = SelfPlayConfig {
+        restarts: Restarts {
+            share: 0.5,
+            positions: Arc::default(),
+        },
+        ..plain.clone()
+    };
+    assert_eq!(single_call(&unused, 6, 2), baseline);
+    assert_eq!(single_call(&empty, 6, 2), baseline);
+    assert!(baseline.iter().all(|r| r.prefix.is_empty()));
+}
+
+#[test]
+fn which_games_restart_depends_on_the_seed_and_game_index_not_the_worker_count() {
+    let start = Connect4::new(&Connect4Config);
+    let mut cfg = c4_config(23);
+    cfg.restarts = Restarts {
+        share: 0.5,
+        positions: positions(&[("44332", &[1, 2, 3, 4]), ("1726", &[2, 3])]),
+    };
+    let run = |workers| {
+        let mut prefixes = Vec::new();
+        play_selfplay_games_parallel(
+            &start,
+            workers,
+            |_| UniformEvaluator,
+            &cfg,
+            16,
+            0,
+            |r| {
+                check_record(&start, &r);
+                prefixes.push(r.prefix);
+            },
+        )
+        .unwrap();
+        prefixes.sort();
+        prefixes
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    let restarted = one.iter().filter(|p| !p.is_empty()).count();
+    assert!((3..=13).contains(&restarted), "{restarted} of 16 restarted");
+    // Each drawn prefix is one of the positions.
+    for p in one.iter().filter(|p| !p.is_empty()) {
+        assert!((0..cfg.restarts.positions.len()).any(|i| cfg.restarts.positions.get(i) == Some(p)));
+    }
+}
+
+#[test]
+fn a_restart_position_whose_moves_do_not_replay_is_an_error_naming_the_move() {
+    let start = Connect4::new(&Connect4Config);
+    let mut cfg = c4_config(1);
+    // Column 1 holds six discs after six moves: the seventh is illegal.
+    cfg.restarts = Restarts {
+        share: 1.0,
+        positions: positions(&[("11111111", &[7])]),
+    };
+    match play_selfplay_games(&start, &UniformEvaluator, &cfg, 1, 0, |_| {}) {
+        Err(SelfPlayError::Restart { ply, action, .. }) => assert_eq!((ply, action), (6, 0)),
+        other => panic!("{other:?}"),
+    }
+    // A position after which the game is over (four in column 1) is refused too.
+    cfg.restarts.positions = positions(&[("12121213", &[7])]);
+    match play_selfplay_games(&start, &UniformEvaluator, &cfg, 1, 0, |_| {}) {
+        Err(SelfPlayError::Restart { ply, reason, .. }) => {
+            assert_eq!(ply, 6);
+            assert!(reason.contains("ends the game"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    cfg.restarts.share = 1.5;
+    assert!(matches!(
+        play_selfplay_games(&start, &UniformEvaluator, &cfg, 1, 0, |_| {}),
+        Err(SelfPlayError::Invalid {
+            field: "restarts.share",
+            ..
+        })
+    ));
 }

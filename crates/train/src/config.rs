@@ -318,6 +318,46 @@ pub struct ResignConfig {
     pub no_resign_fraction: f64,
 }
 
+/// How `[selfplay.restarts]` picks the positions restarted games start from. Both take the
+/// positions of the games whose positions are in the replay buffer, each game's own plies
+/// only (a restarted game's prefix belongs to the game it came from), never the initial
+/// position; a game is picked from when any of its positions qualifies, and a position is
+/// drawn uniformly among all that qualify.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RestartRule {
+    /// Positions where the side to move had to defend: in a game won by one side (by the
+    /// rules or by resignation; not a draw, not a game cut at `selfplay.max_plies`), the
+    /// positions among the last `window` before its end at which the side that lost was to
+    /// move; and, in any game, the positions marked *threat* (the search proved that some
+    /// move there loses: the opponent had an immediate threat).
+    Defend,
+    /// Every position.
+    Uniform,
+}
+
+/// `[selfplay.restarts]`: game restarts. A share of the self-play games start from a
+/// position of an earlier game in the replay buffer, picked by `rule`, instead of the initial
+/// position: the position's moves are replayed (so the repetition rules see them) and the
+/// game is played on from there with the champion's searches; its π, root values and result
+/// z are its own, never copied from the earlier game. Plies count from the initial position,
+/// as in the earlier game (the temperature schedule, `resign.min_ply` and `max_plies`). The
+/// record keeps the moves before its first ply (`.azr` version 3), so `records show` and the
+/// replay buffer replay it from the initial position; only its own plies are trained on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestartsConfig {
+    /// Share of each iteration's games, in [0, 1), drawn per game, that restart (0 = off).
+    /// Games start from the initial position while no position qualifies (the first
+    /// iteration).
+    pub share: f64,
+    /// `defend` or `uniform` ([`RestartRule`]).
+    pub rule: RestartRule,
+    /// `defend`: how many of a game's last positions (plies before its end) are looked at
+    /// for the losing side's turns (>= 1).
+    pub window: u32,
+}
+
 /// `[selfplay]`: self-play game generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -346,6 +386,8 @@ pub struct SelfPlayConfig {
     /// their value target is the search's root value q alone (as if
     /// `train.value_q_weight` were 1 for that game); their policy targets are kept.
     pub max_plies: u32,
+    /// `[selfplay.restarts]`: game restarts (off by default).
+    pub restarts: RestartsConfig,
     /// `[selfplay.search]`: the search of every self-play move, read straight into the
     /// search's own configuration (its keys are [`SearchConfig`]'s fields: `c_puct`,
     /// `fpu_reduction`, `dirichlet_alpha`, `dirichlet_epsilon`, `dirichlet_alpha_total`,
@@ -688,6 +730,11 @@ impl TrainConfig {
                     no_resign_fraction: 0.1,
                 },
                 max_plies: 400,
+                restarts: RestartsConfig {
+                    share: 0.0,
+                    rule: RestartRule::Defend,
+                    window: 10,
+                },
                 search: SearchConfig {
                     c_puct: CPuct::Constant(1.5),
                     fpu_reduction: 0.2,
@@ -928,6 +975,16 @@ impl TrainConfig {
             1.0,
         )?;
         at_least("selfplay.max_plies", s.max_plies, 1)?;
+        if !(0.0..1.0).contains(&s.restarts.share) {
+            return invalid(
+                "selfplay.restarts.share",
+                "must be in [0, 1) (0 = off; at 1 no game would start from the initial \
+                 position once the replay buffer holds games)"
+                    .into(),
+                s.restarts.share,
+            );
+        }
+        at_least("selfplay.restarts.window", s.restarts.window, 1)?;
 
         let r = &self.replay;
         at_least("replay.capacity", r.capacity, 1)?;
@@ -1066,6 +1123,7 @@ fn integer_minimum(key: &str) -> u32 {
         | "selfplay.simulations"
         | "selfplay.playout_cap.fast_simulations"
         | "selfplay.max_plies"
+        | "selfplay.restarts.window"
         | "replay.capacity"
         | "replay.recent_window"
         | "model.blocks"
@@ -1805,6 +1863,69 @@ mod tests {
         assert!(
             matches!(g.validate(), Err(ConfigError::Invalid { key, .. }) if key == "game.size")
         );
+    }
+
+    #[test]
+    fn restart_settings_are_checked_and_off_in_configs_without_them() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        assert_eq!(base.selfplay.restarts.share, 0.0, "off by default");
+        for (o, msg) in [
+            (
+                "selfplay.restarts.share=1",
+                "selfplay.restarts.share must be in [0, 1)",
+            ),
+            (
+                "selfplay.restarts.share=-0.1",
+                "selfplay.restarts.share must be in [0, 1)",
+            ),
+            (
+                "selfplay.restarts.window=0",
+                "selfplay.restarts.window must be >= 1",
+            ),
+            (
+                "selfplay.restarts.window=-3",
+                "selfplay.restarts.window must be >= 1",
+            ),
+            (
+                "selfplay.restarts.shares=0.3",
+                "unknown config key selfplay.restarts.shares",
+            ),
+        ] {
+            let err = base.with_overrides(&[o]).unwrap_err().to_string();
+            assert!(err.starts_with(msg), "{o}: {err}");
+        }
+        let err = base
+            .with_overrides(&["selfplay.restarts.rule=attack"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("attack") && err.contains("defend") && err.contains("uniform"),
+            "{err}"
+        );
+        let on = base
+            .with_overrides(&[
+                "selfplay.restarts.share=0.3",
+                "selfplay.restarts.rule=uniform",
+            ])
+            .unwrap();
+        assert_eq!(
+            on.selfplay.restarts,
+            RestartsConfig {
+                share: 0.3,
+                rule: RestartRule::Uniform,
+                window: 10
+            }
+        );
+        // A saved config written before restarts existed (no such table) loads with them off,
+        // and the settings round-trip through the saved text.
+        let old = TrainConfig::from_toml_str(
+            "[game]\nname = \"gomoku\"\n[selfplay]\nsimulations = 50\nmax_plies = 100\n",
+        )
+        .unwrap();
+        assert_eq!(old.selfplay.restarts.share, 0.0);
+        let text = on.to_toml_string().unwrap();
+        assert!(text.contains("[selfplay.restarts]"), "{text}");
+        assert_eq!(TrainConfig::from_toml_str(&text).unwrap(), on);
     }
 
     #[test]

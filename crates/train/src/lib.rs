@@ -19,7 +19,8 @@
 //! - [`storage`]: the object-store interface [`storage::Storage`] on a local directory (atomic,
 //!   fsynced) or on S3 / Google Cloud Storage / Azure by URL ([`storage::ObjectStorage`]);
 //! - [`record`]: the compact versioned binary game-record format (`.azr`, the
-//!   `alphazero-records` crate; checksummed since version 2, version-1 files are still read);
+//!   `alphazero-records` crate; checksummed since version 2, restarted games' prefixes since
+//!   version 3, version-1 files are still read);
 //! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
 //! - [`settings`]: the search and self-play settings of a configuration;

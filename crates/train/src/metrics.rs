@@ -116,6 +116,9 @@ pub struct IterationMetrics {
     pub elapsed_s: f64,
     /// Self-play games of this iteration.
     pub games: u64,
+    /// Of these, games restarted from a position of an earlier game
+    /// (`[selfplay.restarts]`; 0 in logs written before restarts existed).
+    pub restarted_games: u64,
     /// Self-play games of the whole run.
     pub total_games: u64,
     /// Training positions added this iteration.
@@ -392,6 +395,7 @@ struct CsvRow {
     elapsed_s: f64,
     hours: f64,
     games: u64,
+    restarted_games: u64,
     total_games: u64,
     positions: u64,
     total_positions: u64,
@@ -440,6 +444,7 @@ impl From<&IterationMetrics> for CsvRow {
             elapsed_s: m.elapsed_s,
             hours: m.elapsed_s / 3600.0,
             games: m.games,
+            restarted_games: m.restarted_games,
             total_games: m.total_games,
             positions: m.positions,
             total_positions: m.total_positions,

@@ -84,8 +84,13 @@ impl IterationReport {
             ),
             _ => String::new(),
         };
+        // Restarted games (`[selfplay.restarts]`) are named only when there are some.
+        let restarted_text = match m.restarted_games {
+            0 => String::new(),
+            n => format!(", {n} restarted"),
+        };
         format!(
-            "iter {}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg), {} new positions, buffer {}; \
+            "iter {}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg{restarted_text}), {} new positions, buffer {}; \
              {} steps: policy {:.3} value {:.3} entropy {:.3} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
              {:.0}s ({selfplay_text}train {:.0}s; gating {:.0}s)",
             m.iteration,

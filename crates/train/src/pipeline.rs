@@ -25,7 +25,9 @@ use alphazero_nn::{
     Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
 };
 use alphazero_registry::{GameSpec, Registered, Yardstick};
-use alphazero_selfplay::{play_selfplay_games_parallel, worker_count, SelfPlayStats};
+use alphazero_selfplay::{
+    play_selfplay_games_parallel, worker_count, RestartPositions, SelfPlayStats,
+};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
@@ -365,14 +367,17 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     }
 
     /// **Self-play**: `selfplay.games_per_iteration` games of the champion against itself
-    /// ([`Pipeline::self_play_games`]) written as the record file `records/<record_id>.azr`
+    /// ([`Pipeline::self_play_games`], a share restarted from positions of `buffer`'s games
+    /// under `[selfplay.restarts]`) written as the record file `records/<record_id>.azr`
     /// ([`Pipeline::record_file`]); the games get ids from `first_game_id` on.
     ///
     /// # Errors
     /// A network or self-play error; [`PipelineError::Storage`] writing the file.
+    #[allow(clippy::too_many_arguments)]
     pub fn self_play(
         &self,
         champion: &PolicyValueNet,
+        buffer: &ReplayBuffer<G>,
         first_game_id: u64,
         record_id: u64,
         seed: u64,
@@ -381,8 +386,15 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     ) -> Result<SelfPlayBatch, PipelineError> {
         let start = Instant::now();
         let games_n = u64::from(self.cfg.selfplay.games_per_iteration);
-        let (games, stats) =
-            self.self_play_games(champion, games_n, first_game_id, seed, iteration, observer)?;
+        let (games, stats) = self.self_play_games(
+            champion,
+            buffer,
+            games_n,
+            first_game_id,
+            seed,
+            iteration,
+            observer,
+        )?;
         let key = record_key(record_id);
         self.storage
             .put(&key, &self.record_file(first_game_id, &games)?)?;
@@ -399,14 +411,18 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// The games of self-play, without writing them: `games` games of `champion` against
     /// itself with the run's `[selfplay]` settings, many at once with their leaves batched
     /// through the network, one worker per core (`selfplay.workers`); ids from
-    /// `first_game_id` on, in id order. The one self-play code path of `train` (through
-    /// [`Pipeline::self_play`]) and of an actor ([`crate::roles::run_actor`]).
+    /// `first_game_id` on, in id order. With `selfplay.restarts.share` > 0, that share of the
+    /// games starts from positions of `buffer`'s games ([`Pipeline::restart_positions`]).
+    /// The one self-play code path of `train` (through [`Pipeline::self_play`]) and of an
+    /// actor ([`crate::roles::run_actor`]).
     ///
     /// # Errors
     /// A network or self-play error.
+    #[allow(clippy::too_many_arguments)]
     pub fn self_play_games(
         &self,
         champion: &PolicyValueNet,
+        buffer: &ReplayBuffer<G>,
         games: u64,
         first_game_id: u64,
         seed: u64,
@@ -415,7 +431,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     ) -> Result<(Vec<GameRecord>, SelfPlayStats), PipelineError> {
         let cfg = &self.cfg;
         let start_pos = self.start_position();
-        let sp_cfg = selfplay_config(cfg, seed);
+        let mut sp_cfg = selfplay_config(cfg, seed);
+        sp_cfg.restarts.positions = Arc::new(self.restart_positions(buffer));
         let net = NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?;
         observer.stage_started(Stage::SelfPlay, iteration, games);
         let mut out: Vec<GameRecord> = Vec::with_capacity(games as usize);
@@ -435,6 +452,18 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         )?;
         observer.stage_finished(Stage::SelfPlay);
         Ok((out, stats))
+    }
+
+    /// The positions of `buffer`'s games that restarted self-play games start from:
+    /// those `selfplay.restarts.rule` picks ([`ReplayBuffer::restart_positions`]); none when
+    /// restarts are off (`selfplay.restarts.share` 0).
+    pub fn restart_positions(&self, buffer: &ReplayBuffer<G>) -> RestartPositions {
+        let r = &self.cfg.selfplay.restarts;
+        if r.share > 0.0 {
+            buffer.restart_positions(r.rule, r.window as usize)
+        } else {
+            RestartPositions::new()
+        }
     }
 
     /// The bytes of a record file of the run's game holding `games`, whose ids start at
@@ -789,6 +818,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 .unwrap_or(0.0),
             elapsed_s: state.elapsed_s,
             games,
+            restarted_games: batch.games.iter().filter(|g| !g.prefix.is_empty()).count() as u64,
             total_games: state.total_games,
             positions: new_positions,
             total_positions: state.total_positions,
@@ -940,7 +970,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             let it_start = Instant::now();
             let iter = state.iteration;
             let seed = mix(state.rng_seed, u64::from(iter));
-            let Some(batch) = source.next_batch(self, &state, &champion, seed, observer)? else {
+            let Some(batch) =
+                source.next_batch(self, &state, &champion, &buffer, seed, observer)?
+            else {
                 (stopped_by_request, stopped_while_waiting) = (true, true);
                 break;
             };
@@ -1055,16 +1087,19 @@ pub trait BatchSource<G: Encode> {
     /// The games of iteration `state.iteration`, with ids from `state.next_game_id` on,
     /// written as the record file `records/<state.next_record_id>.azr` of `pipeline`'s
     /// storage before this returns (the commit of the iteration counts them). `champion` is
-    /// the run's champion and `seed` the iteration's seed. `None` when
+    /// the run's champion, `buffer` the replay buffer (whose games restarted games start
+    /// from, [`Pipeline::restart_positions`]) and `seed` the iteration's seed. `None` when
     /// [`Observer::stop_requested`] said so while waiting for games: the run stops.
     ///
     /// # Errors
     /// The source's failure; the iteration is not committed.
+    #[allow(clippy::too_many_arguments)]
     fn next_batch(
         &mut self,
         pipeline: &Pipeline<'_, G>,
         state: &RunState,
         champion: &PolicyValueNet,
+        buffer: &ReplayBuffer<G>,
         seed: u64,
         observer: &dyn Observer,
     ) -> Result<Option<SelfPlayBatch>, PipelineError>;
@@ -1094,12 +1129,14 @@ impl<G: Encode> BatchSource<G> for LocalSelfPlay {
         pipeline: &Pipeline<'_, G>,
         state: &RunState,
         champion: &PolicyValueNet,
+        buffer: &ReplayBuffer<G>,
         seed: u64,
         observer: &dyn Observer,
     ) -> Result<Option<SelfPlayBatch>, PipelineError> {
         pipeline
             .self_play(
                 champion,
+                buffer,
                 state.next_game_id,
                 state.next_record_id,
                 seed,

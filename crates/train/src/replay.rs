@@ -1,6 +1,7 @@
 //! The replay buffer: a ring of the most recent training positions, filled from finished
 //! games and sampled with recency mixing, random board symmetries and optional hard-position
-//! mining.
+//! mining. It also keeps the moves of the games whose positions it holds, the positions
+//! restarted self-play games start from ([`ReplayBuffer::restart_positions`]).
 //!
 //! # Symmetries
 //! A sampled position is returned already transformed by its symmetry `s`
@@ -8,10 +9,14 @@
 //! *original* position as receiver). The network must encode the returned, transformed
 //! position; then the input planes and the policy target always move together.
 
+use std::collections::VecDeque;
+
 use alphazero_game::{count_repetitions, Game, History, ParseError, Side};
+use alphazero_selfplay::RestartPositions;
 use rand::Rng;
 
-use crate::record::{GameRecord, RecordFile, RecordHeader};
+use crate::config::RestartRule;
+use crate::record::{GameRecord, GameResult, RecordFile, RecordHeader};
 
 /// Default number of positions a buffer holds.
 pub const DEFAULT_CAPACITY: usize = 200_000;
@@ -62,6 +67,26 @@ impl<G: Game> Sample<G> {
     }
 }
 
+/// Plays the recorded `action` of ply `ply` of game `game_id`.
+fn play_action<G: Game>(
+    history: &mut History<G>,
+    action: u16,
+    game_id: u64,
+    ply: usize,
+) -> Result<(), ReplayError> {
+    let illegal = |reason: String| ReplayError::IllegalAction {
+        game_id,
+        ply,
+        action,
+        reason,
+    };
+    let mv = history
+        .current()
+        .action_to_move(usize::from(action))
+        .ok_or_else(|| illegal("no move has this action index".into()))?;
+    history.play(mv).map_err(|e| illegal(e.to_string()))
+}
+
 /// How [`ReplayBuffer::sample_batch`] draws.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SampleOptions {
@@ -110,7 +135,8 @@ pub enum ReplayError {
     IllegalAction {
         /// The game.
         game_id: u64,
-        /// The ply of the position the action was played from.
+        /// The ply of the position the action was played from, counted from the start
+        /// position (a restarted game's prefix moves included).
         ply: usize,
         /// The recorded action index.
         action: u16,
@@ -124,7 +150,7 @@ pub enum ReplayError {
     PolicyAction {
         /// The game.
         game_id: u64,
-        /// The ply.
+        /// The ply, counted from the start position (as in [`ReplayError::IllegalAction`]).
         ply: usize,
         /// The rejected action index.
         action: u16,
@@ -142,7 +168,27 @@ pub enum ReplayError {
     },
 }
 
-/// A ring buffer of the `capacity` most recent [`Sample`]s.
+/// A game whose positions are in the buffer, as its moves: what restarts start from.
+#[derive(Clone, Debug, PartialEq)]
+struct BufferedGame {
+    game_id: u64,
+    /// Every move from the start position: the record's prefix, then its plies.
+    moves: Vec<u16>,
+    /// The length of the prefix (the moves of the earlier game it restarted from).
+    own_from: usize,
+    /// Per ply of its own: [`LOST`] and [`THREAT`] bits.
+    marks: Vec<u8>,
+    /// Its samples still in the buffer.
+    samples: usize,
+}
+
+/// The side to move at this ply lost the game (decided by the rules or by resignation).
+const LOST: u8 = 1;
+/// The ply was marked threat.
+const THREAT: u8 = 2;
+
+/// A ring buffer of the `capacity` most recent [`Sample`]s, and the moves of the games they
+/// come from.
 #[derive(Clone, Debug)]
 pub struct ReplayBuffer<G: Game> {
     slots: Vec<Sample<G>>,
@@ -150,6 +196,9 @@ pub struct ReplayBuffer<G: Game> {
     /// The slot the next sample goes to.
     next: usize,
     total_added: u64,
+    /// The games that have samples in the buffer (added by [`ReplayBuffer::add_game`]),
+    /// oldest first.
+    games: VecDeque<BufferedGame>,
 }
 
 impl<G: Game> ReplayBuffer<G> {
@@ -161,6 +210,7 @@ impl<G: Game> ReplayBuffer<G> {
             capacity,
             next: 0,
             total_added: 0,
+            games: VecDeque::new(),
         }
     }
 
@@ -189,10 +239,45 @@ impl<G: Game> ReplayBuffer<G> {
         if self.slots.len() < self.capacity {
             self.slots.push(sample);
         } else {
-            self.slots[self.next] = sample;
+            let old = std::mem::replace(&mut self.slots[self.next], sample);
+            // Samples leave in the order their games came in: the oldest game loses one.
+            if let Some(g) = self.games.front_mut() {
+                if g.game_id == old.game_id {
+                    g.samples = g.samples.saturating_sub(1);
+                }
+            }
+            while self.games.front().is_some_and(|g| g.samples == 0) {
+                self.games.pop_front();
+            }
         }
         self.next = (self.next + 1) % self.capacity;
         self.total_added += 1;
+    }
+
+    /// The number of games whose moves the buffer keeps (those with samples in it).
+    pub fn games(&self) -> usize {
+        self.games.len()
+    }
+
+    /// The positions of the buffer's games that `rule` picks (see [`RestartRule`]), for
+    /// self-play games to restart from: of each game its own plies only (never a restarted
+    /// game's prefix), never the start position; `window` is the `defend` rule's number of
+    /// last positions of a game looked at for the losing side's turns. In the order of the
+    /// games, oldest first, and of their plies.
+    pub fn restart_positions(&self, rule: RestartRule, window: usize) -> RestartPositions {
+        let mut out = RestartPositions::new();
+        for g in &self.games {
+            let n = g.marks.len();
+            let picked = g.marks.iter().enumerate().filter(|&(i, &m)| match rule {
+                RestartRule::Uniform => true,
+                RestartRule::Defend => (m & LOST != 0 && n - i <= window) || m & THREAT != 0,
+            });
+            let lens: Vec<usize> = picked.map(|(i, _)| g.own_from + i).collect();
+            if !lens.is_empty() {
+                out.add_line(g.moves.clone(), lens);
+            }
+        }
+        out
     }
 
     fn slot_of_age(&self, age: usize) -> usize {
@@ -213,9 +298,13 @@ impl<G: Game> ReplayBuffer<G> {
 
     /// Replays a finished game from `start` (with a [`History`], so repetitions are counted)
     /// and adds one sample per ply searched with `simulations > 0` (fast playout-cap moves
-    /// are skipped). z of each sample is the game result seen from that position's side to
-    /// move; the samples of a game flagged `truncated` are marked [`Sample::truncated`]. The
-    /// game is added whole or not at all. Returns the number of samples added.
+    /// are skipped). A restarted game's prefix ([`GameRecord::prefix`]) is replayed first
+    /// and adds no sample: its positions were the earlier game's, and the samples' history
+    /// (repetitions, ply) includes it. z of each sample is the game result seen from that
+    /// position's side to move; the samples of a game flagged `truncated` are marked
+    /// [`Sample::truncated`]. The game is added whole or not at all; its moves are kept for
+    /// [`ReplayBuffer::restart_positions`] while it has samples in the buffer. Returns the
+    /// number of samples added.
     ///
     /// # Errors
     /// [`ReplayError::IllegalAction`] when a recorded move cannot be played,
@@ -228,9 +317,24 @@ impl<G: Game> ReplayBuffer<G> {
     ) -> Result<usize, ReplayError> {
         let z_first = f32::from(game.result.z_first());
         let mut history = History::new(start);
+        let own_from = game.prefix.len();
+        for (ply, &action) in game.prefix.iter().enumerate() {
+            play_action(&mut history, action, game_id, ply)?;
+        }
+        let loser = match game.result {
+            _ if game.flags.truncated => None,
+            GameResult::FirstWon => Some(Side::Second),
+            GameResult::SecondWon => Some(Side::First),
+            GameResult::Draw => None,
+        };
+        let mut marks = Vec::with_capacity(game.plies.len());
         let mut pending = Vec::with_capacity(game.plies.len());
-        for (ply_index, ply) in game.plies.iter().enumerate() {
+        for (own_index, ply) in game.plies.iter().enumerate() {
+            let ply_index = own_from + own_index;
             let pos = history.current();
+            marks.push(
+                u8::from(loser == Some(pos.side_to_move())) * LOST + u8::from(ply.threat) * THREAT,
+            );
             if ply.simulations > 0 {
                 let num_actions = pos.num_actions();
                 if let Some(&(action, _)) = ply
@@ -261,20 +365,22 @@ impl<G: Game> ReplayBuffer<G> {
                     truncated: game.flags.truncated,
                 });
             }
-            let illegal = |reason: String| ReplayError::IllegalAction {
-                game_id,
-                ply: ply_index,
-                action: ply.action,
-                reason,
-            };
-            let mv = pos
-                .action_to_move(usize::from(ply.action))
-                .ok_or_else(|| illegal("no move has this action index".into()))?;
-            history.play(mv).map_err(|e| illegal(e.to_string()))?;
+            play_action(&mut history, ply.action, game_id, ply_index)?;
         }
         let n = pending.len();
         for s in pending {
             self.push(s);
+        }
+        self.games.push_back(BufferedGame {
+            game_id,
+            moves: game.actions().collect(),
+            own_from,
+            marks,
+            // A game longer than the buffer keeps only its newest positions.
+            samples: n.min(self.capacity),
+        });
+        while self.games.front().is_some_and(|g| g.samples == 0) {
+            self.games.pop_front();
         }
         Ok(n)
     }
@@ -400,6 +506,7 @@ mod tests {
             start: String::new(),
             result,
             flags: GameFlags::default(),
+            prefix: Vec::new(),
             plies: cols
                 .iter()
                 .enumerate()
@@ -763,6 +870,153 @@ mod tests {
     }
 
     #[test]
+    fn a_restarted_game_trains_only_its_own_plies_with_its_own_result() {
+        // Restarted after the earlier game's first three moves (columns 0, 1, 0); this game
+        // (five plies of its own) was won by the second player.
+        let mut g = c4_game(&[3, 4, 5, 6, 2], GameResult::SecondWon, &[]);
+        g.prefix = vec![0, 1, 0];
+        let mut buf = ReplayBuffer::new(100);
+        assert_eq!(buf.add_game(start(), &g, 5).unwrap(), 5);
+        let samples: Vec<&Sample<Connect4>> = buf.iter().collect();
+        // The first sample is the position after the prefix, second player to move.
+        assert_eq!(samples[0].position, Connect4::from_moves("121").unwrap());
+        assert_eq!(samples[0].ply, 3);
+        for s in &samples {
+            // z from this game's result (second player won), from the side to move.
+            let want = if s.ply % 2 == 1 { 1.0 } else { -1.0 };
+            assert_eq!(s.z, want, "ply {}", s.ply);
+        }
+        // An illegal prefix move names its ply from the start position.
+        let mut bad = c4_game(&[3], GameResult::Draw, &[]);
+        bad.prefix = vec![0; 7];
+        match buf.add_game(start(), &bad, 6) {
+            Err(ReplayError::IllegalAction {
+                ply: 6, action: 0, ..
+            }) => {}
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_restarted_games_repetitions_count_the_prefix_positions() {
+        use walk::Walk;
+        // Prefix 3 → 4 → 3: the restart position (x 3, first to move) already occurred twice.
+        let g = GameRecord {
+            start: String::new(),
+            result: GameResult::Draw,
+            flags: GameFlags::default(),
+            prefix: vec![4, 3, 4, 3],
+            plies: [4u16, 3]
+                .iter()
+                .map(|&a| PlyRecord::new(a, &[(a, 1.0)], 0.0, 10))
+                .collect(),
+        };
+        let mut buf = ReplayBuffer::new(10);
+        buf.add_game(Walk::new(&()), &g, 0).unwrap();
+        let got: Vec<(u32, u8)> = buf.iter().map(|s| (s.ply, s.repetitions)).collect();
+        assert_eq!(got, vec![(4, 2), (5, 2)]);
+    }
+
+    /// The restart positions of `buf` as move lists.
+    fn restarts(buf: &ReplayBuffer<Connect4>, rule: RestartRule, window: usize) -> Vec<Vec<u16>> {
+        let p = buf.restart_positions(rule, window);
+        (0..p.len()).map(|i| p.get(i).unwrap().to_vec()).collect()
+    }
+
+    #[test]
+    fn defend_picks_the_losers_last_turns_and_threats_uniform_picks_every_position() {
+        let mut buf = ReplayBuffer::new(100);
+        // Game 1: the first player wins at ply 7 (column 0 four times); the second player,
+        // who lost, was to move at plies 1, 3, 5.
+        buf.add_game(
+            start(),
+            &c4_game(&[0, 1, 0, 1, 0, 1, 0], GameResult::FirstWon, &[]),
+            1,
+        )
+        .unwrap();
+        // Game 2: a draw with a threat marked at its ply 2, and a fast ply (still a position).
+        let mut draw = c4_game(&[3, 3, 2, 2], GameResult::Draw, &[1]);
+        draw.plies[2].threat = true;
+        buf.add_game(start(), &draw, 2).unwrap();
+        // Game 3: cut at the ply limit: no loser.
+        let mut cut = c4_game(&[4, 4, 5], GameResult::Draw, &[]);
+        cut.flags.truncated = true;
+        buf.add_game(start(), &cut, 3).unwrap();
+        // Game 4: restarted after 6, 6 (columns); the second player wins by resignation
+        // after four plies of its own; the first player (to move at own plies 0 and 2) lost.
+        let mut resigned = c4_game(&[2, 5, 2, 5], GameResult::SecondWon, &[]);
+        resigned.prefix = vec![6, 6];
+        resigned.flags.resigned = true;
+        buf.add_game(start(), &resigned, 4).unwrap();
+        let line1 = [0u16, 1, 0, 1, 0, 1, 0];
+        let defend = restarts(&buf, RestartRule::Defend, 4);
+        assert_eq!(
+            defend,
+            vec![
+                // Game 1's last four positions are plies 3..=6; the loser moved at 3 and 5.
+                line1[..3].to_vec(),
+                line1[..5].to_vec(),
+                vec![3, 3],
+                // Game 4: own plies 0 and 2 (from the start: 2 and 4), never its prefix.
+                vec![6, 6],
+                vec![6, 6, 2, 5],
+            ]
+        );
+        // A window of 1: the last position of games 1 and 4 was the winner's turn, so only
+        // the threat is left.
+        assert_eq!(restarts(&buf, RestartRule::Defend, 1), vec![vec![3, 3]]);
+        let uniform = restarts(&buf, RestartRule::Uniform, 4);
+        // Every position but the start: 6 + 3 + 2 of games 1–3, all 4 own ones of game 4.
+        assert_eq!(uniform.len(), 6 + 3 + 2 + 4);
+        assert!(uniform.iter().all(|p| !p.is_empty()));
+        assert!(
+            !uniform.contains(&vec![6]),
+            "a prefix position is the earlier game's"
+        );
+    }
+
+    #[test]
+    fn restart_positions_follow_the_games_still_in_the_buffer() {
+        let mut buf = ReplayBuffer::new(6);
+        let won = || c4_game(&[0, 1, 0, 1, 0, 1, 0], GameResult::FirstWon, &[]);
+        buf.add_game(start(), &won(), 1).unwrap();
+        assert_eq!(buf.games(), 1);
+        // The next game pushes every sample of the first out: its moves go with them.
+        buf.add_game(
+            start(),
+            &c4_game(&[3, 3, 3, 3, 3, 3], GameResult::Draw, &[]),
+            2,
+        )
+        .unwrap();
+        assert_eq!(buf.games(), 1);
+        assert_eq!(restarts(&buf, RestartRule::Uniform, 4).len(), 5);
+        assert!(restarts(&buf, RestartRule::Defend, 4).is_empty());
+        // Partly overwritten games stay while one of their samples is left.
+        buf.add_game(start(), &c4_game(&[2, 2], GameResult::Draw, &[]), 3)
+            .unwrap();
+        assert_eq!(buf.games(), 2);
+        // A rebuilt buffer keeps the same games.
+        let file = RecordFile {
+            header: RecordHeader {
+                game: "connect4".into(),
+                config: String::new(),
+                num_actions: 7,
+                first_game_id: 1,
+            },
+            games: vec![
+                won(),
+                c4_game(&[3, 3, 3, 3, 3, 3], GameResult::Draw, &[]),
+                c4_game(&[2, 2], GameResult::Draw, &[]),
+            ],
+        };
+        let rebuilt = ReplayBuffer::rebuild_from(&[file], 6, |_, _| Ok(start())).unwrap();
+        assert_eq!(
+            restarts(&rebuilt, RestartRule::Uniform, 4),
+            restarts(&buf, RestartRule::Uniform, 4)
+        );
+    }
+
+    #[test]
     fn repetitions_are_counted_from_the_game_history() {
         use walk::Walk;
         // 3 → 4 → 3 → 4 → 3: positions (x, side) repeat every two plies.
@@ -770,6 +1024,7 @@ mod tests {
             start: String::new(),
             result: GameResult::Draw,
             flags: GameFlags::default(),
+            prefix: Vec::new(),
             plies: [4u16, 3, 4, 3, 2]
                 .iter()
                 .map(|&a| PlyRecord::new(a, &[(a, 1.0)], 0.0, 10))

@@ -27,6 +27,7 @@ use crate::error::PipelineError;
 use crate::observer::Observer;
 use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY};
 use crate::record::{read_records, GameRecord};
+use crate::replay::ReplayBuffer;
 use crate::state::RunState;
 use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
 use crate::storage::lease::LearnerLease;
@@ -116,6 +117,11 @@ pub fn committed_champion(storage: &dyn Storage) -> Result<(u32, String), Pipeli
 /// on with the champion it has (or waits for one) and reads again before the next batch;
 /// [`ACTOR_READ_FAILURES`] failures in a row end it.
 ///
+/// Game restarts (`selfplay.restarts.share` > 0): an actor sees only the games it played
+/// itself, so its restarted games start from positions of those (the run's rule over its own
+/// newest `replay.capacity` positions, kept in a replay buffer of its own from its first
+/// batch on: as much memory as the learner's buffer). Without restarts it keeps nothing.
+///
 /// # Errors
 /// A storage error that outlasts the storage's own retries, a network that cannot be read,
 /// each [`ACTOR_READ_FAILURES`] times in a row; a self-play error, [`ExchangeError::Taken`].
@@ -129,6 +135,13 @@ pub fn run_actor<G: Encode>(
     let per_batch = u64::from(p.config().selfplay.games_per_iteration).max(1);
     let seed = rand::random::<u64>();
     let mut champion: Option<(u32, PolicyValueNet)> = None;
+    let restarts = p.config().selfplay.restarts.share > 0.0;
+    // The actor's own games, what its restarts start from (one slot when there are none).
+    let mut own_games = ReplayBuffer::<G>::new(if restarts {
+        p.config().replay.capacity as usize
+    } else {
+        1
+    });
     let mut summary = ActorSummary::default();
     let mut waiting = false;
     let mut failures = 0u32;
@@ -200,9 +213,20 @@ pub fn run_actor<G: Encode>(
         };
         let start = Instant::now();
         let batch_seed = mix(seed, summary.batches);
-        let (records, stats) =
-            p.self_play_games(net, games, 0, batch_seed, summary.batches as u32, observer)?;
+        let (records, stats) = p.self_play_games(
+            net,
+            &own_games,
+            games,
+            0,
+            batch_seed,
+            summary.batches as u32,
+            observer,
+        )?;
         let key = outbox.publish(storage, &p.record_file(0, &records)?)?;
+        if restarts {
+            // Ids of the actor's own: the learner numbers the games when it takes them.
+            p.ingest(&mut own_games, summary.games, &records)?;
+        }
         let seconds = start.elapsed().as_secs_f64();
         summary.batches += 1;
         summary.games += records.len() as u64;
@@ -280,8 +304,8 @@ pub fn run_learner<G: Encode>(
     result
 }
 
-/// The self-play figures of games the learner took: counts, plies and results (W/D/L);
-/// the times (self-play, network) are the actors' and stay 0, unknown here.
+/// The self-play figures of games the learner took: counts, plies, results (W/D/L) and
+/// restarted games; the times (self-play, network) are the actors' and stay 0, unknown here.
 fn taken_stats(games: &[GameRecord]) -> SelfPlayStats {
     let result = |r: GameResult| games.iter().filter(|g| g.result == r).count() as u64;
     SelfPlayStats {
@@ -290,6 +314,7 @@ fn taken_stats(games: &[GameRecord]) -> SelfPlayStats {
         first_wins: result(GameResult::FirstWon),
         draws: result(GameResult::Draw),
         second_wins: result(GameResult::SecondWon),
+        restarted: games.iter().filter(|g| !g.prefix.is_empty()).count() as u64,
         ..SelfPlayStats::default()
     }
 }
@@ -392,6 +417,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
         p: &Pipeline<'_, G>,
         state: &RunState,
         _champion: &PolicyValueNet,
+        _buffer: &ReplayBuffer<G>,
         _seed: u64,
         observer: &dyn Observer,
     ) -> Result<Option<SelfPlayBatch>, PipelineError> {

@@ -12,7 +12,7 @@
 
 use alphazero_mcts::SearchConfig;
 use alphazero_nn::OptimizerKind;
-use alphazero_selfplay::{PlayoutCap, Resignation, SelfPlayConfig};
+use alphazero_selfplay::{PlayoutCap, Resignation, Restarts, SelfPlayConfig};
 
 use crate::config::{ConfigError, Optimizer, TrainConfig};
 
@@ -63,7 +63,9 @@ pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64
 }
 
 /// The self-play settings of `[selfplay]` (full searches of `selfplay.simulations` with
-/// root noise, playout cap, resignation, temperatures, ply cap), seeded with `seed`.
+/// root noise, playout cap, resignation, temperatures, ply cap, the share of restarted
+/// games), seeded with `seed`. The restart positions are left empty: they come from the
+/// run's replay buffer (`Pipeline::restart_positions`).
 pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
     let s = &cfg.selfplay;
     SelfPlayConfig {
@@ -83,6 +85,10 @@ pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
         }),
         max_plies: s.max_plies,
         seed,
+        restarts: Restarts {
+            share: s.restarts.share as f32,
+            positions: Default::default(),
+        },
     }
 }
 

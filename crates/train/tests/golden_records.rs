@@ -3,7 +3,10 @@
 //! the version-1 writer (no checksums) and must keep decoding to the same records, so run
 //! directories from older builds still resume; it is never regenerated.
 //!
-//! Regenerate the current-version file (after a deliberate format change or a zstd upgrade
+//! `connect4-v3.azr` holds the same games with game 0 restarted (a prefix of two moves): files
+//! with a restarted game are version 3, the others still version 2.
+//!
+//! Regenerate the current-version files (after a deliberate format change or a zstd upgrade
 //! that changes the compressed bytes) with
 //! `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
 
@@ -16,6 +19,8 @@ use alphazero_train::record::{
 use alphazero_train::replay::ReplayBuffer;
 
 const GOLDEN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v2.azr");
+/// The games of [`expected_restarted`]: version 3.
+const GOLDEN_V3: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v3.azr");
 /// Written by the version-1 writer; read only.
 const GOLDEN_V1: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/connect4-v1.azr");
 
@@ -26,6 +31,7 @@ fn expected() -> RecordFile {
         start: String::new(),
         result: GameResult::FirstWon,
         flags: GameFlags::default(),
+        prefix: Vec::new(),
         plies: cols
             .iter()
             .enumerate()
@@ -49,6 +55,7 @@ fn expected() -> RecordFile {
             no_resign: false,
             truncated: false,
         },
+        prefix: Vec::new(),
         plies: vec![
             PlyRecord::new(4, &[(4, 0.5), (2, 0.5)], 0.95, 64),
             PlyRecord::new(
@@ -69,6 +76,7 @@ fn expected() -> RecordFile {
             no_resign: true,
             truncated: true,
         },
+        prefix: Vec::new(),
         plies: vec![],
     };
     RecordFile {
@@ -80,6 +88,45 @@ fn expected() -> RecordFile {
         },
         games: vec![game0, game1, game2],
     }
+}
+
+/// [`expected`] with game 0 restarted after the moves a1 (column 0) and g1 (column 6).
+fn expected_restarted() -> RecordFile {
+    let mut f = expected();
+    f.games[0].prefix = vec![0, 6];
+    f
+}
+
+#[test]
+fn writing_the_restarted_records_reproduces_the_version_3_golden_bytes() {
+    let f = expected_restarted();
+    let bytes = write_records(&f.header, &f.games).unwrap();
+    if std::env::var_os("AZ_REGENERATE_GOLDEN").is_some() {
+        std::fs::write(GOLDEN_V3, &bytes).unwrap();
+    }
+    let golden =
+        std::fs::read(GOLDEN_V3).expect("golden file (regenerate with AZ_REGENERATE_GOLDEN=1)");
+    assert_eq!(&golden[..6], b"AZRC\x03\x00");
+    assert_eq!(bytes, golden);
+    assert_eq!(read_records(&golden, "connect4", 7).unwrap(), f);
+}
+
+#[test]
+fn restarted_golden_game_replays_its_prefix_without_training_on_it() {
+    let f = read_records(&std::fs::read(GOLDEN_V3).unwrap(), "connect4", 7).unwrap();
+    let buf = ReplayBuffer::rebuild_from(&[f], 100, |_, g| Connect4::from_moves(&g.start)).unwrap();
+    // The same 8 samples as without the prefix: its two moves are not trained on.
+    assert_eq!(buf.len(), 8);
+    let game0: Vec<_> = buf.iter().filter(|s| s.game_id == 1000).collect();
+    assert_eq!(game0.len(), 6);
+    // Plies count from the start: game 0's first position is the one after a1 g1.
+    assert_eq!(game0[0].ply, 2);
+    assert_eq!(game0[0].position, Connect4::from_moves("17").unwrap());
+    assert_eq!(game0[0].z, 1.0, "the first player (to move) won this game");
+    assert_eq!(
+        game0.last().unwrap().position,
+        Connect4::from_moves("17434343").unwrap()
+    );
 }
 
 #[test]

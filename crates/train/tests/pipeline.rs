@@ -138,6 +138,74 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
 }
 
 #[test]
+fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_games() {
+    let storage = MemoryStorage::new();
+    let cfg = tiny(3)
+        .with_overrides(&["selfplay.restarts.share=0.5"])
+        .unwrap();
+    let p =
+        Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
+    p.run(None, &Limits::default(), &Silent).unwrap();
+    let metrics = MetricsLog::open(&storage, METRICS_KEY)
+        .unwrap()
+        .read_all(&storage)
+        .unwrap();
+    let files: Vec<_> = (0..3)
+        .map(|id| read_records(&storage.get(&record_key(id)).unwrap(), "connect4", 7).unwrap())
+        .collect();
+    // The first iteration has no earlier games: every game starts from the initial position.
+    assert_eq!(metrics[0].restarted_games, 0);
+    assert!(files[0].games.iter().all(|g| g.prefix.is_empty()));
+    let mut restarted = 0;
+    for (k, file) in files.iter().enumerate() {
+        let here = file.games.iter().filter(|g| !g.prefix.is_empty());
+        assert_eq!(metrics[k].restarted_games, here.clone().count() as u64);
+        for g in here {
+            restarted += 1;
+            // The prefix leads to a position of an earlier game, one where that game's loser
+            // was to move or a threat was marked (the default rule, defend), never its end.
+            let from = files[..k]
+                .iter()
+                .flat_map(|f| &f.games)
+                .find(|e| {
+                    let line: Vec<u16> = e.actions().collect();
+                    line.len() > g.prefix.len() && line.starts_with(&g.prefix)
+                })
+                .unwrap_or_else(|| panic!("prefix {:?} is no earlier game's", g.prefix));
+            let own = g.prefix.len() - from.prefix.len();
+            let loser_to_move = match from.result {
+                alphazero_train::GameResult::FirstWon => g.prefix.len() % 2 == 1,
+                alphazero_train::GameResult::SecondWon => g.prefix.len() % 2 == 0,
+                alphazero_train::GameResult::Draw => false,
+            };
+            assert!(
+                loser_to_move || from.plies[own].threat,
+                "prefix {:?} of {from:?}",
+                g.prefix
+            );
+            assert!(!g.plies.is_empty());
+        }
+    }
+    assert!(restarted > 0, "some of the 12 later games restarted");
+    // Resumed, the buffer is rebuilt from the records: the run goes on with restarts.
+    let more = Pipeline::<Connect4>::new(
+        tiny(4)
+            .with_overrides(&["selfplay.restarts.share=0.5"])
+            .unwrap(),
+        Default::default(),
+        &storage,
+        Default::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        more.run(None, &Limits::default(), &Silent)
+            .unwrap()
+            .iterations,
+        4
+    );
+}
+
+#[test]
 fn stages_called_alone_make_one_iteration_that_commits() {
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
@@ -146,7 +214,10 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     name_the_first_champion(&mut state);
     // The actor's side: the champion from storage, one record batch written.
     let champion = p.champion(&state).unwrap();
-    let batch = p.self_play(&champion, 0, 0, 11, 0, &Silent).unwrap();
+    let no_games = ReplayBuffer::<Connect4>::new(1);
+    let batch = p
+        .self_play(&champion, &no_games, 0, 0, 11, 0, &Silent)
+        .unwrap();
     assert_eq!(batch.games.len(), 6);
     let file = read_records(&storage.get(&batch.key).unwrap(), "connect4", 7).unwrap();
     assert_eq!(
@@ -381,7 +452,9 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
         .open_trainer(&mut state, None, 0.01)
         .unwrap()
         .inference_model();
-    let (games, _) = p.self_play_games(&champion, 6, 0, 7, 0, &Silent).unwrap();
+    let (games, _) = p
+        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
+        .unwrap();
     Outbox::new()
         .publish(&storage, &p.record_file(0, &games).unwrap())
         .unwrap();

@@ -34,10 +34,15 @@ fn game(num_actions: u16) -> impl Strategy<Value = GameRecord> {
             Just(GameResult::SecondWon)
         ],
         any::<(bool, bool, bool)>(),
+        // Most games from the start (no prefix), some restarted.
+        prop_oneof![
+            3 => Just(Vec::new()),
+            1 => prop::collection::vec(0..num_actions, 1..6),
+        ],
         prop::collection::vec(ply(num_actions), 0..12),
     )
         .prop_map(
-            |(start, result, (resigned, no_resign, truncated), plies)| GameRecord {
+            |(start, result, (resigned, no_resign, truncated), prefix, plies)| GameRecord {
                 start,
                 result,
                 flags: GameFlags {
@@ -45,6 +50,7 @@ fn game(num_actions: u16) -> impl Strategy<Value = GameRecord> {
                     no_resign,
                     truncated,
                 },
+                prefix,
                 plies,
             },
         )
@@ -70,9 +76,9 @@ proptest! {
     }
 
     #[test]
-    fn arbitrary_bytes_after_a_v1_or_v2_prefix_never_panic(
+    fn arbitrary_bytes_after_a_v1_v2_or_v3_prefix_never_panic(
         tail in prop::collection::vec(any::<u8>(), 0..256),
-        version in 1u8..=2,
+        version in 1u8..=3,
     ) {
         let mut bytes = b"AZRC".to_vec();
         bytes.extend_from_slice(&[version, 0]);
