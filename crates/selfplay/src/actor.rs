@@ -192,8 +192,12 @@ pub enum SelfPlayError {
         /// Why.
         reason: String,
     },
-    /// The moves of a restart position ([`Restarts`]) do not replay from the start position.
-    #[error("game {game_index}: restart move {ply} (action {action}) cannot be played: {reason}")]
+    /// The moves of a restart position ([`Restarts`]) do not replay from the start position,
+    /// or the last one ends the game.
+    #[error(
+        "game {game_index}: its restart position is refused at move {ply} (action {action}): \
+         {reason}"
+    )]
     Restart {
         /// The game that was to start there.
         game_index: u64,
