@@ -4,9 +4,9 @@
 //!   sent to the evaluator in **one** batch (this is what keeps a network busy). Temperature
 //!   schedule, Dirichlet root noise, tree reuse, playout-cap randomisation (Wu 2019, KataGo),
 //!   resignation with a share of games that may not resign (to measure false resignations).
-//!   Each finished game becomes a [`GameRecord`] with π, the root value and the simulations
-//!   of every ply. A share of the games may start from positions of earlier games
-//!   ([`Restarts`]).
+//!   Each finished game becomes a [`GameRecord`](alphazero_records::GameRecord) with π, the
+//!   root value and the simulations of every ply. A share of the games may start from
+//!   positions of earlier games ([`Restarts`]).
 //! * [`play_selfplay_games_parallel`]: the same split over one single-threaded worker per
 //!   core, each with its own games and its own evaluator (the network's weights shared), so
 //!   every core runs searches and forward passes instead of every convolution being split
