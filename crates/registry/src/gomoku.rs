@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, Rule};
 
+use alphazero_mcts::SearchConfig;
+
 use crate::encode::{permute_squares, Encode};
+use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, refuse_fen, split_moves, PositionError, PositionText};
 use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, BLUE, RED};
 use crate::web::{rows_through, Cell, WebGame};
@@ -64,6 +67,22 @@ pub(crate) fn from_debug_text(text: &str) -> Result<GameSpec, String> {
 }
 
 impl Registered for Gomoku {
+    /// The decisive-move check (an immediate five, one's own or the opponent's, is seen when
+    /// a node is expanded, whatever the network's prior; ~2.5× the cost of an expansion),
+    /// fives, unstoppable threats and VCF at every node, VCT at the root and for the opponent
+    /// after each root candidate: the Gomocup brain's and the interactive commands' search,
+    /// the richest any program used for Gomoku (`serve` had no root or reply tactics and
+    /// missed VCTs that the brain finds and defends against).
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: true,
+            tactical_budget: Some(PLAY_TACTICAL_BUDGET),
+            root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
+            reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
+            ..SearchConfig::default()
+        }
+    }
+
     fn spec(config: &GomokuConfig) -> GameSpec {
         GameSpec::Gomoku {
             size: config.size,

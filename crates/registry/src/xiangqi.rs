@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, XiangqiConfig, FILES, RANKS};
 
+use alphazero_mcts::SearchConfig;
+
 use crate::encode::{permute_squares, Encode};
+use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
 use crate::web::{Cell, WebGame};
@@ -52,6 +55,24 @@ enabled = false
 "#;
 
 impl Registered for Xiangqi {
+    /// The mate search at every node (every mate in one, stalemate included, and mates by
+    /// continuous checks), deeper at the root and for the opponent after each root
+    /// candidate (a move that allows a mate by checks is proven lost on its first visit):
+    /// `analyze`'s and `play`'s search, the richest any program used for Xiangqi. The
+    /// UCCI/UCI engine had no tactics (ElephantEye at depth 1 mated it), `serve` no root or
+    /// reply tactics. The decisive-move check stays off: Xiangqi's adjudication generates
+    /// moves, so it costs ~12× per expansion, and the mate search already sees every move
+    /// that ends the game by mate.
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: false,
+            tactical_budget: Some(PLAY_TACTICAL_BUDGET),
+            root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
+            reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
+            ..SearchConfig::default()
+        }
+    }
+
     /// Always [`GameSpec::Xiangqi`]: the repetition and no-capture options are not part of a
     /// spec.
     fn spec(_config: &XiangqiConfig) -> GameSpec {

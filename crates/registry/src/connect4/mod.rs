@@ -8,6 +8,7 @@ use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
 };
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
+use alphazero_mcts::SearchConfig;
 
 use crate::encode::{permute_squares, Encode};
 use crate::position::{play_move_list, refuse_fen, PositionError, PositionText};
@@ -77,6 +78,16 @@ solver_every = 5
 "#;
 
 impl Registered for Connect4 {
+    /// The decisive-move check (a four, one's own or the opponent's, is seen when a node is
+    /// expanded, whatever the network's prior), as every program had it; no tactical budgets,
+    /// since Connect Four has no tactical search ([`Game::tactical_proof`] proves nothing).
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: true,
+            ..SearchConfig::default()
+        }
+    }
+
     fn spec(_config: &Connect4Config) -> GameSpec {
         GameSpec::Connect4
     }
