@@ -74,9 +74,12 @@ pub use checkpoint::{
 };
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
-pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
+pub use model::{
+    AuxHeads, AuxOutput, ModelConfig, ModelPreset, PolicyValueNet, ReplyPolicyHead, ResidualBlock,
+};
 pub use train::{
-    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, OptimizerKind,
+    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,
+    OptimizerKind,
     TrainConfig, TrainStats, Trainer,
 };
 pub use winograd::Tile;
