@@ -9,6 +9,7 @@ use std::path::Path;
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_game::Game;
 use alphazero_mcts::{EvalRequest, Evaluator};
+use alphazero_nn::export::export_network;
 use alphazero_nn::{
     default_device, load_checkpoint, save_checkpoint, save_model, AuxHeads, AuxTargets, Batch,
     Encode, FoldedNet, ModelConfig, ModelPreset, NetworkEvaluator, PolicyValueNet, TrainConfig,
@@ -401,6 +402,19 @@ fn a_checkpoint_with_aux_heads_loads_for_play_and_plays_as_without_them() {
     assert_eq!(with, without);
     // The folded inference path takes the network with its heads as well.
     FoldedNet::new(&ck.model, &ck.header.model).unwrap();
+    // An exported network is the one play runs: no auxiliary tensor, none described.
+    let exported =
+        export_network::<Connect4>(&ck.model, &ck.header, &Connect4Config, "net.azc").unwrap();
+    let names: Vec<String> = safetensors::SafeTensors::deserialize(&exported.safetensors)
+        .unwrap()
+        .names()
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    assert_eq!(names.len(), tensors(&stripped).len());
+    assert!(!names.iter().any(|n| n.starts_with("aux_")), "{names:?}");
+    let text = exported.description.to_string();
+    assert!(!text.contains("aux_policy") && !text.contains("aux_ownership"));
 
     // A network file records the heads its network has, whatever config it is given.
     let play = dir.join("play.azc");
