@@ -79,8 +79,7 @@ pub use model::{
 };
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,
-    OptimizerKind,
-    TrainConfig, TrainStats, Trainer,
+    OptimizerKind, TrainConfig, TrainStats, Trainer,
 };
 pub use winograd::Tile;
 

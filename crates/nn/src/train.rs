@@ -126,7 +126,10 @@ impl Batch {
                 self.shape[0], self.num_actions
             )));
         }
-        if aux.ownership.is_some_and(|o| !o.iter().all(|v| v.is_finite())) {
+        if aux
+            .ownership
+            .is_some_and(|o| !o.iter().all(|v| v.is_finite()))
+        {
             return Err(NnError::BatchShape(format!(
                 "ownership target of sample {} is not finite",
                 self.shape[0]
@@ -626,8 +629,7 @@ impl Trainer {
         let out = self.model.forward_with_aux(t.planes.clone(), heads);
         let (policy_loss, value_loss, entropy) = loss_terms(out.logits, out.values, &t);
         let aux_t = batch.aux_tensors(heads, &self.device);
-        let (reply_loss, ownership_loss) =
-            aux_loss_terms(out.reply_logits, out.ownership, &aux_t);
+        let (reply_loss, ownership_loss) = aux_loss_terms(out.reply_logits, out.ownership, &aux_t);
         let mut total =
             policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_loss_weight);
         if let Some(l) = &reply_loss {

@@ -363,7 +363,10 @@ fn an_old_checkpoint_without_aux_heads_loads_and_resumes_with_them() {
         tensors(&shipped)
     );
     let s = trainer.train_step(&connect4_batch(16)).unwrap();
-    assert!(s.aux_policy_loss > 0.0 && s.aux_ownership_loss > 0.0, "{s:?}");
+    assert!(
+        s.aux_policy_loss > 0.0 && s.aux_ownership_loss > 0.0,
+        "{s:?}"
+    );
 
     // Saved with its heads, resumed with them (the saved weights and training config).
     let dir = temp_dir("aux-resume");

@@ -22,8 +22,7 @@ use alphazero_game::mix_seed as mix;
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
     checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, AuxTargets, Batch,
-    Checkpoint,
-    Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
+    Checkpoint, Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
 };
 use alphazero_registry::{GameSpec, Registered, Yardstick};
 use alphazero_selfplay::{play_selfplay_games_parallel, worker_count, SelfPlayStats};

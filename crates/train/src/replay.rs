@@ -663,13 +663,21 @@ mod tests {
         let replies: Vec<(u32, Option<u16>)> =
             buf.iter().map(|s| (s.ply, s.reply_action())).collect();
         assert_eq!(replies, vec![(0, Some(2)), (2, Some(0)), (3, None)]);
-        let batch = buf.sample_batch(100, &mut StdRng::seed_from_u64(3), &SampleOptions::default());
+        let batch = buf.sample_batch(
+            100,
+            &mut StdRng::seed_from_u64(3),
+            &SampleOptions::default(),
+        );
         let mut seen = [false; 2];
         for b in &batch {
             seen[b.symmetry] = true;
             let want = buf.get(b.age).unwrap().reply_action();
             let want = want.map(|a| if b.symmetry == 1 { 6 - a } else { a });
-            assert_eq!(b.reply, want, "ply {} symmetry {}", b.sample.ply, b.symmetry);
+            assert_eq!(
+                b.reply, want,
+                "ply {} symmetry {}",
+                b.sample.ply, b.symmetry
+            );
         }
         assert!(seen[0] && seen[1]);
     }
@@ -710,9 +718,11 @@ mod tests {
             if b.symmetry == 1 {
                 let original = buf.get(b.age).unwrap();
                 let mut unmirrored = vec![0f32; 42];
-                original
-                    .position
-                    .ownership(original.continuation(), &original.line.end, &mut unmirrored);
+                original.position.ownership(
+                    original.continuation(),
+                    &original.line.end,
+                    &mut unmirrored,
+                );
                 mirrored_differs |= unmirrored != map;
             }
         }

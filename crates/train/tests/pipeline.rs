@@ -168,9 +168,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         )
         .unwrap()
     };
-    with_aux(3)
-        .run(None, &Limits::default(), &Silent)
-        .unwrap();
+    with_aux(3).run(None, &Limits::default(), &Silent).unwrap();
     let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
     let metrics = log.read_all(&storage).unwrap();
     assert_eq!(metrics.len(), 3);
@@ -186,7 +184,11 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         assert!(ownership > 0.0 && ownership < 4.0, "{m:?}");
     }
     let csv = String::from_utf8(storage.get("metrics.csv").unwrap()).unwrap();
-    assert!(csv.lines().next().unwrap().ends_with("aux_policy_loss,aux_ownership_loss"));
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("aux_policy_loss,aux_ownership_loss"));
     // The trainer's checkpoint carries the heads (a resumed run trains them on); the
     // networks for play do not.
     let both = AuxHeads {
@@ -195,7 +197,10 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
     };
     assert_eq!(header(LATEST_KEY).model.aux(), both);
     let state = RunState::load(&storage).unwrap().unwrap();
-    assert_eq!(header(&champion_key(state.champion_id)).model.aux_heads, None);
+    assert_eq!(
+        header(&champion_key(state.champion_id)).model.aux_heads,
+        None
+    );
     // Resumed with the heads off, the run keeps them in its checkpoint and logs no losses.
     pipeline(&storage, 4)
         .run(None, &Limits::default(), &Silent)
