@@ -135,9 +135,11 @@ pub struct Learned {
     /// KL divergence of the candidate's policy from the champion's on the last batch
     /// (0 without steps).
     pub kl: f64,
-    /// Mean opponent-reply loss over the steps; `None` when `train.aux_policy_weight` is 0.
+    /// Mean opponent-reply loss over the steps; `None` when `train.aux_policy_weight` is 0
+    /// or no step was taken.
     pub aux_policy_loss: Option<f64>,
-    /// Mean ownership loss over the steps; `None` when `train.aux_ownership_weight` is 0.
+    /// Mean ownership loss over the steps; `None` when `train.aux_ownership_weight` is 0 or
+    /// no step was taken.
     pub aux_ownership_loss: Option<f64>,
     /// The trained network, ready for inference.
     pub candidate: PolicyValueNet,
@@ -579,8 +581,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             policy_entropy: sums[2] / n,
             total_loss: sums[3] / n,
             kl,
-            aux_policy_loss: heads.reply_policy.then_some(sums[4] / n),
-            aux_ownership_loss: heads.ownership.then_some(sums[5] / n),
+            aux_policy_loss: (steps > 0 && heads.reply_policy).then_some(sums[4] / n),
+            aux_ownership_loss: (steps > 0 && heads.ownership).then_some(sums[5] / n),
             candidate,
             trainer_step: trainer.step(),
             seconds,
