@@ -169,6 +169,35 @@ impl Encode for Gomoku {
     fn policy_layout() -> &'static str {
         "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
     }
+
+    fn ownership(&self, _continuation: &[GomokuMove], end: &Gomoku, out: &mut [f32]) {
+        let n = self.size();
+        assert_eq!(out.len(), n * n, "gomoku ownership map length");
+        let us = self.side_to_move();
+        for y in 0..n {
+            for x in 0..n {
+                out[y * n + x] = match end.stone_at(x, y) {
+                    Some(side) if side == us => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+        }
+    }
+
+    fn transform_ownership(config: &GomokuConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        let n = usize::from(config.size);
+        assert_eq!(src.len(), n * n, "gomoku ownership map length");
+        permute_squares(n, n, src, dst, |x, y| {
+            let (tx, ty) = transform_point(n as u8, sym, x as u8, y as u8);
+            (usize::from(tx), usize::from(ty))
+        });
+    }
+
+    fn ownership_meaning() -> &'static str {
+        "the final owner of each point: +1 where the game ends with a stone of the side to \
+         move, -1 a stone of the opponent, 0 empty"
+    }
 }
 
 impl WebGame for Gomoku {

@@ -9,7 +9,8 @@
 //! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
 //! rules configuration, its play search, its perft counter, and its exact solver's
 //! [`Yardstick`] if it has one),
-//! its [`Encode`] impl (the network's input planes and what they and the action indices mean),
+//! its [`Encode`] impl (the network's input planes and what they and the action indices mean,
+//! and the game's ownership map, a training-only target),
 //! its [`WebGame`] impl (the web page's board), its [`BoardView`] impl (the terminal and PNG
 //! board) and its [`PositionText`] impl (positions given as text). Adding a game means a
 //! variant of [`GameSpec`], an arm of [`with_game!`] and one such module (and its arena players

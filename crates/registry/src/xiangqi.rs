@@ -188,6 +188,56 @@ impl Encode for Xiangqi {
          list gives each index's ICCS move for Red to move; for Black to move the move is that \
          one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
     }
+
+    /// Follows every piece of this position through `continuation` (a move's piece goes
+    /// from its origin to its destination; whatever stood on the destination is captured) and
+    /// marks the points whose piece is never captured; `end` is not needed.
+    fn ownership(&self, continuation: &[Move], _end: &Xiangqi, out: &mut [f32]) {
+        const N: usize = XQ_H * XQ_W;
+        assert_eq!(out.len(), N, "xiangqi ownership map length");
+        // origin[s]: the index, in this position, of the point whose piece stands on s now.
+        let mut origin = [None::<u8>; N];
+        let mut survives = [false; N];
+        for (i, o) in origin.iter_mut().enumerate() {
+            let sq = Square::from_index(i).expect("an index below 90");
+            if self.piece_at(sq).is_some() {
+                *o = Some(i as u8);
+                survives[i] = true;
+            }
+        }
+        for mv in continuation {
+            let moving = origin[mv.from.index()].take();
+            if let Some(victim) = origin[mv.to.index()] {
+                survives[usize::from(victim)] = false;
+            }
+            origin[mv.to.index()] = moving;
+        }
+        out.fill(0.0);
+        let us = self.side_to_move();
+        for (i, &alive) in survives.iter().enumerate() {
+            let sq = Square::from_index(i).expect("an index below 90");
+            let Some(piece) = self.piece_at(sq).filter(|_| alive) else {
+                continue;
+            };
+            // The planes' frame: Black's view is the board turned 180°.
+            let cell = match us {
+                Side::First => i,
+                Side::Second => sq.rotate().index(),
+            };
+            out[cell] = if piece.side == us { 1.0 } else { -1.0 };
+        }
+    }
+
+    fn transform_ownership(config: &XiangqiConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        assert_eq!(src.len(), XQ_H * XQ_W, "xiangqi ownership map length");
+        Self::transform_planes(config, sym, src, dst);
+    }
+
+    fn ownership_meaning() -> &'static str {
+        "whether the piece on each point survives to the end of the game: +1 a piece of the \
+         side to move never captured later in the game, -1 such a piece of the opponent, 0 an \
+         empty point or a piece captured later (wherever it has moved by then)"
+    }
 }
 
 fn square_cell(sq: Square) -> Cell {
