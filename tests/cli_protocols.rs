@@ -146,3 +146,68 @@ fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_direct
         "{stdout}\n{stderr}"
     );
 }
+
+/// `alphazero ucci` plays Xiangqi with the play search's mate tactics (the registry's, as
+/// `analyze` and `play` use them): on the positions of the Xiangqi mate data with a mate by
+/// checks (a mate in one, two or three moves), a search of a few nodes answers a first move of
+/// a shortest mate and reports the proven win. The engine once searched with no tactics: at
+/// this budget it found the mates in one (answered before any search) but none of the mates
+/// in two or three, and ElephantEye at depth 1 mated it.
+#[test]
+fn ucci_engine_plays_mates_with_the_play_search_tactics() {
+    let data = include_str!("../crates/xiangqi/tests/data/mates.tsv");
+    // (FEN, shortest mate by checks in plies, the first moves of such mates, ICCS).
+    let rows: Vec<(&str, u32, Vec<&str>)> = data
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("fen\t"))
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            let plies = cols[2].parse().ok()?;
+            Some((cols[0], plies, cols[3].split_whitespace().collect()))
+        })
+        .filter(|(_, plies, _)| *plies <= 5)
+        .collect();
+    assert!(
+        rows.iter().filter(|r| r.1 > 1).count() >= 5,
+        "mates in two and three in the data"
+    );
+    let mut input = String::from("ucci\n");
+    for (fen, _, _) in &rows {
+        input.push_str(&format!("position fen {fen}\ngo nodes 8\n"));
+    }
+    input.push_str("quit\n");
+    let out = alphazero_with_input(&["ucci"], &input);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Each search's report: its info lines, then its bestmove.
+    let mut searches: Vec<(Vec<&str>, &str)> = Vec::new();
+    let mut infos = Vec::new();
+    for line in out.stdout.lines() {
+        if line.starts_with("info ") {
+            infos.push(line);
+        } else if let Some(rest) = line.strip_prefix("bestmove ") {
+            let mv = rest.split_whitespace().next().unwrap_or("");
+            searches.push((std::mem::take(&mut infos), mv));
+        }
+    }
+    assert_eq!(searches.len(), rows.len(), "{}", out.stdout);
+    for ((fen, plies, mating), (infos, mv)) in rows.iter().zip(&searches) {
+        assert!(
+            mating.contains(mv),
+            "{fen}: played {mv}, not one of the mates in {plies} plies {mating:?}\n{}",
+            infos.join("\n")
+        );
+        // UCCI reports a proven win as `score 30000 − plies`.
+        let proven = infos.iter().any(|l| {
+            l.split_whitespace()
+                .skip_while(|w| *w != "score")
+                .nth(1)
+                .and_then(|s| s.parse::<i32>().ok())
+                .is_some_and(|s| s > 29_000)
+        });
+        assert!(
+            proven,
+            "{fen}: no proven win reported\n{}",
+            infos.join("\n")
+        );
+    }
+}

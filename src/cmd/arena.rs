@@ -36,14 +36,14 @@ pub struct ArenaArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sims: Option<u32>,
     /// Exploration constant c_puct of the network players' PUCT search (a constant; default:
-    /// AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
+    /// the game's play search, AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
     #[arg(long, value_parser = parse_c_puct)]
     c_puct: Option<f32>,
     /// Leaves the network players' search collects (with virtual loss) per network call: 1
     /// is the sequential search of the paper; more is faster per simulation but searches
-    /// a little wider.
-    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u32).range(1..=256))]
-    leaves_per_batch: u32,
+    /// a little wider (default: the game's play search, 8).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    leaves_per_batch: Option<u32>,
     /// Gumbel root search for the network players (Danihelka et al. 2022): M root actions
     /// sampled by Gumbel-top-k, the simulations shared out by sequential halving, instead of
     /// PUCT at the root (16 is the paper's M; needs a simulation count, not only --movetime).

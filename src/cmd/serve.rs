@@ -85,7 +85,6 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 .or_insert_with(|| evaluator_for(spec, &device))
                 .clone()
         }),
-        ..Engines::uniform()
     };
     let rt = tokio::runtime::Runtime::new().context("starting the async runtime")?;
     rt.block_on(async {

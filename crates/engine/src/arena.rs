@@ -17,7 +17,7 @@ use alphazero_game::{mix_seed, Game, History};
 use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
 use alphazero_nn::Device;
 use alphazero_registry::with_game;
-use alphazero_registry::GameSpec;
+use alphazero_registry::{GameSpec, Registered};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,11 +37,14 @@ pub struct ArenaOptions {
     pub threads: usize,
     /// `--sims`: simulations per move of search players without their own count.
     pub sims: Option<u32>,
-    /// `--c-puct`: a constant c_puct for the network players (`None`: AlphaZero's c(N)).
+    /// `--c-puct`: a constant c_puct for the network players (`None`: the game's play search,
+    /// AlphaZero's c(N)).
     pub c_puct: Option<f32>,
-    /// `--leaves-per-batch`: leaves per network call (with virtual loss) of network players.
-    pub leaves_per_batch: u32,
-    /// `--gumbel`: M root actions of a Gumbel root search for the network players.
+    /// `--leaves-per-batch`: leaves per network call (with virtual loss) of network players
+    /// (`None`: the game's play search, 8).
+    pub leaves_per_batch: Option<u32>,
+    /// `--gumbel`: M root actions of a Gumbel root search for the network players (`None`:
+    /// the game's play search, PUCT at the root).
     pub gumbel: Option<u32>,
     /// `--movetime`: time per move in milliseconds.
     pub movetime: Option<u64>,
@@ -110,11 +113,12 @@ pub(crate) fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
     anyhow::anyhow!("player {text:?} cannot play {}", G::NAME)
 }
 
-/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`).
-#[derive(Clone, Copy, Debug)]
-struct NetSearch {
+/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`),
+/// each `None` when not given: the game's play search decides.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct NetSearch {
     c_puct: Option<f32>,
-    leaves_per_batch: u32,
+    leaves_per_batch: Option<u32>,
     gumbel: Option<u32>,
 }
 
@@ -124,6 +128,25 @@ impl NetSearch {
             c_puct: args.c_puct,
             leaves_per_batch: args.leaves_per_batch,
             gumbel: args.gumbel,
+        }
+    }
+
+    /// The search of a network player: the game's [`crate::play_search`] with `simulations`
+    /// and `seed`, and these flags where given (the experiments the flags are for: a constant
+    /// c_puct, another batch of leaves, a Gumbel root).
+    pub(crate) fn config<G: Registered>(self, simulations: u32, seed: u64) -> SearchConfig {
+        let play = crate::play_search::<G>(simulations, seed);
+        SearchConfig {
+            c_puct: self.c_puct.map_or(play.c_puct, CPuct::Constant),
+            leaves_per_batch: self.leaves_per_batch.unwrap_or(play.leaves_per_batch),
+            gumbel: self
+                .gumbel
+                .map(|m| GumbelConfig {
+                    num_sampled_actions: m,
+                    ..GumbelConfig::default()
+                })
+                .or(play.gumbel),
+            ..play
         }
     }
 }
@@ -158,18 +181,22 @@ fn net_entrant<G: ArenaGame>(
     search: NetSearch,
 ) -> Result<Entrant<G>> {
     let (eval, desc) = load_network::<G>(file, cfg, dev)?;
-    let c = match search.c_puct {
-        Some(c) => format!("c_puct {c}"),
-        None => "c_puct AlphaZero c(N)".into(),
+    let shown = search.config::<G>(1, seed);
+    let c = match shown.c_puct {
+        CPuct::Constant(c) => format!("c_puct {c}"),
+        CPuct::AlphaZero { .. } => "c_puct AlphaZero c(N)".into(),
     };
-    let c = match search.gumbel {
-        Some(m) => format!("Gumbel root (m = {m}), {c} below the root"),
+    let c = match shown.gumbel {
+        Some(g) => format!(
+            "Gumbel root (m = {}), {c} below the root",
+            g.num_sampled_actions
+        ),
         None => c,
     };
     eprintln!(
         "player net: {desc}; search {c}, {} {} per network call",
-        search.leaves_per_batch,
-        if search.leaves_per_batch == 1 {
+        shown.leaves_per_batch,
+        if shown.leaves_per_batch == 1 {
             "leaf"
         } else {
             "leaves"
@@ -185,7 +212,7 @@ fn net_entrant<G: ArenaGame>(
     Ok(mcts_entrant(name, eval, 100, sims, seed, search))
 }
 
-fn mcts_entrant<G: Game>(
+fn mcts_entrant<G: Registered>(
     name: String,
     eval: Arc<dyn Evaluator<G>>,
     default_sims: u32,
@@ -198,16 +225,7 @@ fn mcts_entrant<G: Game>(
         let p = MctsPlayer::new(
             n.clone(),
             eval.clone(),
-            // Immediate wins/losses seen at expansion, as in self-play and `play`.
-            SearchConfig {
-                leaves_per_batch: search.leaves_per_batch,
-                c_puct: search.c_puct.map(CPuct::Constant).unwrap_or_default(),
-                gumbel: search.gumbel.map(|m| GumbelConfig {
-                    num_sampled_actions: m,
-                    ..GumbelConfig::default()
-                }),
-                ..crate::interactive_search_config::<G>(sims.unwrap_or(default_sims), seed)
-            },
+            search.config::<G>(sims.unwrap_or(default_sims), seed),
         );
         with_sims(Box::new(p), sims)
     })

@@ -4,7 +4,7 @@ use crate::{device, load_evaluator, search_position};
 use alphazero_arena::{calibration, expected_calibration_error};
 use alphazero_connect4::{C4Move, Connect4, Connect4Config};
 use alphazero_game::{Game, History, Side};
-use alphazero_mcts::{EvalRequest, SearchConfig};
+use alphazero_mcts::EvalRequest;
 use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::read_records_any;
@@ -179,11 +179,8 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
         (softmax_legal(pos, &logits), v[0])
     };
     let mut search_err: Option<anyhow::Error> = None;
-    let config = SearchConfig {
-        simulations: sims.max(1),
-        terminal_check: true,
-        ..SearchConfig::default()
-    };
+    // The move a player would make: Connect Four's play search.
+    let config = crate::play_search::<Connect4>(sims.max(1), 0);
     let mut chooser = |pos: &Connect4| -> C4Move {
         let h = History::new(*pos);
         match search_position(&h, &*eval, &config, None) {

@@ -420,38 +420,18 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
     }
 }
 
-/// The search of the interactive commands (`play`, `analyze`) and of the arena's network
-/// players: the paper's defaults with
-/// `simulations`, plus [`SearchConfig::terminal_check`] for Gomoku and Connect Four, so an
-/// immediate win (or the opponent's) is never missed because the network's prior for it is
-/// tiny (Xiangqi leaves it off: its adjudication generates moves and costs ~12×; its tactics
-/// find every mate in one instead, and mates by checks), and the game's tactics at every node
-/// and at the root.
-pub fn interactive_search_config<G: Game>(simulations: u32, seed: u64) -> SearchConfig {
+/// The search every program plays game `G` with (`play`, `analyze`, the arena's `net:`
+/// players, the Gomocup brain and the UCCI/UCI engine; `serve` takes the same preset from the
+/// registry): the game's play preset ([`Registered::play_search`]: its decisive-move check and
+/// tactics, the same whichever program is asked), with the program's budget, `simulations`
+/// and `seed`. Root noise is off.
+pub fn play_search<G: Registered>(simulations: u32, seed: u64) -> SearchConfig {
     SearchConfig {
         simulations,
         seed,
-        terminal_check: G::NAME != "xiangqi",
-        tactical_budget: Some(INTERACTIVE_TACTICAL_BUDGET),
-        root_tactical_budget: Some(INTERACTIVE_ROOT_TACTICAL_BUDGET),
-        reply_tactical_budget: Some(INTERACTIVE_REPLY_TACTICAL_BUDGET),
-        ..SearchConfig::default()
+        ..G::play_search()
     }
 }
-
-/// The deeper root tactics' node budget (Gomoku's VCT: about 0.25 s at ~40,000 nodes/s).
-pub const INTERACTIVE_ROOT_TACTICAL_BUDGET: u32 = 10_000;
-
-/// The same deeper tactics for the opponent after each root candidate (Gomoku: does this move
-/// let the opponent win by a VCT?), node budget per candidate visited: a candidate that allows
-/// a forced win is proven lost on its first visit.
-pub const INTERACTIVE_REPLY_TACTICAL_BUDGET: u32 = 3_000;
-
-/// The tactical search's node budget per expanded node in the interactive commands, the
-/// arena's network players and the Gomocup brain (Gomoku's VCF; Xiangqi's mate search by
-/// checks: ~18 µs per call on average on game positions, ~6% of a 4×32 network evaluation;
-/// Connect Four has none).
-pub const INTERACTIVE_TACTICAL_BUDGET: u32 = 2_000;
 
 /// Settings of the protocol engines (`alphazero gomocup`, `alphazero ucci`, `pbrain-alphazero`).
 #[derive(Clone, Debug, Default)]
@@ -464,10 +444,20 @@ pub struct BrainOptions {
     pub fixed_simulations: Option<u32>,
 }
 
-fn engine_config(opts: &BrainOptions) -> alphazero_protocols::EngineConfig {
-    match opts.fixed_simulations {
-        Some(n) => alphazero_protocols::EngineConfig::fixed(n.max(1), 0),
-        None => alphazero_protocols::EngineConfig::default(),
+/// The settings of a protocol engine playing game `G` (the Gomocup brain: Gomoku; the UCCI/UCI
+/// engine: Xiangqi): the game's [`play_search`] with seed 0, its simulations the protocol
+/// engine's cap (exactly [`BrainOptions::fixed_simulations`] when given, the clock ignored),
+/// the protocol defaults otherwise.
+pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::EngineConfig {
+    let defaults = alphazero_protocols::EngineConfig::default();
+    let (simulations, fixed) = match opts.fixed_simulations {
+        Some(n) => (n.max(1), true),
+        None => (defaults.search.simulations, false),
+    };
+    alphazero_protocols::EngineConfig {
+        search: play_search::<G>(simulations, 0),
+        fixed_simulations: fixed,
+        ..defaults
     }
 }
 
@@ -530,14 +520,10 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             Arc::new(UniformEvaluator)
         }
     };
-    let mut config = engine_config(opts);
-    // Immediate fives (own and the opponent's) are seen when a node is expanded, whatever
-    // the network's prior says.
-    config.search.terminal_check = true;
-    config.search.tactical_budget = Some(INTERACTIVE_TACTICAL_BUDGET);
-    config.search.root_tactical_budget = Some(INTERACTIVE_ROOT_TACTICAL_BUDGET);
-    config.search.reply_tactical_budget = Some(INTERACTIVE_REPLY_TACTICAL_BUDGET);
-    config.network_trained_for = trained_for;
+    let config = alphazero_protocols::EngineConfig {
+        network_trained_for: trained_for,
+        ..brain_config::<Gomoku>(opts)
+    };
     alphazero_protocols::run_gomocup(
         std::io::stdin().lock(),
         std::io::stdout().lock(),
@@ -570,13 +556,73 @@ pub fn run_ucci_engine(opts: &BrainOptions) -> Result<()> {
         std::io::BufReader::new(std::io::stdin()),
         std::io::stdout().lock(),
         evaluator,
-        engine_config(opts),
+        brain_config::<Xiangqi>(opts),
     )
     .context("UCCI engine I/O")
 }
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use alphazero_registry::games::{Gomoku, Xiangqi, XiangqiConfig};
+    use alphazero_registry::play::play_settings;
+    use alphazero_registry::{with_game, GameSpec};
+
+    /// `play`, `analyze`, the arena's `net:` players (no search flags), the Gomocup brain and
+    /// the UCCI/UCI engine all search a game with its registry play search, their budgets
+    /// apart (`serve` is checked in `alphazero-web`). The UCCI/UCI engine once had no tactics.
+    #[test]
+    fn every_program_plays_each_game_with_its_registry_play_search() {
+        for spec in GameSpec::DEFAULTS {
+            let preset = spec.play_search();
+            let (interactive, net) = with_game!(&spec, G, _cfg => (
+                play_search::<G>(37, 5),
+                arena::NetSearch::default().config::<G>(37, 5),
+            ));
+            for (program, config) in [("play/analyze", &interactive), ("arena net:", &net)] {
+                assert_eq!(play_settings(config), preset, "{program} {spec}");
+                assert_eq!(
+                    (config.simulations, config.seed),
+                    (37, 5),
+                    "{program} {spec}"
+                );
+                assert!(!config.root_noise, "{program} {spec}");
+            }
+        }
+        for opts in [
+            BrainOptions::default(),
+            BrainOptions {
+                fixed_simulations: Some(30),
+                ..BrainOptions::default()
+            },
+        ] {
+            let evaluator = Arc::new(UniformEvaluator);
+            let gomocup = alphazero_protocols::GomocupEngine::new(
+                evaluator.clone(),
+                brain_config::<Gomoku>(&opts),
+            );
+            let ucci = alphazero_protocols::UcciEngine::new(
+                evaluator,
+                brain_config::<Xiangqi>(&opts),
+                XiangqiConfig::default(),
+            );
+            for (spec, config) in [
+                (GameSpec::DEFAULTS[0], gomocup.config()),
+                (GameSpec::Xiangqi, ucci.config()),
+            ] {
+                assert_eq!(play_settings(&config.search), spec.play_search(), "{spec}");
+                assert_eq!(
+                    config.fixed_simulations,
+                    opts.fixed_simulations.is_some(),
+                    "{spec}"
+                );
+                if let Some(n) = opts.fixed_simulations {
+                    assert_eq!(config.search.simulations, n, "{spec}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn counts_say_one_game_and_two_games_not_game_s() {
         assert_eq!(super::count(1, "game"), "1 game");

@@ -286,7 +286,7 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
         game,
         human,
         eval: &*eval,
-        config: crate::interactive_search_config::<G>(args.sims, args.seed),
+        config: crate::play_search::<G>(args.sims, args.seed),
         movetime: args.movetime,
         color: use_color(),
     };

@@ -263,6 +263,19 @@ pub struct SearchConfig {
     /// (Gomoku's candidate points). `None` (default): [`SearchConfig::dirichlet_alpha`] as is.
     #[serde(with = "zero_is_off")]
     pub dirichlet_alpha_total: Option<f32>,
+    /// Forced playouts and policy target pruning (KataGo, Wu 2019, §3.1), with this `k`
+    /// (KataGo: 2). Active only at the root of a search with root noise
+    /// ([`SearchConfig::root_noise`], i.e. self-play's full searches) and PUCT (not Gumbel):
+    /// a root child that has been visited but has fewer than `n_forced = sqrt(k · P · N)`
+    /// visits (`P` its noised prior, `N` the root children's visits) is selected regardless
+    /// of its PUCT score, so that the noise's picks get a real look; the visit distribution
+    /// reported as the policy ([`crate::SearchResult::policy`], the training target π) then
+    /// subtracts from every child but the most visited up to `n_forced` visits as long as its
+    /// PUCT score stays below the most visited child's, and drops a child left with one visit,
+    /// so that π keeps the visits the search wanted, not the forced ones. `None` (default, 0
+    /// in a config file): off.
+    #[serde(with = "zero_is_off")]
+    pub forced_playouts: Option<f32>,
     /// Contempt: the value of a drawn end of the game (repetition, move limit, proven draw)
     /// for the root's side to move, in [-1, 1]; the other side gets its negation (0.0: a draw
     /// is worth 0 to both). A negative value makes both sides of self-play avoid draws their
@@ -297,6 +310,7 @@ impl Default for SearchConfig {
             root_tactical_budget: None,
             reply_tactical_budget: None,
             dirichlet_alpha_total: None,
+            forced_playouts: None,
             draw_score: 0.0,
             seed: 0,
         }
@@ -389,6 +403,14 @@ impl SearchConfig {
                 a.is_finite() && a > 0.0,
                 "dirichlet_alpha_total",
                 a,
+                "must be finite and > 0 (0 = off)",
+            )?;
+        }
+        if let Some(k) = self.forced_playouts {
+            check(
+                k.is_finite() && k > 0.0,
+                "forced_playouts",
+                k,
                 "must be finite and > 0 (0 = off)",
             )?;
         }
@@ -548,6 +570,13 @@ mod tests {
                 },
                 "gumbel.c_scale",
             ),
+            (
+                SearchConfig {
+                    forced_playouts: Some(-2.0),
+                    ..Default::default()
+                },
+                "forced_playouts",
+            ),
         ];
         for (cfg, field) in cases {
             let err = cfg.validate().expect_err(field);
@@ -567,6 +596,7 @@ mod tests {
             tactical_budget: Some(200),
             dirichlet_alpha_total: Some(10.0),
             draw_score: -0.2,
+            forced_playouts: Some(2.0),
             ..SearchConfig::default()
         };
         for cfg in [SearchConfig::default(), custom] {
@@ -594,6 +624,11 @@ mod tests {
         let c = read("gumbel = { c_visit = 25.0 }\ndirichlet_alpha_total = 10\n").unwrap();
         assert_eq!(c.gumbel.map(|g| g.c_visit), Some(25.0));
         assert_eq!(c.dirichlet_alpha_total, Some(10.0));
+        assert_eq!(
+            read("forced_playouts = 2").unwrap().forced_playouts,
+            Some(2.0)
+        );
+        assert_eq!(read("forced_playouts = 0").unwrap().forced_playouts, None);
         // Keys the caller sets, and unknown keys, are refused by name.
         for bad in [
             "simulations = 5",

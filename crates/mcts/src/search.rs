@@ -951,6 +951,8 @@ impl<G: Game> Search<G> {
             }
             let e = if id == 0 && self.gumbel.is_some() {
                 self.select_root_gumbel()
+            } else if id == 0 {
+                self.select_forced().unwrap_or_else(|| self.select_puct(0))
             } else {
                 self.select_puct(id)
             };
@@ -1058,6 +1060,92 @@ impl<G: Game> Search<G> {
         } else {
             best
         }
+    }
+
+    /// The forced-playout bound `k` when forced playouts are active in this search: at the
+    /// root of a PUCT search with root noise ([`SearchConfig::forced_playouts`]).
+    fn forced_k(&self) -> Option<f32> {
+        match self.config.forced_playouts {
+            Some(k) if self.config.root_noise && self.config.gumbel.is_none() => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Forced playouts at the root: the visited root child (counting in-flight visits) that is
+    /// furthest below `sqrt(k · P · N)`, `N` the root children's visits; `None` when none is
+    /// below or forced playouts are off. Proven children are never forced (their value is
+    /// exact).
+    fn select_forced(&self) -> Option<usize> {
+        let k = self.forced_k()?;
+        let root = &self.nodes[0];
+        let (f, n) = (root.first_edge as usize, root.num_edges as usize);
+        let edges = &self.edges[f..f + n];
+        let total: u32 = edges.iter().map(|e| e.n + e.vl).sum();
+        let mut best = None;
+        let mut best_deficit = 0.0f32;
+        for (i, e) in edges.iter().enumerate() {
+            let ne = e.n + e.vl;
+            if ne == 0 || self.edge_proven(e, root.side).is_some() {
+                continue;
+            }
+            let deficit = (k * e.prior * total as f32).sqrt() - ne as f32;
+            if deficit > best_deficit {
+                best_deficit = deficit;
+                best = Some(f + i);
+            }
+        }
+        best
+    }
+
+    /// The root's visit counts for the policy target under policy target pruning (KataGo):
+    /// each child but the most visited loses up to `sqrt(k · P · N)` visits as long as its
+    /// PUCT score (with those visits removed) stays below the most visited child's; a child
+    /// left with one visit or fewer gets none. Proven children keep their visits. `None` when
+    /// forced playouts are off for this search.
+    fn pruned_root_visits(&self) -> Option<Vec<u32>> {
+        let k = self.forced_k()?;
+        let root = &self.nodes[0];
+        let (f, n) = (root.first_edge as usize, root.num_edges as usize);
+        let edges = &self.edges[f..f + n];
+        let total: u32 = edges.iter().map(|e| e.n).sum();
+        let best = (0..n).max_by_key(|&i| edges[i].n)?;
+        if edges[best].n == 0 {
+            return None;
+        }
+        let parent_n = root.n as f32;
+        let c = self.config.c_puct.value(parent_n) * parent_n.max(1.0).sqrt();
+        let q = |e: &Edge<G::Move>| e.w / e.n.max(1) as f32;
+        let best_score = q(&edges[best]) + c * edges[best].prior / (1 + edges[best].n) as f32;
+        let visits = edges
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                if i == best || e.n == 0 || self.edge_proven(e, root.side).is_some() {
+                    return e.n;
+                }
+                let forced = (k * e.prior * total as f32).sqrt().floor() as u32;
+                // PUCT(c, m) < best_score  ⇔  m > c · P / (best_score − Q) − 1.
+                let gap = best_score - q(e);
+                let keep = if gap <= 0.0 {
+                    e.n
+                } else {
+                    let bound = c * e.prior / gap - 1.0;
+                    let m = if bound < 0.0 {
+                        0
+                    } else {
+                        bound.floor() as u32 + 1
+                    };
+                    m.min(e.n)
+                };
+                let m = keep.max(e.n.saturating_sub(forced));
+                if m <= 1 {
+                    0
+                } else {
+                    m
+                }
+            })
+            .collect();
+        Some(visits)
     }
 
     /// Completed Q of the root edges (root's view), mapped through σ, written into `out`.
@@ -1253,10 +1341,13 @@ impl<G: Game> Search<G> {
         } else if root_won {
             policy[self.edges[best].action as usize] = 1.0;
         } else {
-            let total: u32 = edges.iter().map(|e| e.n).sum();
-            for e in edges {
+            let visits = self
+                .pruned_root_visits()
+                .unwrap_or_else(|| edges.iter().map(|e| e.n).collect());
+            let total: u32 = visits.iter().sum();
+            for (e, &v) in edges.iter().zip(&visits) {
                 policy[e.action as usize] += if total > 0 {
-                    e.n as f32 / total as f32
+                    v as f32 / total as f32
                 } else {
                     e.prior
                 };

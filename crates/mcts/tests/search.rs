@@ -425,3 +425,98 @@ fn pv_from_each_root_move_follows_best_children_and_matches_the_result_pv_for_th
     // Occupied square: not a root move.
     assert_eq!(s.pv_from(0), None);
 }
+
+/// A self-play search (root noise on) with forced playouts `k`.
+fn forced(sims: u32, k: Option<f32>, seed: u64) -> SearchConfig {
+    SearchConfig {
+        root_noise: true,
+        forced_playouts: k,
+        seed,
+        // Proven roots report a one-hot π; these tests look at visit counts.
+        solver: false,
+        ..cfg(sims, 1)
+    }
+}
+
+/// `sqrt(k · P · N)` of each visited root child, against its visits.
+fn forced_shortfall(r: &SearchResult<Ttt>, k: f32) -> f32 {
+    let total: u32 = r.children.iter().map(|c| c.visits).sum();
+    r.children
+        .iter()
+        .filter(|c| c.visits > 0 && c.proven.is_none())
+        .map(|c| (k * c.prior * total as f32).sqrt() - c.visits as f32)
+        .fold(f32::NEG_INFINITY, f32::max)
+}
+
+#[test]
+fn forced_playouts_give_every_visited_root_child_its_minimum() {
+    let boards = [".........", "x...o....", "x.o......", "....x...."];
+    let mut short_without = 0;
+    for (i, board) in boards.iter().enumerate() {
+        let on = search(board, forced(600, Some(2.0), i as u64), &HashEvaluator);
+        // The last simulation may leave a child one visit short of a bound that grew with it.
+        assert!(forced_shortfall(&on, 2.0) <= 1.0, "{board}");
+        let off = search(board, forced(600, None, i as u64), &HashEvaluator);
+        if forced_shortfall(&off, 2.0) > 1.0 {
+            short_without += 1;
+        }
+    }
+    // Without forcing, PUCT leaves some noised child below the bound: the test can fail.
+    assert!(short_without > 0);
+}
+
+#[test]
+fn policy_target_pruning_removes_only_visits_puct_did_not_want() {
+    let k = 2.0;
+    let mut pruned_some = false;
+    for (i, board) in [".........", "x...o....", "x.o......"].iter().enumerate() {
+        let r = search(board, forced(600, Some(k), 10 + i as u64), &HashEvaluator);
+        let sum: f32 = r.policy.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5, "{board}: π sums to {sum}");
+        let best = r.children.iter().max_by_key(|c| c.visits).unwrap();
+        // The most visited child keeps its visits, so π·(n_best / π_best) are the kept visits.
+        let scale = best.visits as f32 / r.policy[best.action];
+        let total: u32 = r.children.iter().map(|c| c.visits).sum();
+        let n = r.root_visits as f32;
+        let c_puct = alphazero_mcts::CPuct::default().value(n) * n.sqrt();
+        let puct = |q: f32, p: f32, m: f32| q + c_puct * p / (1.0 + m);
+        let best_score = puct(best.q, best.prior, best.visits as f32);
+        for c in r.children.iter().filter(|c| c.action != best.action) {
+            let kept = r.policy[c.action] * scale;
+            assert!(kept <= c.visits as f32 + 1e-3, "{board}: {c:?} kept {kept}");
+            if c.visits <= 1 {
+                assert_eq!(r.policy[c.action], 0.0, "{board}: single visits are pruned");
+                continue;
+            }
+            if kept + 0.5 < c.visits as f32 {
+                pruned_some = true;
+                let forced = (k * c.prior * total as f32).sqrt().floor();
+                assert!(c.visits as f32 - kept <= forced + 1e-3, "{board}: {c:?}");
+                if kept > 0.5 {
+                    assert!(puct(c.q, c.prior, kept) < best_score, "{board}: {c:?}");
+                }
+            }
+        }
+    }
+    assert!(pruned_some, "no position pruned any visit");
+}
+
+#[test]
+fn forced_playouts_are_off_without_root_noise() {
+    for board in [".........", "x...o...."] {
+        let plain = SearchConfig {
+            seed: 3,
+            ..cfg(300, 1)
+        };
+        let with_k = SearchConfig {
+            forced_playouts: Some(2.0),
+            ..plain.clone()
+        };
+        let (a, b) = (
+            search(board, plain, &HashEvaluator),
+            search(board, with_k, &HashEvaluator),
+        );
+        assert_eq!(a.children, b.children, "{board}");
+        assert_eq!(a.policy, b.policy, "{board}");
+    }
+}

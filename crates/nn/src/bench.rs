@@ -209,8 +209,24 @@ pub fn bench_training(
     min_time: Duration,
     device: &Device,
 ) -> TrainFigure {
+    bench_training_with(config, &TrainConfig::default(), batch, min_time, device)
+}
+
+/// [`bench_training`] under the training settings `train`: with positive auxiliary weights
+/// the network gets those heads and every sample their targets (a reply and an ownership
+/// map of noise), so that the figure includes their cost.
+///
+/// # Panics
+/// If `train` is invalid.
+pub fn bench_training_with(
+    config: &ModelConfig,
+    train: &TrainConfig,
+    batch: usize,
+    min_time: Duration,
+    device: &Device,
+) -> TrainFigure {
     let mut trainer =
-        Trainer::new(config, TrainConfig::default(), device).expect("benchmark configs are valid");
+        Trainer::new(config, train.clone(), device).expect("benchmark configs are valid");
     let (c, h, w, a) = (
         config.input_planes,
         config.board_height,
@@ -225,9 +241,18 @@ pub fn bench_training(
     for (p, &l) in policy.iter_mut().zip(&legal) {
         *p = if l { 1.0 / n_legal } else { 0.0 };
     }
+    let ownership: Vec<f32> = binary_noise(h * w, 0x0aa5)
+        .iter()
+        .map(|v| 2.0 * v - 1.0)
+        .collect();
     for (i, chunk) in planes.chunks_exact(c * h * w).enumerate() {
         let z = [1.0, -1.0, 0.0][i % 3];
-        b.push(chunk, &legal, &policy, z).expect("shapes match");
+        let aux = crate::AuxTargets {
+            reply: Some(i % a),
+            ownership: Some(&ownership),
+        };
+        b.push_with_aux(chunk, &legal, &policy, z, aux)
+            .expect("shapes match");
     }
     let per_sec = time_it(min_time, || {
         let _ = trainer.train_step(&b);

@@ -292,7 +292,8 @@ fn encode_parts(
     let net = net.valid();
     let header = CheckpointHeader {
         game: *game,
-        model: config.clone(),
+        // The heads the file holds are the network's, whatever `config` says of them.
+        model: config.clone().with_aux(net.aux_heads()),
         step,
         train,
         param_ids: param_paths(&net)

@@ -125,8 +125,10 @@ pub fn export_network<G: Encode>(
     config: &G::Config,
     source: &str,
 ) -> Result<ExportedNetwork, NnError> {
+    // The training-only auxiliary heads are no part of the network other programs run.
+    let net = &net.clone().without_aux_heads();
     let tensors = network_tensors(net)?;
-    let m = &header.model;
+    let m = &header.model.without_aux();
     let bytes: Vec<Vec<u8>> = tensors
         .iter()
         .map(|t| t.values.iter().flat_map(|v| v.to_le_bytes()).collect())

@@ -16,6 +16,12 @@
 //! values `[B]` in [-1, 1], both from the side to move. Sizes are [`ModelConfig`]
 //! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128).
 //!
+//! Training-only auxiliary heads ([`AuxHeads`], KataGo's auxiliary targets) may sit beside
+//! them: an opponent-reply policy head (logits `[B, A]` for the move the opponent plays
+//! next) and an ownership head (`[B, H·W]` in [-1, 1], [`Encode::ownership`]). Only
+//! [`PolicyValueNet::forward_with_aux`] runs them; inference ([`PolicyValueNet::forward`],
+//! [`FoldedNet`], [`NetworkEvaluator`]) ignores them, so they cost nothing in play.
+//!
 //! # Input encodings
 //!
 //! Planes are `[C, H, W]` row-major, `H × W` = [`alphazero_game::Game::board_shape`], always
@@ -29,6 +35,10 @@
 //! against π, plus `value_loss_weight` × MSE(value, z); weight decay is the optimizer's
 //! (decoupled for AdamW, L2 for SGD with momentum); optional global gradient-norm clipping;
 //! the learning rate is set by the caller (the training loop schedules it over the run).
+//! With positive [`TrainConfig::aux_policy_weight`] / [`TrainConfig::aux_ownership_weight`]
+//! the loss adds the reply head's cross-entropy (softmax over the whole action space, over the
+//! samples with a next move) and the ownership head's per-point MSE, weighted, on the targets
+//! of [`Batch::push_with_aux`]; the trainer adds a weighted head the network lacks.
 //!
 //! On burn's Flex CPU device the trunk's 3×3 convolutions ([`conv3x3`]) and the batch norms in
 //! training mode ([`batch_norm`], fused with the ReLU and the residual addition after them)
@@ -74,10 +84,12 @@ pub use checkpoint::{
 };
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
-pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
+pub use model::{
+    AuxHeads, AuxOutput, ModelConfig, ModelPreset, PolicyValueNet, ReplyPolicyHead, ResidualBlock,
+};
 pub use train::{
-    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, OptimizerKind,
-    TrainConfig, TrainStats, Trainer,
+    evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,
+    OptimizerKind, TrainConfig, TrainStats, Trainer,
 };
 pub use winograd::Tile;
 

@@ -6,6 +6,7 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
 
 use crate::batch_norm::{batch_norm_act, Activation};
 use crate::conv3x3::{conv3x3_forward, Layout};
@@ -38,6 +39,43 @@ pub struct ModelConfig {
     /// Number of channels of the value head's 1×1 convolution.
     #[config(default = 1)]
     pub value_channels: usize,
+    /// The training-only auxiliary heads the network has ([`AuxHeads`]); `None`, the
+    /// default and what headers written before these heads read as, is none of them. Set it
+    /// with [`ModelConfig::with_aux`], which keeps "no heads" as `None`.
+    pub aux_heads: Option<AuxHeads>,
+}
+
+/// The training-only auxiliary heads of a [`PolicyValueNet`]. They read the trunk's output
+/// beside the policy and value heads, are trained by [`crate::Trainer`] when their loss
+/// weights are positive ([`crate::TrainConfig::aux_policy_weight`],
+/// [`crate::TrainConfig::aux_ownership_weight`]) and are never run in inference
+/// ([`PolicyValueNet::forward`], [`crate::FoldedNet`] and [`crate::NetworkEvaluator`] skip
+/// them): their only use is the extra gradient they give the trunk (KataGo's auxiliary
+/// targets).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct AuxHeads {
+    /// The opponent-reply policy head: conv1×1 → BN → ReLU → linear to `A` logits (the
+    /// policy head's shape), predicting the move the opponent plays after this position's
+    /// move, as an action of the position it is played from.
+    pub reply_policy: bool,
+    /// The ownership head: conv1×1 (channels → 1) → tanh, one value in [-1, 1] per point
+    /// `[H, W]` in the planes' frame, predicting [`crate::Encode::ownership`].
+    pub ownership: bool,
+}
+
+impl AuxHeads {
+    /// Whether no head is on.
+    pub fn is_empty(&self) -> bool {
+        !self.reply_policy && !self.ownership
+    }
+
+    /// The heads of either.
+    pub fn union(self, other: AuxHeads) -> AuxHeads {
+        AuxHeads {
+            reply_policy: self.reply_policy || other.reply_policy,
+            ownership: self.ownership || other.ownership,
+        }
+    }
 }
 
 /// Named network sizes, smallest first.
@@ -123,6 +161,24 @@ impl ModelConfig {
         ModelConfig::preset(preset, G::num_planes(config), h, w, pos.num_actions())
     }
 
+    /// The auxiliary heads of this config (none when [`ModelConfig::aux_heads`] is `None`).
+    pub fn aux(&self) -> AuxHeads {
+        self.aux_heads.unwrap_or_default()
+    }
+
+    /// This config with auxiliary heads `aux` (`None` when `aux` has no head, so that configs
+    /// of the same network compare equal).
+    pub fn with_aux(mut self, aux: AuxHeads) -> ModelConfig {
+        self.aux_heads = (!aux.is_empty()).then_some(aux);
+        self
+    }
+
+    /// This config without auxiliary heads: the network play runs, which two configs must
+    /// share for one network to stand in for the other.
+    pub fn without_aux(&self) -> ModelConfig {
+        self.clone().with_aux(AuxHeads::default())
+    }
+
     /// Checks that every size is non-zero.
     ///
     /// # Errors
@@ -173,11 +229,15 @@ impl ModelConfig {
             value_bn: BatchNormConfig::new(self.value_channels).init(device),
             value_fc1: LinearConfig::new(self.value_channels * hw, self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+            aux_policy: None,
+            aux_ownership: None,
         }
+        .add_aux_heads(self, device)
     }
 
     /// Multiply-accumulate operations of one forward pass for one position (convolutions and
-    /// linear layers; batch norm, ReLU and additions are not counted). FLOPs = 2 × MACs.
+    /// linear layers; batch norm, ReLU and additions are not counted; the training-only
+    /// auxiliary heads are not run in inference and not counted). FLOPs = 2 × MACs.
     pub fn forward_macs(&self) -> u64 {
         let hw = (self.board_height * self.board_width) as u64;
         let c = self.channels as u64;
@@ -192,7 +252,8 @@ impl ModelConfig {
         stem + self.residual_blocks as u64 * block + policy + value
     }
 
-    /// Number of trainable parameters (BatchNorm running statistics not included).
+    /// Number of trainable parameters (BatchNorm running statistics not included; the
+    /// auxiliary heads' included).
     pub fn num_params(&self) -> usize {
         let c = self.channels;
         let hw = self.board_height * self.board_width;
@@ -209,6 +270,18 @@ impl ModelConfig {
             + bn(self.value_channels)
             + lin(self.value_channels * hw, self.value_hidden)
             + lin(self.value_hidden, 1)
+            + if self.aux().reply_policy {
+                conv(c, self.policy_channels, 1)
+                    + bn(self.policy_channels)
+                    + lin(self.policy_channels * hw, self.num_actions)
+            } else {
+                0
+            }
+            + if self.aux().ownership {
+                conv(c, 1, 1)
+            } else {
+                0
+            }
     }
 }
 
@@ -267,6 +340,34 @@ pub struct PolicyValueNet {
     pub(crate) value_bn: BatchNorm,
     pub(crate) value_fc1: Linear,
     pub(crate) value_fc2: Linear,
+    /// The opponent-reply policy head ([`AuxHeads::reply_policy`]), training only.
+    pub(crate) aux_policy: Option<ReplyPolicyHead>,
+    /// The ownership head ([`AuxHeads::ownership`]), training only.
+    pub(crate) aux_ownership: Option<Conv2d>,
+}
+
+/// The opponent-reply policy head: conv1×1 → BN → ReLU → flatten → linear to `A` logits.
+#[derive(Module, Debug)]
+pub struct ReplyPolicyHead {
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
+    pub(crate) fc: Linear,
+}
+
+/// What [`PolicyValueNet::forward_with_aux`] returns: the inference outputs and those of the
+/// auxiliary heads the network has.
+#[derive(Debug)]
+pub struct AuxOutput {
+    /// Policy logits `[B, A]`, as [`PolicyValueNet::forward`].
+    pub logits: Tensor<2>,
+    /// Values `[B]` in [-1, 1] from the side to move, as [`PolicyValueNet::forward`].
+    pub values: Tensor<1>,
+    /// Opponent-reply logits `[B, A]` (unnormalised, over the whole action space), if the
+    /// network has that head.
+    pub reply_logits: Option<Tensor<2>>,
+    /// Ownership `[B, H·W]` in [-1, 1] from the side to move (row-major points of the
+    /// planes' frame), if the network has that head.
+    pub ownership: Option<Tensor<2>>,
 }
 
 impl PolicyValueNet {
@@ -279,7 +380,11 @@ impl PolicyValueNet {
     /// # Panics
     /// If `C`, `H` or `W` differ from the model's configuration (burn checks shapes).
     pub fn forward(&self, planes: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
-        let [b, _, _, _] = planes.dims();
+        self.heads(self.trunk(planes))
+    }
+
+    /// The stem and the residual blocks: `[B, C, H, W]` planes → `[B, channels, H, W]`.
+    fn trunk(&self, planes: Tensor<4>) -> Tensor<4> {
         let layout = self.trunk_layout(&planes.device());
         let x = conv3x3_forward(&self.stem, planes, Layout::Nchw);
         let mut x = batch_norm_act(&self.stem_bn, x, None, Activation::Relu, Layout::Nchw);
@@ -292,6 +397,12 @@ impl PolicyValueNet {
         if layout == Layout::Nhwc {
             x = x.permute([0, 3, 1, 2]);
         }
+        x
+    }
+
+    /// The policy and value heads on the trunk's output `x` `[B, channels, H, W]`.
+    fn heads(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<1>) {
+        let [b, _, _, _] = x.dims();
         let p = self.policy_conv.forward(x.clone());
         let p = batch_norm_act(&self.policy_bn, p, None, Activation::Relu, Layout::Nchw);
         let p: Tensor<2> = p.reshape([b as i32, -1]);
@@ -302,6 +413,74 @@ impl PolicyValueNet {
         let v = relu(self.value_fc1.forward(v));
         let v = tanh(self.value_fc2.forward(v));
         (logits, v.reshape([b as i32]))
+    }
+
+    /// Runs the network with its auxiliary heads (training): the outputs of
+    /// [`PolicyValueNet::forward`] and of each head in `heads` that the network has (a head
+    /// left out of `heads` is not run).
+    ///
+    /// # Panics
+    /// As [`PolicyValueNet::forward`].
+    pub fn forward_with_aux(&self, planes: Tensor<4>, heads: AuxHeads) -> AuxOutput {
+        let x = self.trunk(planes);
+        let [b, _, _, _] = x.dims();
+        let reply_logits = self
+            .aux_policy
+            .as_ref()
+            .filter(|_| heads.reply_policy)
+            .map(|head| {
+                let p = head.conv.forward(x.clone());
+                let p = batch_norm_act(&head.bn, p, None, Activation::Relu, Layout::Nchw);
+                head.fc.forward(p.reshape([b as i32, -1]))
+            });
+        let ownership = self
+            .aux_ownership
+            .as_ref()
+            .filter(|_| heads.ownership)
+            .map(|conv| tanh(conv.forward(x.clone())).reshape([b as i32, -1]));
+        let (logits, values) = self.heads(x);
+        AuxOutput {
+            logits,
+            values,
+            reply_logits,
+            ownership,
+        }
+    }
+
+    /// The auxiliary heads this network has.
+    pub fn aux_heads(&self) -> AuxHeads {
+        AuxHeads {
+            reply_policy: self.aux_policy.is_some(),
+            ownership: self.aux_ownership.is_some(),
+        }
+    }
+
+    /// This network with the heads of `config`'s [`ModelConfig::aux`] that it lacks added,
+    /// freshly initialised on `device` (use the device its parameters are on); the heads it
+    /// has are kept. How a network saved without them goes on training with them.
+    pub fn add_aux_heads(mut self, config: &ModelConfig, device: &Device) -> PolicyValueNet {
+        let c = config.channels;
+        let hw = config.board_height * config.board_width;
+        let want = config.aux();
+        if want.reply_policy && self.aux_policy.is_none() {
+            self.aux_policy = Some(ReplyPolicyHead {
+                conv: conv1x1(c, config.policy_channels, device),
+                bn: BatchNormConfig::new(config.policy_channels).init(device),
+                fc: LinearConfig::new(config.policy_channels * hw, config.num_actions).init(device),
+            });
+        }
+        if want.ownership && self.aux_ownership.is_none() {
+            self.aux_ownership = Some(conv1x1(c, 1, device));
+        }
+        self
+    }
+
+    /// This network without its auxiliary heads (what play needs; a network file for play
+    /// need not carry them).
+    pub fn without_aux_heads(mut self) -> PolicyValueNet {
+        self.aux_policy = None;
+        self.aux_ownership = None;
+        self
     }
 
     /// Runs the network in inference mode (`valid()`: no autodiff, batch norm on running

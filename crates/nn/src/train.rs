@@ -8,7 +8,7 @@ use burn::tensor::activation::log_softmax;
 use burn::tensor::{Bytes, Device, Tensor, TensorData};
 use serde::{Deserialize, Serialize};
 
-use crate::{ModelConfig, NnError, PolicyValueNet};
+use crate::{AuxHeads, ModelConfig, NnError, PolicyValueNet};
 
 /// Logit given to illegal actions before the log-softmax of the loss: far below any real
 /// logit, yet finite so that `0 × logit` stays 0.
@@ -19,7 +19,9 @@ pub const ILLEGAL_LOGIT: f32 = -1.0e9;
 /// * `planes`: `[B, C, H, W]` encoded positions (from the side to move);
 /// * `legal_mask`: `[B, A]`, 1.0 for legal actions and 0.0 for illegal ones;
 /// * `target_policy`: `[B, A]`, the search's visit distribution π (zero on illegal actions);
-/// * `target_value`: `[B]`, the game result z in [-1, 1] from the side to move.
+/// * `target_value`: `[B]`, the game result z in [-1, 1] from the side to move;
+/// * the auxiliary targets ([`AuxTargets`]), each per sample or absent: `reply_action` `[B]`,
+///   `ownership` `[B, H, W]` (zeros where absent) and its mask `[B]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Batch {
     shape: [usize; 4],
@@ -28,6 +30,20 @@ pub struct Batch {
     legal_mask: Vec<f32>,
     target_policy: Vec<f32>,
     target_value: Vec<f32>,
+    reply_action: Vec<Option<u32>>,
+    ownership: Vec<f32>,
+    ownership_mask: Vec<f32>,
+}
+
+/// The auxiliary targets of one training sample (for the heads of [`AuxHeads`]); a target
+/// left `None` is left out of its loss for that sample.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AuxTargets<'a> {
+    /// The move the opponent played next, as an action index of the position it was played
+    /// from (`< A`); `None` at a game's last move.
+    pub reply: Option<usize>,
+    /// The ownership map `[H, W]` ([`crate::Encode::ownership`]), values in [-1, 1].
+    pub ownership: Option<&'a [f32]>,
 }
 
 impl Batch {
@@ -42,10 +58,13 @@ impl Batch {
             legal_mask: Vec::with_capacity(capacity * num_actions),
             target_policy: Vec::with_capacity(capacity * num_actions),
             target_value: Vec::with_capacity(capacity),
+            reply_action: Vec::with_capacity(capacity),
+            ownership: Vec::with_capacity(capacity * h * w),
+            ownership_mask: Vec::with_capacity(capacity),
         }
     }
 
-    /// Appends one sample.
+    /// Appends one sample without auxiliary targets.
     ///
     /// * `planes`: `[C, H, W]`; `legal`: `[A]` (true = legal); `policy`: `[A]` target π;
     ///   `value`: z from the side to move.
@@ -59,11 +78,33 @@ impl Batch {
         policy: &[f32],
         value: f32,
     ) -> Result<(), NnError> {
+        self.push_with_aux(planes, legal, policy, value, AuxTargets::default())
+    }
+
+    /// Appends one sample with its auxiliary targets `aux` (see [`Batch::push`] for the
+    /// others).
+    ///
+    /// # Errors
+    /// [`NnError::BatchShape`] when a length does not match, the reply action is outside the
+    /// action space or an ownership value is not finite; the batch is left unchanged.
+    pub fn push_with_aux(
+        &mut self,
+        planes: &[f32],
+        legal: &[bool],
+        policy: &[f32],
+        value: f32,
+        aux: AuxTargets<'_>,
+    ) -> Result<(), NnError> {
         let [_, c, h, w] = self.shape;
         let checks = [
             ("planes", planes.len(), c * h * w),
             ("legal mask", legal.len(), self.num_actions),
             ("target policy", policy.len(), self.num_actions),
+            (
+                "ownership target",
+                aux.ownership.map_or(h * w, <[f32]>::len),
+                h * w,
+            ),
         ];
         for (what, got, want) in checks {
             if got != want {
@@ -79,11 +120,33 @@ impl Batch {
                 self.shape[0]
             )));
         }
+        if let Some(a) = aux.reply.filter(|&a| a >= self.num_actions) {
+            return Err(NnError::BatchShape(format!(
+                "reply action {a} of sample {} is outside the {} actions",
+                self.shape[0], self.num_actions
+            )));
+        }
+        if aux
+            .ownership
+            .is_some_and(|o| !o.iter().all(|v| v.is_finite()))
+        {
+            return Err(NnError::BatchShape(format!(
+                "ownership target of sample {} is not finite",
+                self.shape[0]
+            )));
+        }
         self.planes.extend_from_slice(planes);
         self.legal_mask
             .extend(legal.iter().map(|&l| if l { 1.0 } else { 0.0 }));
         self.target_policy.extend_from_slice(policy);
         self.target_value.push(value);
+        self.reply_action.push(aux.reply.map(|a| a as u32));
+        match aux.ownership {
+            Some(o) => self.ownership.extend_from_slice(o),
+            None => self.ownership.resize(self.ownership.len() + h * w, 0.0),
+        }
+        self.ownership_mask
+            .push(if aux.ownership.is_some() { 1.0 } else { 0.0 });
         self.shape[0] += 1;
         Ok(())
     }
@@ -95,6 +158,9 @@ impl Batch {
         self.legal_mask.clear();
         self.target_policy.clear();
         self.target_value.clear();
+        self.reply_action.clear();
+        self.ownership.clear();
+        self.ownership_mask.clear();
     }
 
     /// Number of samples `B`.
@@ -137,6 +203,18 @@ impl Batch {
         &self.target_value
     }
 
+    /// The opponent-reply targets, `[B]` (`None` where a sample has none).
+    pub fn reply_action(&self) -> &[Option<u32>] {
+        &self.reply_action
+    }
+
+    /// The ownership target of sample `i`, `[H, W]`; `None` where it has none.
+    pub fn ownership(&self, i: usize) -> Option<&[f32]> {
+        let [_, _, h, w] = self.shape;
+        (self.ownership_mask.get(i) == Some(&1.0))
+            .then(|| &self.ownership[i * h * w..(i + 1) * h * w])
+    }
+
     fn check_model(&self, config: &ModelConfig) -> Result<(), NnError> {
         let [b, c, h, w] = self.shape;
         if b == 0 {
@@ -168,6 +246,33 @@ impl Batch {
             value: Tensor::from_data(TensorData::new(self.target_value.clone(), [b]), device),
         }
     }
+
+    /// The targets of the auxiliary `heads` as tensors, with how many samples have each.
+    fn aux_tensors(&self, heads: AuxHeads, device: &Device) -> AuxTensors {
+        let [b, _, h, w] = self.shape;
+        let a = self.num_actions;
+        let reply = heads.reply_policy.then(|| {
+            let mut one_hot = vec![0f32; b * a];
+            for (i, r) in self.reply_action.iter().enumerate() {
+                if let Some(r) = r {
+                    one_hot[i * a + *r as usize] = 1.0;
+                }
+            }
+            Tensor::from_data(TensorData::new(one_hot, [b, a]), device)
+        });
+        let ownership = heads.ownership.then(|| {
+            (
+                Tensor::from_data(TensorData::new(self.ownership.clone(), [b, h * w]), device),
+                Tensor::from_data(TensorData::new(self.ownership_mask.clone(), [b]), device),
+            )
+        });
+        AuxTensors {
+            reply,
+            reply_count: self.reply_action.iter().flatten().count(),
+            ownership,
+            ownership_count: self.ownership_mask.iter().filter(|&&m| m > 0.0).count(),
+        }
+    }
 }
 
 struct BatchTensors {
@@ -175,6 +280,40 @@ struct BatchTensors {
     mask: Tensor<2>,
     policy: Tensor<2>,
     value: Tensor<1>,
+}
+
+struct AuxTensors {
+    /// One-hot replies `[B, A]` (a zero row where a sample has none).
+    reply: Option<Tensor<2>>,
+    reply_count: usize,
+    /// Ownership maps `[B, H·W]` and their mask `[B]`.
+    ownership: Option<(Tensor<2>, Tensor<1>)>,
+    ownership_count: usize,
+}
+
+/// The auxiliary losses (`[1]` each) of the heads `out` ran, over the samples that have each
+/// target: the opponent-reply cross-entropy (softmax over the whole action space) and the
+/// ownership MSE averaged over the points. A loss whose head did not run is `None`.
+fn aux_loss_terms(
+    reply_logits: Option<Tensor<2>>,
+    ownership: Option<Tensor<2>>,
+    t: &AuxTensors,
+) -> (Option<Tensor<1>>, Option<Tensor<1>>) {
+    let reply = reply_logits.zip(t.reply.clone()).map(|(logits, one_hot)| {
+        (one_hot * log_softmax(logits, 1))
+            .sum()
+            .neg()
+            .div_scalar(t.reply_count.max(1) as f32)
+    });
+    let ownership = ownership
+        .zip(t.ownership.clone())
+        .map(|(pred, (target, mask))| {
+            let per_sample: Tensor<1> = (pred - target).square().mean_dim(1).squeeze_dim(1);
+            (per_sample * mask)
+                .sum()
+                .div_scalar(t.ownership_count.max(1) as f32)
+        });
+    (reply, ownership)
 }
 
 /// Log-probabilities over the legal actions: illegal logits are replaced by
@@ -218,12 +357,20 @@ pub struct TrainStats {
     pub value_loss: f32,
     /// Entropy of the network's policy over legal actions, in nats.
     pub policy_entropy: f32,
-    /// `policy_loss + value_loss_weight × value_loss` (weight decay is in the optimizer).
+    /// `policy_loss + value_loss_weight × value_loss` plus the weighted auxiliary losses
+    /// (weight decay is in the optimizer).
     pub total_loss: f32,
     /// Global L2 norm of the gradient before clipping (0 when only evaluating the loss).
     pub grad_norm: f32,
     /// Learning rate used for the step (0 when only evaluating the loss).
     pub learning_rate: f64,
+    /// Cross-entropy of the opponent-reply head against the move played next, in nats,
+    /// over the samples with a next move; 0 when that head is not trained.
+    #[serde(default)]
+    pub aux_policy_loss: f32,
+    /// Mean squared error of the ownership head per point; 0 when that head is not trained.
+    #[serde(default)]
+    pub aux_ownership_loss: f32,
 }
 
 /// The optimizer algorithm.
@@ -280,6 +427,15 @@ pub struct TrainConfig {
     pub grad_clip_norm: Option<f32>,
     /// Weight of the value MSE in the total loss.
     pub value_loss_weight: f32,
+    /// Weight of the opponent-reply cross-entropy in the total loss; 0 (the default, and
+    /// what checkpoints written before it read as) trains no such head. A positive weight
+    /// gives the network the head ([`AuxHeads::reply_policy`]) if it lacks it.
+    #[serde(default)]
+    pub aux_policy_weight: f32,
+    /// Weight of the ownership MSE in the total loss; 0 (the default) trains no such head,
+    /// a positive weight gives the network the head ([`AuxHeads::ownership`]).
+    #[serde(default)]
+    pub aux_ownership_weight: f32,
 }
 
 impl Default for TrainConfig {
@@ -291,6 +447,8 @@ impl Default for TrainConfig {
             weight_decay: 1e-4,
             grad_clip_norm: Some(5.0),
             value_loss_weight: 1.0,
+            aux_policy_weight: 0.0,
+            aux_ownership_weight: 0.0,
         }
     }
 }
@@ -316,7 +474,21 @@ impl TrainConfig {
         if !(self.value_loss_weight.is_finite() && self.value_loss_weight >= 0.0) {
             return bad("value_loss_weight must be non-negative");
         }
+        if !(self.aux_policy_weight.is_finite() && self.aux_policy_weight >= 0.0) {
+            return bad("aux_policy_weight must be non-negative");
+        }
+        if !(self.aux_ownership_weight.is_finite() && self.aux_ownership_weight >= 0.0) {
+            return bad("aux_ownership_weight must be non-negative");
+        }
         Ok(())
+    }
+
+    /// The auxiliary heads this configuration trains (those of positive weight).
+    pub fn aux_heads(&self) -> AuxHeads {
+        AuxHeads {
+            reply_policy: self.aux_policy_weight > 0.0,
+            ownership: self.aux_ownership_weight > 0.0,
+        }
     }
 
     fn build_optimizer(&self) -> ModuleOptimizer {
@@ -413,6 +585,11 @@ impl Trainer {
     /// A trainer continuing from `model` (e.g. loaded from a checkpoint) at step `step`, with a
     /// fresh optimizer state.
     ///
+    /// The model keeps the auxiliary heads it has, and gets those `config` trains (positive
+    /// weight) that it lacks, freshly initialised; the trainer's model config names them all
+    /// ([`Trainer::model_config`], what its checkpoints record), whatever `model_config` says
+    /// of them.
+    ///
     /// # Errors
     /// [`NnError::InvalidConfig`] for a bad configuration.
     pub fn from_model(
@@ -425,11 +602,13 @@ impl Trainer {
         model_config.validate()?;
         config.validate()?;
         let ad = device.clone().autodiff();
-        let model = model.fork(&ad).train();
+        let heads = model.aux_heads().union(config.aux_heads());
+        let model_config = model_config.clone().with_aux(heads);
+        let model = model.fork(&ad).add_aux_heads(&model_config, &ad).train();
         Ok(Trainer {
             model,
             optimizer: config.build_optimizer(),
-            model_config: model_config.clone(),
+            model_config,
             config,
             step,
             device: ad,
@@ -446,10 +625,22 @@ impl Trainer {
     pub fn train_step(&mut self, batch: &Batch) -> Result<TrainStats, NnError> {
         batch.check_model(&self.model_config)?;
         let t = batch.tensors(&self.device);
-        let (logits, values) = self.model.forward(t.planes.clone());
-        let (policy_loss, value_loss, entropy) = loss_terms(logits, values, &t);
-        let total =
+        let heads = self.config.aux_heads();
+        let out = self.model.forward_with_aux(t.planes.clone(), heads);
+        let (policy_loss, value_loss, entropy) = loss_terms(out.logits, out.values, &t);
+        let aux_t = batch.aux_tensors(heads, &self.device);
+        let (reply_loss, ownership_loss) = aux_loss_terms(out.reply_logits, out.ownership, &aux_t);
+        let mut total =
             policy_loss.clone() + value_loss.clone().mul_scalar(self.config.value_loss_weight);
+        if let Some(l) = &reply_loss {
+            total = total + l.clone().mul_scalar(self.config.aux_policy_weight);
+        }
+        if let Some(l) = &ownership_loss {
+            total = total + l.clone().mul_scalar(self.config.aux_ownership_weight);
+        }
+        let zero = || Tensor::<1>::zeros([1], &self.device);
+        let reply_loss = reply_loss.unwrap_or_else(zero);
+        let ownership_loss = ownership_loss.unwrap_or_else(zero);
         let grads = total.backward();
         let mut grads = GradientsParams::from_grads(grads, &self.model);
 
@@ -468,6 +659,8 @@ impl Trainer {
                 entropy.detach().without_autodiff(),
                 total.detach().without_autodiff(),
                 sq_sum.detach().without_autodiff(),
+                reply_loss.detach().without_autodiff(),
+                ownership_loss.detach().without_autodiff(),
             ],
             0,
         )
@@ -478,8 +671,9 @@ impl Trainer {
         let grad_norm = f[4].sqrt();
         if !f.iter().all(|x| x.is_finite()) {
             return Err(NnError::NonFinite(format!(
-                "step {}: policy loss {}, value loss {}, gradient norm {grad_norm}",
-                self.step, f[0], f[1]
+                "step {}: policy loss {}, value loss {}, reply loss {}, ownership loss {}, \
+                 gradient norm {grad_norm}",
+                self.step, f[0], f[1], f[5], f[6]
             )));
         }
         if let Some(max) = self.config.grad_clip_norm {
@@ -502,6 +696,8 @@ impl Trainer {
             total_loss: f[3],
             grad_norm,
             learning_rate: lr,
+            aux_policy_loss: f[5],
+            aux_ownership_loss: f[6],
         })
     }
 
@@ -537,12 +733,22 @@ impl Trainer {
     }
 
     /// Replaces the training configuration (e.g. a new learning rate). The optimizer state is
-    /// kept when the optimizer kind is unchanged and reset otherwise.
+    /// kept when the optimizer kind is unchanged and reset otherwise. An auxiliary head that
+    /// `config` trains and the model lacks is added, freshly initialised (heads are never
+    /// removed).
     ///
     /// # Errors
     /// [`NnError::InvalidConfig`] for a bad configuration; nothing changes then.
     pub fn set_config(&mut self, config: TrainConfig) -> Result<(), NnError> {
         config.validate()?;
+        let heads = self.model_config.aux().union(config.aux_heads());
+        if heads != self.model_config.aux() {
+            self.model_config = self.model_config.clone().with_aux(heads);
+            self.model = self
+                .model
+                .clone()
+                .add_aux_heads(&self.model_config, &self.device);
+        }
         if config.optimizer != self.config.optimizer
             || config.weight_decay != self.config.weight_decay
         {
@@ -599,7 +805,8 @@ impl Trainer {
 }
 
 /// Policy loss, value loss and entropy of `net` on `batch` **in inference mode** (batch norm
-/// on running statistics, no gradient); `grad_norm` and `learning_rate` are 0.
+/// on running statistics, no gradient); `grad_norm`, `learning_rate` and the auxiliary
+/// losses are 0.
 ///
 /// # Errors
 /// [`NnError::BatchShape`] if the batch is empty or does not fit `config`.
@@ -627,6 +834,8 @@ pub fn evaluate_loss(
         total_loss: f[3],
         grad_norm: 0.0,
         learning_rate: 0.0,
+        aux_policy_loss: 0.0,
+        aux_ownership_loss: 0.0,
     })
 }
 

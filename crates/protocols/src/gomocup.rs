@@ -267,6 +267,12 @@ impl GomocupEngine {
         self.folder.as_deref()
     }
 
+    /// The engine's settings, among them the search it plays with
+    /// ([`EngineConfig::search`]).
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
     /// Reads commands from `input` until `END` or end of input; see [`run_gomocup`].
     ///
     /// # Errors

@@ -71,7 +71,9 @@ pub use ucci::{format_move, parse_move, run_ucci, Dialect, Notation, UcciEngine}
 pub struct EngineConfig {
     /// Search settings. `search.simulations` is the most simulations one move may use (the
     /// cap for time-limited searches, the exact count with [`EngineConfig::fixed_simulations`]
-    /// or when no time is given). Root noise should be off for play.
+    /// or when no time is given). Root noise should be off for play. The defaults here are the
+    /// paper's, with no tactics; the programs (`alphazero gomocup`, `alphazero ucci`) play with
+    /// their game's play search from the registry (`alphazero_engine::brain_config`).
     pub search: SearchConfig,
     /// When `true` the clock never decides anything: every search without an explicit node
     /// limit runs exactly `search.simulations` simulations (or stops when the root is proven),

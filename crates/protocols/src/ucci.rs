@@ -471,6 +471,12 @@ impl UcciEngine {
         self.notation
     }
 
+    /// The engine's settings now (with the GUI's options applied), among them the search it
+    /// plays with ([`EngineConfig::search`]).
+    pub fn config(&self) -> &EngineConfig {
+        &self.config
+    }
+
     /// Sets the start position (`ucinewgame`, `setoption newgame`).
     fn new_game(&mut self) {
         self.game = History::new(Xiangqi::start(self.rules));

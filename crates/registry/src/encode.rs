@@ -71,6 +71,42 @@ pub trait Encode: Registered {
     /// How action indices map to moves (an exported network's description lists each
     /// index's move).
     fn policy_layout() -> &'static str;
+
+    /// Writes this position's **ownership map** into `out`, `[H, W]` row-major in the frame of
+    /// the input planes (`out[y * W + x]` is the point of row `y`, column `x` of every plane):
+    /// a training-only target in the spirit of KataGo's ownership, each value in {−1, 0, +1}
+    /// and **from the side to move** of this position (+1 = the side to move's, −1 = the
+    /// opponent's), saying what becomes of each point by the end of the game.
+    ///
+    /// `continuation` is the moves played from this position to the end of its game record,
+    /// this position's own move first (empty for the record's last position), and `end` the
+    /// position the record ends in (after the last of them; a resigned game or one cut off at
+    /// the ply limit ends where it stopped). Each game uses what it needs:
+    ///
+    /// * **Gomoku** and **Connect Four**: the owner of each point on `end`'s board (+1 a stone
+    ///   or disc of this position's side to move, −1 the opponent's, 0 empty).
+    /// * **Xiangqi**: for each point, whether the piece standing on it now is still on the
+    ///   board at the end of the record (+1 a piece of the side to move that is never
+    ///   captured, −1 such a piece of the opponent, 0 an empty point or a piece captured by
+    ///   one of the `continuation` moves, wherever it has moved to by then). Points are
+    ///   turned 180° for Black as in the planes.
+    ///
+    /// # Panics
+    /// If `out.len() != H × W`.
+    fn ownership(&self, continuation: &[Self::Move], end: &Self, out: &mut [f32]);
+
+    /// Applies board symmetry `sym` to one `[H, W]` map in the planes' frame (an
+    /// [`Encode::ownership`]) as [`Encode::transform_planes`] moves each plane's points:
+    /// `transform_ownership(config, sym, &ownership(p, ..), out)` writes the ownership map of
+    /// `p.transform(sym)` and its game's moves transformed alike.
+    ///
+    /// # Panics
+    /// If `src` or `dst` is not `H × W` long.
+    fn transform_ownership(config: &Self::Config, sym: usize, src: &[f32], dst: &mut [f32]);
+
+    /// What [`Encode::ownership`] gives for this game, in one sentence (an exported
+    /// network's description).
+    fn ownership_meaning() -> &'static str;
 }
 
 /// Copies every plane of `src` to `dst` moving the square `(x, y)` to `map(x, y)`.

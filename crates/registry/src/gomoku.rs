@@ -6,7 +6,10 @@ use std::fmt::Write as _;
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, Rule};
 
+use alphazero_mcts::SearchConfig;
+
 use crate::encode::{permute_squares, Encode};
+use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, refuse_fen, split_moves, PositionError, PositionText};
 use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, BLUE, RED};
 use crate::web::{rows_through, Cell, WebGame};
@@ -64,6 +67,22 @@ pub(crate) fn from_debug_text(text: &str) -> Result<GameSpec, String> {
 }
 
 impl Registered for Gomoku {
+    /// The decisive-move check (an immediate five, one's own or the opponent's, is seen when
+    /// a node is expanded, whatever the network's prior; ~2.5× the cost of an expansion),
+    /// fives, unstoppable threats and VCF at every node, VCT at the root and for the opponent
+    /// after each root candidate: the Gomocup brain's and the interactive commands' search,
+    /// the richest any program used for Gomoku (`serve` had no root or reply tactics and
+    /// missed VCTs that the brain finds and defends against).
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: true,
+            tactical_budget: Some(PLAY_TACTICAL_BUDGET),
+            root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
+            reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
+            ..SearchConfig::default()
+        }
+    }
+
     fn spec(config: &GomokuConfig) -> GameSpec {
         GameSpec::Gomoku {
             size: config.size,
@@ -149,6 +168,35 @@ impl Encode for Gomoku {
     }
     fn policy_layout() -> &'static str {
         "action = y * N + x for the point (x, y) on the N x N board (the same for both sides)"
+    }
+
+    fn ownership(&self, _continuation: &[GomokuMove], end: &Gomoku, out: &mut [f32]) {
+        let n = self.size();
+        assert_eq!(out.len(), n * n, "gomoku ownership map length");
+        let us = self.side_to_move();
+        for y in 0..n {
+            for x in 0..n {
+                out[y * n + x] = match end.stone_at(x, y) {
+                    Some(side) if side == us => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+        }
+    }
+
+    fn transform_ownership(config: &GomokuConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        let n = usize::from(config.size);
+        assert_eq!(src.len(), n * n, "gomoku ownership map length");
+        permute_squares(n, n, src, dst, |x, y| {
+            let (tx, ty) = transform_point(n as u8, sym, x as u8, y as u8);
+            (usize::from(tx), usize::from(ty))
+        });
+    }
+
+    fn ownership_meaning() -> &'static str {
+        "the final owner of each point: +1 where the game ends with a stone of the side to \
+         move, -1 a stone of the opponent, 0 empty"
     }
 }
 

@@ -7,8 +7,10 @@
 //! it is a tagged table, `{ game = "gomoku", size = 15, rule = "renju" }`.
 //!
 //! Each game's registry code is in the module named after it: its [`Registered`] impl (spec ↔
-//! rules configuration, its perft counter, and its exact solver's [`Yardstick`] if it has one),
-//! its [`Encode`] impl (the network's input planes and what they and the action indices mean),
+//! rules configuration, its play search, its perft counter, and its exact solver's
+//! [`Yardstick`] if it has one),
+//! its [`Encode`] impl (the network's input planes and what they and the action indices mean,
+//! and the game's ownership map, a training-only target),
 //! its [`WebGame`] impl (the web page's board), its [`BoardView`] impl (the terminal and PNG
 //! board) and its [`PositionText`] impl (positions given as text). Adding a game means a
 //! variant of [`GameSpec`], an arm of [`with_game!`] and one such module (and its arena players
@@ -32,12 +34,14 @@ use std::str::FromStr;
 
 use alphazero_game::{Game, ParseError};
 use alphazero_gomoku::Rule;
+use alphazero_mcts::SearchConfig;
 use serde::{Deserialize, Serialize};
 
 mod connect4;
 mod encode;
 mod gomoku;
 pub mod perft;
+pub mod play;
 mod position;
 mod view;
 mod web;
@@ -138,6 +142,12 @@ pub trait Registered: Game {
     /// The configuration of a spec of this game; `None` for a spec of another game.
     fn config_of(spec: &GameSpec) -> Option<Self::Config>;
 
+    /// How every program that plays or analyses this game searches it (see [`play`]): the
+    /// game's decisive-move check, tactics, PUCT and solver settings. Its budget fields
+    /// (`simulations`, `root_noise`, `temperature`, `seed`) are [`SearchConfig`]'s defaults:
+    /// the program sets them.
+    fn play_search() -> SearchConfig;
+
     /// This game's exact-solver [`Yardstick`] (test positions with a solver's answers, the
     /// training loop's `eval.solver_every`); `None`, the default, for a game without one.
     fn solver_yardstick() -> Option<SolverYardstick<Self>> {
@@ -193,6 +203,13 @@ impl GameSpec {
     /// `None` for a game without one.
     pub fn solver_yardstick(&self) -> Option<YardstickInfo> {
         with_game!(self, G, _cfg => G::solver_yardstick().map(|y| y.info))
+    }
+
+    /// The game's play search ([`Registered::play_search`]): what `play`, `analyze`, `serve`,
+    /// the arena's `net:` players, the Gomocup brain and the UCCI/UCI engine search this game
+    /// with, their budget apart.
+    pub fn play_search(&self) -> SearchConfig {
+        with_game!(self, G, _cfg => G::play_search())
     }
 
     /// The game's name ([`Game::NAME`]): `gomoku`, `xiangqi` or `connect4`.
@@ -665,6 +682,30 @@ mod tests {
             .err()
             .expect("no data");
         assert!(err.to_string().contains("/nonexistent"), "{err}");
+    }
+
+    /// Every program plays with these (see [`play`]): a preset leaves the budget to the
+    /// program and is a valid search; the games with tactical searches get them at every
+    /// node, at the root and for the opponent's replies (the UCCI/UCI engine once played
+    /// Xiangqi with none and was mated at depth 1).
+    #[test]
+    fn play_searches_leave_the_budget_to_the_program_and_use_the_games_tactics() {
+        for spec in GameSpec::DEFAULTS {
+            let preset = spec.play_search();
+            assert_eq!(play::play_settings(&preset), preset, "{spec}");
+            assert_eq!(preset.validate(), Ok(()), "{spec}");
+            assert!(!preset.root_noise, "{spec}");
+        }
+        for spec in [GameSpec::DEFAULTS[0], GameSpec::Xiangqi] {
+            let preset = spec.play_search();
+            assert!(preset.tactical_budget.is_some(), "{spec}");
+            assert!(preset.root_tactical_budget.is_some(), "{spec}");
+            assert!(preset.reply_tactical_budget.is_some(), "{spec}");
+        }
+        // Gomoku's options do not change how it is searched.
+        let renju: GameSpec = "gomoku:9:renju".parse().unwrap();
+        assert_eq!(renju.play_search(), GameSpec::DEFAULTS[0].play_search());
+        assert!(GameSpec::Connect4.play_search().terminal_check);
     }
 
     #[test]

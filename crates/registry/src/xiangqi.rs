@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, XiangqiConfig, FILES, RANKS};
 
+use alphazero_mcts::SearchConfig;
+
 use crate::encode::{permute_squares, Encode};
+use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
 use crate::web::{Cell, WebGame};
@@ -52,6 +55,24 @@ enabled = false
 "#;
 
 impl Registered for Xiangqi {
+    /// The mate search at every node (every mate in one, stalemate included, and mates by
+    /// continuous checks), deeper at the root and for the opponent after each root
+    /// candidate (a move that allows a mate by checks is proven lost on its first visit):
+    /// `analyze`'s and `play`'s search, the richest any program used for Xiangqi. The
+    /// UCCI/UCI engine had no tactics (ElephantEye at depth 1 mated it), `serve` no root or
+    /// reply tactics. The decisive-move check stays off: Xiangqi's adjudication generates
+    /// moves, so it costs ~12× per expansion, and the mate search already sees every move
+    /// that ends the game by mate.
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: false,
+            tactical_budget: Some(PLAY_TACTICAL_BUDGET),
+            root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
+            reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
+            ..SearchConfig::default()
+        }
+    }
+
     /// Always [`GameSpec::Xiangqi`]: the repetition and no-capture options are not part of a
     /// spec.
     fn spec(_config: &XiangqiConfig) -> GameSpec {
@@ -166,6 +187,56 @@ impl Encode for Xiangqi {
         "2086 geometrically possible from-to moves seen from the side to move: the actions \
          list gives each index's ICCS move for Red to move; for Black to move the move is that \
          one turned by 180 degrees (both squares' file f, rank r -> 8 - f, 9 - r)"
+    }
+
+    /// Follows every piece of this position through `continuation` (a move's piece goes
+    /// from its origin to its destination; whatever stood on the destination is captured) and
+    /// marks the points whose piece is never captured; `end` is not needed.
+    fn ownership(&self, continuation: &[Move], _end: &Xiangqi, out: &mut [f32]) {
+        const N: usize = XQ_H * XQ_W;
+        assert_eq!(out.len(), N, "xiangqi ownership map length");
+        // origin[s]: the index, in this position, of the point whose piece stands on s now.
+        let mut origin = [None::<u8>; N];
+        let mut survives = [false; N];
+        for (i, o) in origin.iter_mut().enumerate() {
+            let sq = Square::from_index(i).expect("an index below 90");
+            if self.piece_at(sq).is_some() {
+                *o = Some(i as u8);
+                survives[i] = true;
+            }
+        }
+        for mv in continuation {
+            let moving = origin[mv.from.index()].take();
+            if let Some(victim) = origin[mv.to.index()] {
+                survives[usize::from(victim)] = false;
+            }
+            origin[mv.to.index()] = moving;
+        }
+        out.fill(0.0);
+        let us = self.side_to_move();
+        for (i, &alive) in survives.iter().enumerate() {
+            let sq = Square::from_index(i).expect("an index below 90");
+            let Some(piece) = self.piece_at(sq).filter(|_| alive) else {
+                continue;
+            };
+            // The planes' frame: Black's view is the board turned 180°.
+            let cell = match us {
+                Side::First => i,
+                Side::Second => sq.rotate().index(),
+            };
+            out[cell] = if piece.side == us { 1.0 } else { -1.0 };
+        }
+    }
+
+    fn transform_ownership(config: &XiangqiConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        assert_eq!(src.len(), XQ_H * XQ_W, "xiangqi ownership map length");
+        Self::transform_planes(config, sym, src, dst);
+    }
+
+    fn ownership_meaning() -> &'static str {
+        "whether the piece on each point survives to the end of the game: +1 a piece of the \
+         side to move never captured later in the game, -1 such a piece of the opponent, 0 an \
+         empty point or a piece captured later (wherever it has moved by then)"
     }
 }
 

@@ -519,6 +519,14 @@ pub struct LearnerConfig {
     /// value do not exist: every recorded ply carries it. Positions of games cut off at
     /// `selfplay.max_plies` always take q alone (their z = 0 is no result).
     pub value_q_weight: f64,
+    /// Weight (≥ 0) of the training-only opponent-reply policy head's loss: cross-entropy
+    /// against the move the opponent played next (KataGo's auxiliary policy target, weight
+    /// 0.15 there; a position whose move ended the game has no target). 0 = no such head.
+    pub aux_policy_weight: f64,
+    /// Weight (≥ 0) of the training-only ownership head's loss: mean squared error per point
+    /// against the game's ownership map (`Encode::ownership`: the final board for Gomoku and
+    /// Connect Four, which pieces survive for Xiangqi). 0 = no such head.
+    pub aux_ownership_weight: f64,
 }
 
 impl LearnerConfig {
@@ -774,6 +782,8 @@ impl TrainConfig {
                 momentum: 0.9,
                 grad_clip: 5.0,
                 value_q_weight: 0.0,
+                aux_policy_weight: 0.0,
+                aux_ownership_weight: 0.0,
             },
             gating: GatingConfig {
                 enabled: true,
@@ -1026,6 +1036,8 @@ impl TrainConfig {
         }
         non_negative("train.grad_clip", t.grad_clip)?;
         in_range("train.value_q_weight", t.value_q_weight, 0.0, 1.0)?;
+        non_negative("train.aux_policy_weight", t.aux_policy_weight)?;
+        non_negative("train.aux_ownership_weight", t.aux_ownership_weight)?;
 
         // Gating and its SPRT are checked whether they are on or not.
         let gt = &self.gating;
@@ -1836,6 +1848,14 @@ mod tests {
             (
                 "selfplay.simulations=1000000000",
                 "selfplay.simulations must be <= 65535",
+            ),
+            (
+                "train.aux_policy_weight=-0.15",
+                "train.aux_policy_weight must be >= 0",
+            ),
+            (
+                "train.aux_ownership_weight=-1",
+                "train.aux_ownership_weight must be >= 0",
             ),
             (
                 "train.value_q_weight=1.5",

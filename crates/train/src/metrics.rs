@@ -171,6 +171,12 @@ pub struct IterationMetrics {
     /// Connect Four solver agreement, on the iterations that measure it
     /// (`eval.solver_every`).
     pub solver: Option<SolverMetrics>,
+    /// Mean cross-entropy of the opponent-reply head against the move played next (nats);
+    /// `None` when it is not trained (`train.aux_policy_weight` 0) or no step was taken.
+    pub aux_policy_loss: Option<f64>,
+    /// Mean squared error per point of the ownership head; `None` when it is not trained
+    /// (`train.aux_ownership_weight` 0) or no step was taken.
+    pub aux_ownership_loss: Option<f64>,
 }
 
 /// Parses `metrics.jsonl` text (empty lines are skipped).
@@ -429,6 +435,8 @@ struct CsvRow {
     solver_policy_best: Option<f64>,
     solver_policy_keeps: Option<f64>,
     solver_value_sign: Option<f64>,
+    aux_policy_loss: Option<f64>,
+    aux_ownership_loss: Option<f64>,
 }
 
 impl From<&IterationMetrics> for CsvRow {
@@ -478,6 +486,8 @@ impl From<&IterationMetrics> for CsvRow {
             solver_policy_best: s.map(|s| s.policy_best),
             solver_policy_keeps: s.map(|s| s.policy_keeps),
             solver_value_sign: s.map(|s| s.value_sign),
+            aux_policy_loss: m.aux_policy_loss.filter(|_| trained),
+            aux_ownership_loss: m.aux_ownership_loss.filter(|_| trained),
         }
     }
 }

@@ -75,6 +75,14 @@ impl IterationReport {
                 100.0 * s.value_sign
             )
         });
+        // The auxiliary heads' losses only where they are trained.
+        let aux_text: String = [
+            ("reply", m.aux_policy_loss),
+            ("ownership", m.aux_ownership_loss),
+        ]
+        .iter()
+        .filter_map(|(name, loss)| loss.map(|l| format!(" {name} {l:.3}")))
+        .collect();
         // Self-play that ran elsewhere (a learner's actors) has no times here: left out.
         let selfplay_text = match (m.selfplay_s, m.network_time_fraction) {
             (Some(s), Some(f)) => format!(
@@ -91,7 +99,7 @@ impl IterationReport {
         };
         format!(
             "iter {}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg{restarted_text}), {} new positions, buffer {}; \
-             {} steps: policy {:.3} value {:.3} entropy {:.3} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
+             {} steps: policy {:.3} value {:.3} entropy {:.3}{aux_text} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
              {:.0}s ({selfplay_text}train {:.0}s; gating {:.0}s)",
             m.iteration,
             sp.games,

@@ -21,8 +21,8 @@ use alphazero_arena::{rating, run_match_sprt, Entrant, MatchConfig, MatchResult,
 use alphazero_game::mix_seed as mix;
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
-    checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, Batch, Checkpoint,
-    Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
+    checkpoint_from_bytes, checkpoint_to_bytes, kl_divergence, model_to_bytes, AuxTargets, Batch,
+    Checkpoint, Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet, Trainer,
 };
 use alphazero_registry::{GameSpec, Registered, Yardstick};
 use alphazero_selfplay::{
@@ -137,6 +137,12 @@ pub struct Learned {
     /// KL divergence of the candidate's policy from the champion's on the last batch
     /// (0 without steps).
     pub kl: f64,
+    /// Mean opponent-reply loss over the steps; `None` when `train.aux_policy_weight` is 0
+    /// or no step was taken.
+    pub aux_policy_loss: Option<f64>,
+    /// Mean ownership loss over the steps; `None` when `train.aux_ownership_weight` is 0 or
+    /// no step was taken.
+    pub aux_ownership_loss: Option<f64>,
     /// The trained network, ready for inference.
     pub candidate: PolicyValueNet,
     /// The trainer's optimizer step count after them.
@@ -265,7 +271,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// the run's model.
     pub fn load_network(&self, key: &str) -> Result<PolicyValueNet, PipelineError> {
         let ck = self.read_checkpoint(key)?;
-        if ck.header.model != self.model_config {
+        if ck.header.model.without_aux() != self.model_config {
             return Err(PipelineError::Invalid(format!(
                 "{key}: network shape {:?} does not match the run's model {:?}",
                 ck.header.model, self.model_config
@@ -288,7 +294,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         net: &PolicyValueNet,
         step: u64,
     ) -> Result<(), PipelineError> {
-        let bytes = model_to_bytes(Path::new(key), &self.tag, net, &self.model_config, step)?;
+        // Networks for play go without the training-only auxiliary heads.
+        let net = net.clone().without_aux_heads();
+        let bytes = model_to_bytes(Path::new(key), &self.tag, &net, &self.model_config, step)?;
         Ok(self.storage.put(key, &bytes)?)
     }
 
@@ -329,7 +337,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         if let Some(init) = init {
             let ck =
                 checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
-            if ck.header.model != self.model_config {
+            if ck.header.model.without_aux() != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "{}: network shape {:?} does not match the run's model {:?}",
                     init.name, ck.header.model, self.model_config
@@ -348,7 +356,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                     champion_key(state.champion_id)
                 ))
             })?;
-            if ck.header.model != self.model_config {
+            if ck.header.model.without_aux() != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "networks/latest.azc has shape {:?}, the run's model is {:?}",
                     ck.header.model, self.model_config
@@ -538,9 +546,11 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let mut batch = Batch::with_capacity([c, h, w], a, batch_size);
         let (mut planes, mut legal, mut pi) =
             (vec![0f32; c * h * w], vec![false; a], vec![0f32; a]);
+        let mut ownership = vec![0f32; h * w];
+        let heads = trainer.config().aux_heads();
         let mut moves = Vec::new();
         let q_weight = cfg.train.value_q_weight as f32;
-        let mut sums = [0f64; 4];
+        let mut sums = [0f64; 6];
         observer.stage_started(Stage::Learn, iteration, steps);
         let start = Instant::now();
         for _ in 0..steps {
@@ -557,13 +567,23 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 for &(act, prob) in &s.sample.policy {
                     pi[act as usize] = prob;
                 }
-                batch.push(&planes, &legal, &pi, s.sample.value_target(q_weight))?;
+                if heads.ownership {
+                    buffer.ownership(&s, &mut ownership);
+                }
+                let aux = AuxTargets {
+                    reply: s.reply.filter(|_| heads.reply_policy).map(usize::from),
+                    ownership: heads.ownership.then_some(&ownership[..]),
+                };
+                let z = s.sample.value_target(q_weight);
+                batch.push_with_aux(&planes, &legal, &pi, z, aux)?;
             }
             let st = trainer.train_step(&batch)?;
             sums[0] += f64::from(st.policy_loss);
             sums[1] += f64::from(st.value_loss);
             sums[2] += f64::from(st.policy_entropy);
             sums[3] += f64::from(st.total_loss);
+            sums[4] += f64::from(st.aux_policy_loss);
+            sums[5] += f64::from(st.aux_ownership_loss);
             observer.advanced(Stage::Learn, 1);
         }
         observer.stage_finished(Stage::Learn);
@@ -590,6 +610,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             policy_entropy: sums[2] / n,
             total_loss: sums[3] / n,
             kl,
+            aux_policy_loss: (steps > 0 && heads.reply_policy).then_some(sums[4] / n),
+            aux_ownership_loss: (steps > 0 && heads.ownership).then_some(sums[5] / n),
             candidate,
             trainer_step: trainer.step(),
             seconds,
@@ -831,6 +853,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             total_loss: learned.total_loss,
             policy_entropy: learned.policy_entropy,
             kl: learned.kl,
+            aux_policy_loss: learned.aux_policy_loss,
+            aux_ownership_loss: learned.aux_ownership_loss,
             gating: gated.metrics.clone(),
             champion_id: state.champion_id,
             elo: champion_elo,

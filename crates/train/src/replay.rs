@@ -8,10 +8,18 @@
 //! ([`Game::transform`]) and its policy target by [`Game::transform_action`] (applied with the
 //! *original* position as receiver). The network must encode the returned, transformed
 //! position; then the input planes and the policy target always move together.
+//!
+//! # Auxiliary targets
+//! Every sample keeps its game's moves and last position ([`GameLine`], shared by the
+//! game's samples), from which the auxiliary targets are computed when a sample is drawn,
+//! never stored: the opponent's reply ([`BatchSample::reply`], transformed like π) and the
+//! ownership map ([`ReplayBuffer::ownership`], transformed like the planes).
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use alphazero_game::{count_repetitions, Game, History, ParseError, Side};
+use alphazero_registry::Encode;
 use alphazero_selfplay::RestartPositions;
 use rand::Rng;
 
@@ -20,6 +28,20 @@ use crate::record::{GameRecord, GameResult, RecordFile, RecordHeader};
 
 /// Default number of positions a buffer holds.
 pub const DEFAULT_CAPACITY: usize = 200_000;
+
+/// The moves of one recorded game and the position it ends in, shared by its samples: what
+/// the auxiliary targets are computed from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameLine<G: Game> {
+    /// Every move of the game, in order (fast playout-cap moves included), from its first
+    /// ply: a restarted game's prefix ([`GameRecord::prefix`]) belongs to the earlier game
+    /// and is not here.
+    pub moves: Vec<G::Move>,
+    /// The record's action index of each move (from the position it was played from).
+    pub actions: Vec<u16>,
+    /// The position after the last move (where a resigned or cut-off game stopped).
+    pub end: G,
+}
 
 /// One training position.
 #[derive(Clone, Debug, PartialEq)]
@@ -46,6 +68,10 @@ pub struct Sample<G: Game> {
     /// `truncated`): `z` (0) is no game result, and [`Sample::value_target`] uses the root
     /// value alone.
     pub truncated: bool,
+    /// The game this position comes from.
+    pub line: Arc<GameLine<G>>,
+    /// The index in [`GameLine::moves`] of the move played from this position.
+    pub move_index: u32,
 }
 
 impl<G: Game> Sample<G> {
@@ -65,15 +91,26 @@ impl<G: Game> Sample<G> {
         }
         ((1.0 - l) * self.z + l * self.root_value.clamp(-1.0, 1.0)).clamp(-1.0, 1.0)
     }
+
+    /// The moves from this position to the end of its game, this position's own move first.
+    pub fn continuation(&self) -> &[G::Move] {
+        &self.line.moves[self.move_index as usize..]
+    }
+
+    /// The opponent's reply to this position's move, as the record's action index (of the
+    /// position after this position's move); `None` when this position's move ends the game.
+    pub fn reply_action(&self) -> Option<u16> {
+        self.line.actions.get(self.move_index as usize + 1).copied()
+    }
 }
 
-/// Plays the recorded `action` of ply `ply` of game `game_id`.
+/// Plays the recorded `action` of ply `ply` of game `game_id`; returns its move.
 fn play_action<G: Game>(
     history: &mut History<G>,
     action: u16,
     game_id: u64,
     ply: usize,
-) -> Result<(), ReplayError> {
+) -> Result<G::Move, ReplayError> {
     let illegal = |reason: String| ReplayError::IllegalAction {
         game_id,
         ply,
@@ -84,7 +121,8 @@ fn play_action<G: Game>(
         .current()
         .action_to_move(usize::from(action))
         .ok_or_else(|| illegal("no move has this action index".into()))?;
-    history.play(mv).map_err(|e| illegal(e.to_string()))
+    history.play(mv).map_err(|e| illegal(e.to_string()))?;
+    Ok(mv)
 }
 
 /// How [`ReplayBuffer::sample_batch`] draws.
@@ -119,12 +157,18 @@ impl Default for SampleOptions {
 /// A sample drawn for a batch, already transformed by `symmetry`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BatchSample<G: Game> {
-    /// The transformed sample (position and policy moved by `symmetry`).
+    /// The transformed sample (position and policy moved by `symmetry`; its
+    /// [`Sample::line`] is the recorded game's, untransformed).
     pub sample: Sample<G>,
     /// The symmetry index applied (0 = identity).
     pub symmetry: usize,
     /// Age of the drawn sample in the buffer (0 = newest).
     pub age: usize,
+    /// The opponent-reply target: the move the opponent played after this position's move,
+    /// as an action index of the position it was played from, transformed by `symmetry`
+    /// (with that position as the receiver of [`Game::transform_action`], as π is); `None`
+    /// when this position's move ended the game.
+    pub reply: Option<u16>,
 }
 
 /// An error replaying a recorded game into the buffer. Carries the game id and ply.
@@ -170,12 +214,12 @@ pub enum ReplayError {
 
 /// A game whose positions are in the buffer, as its moves: what restarts start from.
 #[derive(Clone, Debug, PartialEq)]
-struct BufferedGame {
+struct BufferedGame<G: Game> {
     game_id: u64,
-    /// Every move from the start position: the record's prefix, then its plies.
-    moves: Vec<u16>,
-    /// The length of the prefix (the moves of the earlier game it restarted from).
-    own_from: usize,
+    /// A restarted game's prefix (the moves of the earlier game it restarted after).
+    prefix: Vec<u16>,
+    /// Its own plies (shared with its samples).
+    line: Arc<GameLine<G>>,
     /// Per ply of its own: [`LOST`] and [`THREAT`] bits.
     marks: Vec<u8>,
     /// Its samples still in the buffer.
@@ -198,7 +242,7 @@ pub struct ReplayBuffer<G: Game> {
     total_added: u64,
     /// The games that have samples in the buffer (added by [`ReplayBuffer::add_game`]),
     /// oldest first.
-    games: VecDeque<BufferedGame>,
+    games: VecDeque<BufferedGame<G>>,
 }
 
 impl<G: Game> ReplayBuffer<G> {
@@ -272,9 +316,10 @@ impl<G: Game> ReplayBuffer<G> {
                 RestartRule::Uniform => true,
                 RestartRule::Defend => (m & LOST != 0 && n - i <= window) || m & THREAT != 0,
             });
-            let lens: Vec<usize> = picked.map(|(i, _)| g.own_from + i).collect();
+            let lens: Vec<usize> = picked.map(|(i, _)| g.prefix.len() + i).collect();
             if !lens.is_empty() {
-                out.add_line(g.moves.clone(), lens);
+                let line = g.prefix.iter().chain(&g.line.actions).copied().collect();
+                out.add_line(line, lens);
             }
         }
         out
@@ -329,6 +374,13 @@ impl<G: Game> ReplayBuffer<G> {
         };
         let mut marks = Vec::with_capacity(game.plies.len());
         let mut pending = Vec::with_capacity(game.plies.len());
+        let mut moves = Vec::with_capacity(game.plies.len());
+        // The samples get the game's line once it is replayed whole.
+        let placeholder = Arc::new(GameLine {
+            moves: Vec::new(),
+            actions: Vec::new(),
+            end: history.current().clone(),
+        });
         for (own_index, ply) in game.plies.iter().enumerate() {
             let ply_index = own_from + own_index;
             let pos = history.current();
@@ -363,18 +415,28 @@ impl<G: Game> ReplayBuffer<G> {
                     game_id,
                     threat: ply.threat,
                     truncated: game.flags.truncated,
+                    line: Arc::clone(&placeholder),
+                    move_index: own_index as u32,
                 });
             }
-            play_action(&mut history, ply.action, game_id, ply_index)?;
+            moves.push(play_action(&mut history, ply.action, game_id, ply_index)?);
         }
+        let line = Arc::new(GameLine {
+            moves,
+            actions: game.plies.iter().map(|p| p.action).collect(),
+            end: history.current().clone(),
+        });
         let n = pending.len();
         for s in pending {
-            self.push(s);
+            self.push(Sample {
+                line: Arc::clone(&line),
+                ..s
+            });
         }
         self.games.push_back(BufferedGame {
             game_id,
-            moves: game.actions().collect(),
-            own_from,
+            prefix: game.prefix.clone(),
+            line,
             marks,
             // A game longer than the buffer keeps only its newest positions.
             samples: n.min(self.capacity),
@@ -465,10 +527,16 @@ impl<G: Game> ReplayBuffer<G> {
             } else {
                 0
             };
-            let sample = if symmetry == 0 {
-                s.clone()
+            let (sample, reply) = if symmetry == 0 {
+                (s.clone(), s.reply_action())
             } else {
-                Sample {
+                let reply = s.reply_action().map(|a| {
+                    // The reply is an action of the position after this one's move.
+                    let mut next = s.position.clone();
+                    next.play_unchecked(s.line.moves[s.move_index as usize]);
+                    next.transform_action(symmetry, usize::from(a)) as u16
+                });
+                let sample = Sample {
                     position: s.position.transform(symmetry),
                     policy: s
                         .policy
@@ -479,15 +547,39 @@ impl<G: Game> ReplayBuffer<G> {
                         })
                         .collect(),
                     ..s.clone()
-                }
+                };
+                (sample, reply)
             };
             out.push(BatchSample {
                 sample,
                 symmetry,
                 age,
+                reply,
             });
         }
         out
+    }
+}
+
+impl<G: Encode> ReplayBuffer<G> {
+    /// Writes the ownership target of the drawn sample `drawn` (from this buffer's
+    /// [`ReplayBuffer::sample_batch`], not overwritten since) into `out` `[H, W]`:
+    /// [`Encode::ownership`] of the untransformed position with its game's continuation and
+    /// end, moved by the drawn symmetry with [`Encode::transform_ownership`], so that it lies
+    /// on the drawn (transformed) position's planes.
+    ///
+    /// # Panics
+    /// If `out` is not `H × W` long, or `drawn.age` is not in the buffer.
+    pub fn ownership(&self, drawn: &BatchSample<G>, out: &mut [f32]) {
+        let s = self.get(drawn.age).expect("a drawn sample's age");
+        let line = &s.line;
+        if drawn.symmetry == 0 {
+            s.position.ownership(s.continuation(), &line.end, out);
+        } else {
+            let mut map = vec![0f32; out.len()];
+            s.position.ownership(s.continuation(), &line.end, &mut map);
+            G::transform_ownership(s.position.config(), drawn.symmetry, &map, out);
+        }
     }
 }
 
@@ -668,6 +760,82 @@ mod tests {
             }
         }
         assert!(seen[0] && seen[1]);
+    }
+
+    #[test]
+    fn reply_target_is_the_next_recorded_move_and_moves_with_the_symmetry() {
+        let mut buf = ReplayBuffer::new(100);
+        // The second ply is a fast playout-cap move: no sample, but still the first one's
+        // reply.
+        buf.add_game(start(), &c4_game(&[1, 2, 5, 0], GameResult::Draw, &[1]), 1)
+            .unwrap();
+        let replies: Vec<(u32, Option<u16>)> =
+            buf.iter().map(|s| (s.ply, s.reply_action())).collect();
+        assert_eq!(replies, vec![(0, Some(2)), (2, Some(0)), (3, None)]);
+        let batch = buf.sample_batch(
+            100,
+            &mut StdRng::seed_from_u64(3),
+            &SampleOptions::default(),
+        );
+        let mut seen = [false; 2];
+        for b in &batch {
+            seen[b.symmetry] = true;
+            let want = buf.get(b.age).unwrap().reply_action();
+            let want = want.map(|a| if b.symmetry == 1 { 6 - a } else { a });
+            assert_eq!(
+                b.reply, want,
+                "ply {} symmetry {}",
+                b.sample.ply, b.symmetry
+            );
+        }
+        assert!(seen[0] && seen[1]);
+    }
+
+    #[test]
+    fn ownership_target_lies_on_the_drawn_planes() {
+        use alphazero_registry::Encode;
+        let mut buf = ReplayBuffer::new(100);
+        // An asymmetric game, so that the mirror changes the map.
+        buf.add_game(
+            start(),
+            &c4_game(&[0, 0, 1, 2, 1, 6, 1], GameResult::SecondWon, &[]),
+            1,
+        )
+        .unwrap();
+        let batch = buf.sample_batch(60, &mut StdRng::seed_from_u64(9), &SampleOptions::default());
+        let (mut map, mut planes) = (vec![0f32; 42], vec![0f32; 84]);
+        let mut mirrored_differs = false;
+        for b in &batch {
+            buf.ownership(b, &mut map);
+            let s = &b.sample;
+            // Connect Four's map is the final board seen from the side to move: the drawn
+            // position's own discs (plane 0) are +1, the opponent's (plane 1) −1.
+            s.position.encode(0, &mut planes);
+            for p in 0..42 {
+                if planes[p] == 1.0 {
+                    assert_eq!(map[p], 1.0, "own disc at {p}, symmetry {}", b.symmetry);
+                }
+                if planes[42 + p] == 1.0 {
+                    assert_eq!(map[p], -1.0, "opponent disc at {p}");
+                }
+            }
+            let mut want = vec![0f32; 42];
+            s.position
+                .ownership(&[], &s.line.end.transform(b.symmetry), &mut want);
+            assert_eq!(map, want, "ply {} symmetry {}", s.ply, b.symmetry);
+            assert_eq!(map.iter().filter(|&&v| v != 0.0).count(), 7);
+            if b.symmetry == 1 {
+                let original = buf.get(b.age).unwrap();
+                let mut unmirrored = vec![0f32; 42];
+                original.position.ownership(
+                    original.continuation(),
+                    &original.line.end,
+                    &mut unmirrored,
+                );
+                mirrored_differs |= unmirrored != map;
+            }
+        }
+        assert!(mirrored_differs);
     }
 
     #[test]
@@ -881,6 +1049,13 @@ mod tests {
         // The first sample is the position after the prefix, second player to move.
         assert_eq!(samples[0].position, Connect4::from_moves("121").unwrap());
         assert_eq!(samples[0].ply, 3);
+        // Its game line is its own plies: the reply and the continuation start there.
+        assert_eq!(samples[0].reply_action(), Some(4));
+        assert_eq!(samples[0].continuation().len(), 5);
+        assert_eq!(
+            samples[0].line.end,
+            Connect4::from_moves("12145673").unwrap()
+        );
         for s in &samples {
             // z from this game's result (second player won), from the side to move.
             let want = if s.ply % 2 == 1 { 1.0 } else { -1.0 };

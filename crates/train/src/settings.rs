@@ -48,6 +48,8 @@ pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
         weight_decay: t.weight_decay as f32,
         grad_clip_norm: (t.grad_clip > 0.0).then_some(t.grad_clip as f32),
         value_loss_weight: 1.0,
+        aux_policy_weight: t.aux_policy_weight as f32,
+        aux_ownership_weight: t.aux_ownership_weight as f32,
     }
 }
 

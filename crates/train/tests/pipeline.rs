@@ -13,28 +13,32 @@ use alphazero_train::{
 /// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
 /// iteration, 3 training steps, a 2-game gating match (gating on), `iterations` iterations.
 fn tiny(iterations: u32) -> TrainConfig {
-    TrainConfig::parse(
-        "[game]\nname = \"connect4\"\n",
-        &[
-            "model.blocks=1",
-            "model.channels=8",
-            "model.value_hidden=8",
-            "selfplay.games_per_iteration=6",
-            "selfplay.parallel_games=6",
-            "selfplay.workers=1",
-            "selfplay.simulations=8",
-            "selfplay.playout_cap.enabled=false",
-            "train.batch_size=32",
-            "train.steps_per_iteration=3",
-            "gating.enabled=true",
-            "gating.games=2",
-            "gating.simulations=4",
-            "run.snapshot_every=2",
-            "run.time_budget_minutes=0",
-            &format!("run.iterations={iterations}"),
-        ],
-    )
-    .unwrap()
+    tiny_with(iterations, &[])
+}
+
+/// [`tiny`] with the overrides `extra` on top.
+fn tiny_with(iterations: u32, extra: &[&str]) -> TrainConfig {
+    let iterations = format!("run.iterations={iterations}");
+    let base = [
+        "model.blocks=1",
+        "model.channels=8",
+        "model.value_hidden=8",
+        "selfplay.games_per_iteration=6",
+        "selfplay.parallel_games=6",
+        "selfplay.workers=1",
+        "selfplay.simulations=8",
+        "selfplay.playout_cap.enabled=false",
+        "train.batch_size=32",
+        "train.steps_per_iteration=3",
+        "gating.enabled=true",
+        "gating.games=2",
+        "gating.simulations=4",
+        "run.snapshot_every=2",
+        "run.time_budget_minutes=0",
+        &iterations,
+    ];
+    let overrides: Vec<&str> = base.iter().chain(extra).copied().collect();
+    TrainConfig::parse("[game]\nname = \"connect4\"\n", &overrides).unwrap()
 }
 
 fn pipeline(storage: &dyn Storage, iterations: u32) -> Pipeline<'_, Connect4> {
@@ -203,6 +207,75 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
             .iterations,
         4
     );
+}
+
+#[test]
+fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
+    use alphazero_nn::{checkpoint_from_bytes, AuxHeads};
+    let storage = MemoryStorage::new();
+    pipeline(&storage, 1)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    let header = |key: &str| {
+        let bytes = storage.get(key).unwrap();
+        checkpoint_from_bytes(key.as_ref(), &bytes, "connect4", &Default::default())
+            .unwrap()
+            .header
+    };
+    assert_eq!(header(LATEST_KEY).model.aux_heads, None);
+    let aux = [
+        "train.aux_policy_weight=0.15",
+        "train.aux_ownership_weight=1",
+    ];
+    let with_aux = |iterations| {
+        Pipeline::<Connect4>::new(
+            tiny_with(iterations, &aux),
+            Default::default(),
+            &storage,
+            Default::default(),
+        )
+        .unwrap()
+    };
+    with_aux(3).run(None, &Limits::default(), &Silent).unwrap();
+    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    let metrics = log.read_all(&storage).unwrap();
+    assert_eq!(metrics.len(), 3);
+    assert_eq!(
+        (metrics[0].aux_policy_loss, metrics[0].aux_ownership_loss),
+        (None, None)
+    );
+    for m in &metrics[1..] {
+        assert!(m.train_steps > 0);
+        let (reply, ownership) = (m.aux_policy_loss.unwrap(), m.aux_ownership_loss.unwrap());
+        // Cross-entropy over 7 columns (about ln 7 untrained) and a per-point MSE in [0, 4].
+        assert!(reply > 0.0 && reply < 4.0, "{m:?}");
+        assert!(ownership > 0.0 && ownership < 4.0, "{m:?}");
+    }
+    let csv = String::from_utf8(storage.get("metrics.csv").unwrap()).unwrap();
+    assert!(csv
+        .lines()
+        .next()
+        .unwrap()
+        .ends_with("aux_policy_loss,aux_ownership_loss"));
+    // The trainer's checkpoint carries the heads (a resumed run trains them on); the
+    // networks for play do not.
+    let both = AuxHeads {
+        reply_policy: true,
+        ownership: true,
+    };
+    assert_eq!(header(LATEST_KEY).model.aux(), both);
+    let state = RunState::load(&storage).unwrap().unwrap();
+    assert_eq!(
+        header(&champion_key(state.champion_id)).model.aux_heads,
+        None
+    );
+    // Resumed with the heads off, the run keeps them in its checkpoint and logs no losses.
+    pipeline(&storage, 4)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    let metrics = log.read_all(&storage).unwrap();
+    assert_eq!(metrics[3].aux_policy_loss, None);
+    assert_eq!(header(LATEST_KEY).model.aux(), both);
 }
 
 #[test]

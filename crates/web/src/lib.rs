@@ -2,8 +2,10 @@
 //! with the search's visit heatmap, value bar, principal variation and move list.
 //!
 //! * [`Engines`]: how to make an evaluator for each [`GameSpec`] (the binary passes network
-//!   evaluators; [`Engines::uniform`] needs no network), with a description shown on the page
-//!   and the base [`SearchConfig`]. What the page draws of each game is the registry's
+//!   evaluators; [`Engines::uniform`] needs no network), with a description shown on the page.
+//!   Each game is searched with its play search from the registry
+//!   ([`GameSpec::play_search`], as every other program plays it) and the simulations the
+//!   page asks for. What the page draws of each game is the registry's
 //!   [`alphazero_registry::WebGame`]; this crate names no game.
 //! * [`serve`] binds an address and serves until the process ends; [`router`] (and
 //!   [`router_with`] for other [`Limits`]) gives the bare [`axum::Router`] for tests.
@@ -32,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, Side};
-use alphazero_mcts::{Evaluator, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{Evaluator, UniformEvaluator};
 use alphazero_registry::{with_game, GameSpec, SpecError};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
@@ -77,19 +79,18 @@ impl GameEvaluator {
 /// hand out the same evaluator every time. It must give an evaluator of the spec's game.
 pub type EngineFactory = Arc<dyn Fn(&GameSpec) -> (GameEvaluator, String) + Send + Sync>;
 
-/// The engine behind every game: the evaluator factory and the search settings.
+/// The engine behind every game: the evaluator factory. How each game is searched is its
+/// play search from the registry ([`GameSpec::play_search`]), with the simulations of the
+/// game's setting (1–800) or of each step of a continuous analysis.
 #[derive(Clone)]
 pub struct Engines {
     /// The evaluator and its description for each game spec.
     pub evaluator: EngineFactory,
-    /// Base search settings; `simulations` is replaced by the game's setting (1–800) and the
-    /// rest used as given (keep `root_noise` off for play).
-    pub search: SearchConfig,
 }
 
 impl Engines {
-    /// Every game searched with [`UniformEvaluator`] (no network: flat priors, value 0), with
-    /// the decisive-move check on so that the engine at least takes and stops wins in one.
+    /// Every game searched with [`UniformEvaluator`] (no network: flat priors, value 0); the
+    /// game's play search still takes and stops wins in one and sees its tactics.
     pub fn uniform() -> Self {
         Engines {
             evaluator: Arc::new(|spec: &GameSpec| {
@@ -98,13 +99,6 @@ impl Engines {
                     "uniform evaluator (no network)".to_string(),
                 )
             }),
-            search: SearchConfig {
-                terminal_check: true,
-                // Gomoku's fives, unstoppable threats and VCF; Xiangqi's mates in one and by checks.
-                tactical_budget: Some(2_000),
-                root_noise: false,
-                ..SearchConfig::default()
-            },
         }
     }
 }
@@ -611,10 +605,7 @@ async fn think(
             s.game_changes();
         }
         s.thinking = true;
-        let config = SearchConfig {
-            simulations: s.simulations,
-            ..app.engines.search.clone()
-        };
+        let config = s.game.search(s.simulations);
         Ok((s.game.clone(), s.version, config))
     })?;
     let result = async {
@@ -694,10 +685,8 @@ async fn analysis_start(
     let key = app.live_keys.fetch_add(1, Ordering::Relaxed);
     let (analyser, state) = app.with_session(&req.session, |s| {
         s.check_idle()?;
-        let config = SearchConfig {
-            simulations: 1,
-            ..app.engines.search.clone()
-        };
+        // Each step sets its own simulations.
+        let config = s.game.search(1);
         let analyser = s.game.analyser(&config, req.ply)?;
         s.live = Some(Live {
             key,
@@ -891,4 +880,38 @@ async fn record(
         text,
     )
         .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session of each game searches as every other program plays that game: the
+    /// registry's play search (`serve` once had its own, without root or reply tactics).
+    #[test]
+    fn sessions_search_with_the_games_play_search() {
+        let engines = Engines::uniform();
+        for spec in GameSpec::DEFAULTS {
+            let (size, rule) = spec.options();
+            let req: NewGame = serde_json::from_value(serde_json::json!({
+                "game": spec.name(),
+                "size": size,
+                "rule": rule,
+                "human_side": "first",
+                "simulations": 50,
+            }))
+            .unwrap();
+            let (game, _) =
+                with_game!(&spec, G, cfg => new_match::<G>(&spec, cfg, &req, Side::First, &engines))
+                    .unwrap();
+            let config = game.search(req.simulations);
+            assert_eq!(config.simulations, 50, "{spec}");
+            assert!(!config.root_noise, "{spec}");
+            assert_eq!(
+                alphazero_registry::play::play_settings(&config),
+                spec.play_search(),
+                "{spec}"
+            );
+        }
+    }
 }

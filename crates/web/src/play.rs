@@ -729,6 +729,10 @@ pub(crate) trait AnyMatch: Send {
     fn record(&self, engine: &str, simulations: u32) -> String;
     /// The game's name ([`Game::NAME`]).
     fn name(&self) -> &'static str;
+    /// How this game is searched: its play search from the registry
+    /// ([`alphazero_registry::Registered::play_search`], as every program plays the game) with
+    /// `simulations`.
+    fn search(&self, simulations: u32) -> SearchConfig;
     /// A copy of the match (a search runs on a copy).
     fn clone_box(&self) -> Box<dyn AnyMatch>;
 }
@@ -797,6 +801,13 @@ impl<G: WebGame> AnyMatch for Match<G> {
 
     fn name(&self) -> &'static str {
         G::NAME
+    }
+
+    fn search(&self, simulations: u32) -> SearchConfig {
+        SearchConfig {
+            simulations,
+            ..G::play_search()
+        }
     }
 
     fn clone_box(&self) -> Box<dyn AnyMatch> {

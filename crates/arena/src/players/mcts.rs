@@ -1,4 +1,10 @@
 //! The search as a player, with any evaluator (uniform, rollouts, a network).
+//!
+//! A player searches with the [`SearchConfig`] it is given: the network players of
+//! `alphazero arena` get their game's play search from the registry, as every program that
+//! plays a game does. The baselines here ([`MctsPlayer::rollout`], [`MctsPlayer::uniform`])
+//! keep their own fixed search (the decisive-move check, no game tactics): they are yardsticks,
+//! and results measured against them stay comparable only while they stay the same.
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -8,6 +8,7 @@ use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
 };
 use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
+use alphazero_mcts::SearchConfig;
 
 use crate::encode::{permute_squares, Encode};
 use crate::position::{play_move_list, refuse_fen, PositionError, PositionText};
@@ -77,6 +78,16 @@ solver_every = 5
 "#;
 
 impl Registered for Connect4 {
+    /// The decisive-move check (a four, one's own or the opponent's, is seen when a node is
+    /// expanded, whatever the network's prior), as every program had it; no tactical budgets,
+    /// since Connect Four has no tactical search ([`Game::tactical_proof`] proves nothing).
+    fn play_search() -> SearchConfig {
+        SearchConfig {
+            terminal_check: true,
+            ..SearchConfig::default()
+        }
+    }
+
     fn spec(_config: &Connect4Config) -> GameSpec {
         GameSpec::Connect4
     }
@@ -142,6 +153,38 @@ impl Encode for Connect4 {
     }
     fn policy_layout() -> &'static str {
         "action = column, 0-6 (the moves '1'-'7')"
+    }
+
+    fn ownership(&self, _continuation: &[C4Move], end: &Connect4, out: &mut [f32]) {
+        assert_eq!(
+            out.len(),
+            C4_HEIGHT * C4_WIDTH,
+            "connect4 ownership map length"
+        );
+        let us = self.side_to_move();
+        for row in 0..C4_HEIGHT {
+            for col in 0..C4_WIDTH {
+                out[row * C4_WIDTH + col] = match end.cell(col, row) {
+                    Some(side) if side == us => 1.0,
+                    Some(_) => -1.0,
+                    None => 0.0,
+                };
+            }
+        }
+    }
+
+    fn transform_ownership(config: &Connect4Config, sym: usize, src: &[f32], dst: &mut [f32]) {
+        assert_eq!(
+            src.len(),
+            C4_HEIGHT * C4_WIDTH,
+            "connect4 ownership map length"
+        );
+        Self::transform_planes(config, sym, src, dst);
+    }
+
+    fn ownership_meaning() -> &'static str {
+        "the final board: +1 where the game ends with a disc of the side to move, -1 a disc \
+         of the opponent, 0 empty"
     }
 }
 
