@@ -14,7 +14,8 @@
 //! (1×1 conv → BN → ReLU → linear to `A` logits) and a value head (1×1 conv → BN → ReLU →
 //! linear → ReLU → linear → tanh). Input `[B, C, H, W]`; output policy logits `[B, A]` and
 //! values `[B]` in [-1, 1], both from the side to move. Sizes are [`ModelConfig`]
-//! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128).
+//! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128). Optionally some residual blocks
+//! carry KataGo's global pooling bias ([`GlobalPooling`], off by default).
 //!
 //! # Input encodings
 //!
@@ -74,7 +75,7 @@ pub use checkpoint::{
 };
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
-pub use model::{ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
+pub use model::{GlobalPooling, ModelConfig, ModelPreset, PolicyValueNet, ResidualBlock};
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, OptimizerKind,
     TrainConfig, TrainStats, Trainer,
