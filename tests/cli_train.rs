@@ -722,6 +722,22 @@ fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
     let mut args = vec!["--game", "connect4", "--init", connect4.to_str().unwrap()];
     args.extend(TINY);
     refused(&args, &["4x32", "1x8", "model.channels=32"]);
+    // Global pooling is part of the size: the shipped 4x32 has none.
+    refused(
+        &[
+            "--game",
+            "connect4",
+            "--init",
+            connect4.to_str().unwrap(),
+            "--set",
+            "model.global_pooling=true",
+        ],
+        &[
+            "the network is 4x32 (value head 32), the run's model is 4x32 (value head 32, \
+             global pooling of 8 channels in blocks [2])",
+            "model.global_pooling=false",
+        ],
+    );
     // Without model.* settings a new run takes the file's size.
     let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
         .args(["train", "--game", "gomoku", "--size", "8", "--run"])

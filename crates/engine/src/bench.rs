@@ -351,6 +351,19 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
             }
         }
     }
+    // Global pooling's cost: the 6×64 network with the pooling bias in blocks 3 and 6 (16 of
+    // 64 channels pooled), the evaluator's path at batch 32.
+    let pooled = gomoku15_config(ModelPreset::Medium).with_default_global_pooling();
+    let f = if cpu {
+        bench_inference_folded(&pooled, 32, t)
+    } else {
+        bench_inference(&pooled, 32, t, dev)
+    };
+    line(
+        "nn-infer-6x64-gpool-gomoku15-b32",
+        f.positions_per_sec,
+        "positions/s",
+    );
     let cfg = gomoku15_config(ModelPreset::Medium);
     let f = bench_training(&cfg, 256, t, dev);
     line(
@@ -369,6 +382,12 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
             share(&name, g);
         }
     }
+    let f = bench_training(&pooled, 256, t, dev);
+    line(
+        "nn-train-6x64-gpool-gomoku15-b256",
+        f.samples_per_sec,
+        "samples/s",
+    );
     let peak_after = if threads > 1 {
         bench_fma_peak(threads, t)
     } else {

@@ -12,8 +12,9 @@
 //!   columns; the policy output `[B, A]` with the move of every action index; the value
 //!   output `[B]` and its perspective; the architecture in order with the conventions a
 //!   re-implementation needs (convolution weights `[out, in, kh, kw]`, linear weights
-//!   `[in, out]` so `y = x·W + b`, batch-norm epsilon, flatten order); and every tensor's name,
-//!   shape and role.
+//!   `[in, out]` so `y = x·W + b`, batch-norm epsilon, flatten order, and for a block with
+//!   global pooling the channel split, the pooled features' order and where the bias goes);
+//!   and every tensor's name, shape and role.
 //!
 //! Both are derived from the network itself (tensor names and shapes are visited, not listed
 //! by hand); the crate's tests rebuild the forward pass from the two files alone and compare it
@@ -176,13 +177,35 @@ pub fn export_network<G: Encode>(
         "name": "stem", "op": "conv3x3 (padding 1, stride 1, bias) -> batch norm -> relu",
         "tensors": ["stem.weight", "stem.bias", "stem_bn.*"]
     })];
-    for b in 0..net.num_blocks() {
-        layers.push(json!({
-            "name": format!("blocks.{b}"),
-            "op": "residual: y = relu(bn2(conv2(relu(bn1(conv1(x))))) + x); conv3x3 padding 1",
-            "tensors": [format!("blocks.{b}.conv1.*"), format!("blocks.{b}.bn1.*"),
-                        format!("blocks.{b}.conv2.*"), format!("blocks.{b}.bn2.*")]
-        }));
+    for (b, block) in net.blocks.iter().enumerate() {
+        match &block.pool_fc {
+            None => layers.push(json!({
+                "name": format!("blocks.{b}"),
+                "op": "residual: y = relu(bn2(conv2(relu(bn1(conv1(x))))) + x); conv3x3 padding 1",
+                "tensors": [format!("blocks.{b}.conv1.*"), format!("blocks.{b}.bn1.*"),
+                            format!("blocks.{b}.conv2.*"), format!("blocks.{b}.bn2.*")]
+            })),
+            Some(fc) => {
+                let [pooled_in, regular] = fc.weight.dims();
+                let pooled = pooled_in / 2;
+                layers.push(json!({
+                    "name": format!("blocks.{b}"),
+                    "op": format!(
+                        "residual with global pooling (c_g = {pooled} pooled channels, {regular} \
+                         regular): t = bn1(conv1(x)) [B, C, H, W]; r = t[:, :{regular}]; \
+                         g = relu(t[:, {regular}:]); f = concat(mean of g over H and W, max of g \
+                         over H and W) [B, {pooled_in}] (all means, then all maxima, by channel); \
+                         bias = pool_fc(f) [B, {regular}]; \
+                         y = relu(bn2(conv2(relu(r + bias[:, :, None, None]))) + x); \
+                         conv3x3 padding 1, conv2 reads the {regular} regular channels"
+                    ),
+                    "global_pooling": {"pooled_channels": pooled, "regular_channels": regular},
+                    "tensors": [format!("blocks.{b}.conv1.*"), format!("blocks.{b}.bn1.*"),
+                                format!("blocks.{b}.pool_fc.*"),
+                                format!("blocks.{b}.conv2.*"), format!("blocks.{b}.bn2.*")]
+                }));
+            }
+        }
     }
     layers.push(json!({
         "name": "policy head",

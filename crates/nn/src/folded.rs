@@ -17,6 +17,11 @@
 //! folded into the preceding convolution: `W' = W·s`, `b' = (b − μ)·s + β` with
 //! `s = γ/√(σ² + ε)` (Ioffe & Szegedy 2015, §3.1 on inference). The result equals burn's
 //! eval-mode forward to float rounding (tested to 1e-4 on trained networks).
+//!
+//! A block with global pooling ([`crate::GlobalPooling`]) runs its first convolution with
+//! the bias only (no ReLU), then, per position, the means and maxima of the ReLU of the last
+//! `c_g` channels, the pooling's linear layer for the whole batch, and one pass that writes
+//! `relu(x + bias)` of the first `C − c_g` channels as the second convolution's input.
 
 use std::cell::RefCell;
 
@@ -89,6 +94,18 @@ enum Epilogue<'a> {
     Relu,
     /// `relu(x + residual)`; the residual has the output's shape `[rows, C_out]`.
     ResidualRelu(&'a [f32]),
+    /// `x`: the bias only (a global pooling block's first convolution, whose ReLU comes after
+    /// the pooling bias).
+    Linear,
+}
+
+/// A residual block: its two folded convolutions and, with global pooling, the pooling's
+/// linear layer `[2·c_g, C − c_g]` (the second convolution then reads `C − c_g` channels).
+#[derive(Clone, Debug)]
+struct FoldedBlock {
+    conv1: FoldedConv,
+    pool_fc: Option<Dense>,
+    conv2: FoldedConv,
 }
 
 /// The policy-value network prepared for CPU inference (batch norm folded, NHWC layout).
@@ -102,7 +119,7 @@ pub struct FoldedNet {
     config: ModelConfig,
     algorithm: Conv3x3Algorithm,
     stem: FoldedConv,
-    blocks: Vec<(FoldedConv, FoldedConv)>,
+    blocks: Vec<FoldedBlock>,
     policy_conv: FoldedConv,
     policy_fc: Dense,
     value_conv: FoldedConv,
@@ -295,12 +312,13 @@ impl FoldedConv {
         debug_assert_eq!(out.len(), rows * self.cout);
         if let Some((tr, u)) = &self.winograd {
             let tiling = Tiling::new(tr, rows / (h * w), h, w);
-            let residual = match epi {
-                Epilogue::Relu => None,
-                Epilogue::ResidualRelu(r) => Some(r),
+            let (residual, relu) = match epi {
+                Epilogue::Relu => (None, true),
+                Epilogue::ResidualRelu(r) => (Some(r), true),
+                Epilogue::Linear => (None, false),
             };
             winograd::forward_nhwc(
-                tr, &tiling, input, self.cin, u, &self.bias, self.cout, residual, true, out,
+                tr, &tiling, input, self.cin, u, &self.bias, self.cout, residual, relu, out,
             );
             return;
         }
@@ -399,6 +417,55 @@ impl FoldedConv {
                     }
                 }
             }
+            Epilogue::Linear => {
+                for row in out_tile.chunks_exact_mut(cout) {
+                    for (v, b) in row.iter_mut().zip(&self.bias) {
+                        *v += b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The global pooling step of a block on host memory: `y` `[B·HW, C]` (the first
+/// convolution's output, batch norm folded, no ReLU) → `out` `[B·HW, C − c_g]` =
+/// `relu(y[.., ..C − c_g] + fc([mean, max] of relu(y[.., C − c_g..])))`, the mean and max
+/// over each position's `HW` rows (see [`crate::GlobalPooling`]).
+fn global_pooling_bias(fc: &Dense, y: &[f32], hw: usize, out: &mut [f32]) {
+    let pooled = fc.din / 2;
+    let regular = fc.dout;
+    let c = pooled + regular;
+    let b = y.len() / (hw * c);
+    let mut features = vec![0.0f32; b * 2 * pooled];
+    for (sample, f) in y
+        .chunks_exact(hw * c)
+        .zip(features.chunks_exact_mut(2 * pooled))
+    {
+        let (mean, max) = f.split_at_mut(pooled);
+        // max starts at 0: the maximum of ReLU outputs is never below it.
+        for row in sample.chunks_exact(c) {
+            for ((m, x), &v) in mean.iter_mut().zip(max.iter_mut()).zip(&row[regular..]) {
+                let v = v.max(0.0);
+                *m += v;
+                *x = x.max(v);
+            }
+        }
+        for m in mean.iter_mut() {
+            *m /= hw as f32;
+        }
+    }
+    let mut bias = vec![0.0f32; b * regular];
+    fc.forward(&features, b, &mut bias);
+    for ((sample, dst), bias) in y
+        .chunks_exact(hw * c)
+        .zip(out.chunks_exact_mut(hw * regular))
+        .zip(bias.chunks_exact(regular))
+    {
+        for (row, dst_row) in sample.chunks_exact(c).zip(dst.chunks_exact_mut(regular)) {
+            for ((d, &v), bb) in dst_row.iter_mut().zip(&row[..regular]).zip(bias) {
+                *d = (v + bb).max(0.0);
+            }
         }
     }
 }
@@ -446,7 +513,13 @@ impl FoldedNet {
         let blocks = net
             .blocks
             .iter()
-            .map(|b| Ok((fold_conv(&b.conv1, &b.bn1)?, fold_conv(&b.conv2, &b.bn2)?)))
+            .map(|b| {
+                Ok(FoldedBlock {
+                    conv1: fold_conv(&b.conv1, &b.bn1)?,
+                    pool_fc: b.pool_fc.as_ref().map(|fc| dense(fc, None)).transpose()?,
+                    conv2: fold_conv(&b.conv2, &b.bn2)?,
+                })
+            })
             .collect::<Result<Vec<_>, NnError>>()?;
         let mut folded = FoldedNet {
             config: config.clone(),
@@ -461,9 +534,9 @@ impl FoldedNet {
         };
         folded.check_shapes()?;
         folded.stem.set_algorithm(algorithm);
-        for (a, b) in &mut folded.blocks {
-            a.set_algorithm(algorithm);
-            b.set_algorithm(algorithm);
+        for block in &mut folded.blocks {
+            block.conv1.set_algorithm(algorithm);
+            block.conv2.set_algorithm(algorithm);
         }
         Ok(folded)
     }
@@ -481,9 +554,13 @@ impl FoldedNet {
             }
         };
         conv("stem", &self.stem, 3, m.input_planes, c);
-        for (i, (a, b)) in self.blocks.iter().enumerate() {
-            conv(&format!("block {i} conv1"), a, 3, c, c);
-            conv(&format!("block {i} conv2"), b, 3, c, c);
+        let mut pools = Vec::new();
+        for (i, block) in self.blocks.iter().enumerate() {
+            let pooling = m.pooling_of_block(i);
+            conv(&format!("block {i} conv1"), &block.conv1, 3, c, c);
+            let mid = pooling.map_or(c, |(_, regular)| regular);
+            conv(&format!("block {i} conv2"), &block.conv2, 3, mid, c);
+            pools.push((i, pooling, block.pool_fc.as_ref()));
         }
         conv("policy conv", &self.policy_conv, 1, c, m.policy_channels);
         conv("value conv", &self.value_conv, 1, c, m.value_channels);
@@ -516,6 +593,22 @@ impl FoldedNet {
             m.value_hidden,
         );
         lin("value fc2", &self.value_fc2, m.value_hidden, 1);
+        let mut missing = Vec::new();
+        for (i, pooling, fc) in pools {
+            match (pooling, fc) {
+                (Some((pooled, regular)), Some(fc)) => {
+                    lin(&format!("block {i} pool fc"), fc, 2 * pooled, regular)
+                }
+                (None, None) => {}
+                (Some(_), None) => missing.push(format!(
+                    "block {i} has no global pooling where the config says it has"
+                )),
+                (None, Some(_)) => missing.push(format!(
+                    "block {i} has global pooling where the config says it has none"
+                )),
+            }
+        }
+        problems.extend(missing);
         if problems.is_empty() {
             Ok(())
         } else {
@@ -582,10 +675,26 @@ impl FoldedNet {
         let mut x = vec![0.0f32; rows * c];
         let mut t = vec![0.0f32; rows * c];
         let mut u = vec![0.0f32; rows * c];
+        // The second convolution's input of a global pooling block (its regular channels).
+        let mut regular = Vec::new();
         self.stem.forward(&input, h, w, &mut x, Epilogue::Relu);
-        for (conv1, conv2) in &self.blocks {
-            conv1.forward(&x, h, w, &mut t, Epilogue::Relu);
-            conv2.forward(&t, h, w, &mut u, Epilogue::ResidualRelu(&x));
+        for block in &self.blocks {
+            match &block.pool_fc {
+                None => {
+                    block.conv1.forward(&x, h, w, &mut t, Epilogue::Relu);
+                    block
+                        .conv2
+                        .forward(&t, h, w, &mut u, Epilogue::ResidualRelu(&x));
+                }
+                Some(fc) => {
+                    block.conv1.forward(&x, h, w, &mut t, Epilogue::Linear);
+                    regular.resize(rows * fc.dout, 0.0);
+                    global_pooling_bias(fc, &t, hw, &mut regular);
+                    block
+                        .conv2
+                        .forward(&regular, h, w, &mut u, Epilogue::ResidualRelu(&x));
+                }
+            }
             std::mem::swap(&mut x, &mut u);
         }
         // Policy head: 1×1 conv → (folded BN) → ReLU → NHWC flatten → linear.

@@ -14,7 +14,8 @@
 //! (1×1 conv → BN → ReLU → linear to `A` logits) and a value head (1×1 conv → BN → ReLU →
 //! linear → ReLU → linear → tanh). Input `[B, C, H, W]`; output policy logits `[B, A]` and
 //! values `[B]` in [-1, 1], both from the side to move. Sizes are [`ModelConfig`]
-//! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128).
+//! ([`ModelPreset`]: tiny 1×8 for tests … large 10×128). Optionally some residual blocks
+//! carry KataGo's global pooling bias ([`GlobalPooling`], off by default).
 //!
 //! Training-only auxiliary heads ([`AuxHeads`], KataGo's auxiliary targets) may sit beside
 //! them: an opponent-reply policy head (logits `[B, A]` for the move the opponent plays
@@ -85,7 +86,8 @@ pub use checkpoint::{
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
 pub use model::{
-    AuxHeads, AuxOutput, ModelConfig, ModelPreset, PolicyValueNet, ReplyPolicyHead, ResidualBlock,
+    AuxHeads, AuxOutput, GlobalPooling, ModelConfig, ModelPreset, PolicyValueNet, ReplyPolicyHead,
+    ResidualBlock,
 };
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,

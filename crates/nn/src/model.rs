@@ -11,6 +11,79 @@ use serde::{Deserialize, Serialize};
 use crate::batch_norm::{batch_norm_act, Activation};
 use crate::conv3x3::{conv3x3_forward, Layout};
 
+/// Global pooling in residual blocks (Wu, "Accelerating Self-Play Learning in Go", arXiv
+/// 1902.10565, §"Global pooling"): in each of [`GlobalPooling::blocks`], the output of the
+/// first convolution (after its batch norm) is split into the first `C − c_g` *regular*
+/// channels and the last `c_g` = [`GlobalPooling::channels`] *pooled* ones; the pooled
+/// channels go through a ReLU and are averaged and maximised over the board, and a linear
+/// layer turns those `2·c_g` figures into one bias per regular channel, added before the
+/// regular channels' ReLU. The second convolution then reads the `C − c_g` regular channels
+/// only. A convolution sees a 3×3 neighbourhood; the bias carries whole-board facts (a
+/// threat anywhere, the material balance) to every point in one block.
+///
+/// KataGo adds the bias to its pre-activation block's `conv1` output before the batch norm
+/// and ReLU; the blocks here are post-activation (conv → BN → ReLU), so the bias goes after
+/// the batch norm and before the ReLU: it still moves each channel's ReLU threshold per
+/// position, and the batch statistics do not absorb it.
+///
+/// The pooled features are the mean and the max of each pooled channel. KataGo also feeds a
+/// third, the mean scaled by `(board width − 14)/10`, so that one network can tell board
+/// sizes apart; a network here has one board size, so that feature would be the mean times
+/// a constant, which the linear layer already has.
+///
+/// Saved in every checkpoint header as [`ModelConfig::global_pooling`]; checkpoints written
+/// before it read as `None` (no pooling).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GlobalPooling {
+    /// Indices (0-based, ascending, each below [`ModelConfig::residual_blocks`]) of the
+    /// residual blocks that have the pooling bias.
+    pub blocks: Vec<usize>,
+    /// `c_g`: how many of the first convolution's output channels are pooled (the last
+    /// `c_g`); at least 1 and below [`ModelConfig::channels`].
+    pub channels: usize,
+}
+
+impl GlobalPooling {
+    /// The placement and width this crate uses when asked for global pooling in a trunk of
+    /// `residual_blocks` blocks of `channels` channels:
+    ///
+    /// * blocks: every third block from the third (indices 2, 5, 8, …), as KataGo spaces its
+    ///   pooling blocks through the trunk, so that the blocks before them have built local
+    ///   features worth pooling and later blocks can use the pooled facts; a trunk of one or
+    ///   two blocks pools in its last block;
+    /// * channels: a quarter of the channels (KataGo's b10c128 and b20c256 pool 32 of 128
+    ///   and 64 of 256), rounded down to a multiple of 8 from 32 channels on so that the
+    ///   second convolution's `C − c_g` inputs stay a multiple of 8 (the vectorised
+    ///   Winograd kernels, [`crate::Conv3x3Algorithm::choose`]); at least 1.
+    ///
+    /// Returns `None` when the trunk cannot pool (no block, or fewer than 2 channels).
+    pub fn default_for(residual_blocks: usize, channels: usize) -> Option<GlobalPooling> {
+        if residual_blocks == 0 || channels < 2 {
+            return None;
+        }
+        let blocks = if residual_blocks < 3 {
+            vec![residual_blocks - 1]
+        } else {
+            (2..residual_blocks).step_by(3).collect()
+        };
+        let quarter = channels / 4;
+        let pooled = if quarter >= 8 {
+            quarter / 8 * 8
+        } else {
+            quarter.max(1)
+        };
+        Some(GlobalPooling {
+            blocks,
+            channels: pooled,
+        })
+    }
+
+    /// Whether residual block `index` has the pooling bias.
+    pub fn has_block(&self, index: usize) -> bool {
+        self.blocks.contains(&index)
+    }
+}
+
 /// Shape and size of a [`PolicyValueNet`].
 ///
 /// Saved as JSON in every checkpoint header (field names are part of the checkpoint format).
@@ -43,6 +116,9 @@ pub struct ModelConfig {
     /// default and what headers written before these heads read as, is none of them. Set it
     /// with [`ModelConfig::with_aux`], which keeps "no heads" as `None`.
     pub aux_heads: Option<AuxHeads>,
+    /// Global pooling in some residual blocks; `None` (the default, and every checkpoint
+    /// written before the field existed): none.
+    pub global_pooling: Option<GlobalPooling>,
 }
 
 /// The training-only auxiliary heads of a [`PolicyValueNet`]. They read the trunk's output
@@ -179,10 +255,12 @@ impl ModelConfig {
         self.clone().with_aux(AuxHeads::default())
     }
 
-    /// Checks that every size is non-zero.
+    /// Checks that every size is non-zero and that [`ModelConfig::global_pooling`] fits the
+    /// trunk (at least one block, blocks ascending and below `residual_blocks`, `1 ≤ c_g <
+    /// channels`).
     ///
     /// # Errors
-    /// [`crate::NnError::InvalidConfig`] naming the zero field.
+    /// [`crate::NnError::InvalidConfig`] naming the zero field or the pooling rule broken.
     pub fn validate(&self) -> Result<(), crate::NnError> {
         let fields = [
             ("input_planes", self.input_planes),
@@ -201,7 +279,49 @@ impl ModelConfig {
                 )));
             }
         }
+        if let Some(g) = &self.global_pooling {
+            let bad = |rule: String| {
+                Err(crate::NnError::InvalidConfig(format!(
+                    "global_pooling: {rule} in {self}"
+                )))
+            };
+            if g.blocks.is_empty() {
+                return bad("names no block (leave global pooling out instead)".into());
+            }
+            if let Some(&b) = g.blocks.iter().find(|&&b| b >= self.residual_blocks) {
+                return bad(format!(
+                    "block {b} does not exist in a trunk of {} blocks (indices from 0)",
+                    self.residual_blocks
+                ));
+            }
+            if g.blocks.windows(2).any(|w| w[0] >= w[1]) {
+                return bad(format!("blocks {:?} must be strictly ascending", g.blocks));
+            }
+            if g.channels == 0 || g.channels >= self.channels {
+                return bad(format!(
+                    "{} pooled channels where 1..{} are possible (some of the {} channels \
+                     must stay regular)",
+                    g.channels, self.channels, self.channels
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// This config with global pooling in [`GlobalPooling::default_for`]'s blocks and
+    /// channels of its trunk (`None` where the trunk cannot pool).
+    pub fn with_default_global_pooling(self) -> ModelConfig {
+        let pooling = GlobalPooling::default_for(self.residual_blocks, self.channels);
+        self.with_global_pooling(pooling)
+    }
+
+    /// `(c_g, C − c_g)` of residual block `index`: its pooled and regular channels, or
+    /// `None` for a block without global pooling.
+    pub fn pooling_of_block(&self, index: usize) -> Option<(usize, usize)> {
+        self.global_pooling
+            .as_ref()
+            .filter(|g| g.has_block(index))
+            .map(|g| (g.channels, self.channels - g.channels))
     }
 
     /// Builds a freshly initialised network on `device` (use `device.autodiff()` for training).
@@ -215,11 +335,19 @@ impl ModelConfig {
             stem: conv3x3(self.input_planes, c, device),
             stem_bn: BatchNormConfig::new(c).init(device),
             blocks: (0..self.residual_blocks)
-                .map(|_| ResidualBlock {
-                    conv1: conv3x3(c, c, device),
-                    bn1: BatchNormConfig::new(c).init(device),
-                    conv2: conv3x3(c, c, device),
-                    bn2: BatchNormConfig::new(c).init(device),
+                .map(|i| {
+                    let pooling = self.pooling_of_block(i);
+                    // The second convolution reads the regular channels only.
+                    let mid = pooling.map_or(c, |(_, regular)| regular);
+                    ResidualBlock {
+                        conv1: conv3x3(c, c, device),
+                        bn1: BatchNormConfig::new(c).init(device),
+                        pool_fc: pooling.map(|(pooled, regular)| {
+                            LinearConfig::new(2 * pooled, regular).init(device)
+                        }),
+                        conv2: conv3x3(mid, c, device),
+                        bn2: BatchNormConfig::new(c).init(device),
+                    }
                 })
                 .collect(),
             policy_conv: conv1x1(c, self.policy_channels, device),
@@ -236,20 +364,29 @@ impl ModelConfig {
     }
 
     /// Multiply-accumulate operations of one forward pass for one position (convolutions and
-    /// linear layers; batch norm, ReLU and additions are not counted; the training-only
+    /// linear layers, the global pooling's linear layer included; batch norm, ReLU,
+    /// additions and the pooling's sums and maxima are not counted; the training-only
     /// auxiliary heads are not run in inference and not counted). FLOPs = 2 × MACs.
     pub fn forward_macs(&self) -> u64 {
         let hw = (self.board_height * self.board_width) as u64;
         let c = self.channels as u64;
         let cin = self.input_planes as u64;
         let stem = hw * cin * c * 9;
-        let block = 2 * hw * c * c * 9;
+        let blocks: u64 = (0..self.residual_blocks)
+            .map(|i| match self.pooling_of_block(i) {
+                None => 2 * hw * c * c * 9,
+                Some((pooled, regular)) => {
+                    let (g, r) = (pooled as u64, regular as u64);
+                    hw * c * c * 9 + 2 * g * r + hw * r * c * 9
+                }
+            })
+            .sum();
         let pc = self.policy_channels as u64;
         let vc = self.value_channels as u64;
         let policy = hw * c * pc + pc * hw * self.num_actions as u64;
         let vh = self.value_hidden as u64;
         let value = hw * c * vc + vc * hw * vh + vh;
-        stem + self.residual_blocks as u64 * block + policy + value
+        stem + blocks + policy + value
     }
 
     /// Number of trainable parameters (BatchNorm running statistics not included; the
@@ -260,9 +397,17 @@ impl ModelConfig {
         let conv = |i: usize, o: usize, k: usize| i * o * k * k + o;
         let bn = |n: usize| 2 * n;
         let lin = |i: usize, o: usize| i * o + o;
+        let blocks: usize = (0..self.residual_blocks)
+            .map(|i| match self.pooling_of_block(i) {
+                None => 2 * (conv(c, c, 3) + bn(c)),
+                Some((pooled, regular)) => {
+                    conv(c, c, 3) + bn(c) + lin(2 * pooled, regular) + conv(regular, c, 3) + bn(c)
+                }
+            })
+            .sum();
         conv(self.input_planes, c, 3)
             + bn(c)
-            + self.residual_blocks * 2 * (conv(c, c, 3) + bn(c))
+            + blocks
             + conv(c, self.policy_channels, 1)
             + bn(self.policy_channels)
             + lin(self.policy_channels * hw, self.num_actions)
@@ -295,11 +440,16 @@ fn conv1x1(cin: usize, cout: usize, device: &Device) -> Conv2d {
     Conv2dConfig::new([cin, cout], [1, 1]).init(device)
 }
 
-/// One residual block: conv3×3 → BN → ReLU → conv3×3 → BN, plus the input, then ReLU.
+/// One residual block: conv3×3 → BN → ReLU → conv3×3 → BN, plus the input, then ReLU; with
+/// global pooling ([`GlobalPooling`]), conv3×3 → BN → (pooling bias on the regular channels)
+/// → ReLU → conv3×3 of the regular channels → BN, plus the input, then ReLU.
 #[derive(Module, Debug)]
 pub struct ResidualBlock {
     pub(crate) conv1: Conv2d,
     pub(crate) bn1: BatchNorm,
+    /// The global pooling's linear layer, `[2·c_g, C − c_g]`: the means then the maxima of
+    /// the pooled channels in, one bias per regular channel out.
+    pub(crate) pool_fc: Option<Linear>,
     pub(crate) conv2: Conv2d,
     pub(crate) bn2: BatchNorm,
 }
@@ -308,13 +458,56 @@ impl ResidualBlock {
     /// `[B, C, H, W]` → `[B, C, H, W]` (or `[B, H, W, C]` → `[B, H, W, C]` with
     /// [`Layout::Nhwc`], on burn's Flex device in training mode only, see
     /// [`PolicyValueNet::trunk_layout`]). The batch norms, the ReLUs and the residual addition
-    /// are fused there ([`crate::batch_norm`]).
+    /// are fused there ([`crate::batch_norm`]); the global pooling is burn's own tensor
+    /// operations (slices, mean, max, linear), so autodiff gives its backward pass.
     pub fn forward(&self, x: Tensor<4>, layout: Layout) -> Tensor<4> {
         let y = conv3x3_forward(&self.conv1, x.clone(), layout);
-        let y = batch_norm_act(&self.bn1, y, None, Activation::Relu, layout);
+        let y = match &self.pool_fc {
+            None => batch_norm_act(&self.bn1, y, None, Activation::Relu, layout),
+            Some(fc) => {
+                let y = batch_norm_act(&self.bn1, y, None, Activation::Identity, layout);
+                global_pooling_bias(fc, y, layout)
+            }
+        };
         let y = conv3x3_forward(&self.conv2, y, layout);
         batch_norm_act(&self.bn2, y, Some(x), Activation::Relu, layout)
     }
+}
+
+/// The global pooling step of a block ([`GlobalPooling`]): `y` (`[B, C, H, W]` or `[B, H,
+/// W, C]` by `layout`, the first convolution's batch-normed output before any ReLU) →
+/// `relu(regular + fc([mean(g), max(g)]))` of shape `[B, C − c_g, H, W]` (or `[B, H, W,
+/// C − c_g]`), where `regular` is the first `C − c_g` channels of `y` and `g = relu(·)` of
+/// the last `c_g`, the mean and max taken over the `H·W` points of each sample.
+fn global_pooling_bias(fc: &Linear, y: Tensor<4>, layout: Layout) -> Tensor<4> {
+    let dims = y.dims();
+    let [b, c, hw] = layout.bchw(dims);
+    let [pooled_in, regular] = fc.weight.dims();
+    let pooled = pooled_in / 2;
+    assert_eq!(
+        pooled + regular,
+        c,
+        "global pooling of {pooled} + {regular} channels on {c}"
+    );
+    let channel_dim = match layout {
+        Layout::Nchw => 1,
+        Layout::Nhwc => 3,
+    };
+    let r = y.clone().narrow(channel_dim, 0, regular);
+    let g = relu(y.narrow(channel_dim, regular, pooled));
+    // `[B, c_g, HW]` either way, so the features are ordered by channel.
+    let g: Tensor<3> = match layout {
+        Layout::Nchw => g.reshape([b, pooled, hw]),
+        Layout::Nhwc => g.reshape([b, hw, pooled]).swap_dims(1, 2),
+    };
+    let mean: Tensor<2> = g.clone().mean_dim(2).reshape([b, pooled]);
+    let max: Tensor<2> = g.max_dim(2).reshape([b, pooled]);
+    let bias = fc.forward(Tensor::cat(vec![mean, max], 1));
+    let bias: Tensor<4> = match layout {
+        Layout::Nchw => bias.reshape([b, regular, 1, 1]),
+        Layout::Nhwc => bias.reshape([b, 1, 1, regular]),
+    };
+    relu(r + bias)
 }
 
 /// The AlphaZero policy-value network: a convolutional stem, a tower of residual blocks, a
@@ -584,7 +777,23 @@ mod tests {
             let [b, _, _, _] = planes.dims();
             let mut x = relu(self.stem_bn.forward(self.stem.forward(planes)));
             for block in &self.blocks {
-                let y = relu(block.bn1.forward(block.conv1.forward(x.clone())));
+                let y = block.bn1.forward(block.conv1.forward(x.clone()));
+                let y = match &block.pool_fc {
+                    None => relu(y),
+                    Some(fc) => {
+                        // Pooling over dimensions 2 and 3 of the NCHW tensor directly
+                        // (the model reshapes to `[B, c_g, HW]` first).
+                        let [b, c, _, _] = y.dims();
+                        let regular = fc.weight.dims()[1];
+                        let g = relu(y.clone().slice([0..b, regular..c]));
+                        let mean = g.clone().mean_dim(3).mean_dim(2);
+                        let max = g.max_dim(3).max_dim(2);
+                        let features: Tensor<2> =
+                            Tensor::cat(vec![mean, max], 1).reshape([b as i32, -1]);
+                        let bias: Tensor<4> = fc.forward(features).reshape([b, regular, 1, 1]);
+                        relu(y.slice([0..b, 0..regular]) + bias)
+                    }
+                };
                 let y = block.bn2.forward(block.conv2.forward(y));
                 x = relu(y + x);
             }
@@ -603,62 +812,91 @@ mod tests {
     /// and one that stays NCHW (8 channels).
     #[test]
     fn training_forward_and_gradients_match_burns_layers() {
-        let device = Device::flex().autodiff();
-        for channels in [16, 8] {
-            let config = ModelConfig::new(4, 7, 6, 42)
+        let plain = |channels| {
+            ModelConfig::new(4, 7, 6, 42)
                 .with_residual_blocks(2)
                 .with_channels(channels)
-                .with_value_hidden(8);
-            let net = config.init(&device);
-            let winograd = crate::Conv3x3Algorithm::choose(channels, channels)
-                != crate::Conv3x3Algorithm::Direct;
-            let want = if winograd { Layout::Nhwc } else { Layout::Nchw };
-            assert_eq!(net.trunk_layout(&device), want, "{channels} channels");
-            let planes: Tensor<4> =
-                Tensor::random([5, 4, 7, 6], Distribution::Normal(0.0, 1.0), &device);
-            let probe: Tensor<2> = Tensor::random([5, 42], Distribution::Normal(0.0, 1.0), &device);
-            let run = |reference: bool| {
-                let (logits, values) = if reference {
-                    net.forward_reference(planes.clone())
-                } else {
-                    net.forward(planes.clone())
-                };
-                let loss = (logits.clone() * probe.clone()).sum() + values.clone().sum();
-                let grads = GradientsParams::from_grads(loss.backward(), &net);
-                let mut visitor = CollectGrads {
-                    grads: &grads,
-                    out: Vec::new(),
-                };
-                net.visit(&mut visitor);
-                (host(logits), host(values), visitor.out)
+                .with_value_hidden(8)
+        };
+        for channels in [16, 8] {
+            check_training_forward_and_gradients(&plain(channels));
+        }
+    }
+
+    /// As [`training_forward_and_gradients_match_burns_layers`] with global pooling in the
+    /// second of three blocks (the pooling's gradient is burn's autodiff of its tensor
+    /// operations; what this checks is that the fused kernels around it, in both layouts,
+    /// still give burn's layers' outputs and gradients): 32 channels pooling 8 (NHWC trunk,
+    /// Winograd second convolution of 24 inputs), 16 pooling 4 (NHWC trunk, direct second
+    /// convolution of 12 inputs) and 8 pooling 2 (NCHW).
+    #[test]
+    fn training_forward_and_gradients_with_global_pooling_match_burns_layers() {
+        for (channels, pooled) in [(32, 8), (16, 4), (8, 2)] {
+            let config = ModelConfig::new(4, 7, 6, 42)
+                .with_residual_blocks(3)
+                .with_channels(channels)
+                .with_value_hidden(8)
+                .with_global_pooling(Some(GlobalPooling {
+                    blocks: vec![1],
+                    channels: pooled,
+                }));
+            config.validate().unwrap();
+            check_training_forward_and_gradients(&config);
+        }
+    }
+
+    fn check_training_forward_and_gradients(config: &ModelConfig) {
+        let device = Device::flex().autodiff();
+        let channels = config.channels;
+        let net = config.init(&device);
+        let winograd =
+            crate::Conv3x3Algorithm::choose(channels, channels) != crate::Conv3x3Algorithm::Direct;
+        let want = if winograd { Layout::Nhwc } else { Layout::Nchw };
+        assert_eq!(net.trunk_layout(&device), want, "{channels} channels");
+        let planes: Tensor<4> =
+            Tensor::random([5, 4, 7, 6], Distribution::Normal(0.0, 1.0), &device);
+        let probe: Tensor<2> = Tensor::random([5, 42], Distribution::Normal(0.0, 1.0), &device);
+        let run = |reference: bool| {
+            let (logits, values) = if reference {
+                net.forward_reference(planes.clone())
+            } else {
+                net.forward(planes.clone())
             };
-            let (l_fast, v_fast, g_fast) = run(false);
-            let (l_ref, v_ref, g_ref) = run(true);
-            let d = max_rel_diff(&l_fast, &l_ref).max(max_rel_diff(&v_fast, &v_ref));
-            assert!(d < 1e-4, "{channels} channels: outputs differ by {d}");
-            assert_eq!(g_fast.len(), g_ref.len());
-            // The biases of convolutions followed by a batch norm have a zero gradient: what
-            // both paths give there is rounding of a sum of terms that cancel (up to 2e-7 of
-            // the network's largest gradient, in the NCHW path without Winograd as well), while
-            // every other gradient agrees to ~5e-6 of its own largest value. Each gradient is
-            // compared relative to its largest value or, if larger, 1e-2 of the largest
-            // gradient of the network.
-            let floor = g_ref
+            let loss = (logits.clone() * probe.clone()).sum() + values.clone().sum();
+            let grads = GradientsParams::from_grads(loss.backward(), &net);
+            let mut visitor = CollectGrads {
+                grads: &grads,
+                out: Vec::new(),
+            };
+            net.visit(&mut visitor);
+            (host(logits), host(values), visitor.out)
+        };
+        let (l_fast, v_fast, g_fast) = run(false);
+        let (l_ref, v_ref, g_ref) = run(true);
+        let d = max_rel_diff(&l_fast, &l_ref).max(max_rel_diff(&v_fast, &v_ref));
+        assert!(d < 1e-4, "{channels} channels: outputs differ by {d}");
+        assert_eq!(g_fast.len(), g_ref.len());
+        // The biases of convolutions followed by a batch norm have a zero gradient: what
+        // both paths give there is rounding of a sum of terms that cancel (up to 2e-7 of
+        // the network's largest gradient, in the NCHW path without Winograd as well), while
+        // every other gradient agrees to ~5e-6 of its own largest value. Each gradient is
+        // compared relative to its largest value or, if larger, 1e-2 of the largest
+        // gradient of the network.
+        let floor = g_ref
+            .iter()
+            .flat_map(|(_, g)| g.iter())
+            .fold(0.0f32, |m, v| m.max(v.abs()))
+            * 1e-2;
+        for ((name, fast), (_, slow)) in g_fast.iter().zip(&g_ref) {
+            let scale = slow.iter().fold(floor, |m, v| m.max(v.abs()));
+            let d = fast
                 .iter()
-                .flat_map(|(_, g)| g.iter())
-                .fold(0.0f32, |m, v| m.max(v.abs()))
-                * 1e-2;
-            for ((name, fast), (_, slow)) in g_fast.iter().zip(&g_ref) {
-                let scale = slow.iter().fold(floor, |m, v| m.max(v.abs()));
-                let d = fast
-                    .iter()
-                    .zip(slow)
-                    .fold(0.0f32, |m, (a, b)| m.max((a - b).abs() / scale));
-                assert!(
-                    d < 1e-4,
-                    "{channels} channels: gradient of {name} differs by {d}"
-                );
-            }
+                .zip(slow)
+                .fold(0.0f32, |m, (a, b)| m.max((a - b).abs() / scale));
+            assert!(
+                d < 1e-4,
+                "{channels} channels: gradient of {name} differs by {d}"
+            );
         }
     }
 }

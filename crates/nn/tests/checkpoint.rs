@@ -399,3 +399,72 @@ fn checkpoint_written_before_the_registry_reads_its_game_as_a_spec() {
     let back = load_checkpoint(&path, "gomoku", &default_device()).unwrap();
     assert_eq!(back.header.game, spec);
 }
+
+/// The shipped Connect Four network, written before global pooling existed: its header has
+/// no `global_pooling` field.
+const SHIPPED_CONNECT4: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/connect4.azc");
+
+#[test]
+fn checkpoints_written_before_global_pooling_load_without_it() {
+    let bytes = std::fs::read(SHIPPED_CONNECT4).unwrap();
+    assert!(!String::from_utf8_lossy(&bytes).contains("global_pooling"));
+    let device = default_device();
+    let ck = load_checkpoint(Path::new(SHIPPED_CONNECT4), "connect4", &device).unwrap();
+    assert_eq!(ck.header.model.global_pooling, None);
+    assert!(tensors(&ck.model)
+        .iter()
+        .all(|(name, _)| !name.contains("pool")));
+    // It still evaluates, on both forward paths alike.
+    let m = &ck.header.model;
+    let planes = random_batch(m, 3, &mut Rng(5)).planes().to_vec();
+    let (logits, values) = ck.model.predict(m, &planes, &device).unwrap();
+    let folded = alphazero_nn::FoldedNet::new(&ck.model, m).unwrap();
+    let (mut l2, mut v2) = (vec![0.0; logits.len()], vec![0.0; values.len()]);
+    folded.forward(&planes, &mut l2, &mut v2).unwrap();
+    assert!(max_abs_diff(&logits, &l2) < 1e-3 && max_abs_diff(&values, &v2) < 1e-4);
+}
+
+#[test]
+fn checkpoint_with_global_pooling_round_trips_its_config_and_outputs() {
+    let config = config().with_default_global_pooling();
+    assert!(config.global_pooling.is_some());
+    let device = default_device();
+    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let batch = random_batch(&config, 8, &mut Rng(22));
+    for _ in 0..3 {
+        trainer.train_step(&batch).unwrap();
+    }
+    let dir = temp_dir("pooled");
+    let path = dir.join("net.ckpt");
+    save_checkpoint(&path, &tag(), &trainer).unwrap();
+    let ck = load_checkpoint(&path, "gomoku", &device).unwrap();
+    assert_eq!(ck.header.model, config);
+    let names: Vec<String> = tensors(&ck.model).into_iter().map(|(n, _)| n).collect();
+    assert!(
+        names.iter().any(|n| n == "blocks.1.pool_fc.weight"),
+        "{names:?}"
+    );
+    let planes = random_batch(&config, 4, &mut Rng(23)).planes().to_vec();
+    let live = trainer
+        .inference_model()
+        .predict(&config, &planes, &device)
+        .unwrap();
+    let loaded = ck.model.predict(&config, &planes, &device).unwrap();
+    assert!(max_abs_diff(&live.0, &loaded.0) <= 1e-5);
+    assert!(max_abs_diff(&live.1, &loaded.1) <= 1e-5);
+    // The same weights under a header without pooling are refused, naming the tensor.
+    let bytes = std::fs::read(&path).unwrap();
+    let plain = ModelConfig {
+        global_pooling: None,
+        ..config.clone()
+    };
+    match load_bytes(&dir, &with_header_model(&bytes, &plain)) {
+        Err(CheckpointError::ShapeMismatch { tensor, .. }) => {
+            assert!(tensor.contains("conv2"), "{tensor}")
+        }
+        Err(CheckpointError::UnexpectedTensor { tensor, .. }) => {
+            assert!(tensor.contains("pool_fc"), "{tensor}")
+        }
+        r => panic!("expected a tensor error, got {r:?}"),
+    }
+}

@@ -157,6 +157,26 @@ fn reference_forward(t: &Tensors, d: &Value, planes: &[f32]) -> (Vec<f32>, f32) 
     for b in 0..blocks {
         let mut y = conv(t, &format!("blocks.{b}.conv1"), &x, h, w);
         batch_norm(t, &format!("blocks.{b}.bn1"), &mut y, hw, eps);
+        let pool_fc = format!("blocks.{b}.pool_fc");
+        if t.contains_key(&format!("{pool_fc}.weight")) {
+            // Global pooling as the description says: the last c_g channels pooled (ReLU,
+            // then the means and the maxima over the board), a bias on the others.
+            let pooling = &d["architecture"]["layers"][1 + b]["global_pooling"];
+            let pooled = pooling["pooled_channels"].as_u64().unwrap() as usize;
+            let regular = pooling["regular_channels"].as_u64().unwrap() as usize;
+            let mut g = y[regular * hw..].to_vec();
+            relu(&mut g);
+            let mut features = vec![0.0f32; 2 * pooled];
+            for (ch, plane) in g.chunks(hw).enumerate() {
+                features[ch] = plane.iter().sum::<f32>() / hw as f32;
+                features[pooled + ch] = plane.iter().fold(f32::MIN, |m, &v| m.max(v));
+            }
+            let bias = linear(t, &pool_fc, &features);
+            y.truncate(regular * hw);
+            for (plane, bb) in y.chunks_mut(hw).zip(&bias) {
+                plane.iter_mut().for_each(|v| *v += bb);
+            }
+        }
         relu(&mut y);
         let mut y = conv(t, &format!("blocks.{b}.conv2"), &y, h, w);
         batch_norm(t, &format!("blocks.{b}.bn2"), &mut y, hw, eps);
@@ -181,9 +201,13 @@ fn reference_forward(t: &Tensors, d: &Value, planes: &[f32]) -> (Vec<f32>, f32) 
 
 /// Trains a tiny network of game `G` a few steps (so the batch-norm statistics are not the
 /// initial ones), saves and reloads it, exports it, and checks the export.
-fn check_export<G: Encode>(config: &G::Config, name: &str) {
+fn check_export<G: Encode>(config: &G::Config, name: &str, global_pooling: bool) {
     let device = default_device();
-    let mc = ModelConfig::for_game::<G>(ModelPreset::Tiny, config).with_residual_blocks(2);
+    let mut mc = ModelConfig::for_game::<G>(ModelPreset::Tiny, config).with_residual_blocks(2);
+    if global_pooling {
+        mc = mc.with_default_global_pooling();
+        assert!(mc.global_pooling.is_some());
+    }
     let mut trainer = Trainer::new(&mc, TrainConfig::default(), &device).expect("trainer");
     let mut rng = Rng(7 + name.len() as u64);
     for _ in 0..3 {
@@ -212,6 +236,11 @@ fn check_export<G: Encode>(config: &G::Config, name: &str) {
             "{name}: {k} values differ"
         );
     }
+    assert_eq!(
+        want.keys().any(|k| k.contains(".pool_fc.")),
+        global_pooling,
+        "{name}: global pooling layers exported exactly when the network has them"
+    );
     assert!(
         want.keys().any(|k| k.ends_with("running_var")),
         "running statistics exported"
@@ -296,7 +325,19 @@ fn check_export<G: Encode>(config: &G::Config, name: &str) {
 
 #[test]
 fn exported_networks_match_the_checkpoint_and_their_description() {
-    check_export::<Gomoku>(&GomokuConfig::new(7, Rule::Renju).unwrap(), "gomoku");
-    check_export::<Xiangqi>(&XiangqiConfig::default(), "xiangqi");
-    check_export::<Connect4>(&Connect4Config, "connect4");
+    check_export::<Gomoku>(&GomokuConfig::new(7, Rule::Renju).unwrap(), "gomoku", false);
+    check_export::<Xiangqi>(&XiangqiConfig::default(), "xiangqi", false);
+    check_export::<Connect4>(&Connect4Config, "connect4", false);
+}
+
+/// A network with global pooling exports its pooling layers, and the description says
+/// enough (channel split, feature order, where the bias goes) to rebuild its forward pass.
+#[test]
+fn exported_networks_with_global_pooling_match_their_description() {
+    check_export::<Gomoku>(
+        &GomokuConfig::new(7, Rule::Renju).unwrap(),
+        "gomoku-pooled",
+        true,
+    );
+    check_export::<Connect4>(&Connect4Config, "connect4-pooled", true);
 }

@@ -8,7 +8,7 @@ use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
-    default_device, Conv3x3Algorithm, Encode, FoldedNet, ModelConfig, ModelPreset,
+    default_device, Conv3x3Algorithm, Encode, FoldedNet, GlobalPooling, ModelConfig, ModelPreset,
     NetworkEvaluator, NnError, Tile, TrainConfig, Trainer,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
@@ -132,6 +132,59 @@ fn folded_forward_matches_burn_with_every_conv_algorithm() {
     }
 }
 
+/// Global pooling: the folded path (first convolution without ReLU, pooling on host memory,
+/// second convolution of the regular channels) gives burn's forward to 1e-4 with every 3×3
+/// algorithm: a 15×15 32-channel trunk pooling 8 channels in its last block (the second
+/// convolution's 24 inputs run Winograd's vectorised transforms), Connect Four's 6×7 with
+/// that network shape across row tiles, and a 4-block 16-channel trunk that pools 4
+/// channels in its first and third blocks (pooled and plain blocks in turn; the direct
+/// convolution for 12 inputs).
+#[test]
+fn folded_forward_matches_burn_with_global_pooling() {
+    let gomoku = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &GomokuConfig::default())
+        .with_default_global_pooling();
+    assert_eq!(
+        gomoku.global_pooling,
+        Some(GlobalPooling {
+            blocks: vec![1],
+            channels: 8
+        })
+    );
+    let connect4 = ModelConfig::for_game::<Connect4>(ModelPreset::Small, &Connect4Config)
+        .with_default_global_pooling();
+    let mixed = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
+        .with_residual_blocks(4)
+        .with_channels(16)
+        .with_global_pooling(Some(GlobalPooling {
+            blocks: vec![0, 2],
+            channels: 4,
+        }));
+    for algorithm in [
+        Conv3x3Algorithm::Auto,
+        Conv3x3Algorithm::Direct,
+        Conv3x3Algorithm::Winograd(Tile::F2),
+        Conv3x3Algorithm::Winograd(Tile::F4),
+    ] {
+        check_algorithm_against_burn(&gomoku, &[1, 6], 31, algorithm);
+        check_algorithm_against_burn(&connect4, &[1, 7], 32, algorithm);
+        check_algorithm_against_burn(&mixed, &[3], 33, algorithm);
+    }
+}
+
+#[test]
+fn folding_a_pooled_network_into_a_config_without_pooling_is_refused_naming_the_block() {
+    let config = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
+        .with_residual_blocks(2)
+        .with_default_global_pooling();
+    let net = config.init(&default_device());
+    let mut other = config.clone();
+    other.global_pooling = None;
+    match FoldedNet::new(&net, &other) {
+        Err(NnError::InvalidConfig(msg)) => assert!(msg.contains("block 1"), "{msg}"),
+        r => panic!("expected InvalidConfig, got {r:?}"),
+    }
+}
+
 #[test]
 fn folding_a_network_into_the_wrong_config_is_refused_naming_the_layer() {
     let config = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11);
@@ -163,8 +216,16 @@ fn folded_forward_refuses_badly_sized_buffers() {
 
 /// The search's evaluator (folded on the CPU) and the burn-forward evaluator agree on real
 /// encoded positions with histories.
-fn evaluators_agree<G: Encode>(config: &G::Config, preset: ModelPreset, seed: u64) {
-    let mcfg = ModelConfig::for_game::<G>(preset, config);
+fn evaluators_agree<G: Encode>(
+    config: &G::Config,
+    preset: ModelPreset,
+    global_pooling: bool,
+    seed: u64,
+) {
+    let mut mcfg = ModelConfig::for_game::<G>(preset, config);
+    if global_pooling {
+        mcfg = mcfg.with_default_global_pooling();
+    }
     let trainer = trained(&mcfg, 3, seed);
     let device = default_device();
     let fast = NetworkEvaluator::<G>::new(trainer.model(), &mcfg, &device).unwrap();
@@ -191,7 +252,13 @@ fn evaluators_agree<G: Encode>(config: &G::Config, preset: ModelPreset, seed: u6
 
 #[test]
 fn network_evaluator_fast_path_agrees_with_burn_forward_for_every_game() {
-    evaluators_agree::<Connect4>(&Connect4Config, ModelPreset::Tiny, 11);
-    evaluators_agree::<Gomoku>(&GomokuConfig::default(), ModelPreset::Tiny, 12);
-    evaluators_agree::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Tiny, 13);
+    evaluators_agree::<Connect4>(&Connect4Config, ModelPreset::Tiny, false, 11);
+    evaluators_agree::<Gomoku>(&GomokuConfig::default(), ModelPreset::Tiny, false, 12);
+    evaluators_agree::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Tiny, false, 13);
+}
+
+#[test]
+fn network_evaluator_fast_path_agrees_with_burn_forward_with_global_pooling() {
+    evaluators_agree::<Connect4>(&Connect4Config, ModelPreset::Small, true, 14);
+    evaluators_agree::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Small, true, 15);
 }

@@ -3,8 +3,8 @@
 mod common;
 
 use alphazero_nn::{
-    default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, ModelConfig,
-    ModelPreset, OptimizerKind, TrainConfig, Trainer,
+    default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, GlobalPooling,
+    ModelConfig, ModelPreset, OptimizerKind, TrainConfig, Trainer,
 };
 use burn::tensor::{Tensor, TensorData};
 use common::{random_batch, Rng};
@@ -70,6 +70,176 @@ fn num_params_matches_the_module() {
     let bn_channels =
         c.channels * (1 + 2 * c.residual_blocks) + c.policy_channels + c.value_channels;
     assert_eq!(net.num_params(), c.num_params() + 2 * bn_channels);
+}
+
+#[test]
+fn num_params_matches_the_module_with_global_pooling() {
+    use burn::module::Module;
+    let c = tiny()
+        .with_residual_blocks(4)
+        .with_channels(16)
+        .with_default_global_pooling();
+    assert_eq!(
+        c.global_pooling,
+        Some(GlobalPooling {
+            blocks: vec![2],
+            channels: 4
+        })
+    );
+    let net = c.init(&default_device());
+    let bn_channels =
+        c.channels * (1 + 2 * c.residual_blocks) + c.policy_channels + c.value_channels;
+    assert_eq!(net.num_params(), c.num_params() + 2 * bn_channels);
+    assert_ne!(
+        c.num_params(),
+        tiny()
+            .with_residual_blocks(4)
+            .with_channels(16)
+            .num_params()
+    );
+}
+
+/// Multiply-accumulates counted from the module's own weight shapes: a convolution of
+/// weight `[o, i, k, k]` runs at every point, `H·W·o·i·k²`; a linear layer `[i, o]` once.
+fn macs_of_the_module(c: &ModelConfig) -> u64 {
+    use burn::module::{Module, ModuleVisitor, Param};
+    struct Macs {
+        hw: u64,
+        total: u64,
+    }
+    impl ModuleVisitor for Macs {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let dims = p.val().dims();
+            match dims.len() {
+                4 => self.total += self.hw * dims.iter().map(|&d| d as u64).product::<u64>(),
+                2 => self.total += (dims[0] * dims[1]) as u64,
+                _ => {}
+            }
+        }
+    }
+    let mut v = Macs {
+        hw: (c.board_height * c.board_width) as u64,
+        total: 0,
+    };
+    c.init(&default_device()).visit(&mut v);
+    v.total
+}
+
+#[test]
+fn forward_macs_count_every_layer_with_and_without_global_pooling() {
+    let plain = ModelConfig::preset(ModelPreset::Small, 4, 15, 15, 225)
+        .with_residual_blocks(6)
+        .with_channels(32);
+    let pooled = plain.clone().with_default_global_pooling();
+    assert_eq!(
+        pooled.global_pooling,
+        Some(GlobalPooling {
+            blocks: vec![2, 5],
+            channels: 8
+        })
+    );
+    assert_eq!(plain.forward_macs(), macs_of_the_module(&plain));
+    assert_eq!(pooled.forward_macs(), macs_of_the_module(&pooled));
+    // Two blocks' second convolutions read 24 of 32 channels.
+    assert!(pooled.forward_macs() < plain.forward_macs());
+}
+
+#[test]
+fn default_global_pooling_spaces_blocks_through_the_trunk() {
+    let blocks =
+        |n: usize, c: usize| GlobalPooling::default_for(n, c).map(|g| (g.blocks, g.channels));
+    assert_eq!(blocks(1, 8), Some((vec![0], 2)));
+    assert_eq!(blocks(2, 32), Some((vec![1], 8)));
+    assert_eq!(blocks(4, 32), Some((vec![2], 8)));
+    assert_eq!(blocks(6, 64), Some((vec![2, 5], 16)));
+    assert_eq!(blocks(10, 128), Some((vec![2, 5, 8], 32)));
+    assert_eq!(blocks(6, 48), Some((vec![2, 5], 8)));
+    assert_eq!(blocks(3, 2), Some((vec![2], 1)));
+    assert_eq!(blocks(0, 64), None);
+    assert_eq!(blocks(6, 1), None);
+    // Every default validates.
+    for (n, c) in [(1, 8), (2, 32), (6, 64), (10, 128), (3, 2)] {
+        tiny()
+            .with_residual_blocks(n)
+            .with_channels(c)
+            .with_default_global_pooling()
+            .validate()
+            .unwrap();
+    }
+}
+
+#[test]
+fn global_pooling_that_does_not_fit_the_trunk_is_refused_naming_the_rule() {
+    let with = |blocks: Vec<usize>, channels: usize| {
+        tiny()
+            .with_residual_blocks(3)
+            .with_global_pooling(Some(GlobalPooling { blocks, channels }))
+            .validate()
+            .map_err(|e| e.to_string())
+    };
+    assert!(with(vec![0, 2], 4).is_ok());
+    let err = with(vec![3], 2).unwrap_err();
+    assert!(
+        err.contains("block 3 does not exist in a trunk of 3 blocks"),
+        "{err}"
+    );
+    let err = with(vec![2, 1], 2).unwrap_err();
+    assert!(err.contains("strictly ascending"), "{err}");
+    let err = with(vec![1, 1], 2).unwrap_err();
+    assert!(err.contains("strictly ascending"), "{err}");
+    let err = with(vec![], 2).unwrap_err();
+    assert!(err.contains("names no block"), "{err}");
+    let err = with(vec![1], 8).unwrap_err();
+    assert!(
+        err.contains("8 pooled channels where 1..8 are possible"),
+        "{err}"
+    );
+    let err = with(vec![1], 0).unwrap_err();
+    assert!(err.contains("0 pooled channels"), "{err}");
+}
+
+#[test]
+fn a_pooled_network_trains_and_its_pooling_layer_learns() {
+    use burn::module::{Module, ModuleVisitor, Param};
+    struct PoolWeights(Vec<f32>);
+    impl ModuleVisitor for PoolWeights {
+        fn visit_float<const D: usize>(&mut self, p: &Param<Tensor<D>>) {
+            let dims = p.val().dims();
+            // The pooling layer of the default 2-block, 8-channel network: [2·2, 6].
+            if dims[..] == [4, 6] {
+                self.0
+                    .extend(p.val().into_data().try_into_vec::<f32>().unwrap());
+            }
+        }
+    }
+    let weights = |t: &Trainer| {
+        let mut v = PoolWeights(Vec::new());
+        t.model().visit(&mut v);
+        v.0
+    };
+    let device = default_device();
+    let config = tiny().with_residual_blocks(2).with_default_global_pooling();
+    let train = TrainConfig {
+        learning_rate: 0.01,
+        ..TrainConfig::default()
+    };
+    let mut trainer = Trainer::new(&config, train, &device).unwrap();
+    let before = weights(&trainer);
+    assert_eq!(before.len(), 24);
+    let batch = random_batch(&config, 16, &mut Rng(3));
+    let first = trainer.train_step(&batch).unwrap();
+    for _ in 0..20 {
+        trainer.train_step(&batch).unwrap();
+    }
+    let last = trainer.train_step(&batch).unwrap();
+    assert!(
+        last.total_loss < first.total_loss,
+        "loss {} -> {}",
+        first.total_loss,
+        last.total_loss
+    );
+    let after = weights(&trainer);
+    assert!(before.iter().zip(&after).any(|(a, b)| a != b));
 }
 
 fn overfit(optimizer: OptimizerKind, lr: f64) -> (f32, f32) {

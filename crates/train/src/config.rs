@@ -458,6 +458,15 @@ pub struct ModelConfig {
     pub channels: u32,
     /// Width of the value head's hidden layer.
     pub value_hidden: u32,
+    /// KataGo's global pooling bias in every third residual block from the third (the last
+    /// block of a trunk of one or two blocks), see `alphazero_nn::GlobalPooling`; off by
+    /// default. Files written before the key read as off.
+    #[serde(default)]
+    pub global_pooling: bool,
+    /// Channels pooled in those blocks, below `channels`; 0 = a quarter of `channels`
+    /// (rounded down to a multiple of 8 from 32 channels on).
+    #[serde(default)]
+    pub global_pooling_channels: u32,
 }
 
 /// The optimizer of `[train]`.
@@ -767,6 +776,8 @@ impl TrainConfig {
                 blocks: 10,
                 channels: 128,
                 value_hidden: 128,
+                global_pooling: false,
+                global_pooling_channels: 0,
             },
             train: LearnerConfig {
                 batch_size: 256,
@@ -1014,6 +1025,28 @@ impl TrainConfig {
         between("model.blocks", m.blocks, 1, MAX_BLOCKS)?;
         between("model.channels", m.channels, 1, MAX_CHANNELS)?;
         between("model.value_hidden", m.value_hidden, 1, MAX_VALUE_HIDDEN)?;
+        // Checked whether pooling is on or not (as other features' values are).
+        if m.global_pooling_channels >= m.channels {
+            return invalid(
+                "model.global_pooling_channels",
+                format!(
+                    "must be below model.channels ({}), or 0 for a quarter of them",
+                    m.channels
+                ),
+                m.global_pooling_channels,
+            );
+        }
+        if m.global_pooling && m.channels < 2 {
+            return invalid(
+                "model.global_pooling",
+                format!(
+                    "needs model.channels >= 2 (got {}): some channels are pooled, the others \
+                     take the pooled bias",
+                    m.channels
+                ),
+                m.global_pooling,
+            );
+        }
 
         let t = &self.train;
         at_least("train.batch_size", t.batch_size, 1)?;
@@ -1623,6 +1656,63 @@ mod tests {
                 "{o}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn global_pooling_is_off_by_default_and_turns_on_in_the_network_config() {
+        // Files written before the keys existed (no such key in them) read as off.
+        let old = TrainConfig::from_toml_str(
+            "[game]\nname = \"connect4\"\n[model]\nblocks = 4\nchannels = 32\nvalue_hidden = 32\n",
+        )
+        .unwrap();
+        assert!(!old.model.global_pooling);
+        let net = settings::network_config(&old, 3, 6, 7, 7);
+        assert_eq!(net.global_pooling, None);
+
+        let on = old.with_overrides(&["model.global_pooling=true"]).unwrap();
+        let net = settings::network_config(&on, 3, 6, 7, 7);
+        assert_eq!(
+            net.global_pooling,
+            Some(alphazero_nn::GlobalPooling {
+                blocks: vec![2],
+                channels: 8
+            })
+        );
+        net.validate().unwrap();
+        let wider = on
+            .with_overrides(&["model.global_pooling_channels=16"])
+            .unwrap();
+        let net = settings::network_config(&wider, 3, 6, 7, 7);
+        assert_eq!(net.global_pooling.map(|g| g.channels), Some(16));
+        // The effective config names both keys and reads back the same.
+        let text = wider.to_toml_string().unwrap();
+        assert!(text.contains("global_pooling = true"), "{text}");
+        assert_eq!(TrainConfig::from_toml_str(&text).unwrap(), wider);
+    }
+
+    #[test]
+    fn global_pooling_that_does_not_fit_the_trunk_is_rejected_naming_the_key() {
+        let base = TrainConfig::default_for("connect4").unwrap();
+        let err = base
+            .with_overrides(&["model.global_pooling_channels=32"])
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "model.global_pooling_channels must be below model.channels (32), or 0 for a \
+             quarter of them (got 32)"
+        );
+        let err = base
+            .with_overrides(&["model.channels=1", "model.global_pooling=true"])
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("model.global_pooling needs model.channels >= 2 (got 1)"),
+            "{err}"
+        );
+        let err = base
+            .with_overrides(&["model.global_pooling=1"])
+            .unwrap_err();
+        assert!(err.to_string().contains("model.global_pooling"), "{err}");
     }
 
     #[test]

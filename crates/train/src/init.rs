@@ -16,8 +16,13 @@ use alphazero_registry::GameSpec;
 use crate::config::TrainConfig;
 use crate::error::PipelineError;
 use crate::observer::Observer;
+use crate::settings::network_config;
 use crate::state::{file_fingerprint, InitInfo, RunState};
 use crate::storage::Storage;
+
+/// A network's size as `--init` compares it: residual blocks, channels, value head width and
+/// global pooling.
+type Arch = (usize, usize, usize, Option<alphazero_nn::GlobalPooling>);
 
 /// A checked network to start a new run's networks from.
 #[derive(Clone, Debug)]
@@ -85,28 +90,49 @@ impl InitNetwork {
                 have.0, have.1, have.2, have.3, want.0, want.1, want.2, want.3
             )));
         }
-        let file_size = (m.residual_blocks, m.channels, m.value_hidden);
-        let run_size = (
-            cfg.model.blocks as usize,
-            cfg.model.channels as usize,
-            cfg.model.value_hidden as usize,
-        );
+        let arch = |m: &alphazero_nn::ModelConfig| {
+            (
+                m.residual_blocks,
+                m.channels,
+                m.value_hidden,
+                m.global_pooling.clone(),
+            )
+        };
+        let file_size = arch(m);
+        let run_size = arch(&network_config(cfg, want.0, want.1, want.2, want.3));
         if file_size != run_size {
-            let size_words = |(b, c, v): (usize, usize, usize)| format!("{b}x{c} (value head {v})");
+            let size_words = |(b, c, v, g): &Arch| {
+                let pooling = match g {
+                    None => String::new(),
+                    Some(g) => format!(
+                        ", global pooling of {} channels in blocks {:?}",
+                        g.channels, g.blocks
+                    ),
+                };
+                format!("{b}x{c} (value head {v}{pooling})")
+            };
+            let file_keys = format!(
+                "model.blocks={}, model.channels={}, model.value_hidden={}, \
+                 model.global_pooling={}{}",
+                file_size.0,
+                file_size.1,
+                file_size.2,
+                file_size.3.is_some(),
+                file_size.3.as_ref().map_or(String::new(), |g| format!(
+                    ", model.global_pooling_channels={}",
+                    g.channels
+                ))
+            );
             if resumed || user_model {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
                 } else {
-                    format!(
-                        "drop the model.* settings to take the file's size, or set \
-                         model.blocks={}, model.channels={}, model.value_hidden={}",
-                        file_size.0, file_size.1, file_size.2
-                    )
+                    format!("drop the model.* settings to take the file's size, or set {file_keys}")
                 };
                 return Err(PipelineError::Invalid(format!(
                     "{name}: the network is {}, the run's model is {}; {how}",
-                    size_words(file_size),
-                    size_words(run_size)
+                    size_words(&file_size),
+                    size_words(&run_size)
                 )));
             }
             let as_u32 = |v: usize, key: &str| {
@@ -116,11 +142,24 @@ impl InitNetwork {
             cfg.model.blocks = as_u32(file_size.0, "blocks")?;
             cfg.model.channels = as_u32(file_size.1, "channels")?;
             cfg.model.value_hidden = as_u32(file_size.2, "value_hidden")?;
+            cfg.model.global_pooling = file_size.3.is_some();
+            cfg.model.global_pooling_channels = match &file_size.3 {
+                Some(g) => as_u32(g.channels, "global pooling channels")?,
+                None => 0,
+            };
             cfg.validate()
                 .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
+            if arch(&network_config(cfg, want.0, want.1, want.2, want.3)) != file_size {
+                return Err(PipelineError::Invalid(format!(
+                    "{name}: the network is {}, whose global pooling blocks are not those \
+                     model.global_pooling places ({file_keys} gives {})",
+                    size_words(&file_size),
+                    size_words(&arch(&network_config(cfg, want.0, want.1, want.2, want.3)))
+                )));
+            }
             observer.info(&format!(
                 "model {} taken from {name} (no model.* setting given)",
-                size_words(file_size)
+                size_words(&file_size)
             ));
         }
         if trained_for != run_game {

@@ -16,8 +16,11 @@ use alphazero_selfplay::{PlayoutCap, Resignation, Restarts, SelfPlayConfig};
 
 use crate::config::{ConfigError, Optimizer, TrainConfig};
 
-/// The network of `[model]` (residual blocks, channels, value head width) for a game of
-/// `input_planes` planes of `board_height × board_width` and `num_actions` actions.
+/// The network of `[model]` (residual blocks, channels, value head width, global pooling)
+/// for a game of `input_planes` planes of `board_height × board_width` and `num_actions`
+/// actions. `model.global_pooling` places the pooling in the network crate's default blocks
+/// ([`alphazero_nn::GlobalPooling::default_for`]), with `model.global_pooling_channels`
+/// pooled channels when that is not 0.
 pub fn network_config(
     cfg: &TrainConfig,
     input_planes: usize,
@@ -26,10 +29,23 @@ pub fn network_config(
     num_actions: usize,
 ) -> alphazero_nn::ModelConfig {
     let m = &cfg.model;
+    let blocks = m.blocks as usize;
+    let channels = m.channels as usize;
+    let pooling = m
+        .global_pooling
+        .then(|| alphazero_nn::GlobalPooling::default_for(blocks, channels))
+        .flatten()
+        .map(|mut g| {
+            if m.global_pooling_channels > 0 {
+                g.channels = m.global_pooling_channels as usize;
+            }
+            g
+        });
     alphazero_nn::ModelConfig::new(input_planes, board_height, board_width, num_actions)
-        .with_residual_blocks(m.blocks as usize)
-        .with_channels(m.channels as usize)
+        .with_residual_blocks(blocks)
+        .with_channels(channels)
         .with_value_hidden(m.value_hidden as usize)
+        .with_global_pooling(pooling)
 }
 
 /// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,
