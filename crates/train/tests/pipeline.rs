@@ -376,8 +376,11 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
     use alphazero_train::storage::exchange::Outbox;
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
+    // The games' network comes from elsewhere: the learner's storage holds no networks
+    // before its run state (such a storage is a run that lost its state, and is refused).
+    let elsewhere = MemoryStorage::new();
     let mut state = RunState::new(1);
-    let champion = p
+    let champion = pipeline(&elsewhere, 1)
         .open_trainer(&mut state, None, 0.01)
         .unwrap()
         .inference_model();
