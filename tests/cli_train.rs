@@ -1084,9 +1084,7 @@ fn missing_champion_is_refused_in_plain_words() {
         "{err}"
     );
     assert!(
-        err.contains(&format!(
-            "copy networks/snapshot-00002.azc (the same network"
-        )),
+        err.contains("copy networks/snapshot-00002.azc (the same network"),
         "{err}"
     );
     assert!(!err.contains("no object stored"), "{err}");
