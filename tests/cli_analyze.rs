@@ -173,3 +173,78 @@ fn analyze_shows_a_proven_vcf_win_first_with_its_exact_value() {
         "best {best} is not the rank-1 move {first}"
     );
 }
+
+#[test]
+fn analyze_prints_a_dash_not_q_zero_for_unvisited_moves() {
+    // 3 simulations over Connect Four's 7 moves: some moves get no visit, and their Q used to
+    // read `+0.000`, like a drawn move.
+    let out = alphazero(&["analyze", "--game", "connect4", "--sims", "3", "--top", "7"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("rank"))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .take_while(|w| w.len() >= 6 && w[0].parse::<u32>().is_ok())
+        .collect();
+    assert_eq!(rows.len(), 7, "{}", out.stdout);
+    let unvisited: Vec<&Vec<&str>> = rows.iter().filter(|w| w[2] == "0").collect();
+    assert!(!unvisited.is_empty(), "{}", out.stdout);
+    for w in &unvisited {
+        assert_eq!(w[4], "-", "unvisited move's Q: {w:?}");
+    }
+    for w in rows.iter().filter(|w| w[2] != "0") {
+        assert!(w[4].parse::<f64>().is_ok(), "visited move's Q: {w:?}");
+    }
+}
+
+#[test]
+fn analyze_png_has_a_legend_and_lettered_xiangqi_pieces() {
+    // Xiangqi pieces were rings of different sizes, with no letters and no legend (Gomoku and
+    // Connect Four had no legend either).
+    let dir = fresh_dir("analyze_legend");
+    for game in ["xiangqi", "connect4", "gomoku"] {
+        let png = dir.join(format!("{game}.png"));
+        let out = alphazero(&[
+            "analyze",
+            "--game",
+            game,
+            "--sims",
+            "4",
+            "--out",
+            png.to_str().unwrap(),
+        ]);
+        assert_eq!(out.code, 0, "{game}: {}", out.stderr);
+        let bytes = std::fs::read(&png).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(&bytes[..]));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        let w = info.width as usize;
+        let px = |x: usize, y: usize| {
+            let i = (y * w + x) * 3;
+            (buf[i], buf[i + 1], buf[i + 2])
+        };
+        // The legend band above the board holds ink: the side names in one line, and for
+        // Xiangqi two more lines with the piece letters' meanings.
+        // (The board's own labels start below the 30-pixel margin under the legend.)
+        let inked = |ys: std::ops::Range<usize>| {
+            ys.filter(|&y| (0..w).any(|x| px(x, y) == (60, 45, 25)))
+                .count()
+        };
+        let sides = inked(0..26);
+        assert!(
+            sides >= 8,
+            "{game}: {sides} inked rows in the legend's first line"
+        );
+        if game == "xiangqi" {
+            let letters = inked(26..70);
+            assert!(
+                letters >= 20,
+                "xiangqi: {letters} inked rows in the letters' legend"
+            );
+        }
+        assert_coordinate_labels_are_drawn(&bytes, game);
+    }
+}

@@ -31,9 +31,15 @@ fn rollout_beats_random_at_connect4_and_results_are_written() {
         .find(|l| l.starts_with("#1 rollout-50"))
         .unwrap();
     assert!(row.trim_end().ends_with("/4"), "{row}");
-    assert!(out
+    // Two players: the pair's Elo by the ladder's rule (the rollout usually sweeps: an
+    // open bound, never a "+819 ±1646" of the fit's prior).
+    let elo = out
         .stdout
-        .contains("Bradley–Terry ratings (anchor rollout-50 = 0"));
+        .lines()
+        .find(|l| l.starts_with("Elo of random over rollout-50"))
+        .unwrap_or_else(|| panic!("no Elo line: {}", out.stdout));
+    assert!(elo.ends_with(']') && elo.contains(" ["), "{elo}");
+    assert!(!out.stdout.contains('±'), "{}", out.stdout);
     let text = std::fs::read_to_string(&json).unwrap();
     for key in ["\"match\"", "\"ratings\"", "\"cross_table\"", "\"players\""] {
         assert!(text.contains(key), "{key} missing");

@@ -376,6 +376,55 @@ fn play_shows_wxf_and_saves_the_game_when_the_player_quits() {
 }
 
 #[test]
+fn ctrl_c_during_play_writes_the_save_file() {
+    use std::io::{BufRead, Write};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("game.pgn");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["play", "--game", "connect4", "--sims", "10", "--save"])
+        .arg(&pgn)
+        .env("NO_COLOR", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // One move each, then Ctrl-C while the game waits for the next move (stdin stays open).
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"4\n").unwrap();
+    stdin.flush().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    loop {
+        let mut line = String::new();
+        assert_ne!(
+            stdout.read_line(&mut line).unwrap(),
+            0,
+            "ended early: {seen}"
+        );
+        seen.push_str(&line);
+        if line.contains("engine (second (O)) plays") {
+            break;
+        }
+    }
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(err.contains("game.pgn"), "says where the game went: {err}");
+    drop(stdin);
+    let text = read(&pgn);
+    assert!(text.contains("[Termination \"unfinished\"]"), "{text}");
+    assert!(text.contains("[Result \"*\"]"), "{text}");
+    assert!(text.contains("1. 4 "), "both moves saved: {text}");
+}
+
+#[test]
 fn play_refuses_a_save_file_it_cannot_write_before_the_game() {
     let dir = fresh_dir("formats_play_bad");
     for (args, expected) in [

@@ -132,7 +132,8 @@ fn renju_forbidden_move_ends_the_game_with_the_reason() {
             "--position",
             "f8 a1 g8 a3 h6 a5 h7 a7",
         ],
-        "h8\n",
+        // The foul is played only when typed a second time (the first is warned).
+        "h8\nh8\n",
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let over = out
@@ -219,4 +220,95 @@ fn human_colour_names_are_the_games_own() {
         assert_clean_error(&out, game);
         assert!(out.stderr.contains(names), "{game}: {}", out.stderr);
     }
+}
+
+#[test]
+fn human_renju_foul_is_warned_with_the_forbidden_points_shown() {
+    // A human's double-three used to be accepted and lost without a word.
+    let args = [
+        "play",
+        "--game",
+        "gomoku",
+        "--rule",
+        "renju",
+        "--sims",
+        "10",
+        "--position",
+        "f8 a1 g8 a3 h6 a5 h7 a7",
+    ];
+    let out = alphazero_with_input(&args, "h8\nquit\n");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let warning = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("warning: h8 loses at once"))
+        .unwrap_or_else(|| panic!("no warning: {}", out.stdout));
+    assert!(
+        warning.contains("double-three") && warning.contains("type h8 again"),
+        "{warning}"
+    );
+    assert!(!out.stdout.contains("game over"), "{}", out.stdout);
+    // The board marks black's forbidden points: h8 among them (row 8, column h).
+    let row8 = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with(" 8 "))
+        .unwrap_or_else(|| panic!("no row 8: {}", out.stdout));
+    let cells: Vec<&str> = row8.split_whitespace().collect();
+    assert_eq!(cells[8], "!", "h8 marked forbidden: {row8}");
+    assert!(
+        out.stdout.contains("! forbidden for black"),
+        "{}",
+        out.stdout
+    );
+    // Another move after the warning is played as usual.
+    let out = alphazero_with_input(&args, "h8\nj10\nquit\n");
+    assert!(out.stdout.contains("you play j10"), "{}", out.stdout);
+}
+
+#[test]
+fn terminal_board_marks_the_last_move_and_the_winning_line() {
+    // X has three discs in column 1; the human (X) completes four with 1.
+    let out = alphazero_with_input(
+        &[
+            "play",
+            "--game",
+            "connect4",
+            "--sims",
+            "10",
+            "--position",
+            "121212",
+        ],
+        "1\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("game over: first (X) wins"),
+        "{}",
+        out.stdout
+    );
+    // The final board: the winning column in lower case, the last disc in brackets.
+    let board: Vec<&str> = out
+        .stdout
+        .lines()
+        .skip_while(|l| !l.contains("you play 1"))
+        .skip(1)
+        .take(6)
+        .collect();
+    assert_eq!(board.len(), 6, "{}", out.stdout);
+    assert!(
+        board[2].starts_with("[x]"),
+        "last move at the top of column 1: {board:?}"
+    );
+    for row in &board[3..] {
+        assert!(
+            row.trim_start().starts_with('x'),
+            "winning column: {board:?}"
+        );
+    }
+    assert!(
+        out.stdout.contains("[ ]: the last move") && out.stdout.contains("x/o: the winning row"),
+        "{}",
+        out.stdout
+    );
 }

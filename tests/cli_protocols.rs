@@ -103,6 +103,31 @@ fn uci_engine_takes_ranks_1_to_10_and_reports_multipv_and_wdl() {
     );
 }
 
+/// Piskvork shows `MESSAGE` lines, never stderr: a 20×20 board (Gomocup's freestyle league)
+/// without a network of its size used to be played network-less with a word on stderr only.
+#[test]
+fn gomocup_brain_on_a_board_without_a_network_says_so_in_a_message() {
+    let out = alphazero_with_input(
+        &["gomocup", "--model", "models/gomoku-15x15-freestyle.azc"],
+        "START 20\nEND\n",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let message = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("MESSAGE"))
+        .unwrap_or_else(|| panic!("no MESSAGE: {}", out.stdout));
+    assert!(
+        message.contains("no network for 20x20") && message.contains("15x15"),
+        "{message}"
+    );
+    let out = alphazero_with_input(
+        &["gomocup", "--model", "models/gomoku-15x15-freestyle.azc"],
+        "START 15\nEND\n",
+    );
+    assert_eq!(out.stdout, "OK\n", "its own board: no warning");
+}
+
 #[test]
 fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_directory() {
     // A Gomocup zip: pbrain-alphazero with models/ in the same folder; the manager starts it

@@ -128,12 +128,12 @@ fn check_run_dir(run: &Path) -> RunState {
     ids.dedup();
     assert_eq!(ids.len(), n, "a game id was written twice");
     // The committed record files hold exactly the games the state counts (files of an
-    // interrupted iteration have higher ids), unless one was set aside as corrupt.
+    // interrupted iteration have higher ids), unless one was set aside as corrupt or missing.
     let corrupt = storage
         .list("records/")
         .unwrap()
         .iter()
-        .any(|k| k.ends_with(".corrupt"));
+        .any(|k| k.ends_with(".corrupt") || k.ends_with(".missing"));
     if !corrupt {
         assert_eq!(
             committed_games, state.total_games,
@@ -957,5 +957,156 @@ fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
     // The run resumes from there.
     run_ok(train_cmd(&run, s.iteration + 1));
     assert_eq!(check_counts_consistent(&run).iteration, s.iteration + 1);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// The run directory's files (relative paths) with fingerprints of their bytes, but the
+/// lock file.
+fn dir_contents(run: &Path) -> Vec<(String, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(root, &p, out);
+            } else if p.file_name().is_some_and(|n| n != "lock") {
+                let rel = p.strip_prefix(root).unwrap().display().to_string();
+                out.push((rel, file_fingerprint(&std::fs::read(&p).unwrap())));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(run, run, &mut out);
+    out.sort();
+    out
+}
+
+/// Runs `cmd`, asserts that it fails, and returns its stderr.
+fn run_fails(mut cmd: Command) -> String {
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{err}");
+    err
+}
+
+#[test]
+fn run_that_lost_its_state_is_refused_not_started_over() {
+    let run = temp_run("lost-state");
+    run_ok(train_cmd(&run, 2));
+    let state = std::fs::read(run.join("state/run.json")).unwrap();
+    let champion = check_run_dir(&run).champion_id;
+    // The state deleted, and the whole state/ folder lost with a disk.
+    for lose in ["state/run.json", "state"] {
+        let lost = run.join(lose);
+        if lost.is_dir() {
+            std::fs::remove_dir_all(&lost).unwrap();
+        } else {
+            std::fs::remove_file(&lost).unwrap();
+        }
+        let before = dir_contents(&run);
+        assert!(before.iter().any(|(k, _)| k == "metrics.jsonl"));
+        let err = run_fails(train_cmd(&run, 3));
+        assert!(
+            err.contains("state/run.json is missing") && err.contains("history"),
+            "{lose}: {err}"
+        );
+        assert!(
+            err.contains(&format!("--init RUN/networks/champion-{champion:04}.azc")),
+            "{lose}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one error line: {err}");
+        // Nothing written, moved or cut: records, networks and metrics stay as they were.
+        assert_eq!(dir_contents(&run), before, "{lose}: the run changed");
+        std::fs::create_dir_all(run.join("state")).unwrap();
+        std::fs::write(run.join("state/run.json"), &state).unwrap();
+    }
+    // The way on the message gives: a new run from the newest champion, this run untouched.
+    let fresh = temp_run("lost-state-fresh");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--quiet", "--iterations", "1", "--run"])
+        .arg(&fresh)
+        .arg("--config")
+        .arg(run.join("config.toml"))
+        .arg("--init")
+        .arg(run.join(format!("networks/champion-{champion:04}.azc")))
+        .stdin(Stdio::null());
+    run_ok(cmd);
+    assert_eq!(check_counts_consistent(&fresh).iteration, 1);
+    // With its state restored the run resumes where it was.
+    run_ok(train_cmd(&run, 3));
+    assert_eq!(check_counts_consistent(&run).iteration, 3);
+    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(&fresh);
+}
+
+#[test]
+fn run_without_latest_checkpoint_is_refused_not_restarted_from_random_weights() {
+    let run = temp_run("lost-latest");
+    run_ok(train_cmd(&run, 2));
+    let s = check_run_dir(&run);
+    std::fs::remove_file(run.join("networks/latest.azc")).unwrap();
+    let before = dir_contents(&run);
+    let err = run_fails(train_cmd(&run, 3));
+    let champion = format!("networks/champion-{:04}.azc", s.champion_id);
+    assert!(
+        err.contains("networks/latest.azc") && err.contains("is missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!("copy {champion} to networks/latest.azc")),
+        "{err}"
+    );
+    assert_eq!(dir_contents(&run), before, "the run changed");
+    // The way on the message gives: the champion copied over it.
+    std::fs::copy(run.join(&champion), run.join("networks/latest.azc")).unwrap();
+    run_ok(train_cmd(&run, 3));
+    assert_eq!(check_counts_consistent(&run).iteration, 3);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn missing_record_file_is_reported_like_a_truncated_one() {
+    let run = temp_run("missing-record");
+    run_ok(train_cmd(&run, 2));
+    std::fs::remove_file(run.join("records/000000.azr")).unwrap();
+    let err = run_ok(train_cmd(&run, 3));
+    assert!(
+        err.contains("records/000000.azr is missing") && err.contains("records/000000.azr.missing"),
+        "{err}"
+    );
+    assert!(err.contains("lost 6 games (ids 0..6)"), "{err}");
+    assert!(run.join("records/000000.azr.missing").exists());
+    let s = check_run_dir(&run);
+    assert_eq!((s.iteration, s.total_games), (3, 18));
+    // Reported once: a second resume does not warn again.
+    let err = run_ok(train_cmd(&run, 4));
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(check_run_dir(&run).iteration, 4);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn missing_champion_is_refused_in_plain_words() {
+    let run = temp_run("lost-champion");
+    run_ok(train_cmd(&run, 2));
+    let s = check_run_dir(&run);
+    // The tiny run promotes every iteration (no gating) and snapshots every second one.
+    assert_eq!(s.champion_id, 2);
+    let champion = "networks/champion-0002.azc";
+    std::fs::remove_file(run.join(champion)).unwrap();
+    let before = dir_contents(&run);
+    let err = run_fails(train_cmd(&run, 3));
+    assert!(
+        err.contains(&format!("the champion network {champion}")) && err.contains("is missing"),
+        "{err}"
+    );
+    assert!(
+        err.contains("copy networks/snapshot-00002.azc (the same network"),
+        "{err}"
+    );
+    assert!(!err.contains("no object stored"), "{err}");
+    assert_eq!(dir_contents(&run), before, "the run changed");
+    std::fs::copy(run.join("networks/snapshot-00002.azc"), run.join(champion)).unwrap();
+    run_ok(train_cmd(&run, 3));
+    assert_eq!(check_counts_consistent(&run).iteration, 3);
     let _ = std::fs::remove_dir_all(&run);
 }

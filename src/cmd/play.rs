@@ -1,6 +1,6 @@
 //! `alphazero play`: a game in the terminal against the engine (or engine against itself).
-//! `--save FILE` writes the game as PGN, SGF or PSQ when it ends or you quit. The game itself
-//! is [`alphazero_engine::play`].
+//! `--save FILE` writes the game as PGN, SGF or PSQ when it ends or you quit (Ctrl-C
+//! included). The game itself is [`alphazero_engine::play`].
 use crate::games::GameArgs;
 use alphazero_engine::play::{play, PlayOptions};
 use anyhow::Result;
@@ -34,8 +34,8 @@ pub struct PlayArgs {
     /// Seed of the engine's search.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write the game here when it ends or you quit: `.pgn` (any game), `.sgf` or `.psq`
-    /// (Gomoku), by the extension.
+    /// Write the game here when it ends or you quit (Ctrl-C too): `.pgn` (any game), `.sgf`
+    /// or `.psq` (Gomoku), by the extension.
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
     /// Xiangqi moves in a --save PGN: iccs (H2-E2) or wxf (C2=5).

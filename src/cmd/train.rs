@@ -184,6 +184,9 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     // The lock comes first: a second trainer on this directory stops here, having written
     // nothing.
     let storage = alphazero_train::local::open_run(&args.run)?;
+    // A run that lost its state or its trainer checkpoint is refused before anything is
+    // written (its saved config included).
+    alphazero_train::recovery::check_resumable(&storage)?;
     // Checked before anything is written: a run's networks are never replaced.
     let init = match run.init {
         Some(i) if i.needed(&storage, &run_name, &bars)? => Some(i),

@@ -250,10 +250,7 @@ impl LadderRow {
     /// failures.
     fn cells(&self) -> [String; 6] {
         let (score, elo) = match self.elo() {
-            Some(e) => (
-                format!("{:.1}%", 100.0 * e.score),
-                format!("{} [{}, {}]", fmt_elo(e.elo), fmt_elo(e.lo), fmt_elo(e.hi)),
-            ),
+            Some(e) => (format!("{:.1}%", 100.0 * e.score), e.interval_text()),
             None => ("-".into(), "-".into()),
         };
         [

@@ -42,6 +42,26 @@ pub struct EloEstimate {
     pub los: f64,
 }
 
+impl EloEstimate {
+    /// `elo [lo, hi]` rounded to whole Elo, `+inf` / `-inf` for an open bound (a 100% / 0%
+    /// score): the one way ladders, matches and tables print an estimate.
+    ///
+    /// ```
+    /// use alphazero_arena::rating::elo_from_wdl;
+    /// // A 4-0 sweep: the Wilson lower bound, an open upper one.
+    /// assert_eq!(elo_from_wdl(4, 0, 0).unwrap().interval_text(), "+inf [+7, +inf]");
+    /// ```
+    pub fn interval_text(&self) -> String {
+        use crate::ladder::fmt_elo;
+        format!(
+            "{} [{}, {}]",
+            fmt_elo(self.elo),
+            fmt_elo(self.lo),
+            fmt_elo(self.hi)
+        )
+    }
+}
+
 /// The standard normal CDF (Abramowitz–Stegun 7.1.26 erf, |error| < 1.5e-7).
 pub fn normal_cdf(x: f64) -> f64 {
     let z = x.abs() / std::f64::consts::SQRT_2;
@@ -195,7 +215,10 @@ pub struct Ratings {
 }
 
 impl Ratings {
-    /// A text table sorted by Elo, best first: rank, name, Elo, ±95%, games, score %.
+    /// A text table sorted by Elo, best first: rank, name, Elo, its 95% interval `[lo, hi]`,
+    /// games, score %. Elo values are rounded as [`EloEstimate::interval_text`] prints them;
+    /// a player who won (lost) every game has an open bound, `+inf` (`-inf`), as in the
+    /// ladder's Wilson intervals, not the finite value the fit's prior holds it at.
     pub fn to_table(&self) -> String {
         let mut idx: Vec<usize> = (0..self.players.len()).collect();
         idx.sort_by(|&a, &b| self.players[b].elo.total_cmp(&self.players[a].elo));
@@ -206,9 +229,10 @@ impl Ratings {
             .max()
             .unwrap_or(4)
             .max(4);
+        use crate::ladder::fmt_elo;
         let mut s = format!(
-            "{:>3} {:<width$} {:>8} {:>7} {:>7} {:>7}\n",
-            "#", "name", "elo", "±95%", "games", "score"
+            "{:>3} {:<width$} {:>6} {:>15} {:>7} {:>7}\n",
+            "#", "name", "elo", "95% interval", "games", "score"
         );
         for (rank, &i) in idx.iter().enumerate() {
             let p = &self.players[i];
@@ -217,12 +241,21 @@ impl Ratings {
             } else {
                 0.0
             };
+            let (elo, interval) = if i == self.anchor {
+                ("0".to_string(), "anchor".to_string())
+            } else {
+                let swept = p.games > 0.0 && (p.score == p.games || p.score == 0.0);
+                let (elo, lo, hi) = match (swept, p.score > 0.0) {
+                    (true, true) => (f64::INFINITY, p.lo, f64::INFINITY),
+                    (true, false) => (f64::NEG_INFINITY, f64::NEG_INFINITY, p.hi),
+                    (false, _) => (p.elo, p.lo, p.hi),
+                };
+                (fmt_elo(elo), format!("[{}, {}]", fmt_elo(lo), fmt_elo(hi)))
+            };
             s.push_str(&format!(
-                "{:>3} {:<width$} {:>8.1} {:>7.1} {:>7} {:>6.1}%\n",
+                "{:>3} {:<width$} {elo:>6} {interval:>15} {:>7} {:>6.1}%\n",
                 rank + 1,
                 p.name,
-                p.elo,
-                Z95 * p.se,
                 p.games,
                 pct
             ));
@@ -795,6 +828,48 @@ mod tests {
         );
         assert_eq!(r.players[1].elo, 0.0);
         assert_eq!(r.players[1].se, 0.0);
+    }
+
+    /// A 4-0 sweep printed `818.9 ±1645.9` (the fit's prior holds the sweeper finite) where
+    /// the ladder prints an open bound: the table now shows the sweeper's open bound too.
+    #[test]
+    fn ratings_table_gives_a_sweep_an_open_bound_not_the_priors_finite_value() {
+        let names: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let pair = |a, b, wins, draws, losses| PairResult {
+            a,
+            b,
+            wins,
+            draws,
+            losses,
+        };
+        // b beats everyone; c loses to everyone; a is the anchor.
+        let pairs = [
+            pair(1, 0, 4.0, 0.0, 0.0),
+            pair(1, 2, 4.0, 0.0, 0.0),
+            pair(0, 2, 3.0, 0.0, 0.0),
+        ];
+        let fit = fit_ratings(&names, &pairs, 0).unwrap();
+        let table = fit.to_table();
+        let row = |name: &str| {
+            table
+                .lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(name))
+                .unwrap_or_else(|| panic!("{name}: {table}"))
+                .to_string()
+        };
+        assert!(
+            row("b").contains("+inf") && row("b").trim_end().ends_with("100.0%"),
+            "{table}"
+        );
+        assert!(row("b").contains(", +inf]"), "{table}");
+        assert!(row("c").contains("[-inf, "), "{table}");
+        assert!(row("a").contains("anchor"), "{table}");
+        assert!(!table.contains('±'), "{table}");
+        // The pair estimate the ladder and a two-player arena print.
+        assert_eq!(
+            elo_from_wdl(4, 0, 0).unwrap().interval_text(),
+            "+inf [+7, +inf]"
+        );
     }
 
     #[test]

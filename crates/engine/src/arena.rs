@@ -409,11 +409,34 @@ fn report(
     outln!("{} games of {}", r.games.len(), r.game);
     out!("{}", r.cross_table());
     let ratings = r.ratings(anchor).context("fitting ratings")?;
-    outln!(
-        "\nBradley–Terry ratings (anchor {} = 0, ±95% interval):",
-        r.players[anchor]
-    );
-    out!("{}", ratings.to_table());
+    if r.players.len() == 2 {
+        // Two players: the pair's own estimate, by the ladder's rule (Wilson bounds when
+        // every game had one result), not the fit's prior-held value.
+        let other = 1 - anchor;
+        let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
+        for p in r.pair_stats() {
+            let (ow, ol) = if p.a == other {
+                (p.wins, p.losses)
+            } else {
+                (p.losses, p.wins)
+            };
+            (w, d, l) = (w + u64::from(ow), d + u64::from(p.draws), l + u64::from(ol));
+        }
+        if let Some(e) = alphazero_arena::rating::elo_from_wdl(w, d, l) {
+            outln!(
+                "\nElo of {} over {} (95% interval; an open bound after a sweep): {}",
+                r.players[other],
+                r.players[anchor],
+                e.interval_text()
+            );
+        }
+    } else {
+        outln!(
+            "\nBradley–Terry ratings (anchor {} = 0, 95% interval):",
+            r.players[anchor]
+        );
+        out!("{}", ratings.to_table());
+    }
     if let Some((s, d, llr)) = sprt {
         let (lo, hi) = s.bounds();
         let verdict = match d {
@@ -747,7 +770,7 @@ fn run_snapshot_ladder<G: ArenaGame>(
         run.display(),
         pairs.len()
     );
-    outln!("\nBradley–Terry ratings (anchor random = 0, ±95% interval):");
+    outln!("\nBradley–Terry ratings (anchor random = 0, 95% interval):");
     out!("{}", ratings.to_table());
     print_failures(&r);
     if let Some(p) = &args.out {

@@ -522,6 +522,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     };
     let config = alphazero_protocols::EngineConfig {
         network_trained_for: trained_for,
+        warn_network_less: true,
         ..brain_config::<Gomoku>(opts)
     };
     alphazero_protocols::run_gomocup(

@@ -5,9 +5,12 @@
 //! `C2=5`, Connect Four the column `1`–`7`); Xiangqi moves are shown in both notations.
 //! Commands: `undo` (back to your previous turn), `hint` (the engine's top moves for you),
 //! `moves` (the game so far), `help`, `quit` (or end of input). A save file gets the game as
-//! PGN, SGF or PSQ when it ends or you quit.
+//! PGN, SGF or PSQ when it ends or you quit, and also on Ctrl-C or SIGTERM (the game so far,
+//! unfinished; the process then exits with status 130).
 use crate::files::check_output_path;
-use crate::present::{board_text, moves_lines, top_moves_table, use_color, BoardView};
+use crate::present::{
+    board_text_marked, moves_lines, top_moves_table, use_color, BoardView, WebGame,
+};
 use crate::records::{output_format, save_records};
 use crate::{device, load_evaluator, search_position};
 use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
@@ -16,7 +19,8 @@ use alphazero_mcts::{Evaluator, SearchConfig};
 use alphazero_registry::{with_game, GameSpec};
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The settings of a game in the terminal (`alphazero play`'s flags).
 #[derive(Clone, Debug)]
@@ -93,8 +97,10 @@ fn result_line<G: BoardView>(game: &History<G>, o: Outcome) -> String {
     }
 }
 
-struct Session<'a, G: BoardView> {
+struct Session<'a, G: BoardView + WebGame> {
     game: History<G>,
+    /// The game as `--save` writes it on Ctrl-C ([`SaveFile`]), kept up to date.
+    saved: Option<Arc<SaveFile<G>>>,
     human: Option<Side>,
     eval: &'a dyn Evaluator<G>,
     config: SearchConfig,
@@ -102,9 +108,9 @@ struct Session<'a, G: BoardView> {
     color: bool,
 }
 
-impl<G: BoardView> Session<'_, G> {
+impl<G: BoardView + WebGame> Session<'_, G> {
     fn show(&self, out: &mut impl Write) -> Result<()> {
-        writeln!(out, "{}", board_text(self.game.current(), self.color))?;
+        writeln!(out, "{}", board_text_marked(&self.game, self.color))?;
         Ok(())
     }
 
@@ -173,7 +179,12 @@ impl<G: BoardView> Session<'_, G> {
         // instead of ending the game.
         let mut raw = Vec::new();
         let mut shown = false;
+        // The forbidden move the person was just warned of (typing it again plays it).
+        let mut warned: Option<G::Move> = None;
         loop {
+            if let Some(saved) = &self.saved {
+                saved.update(&self.game);
+            }
             if !shown {
                 self.show(out)?;
                 shown = true;
@@ -219,11 +230,31 @@ impl<G: BoardView> Session<'_, G> {
                     let pos = self.game.current().clone();
                     match pos.parse_move(cmd) {
                         Err(e) => writeln!(out, "refused: {e}")?,
+                        // A move that loses at once by a rule (a renju foul) is played only
+                        // when typed twice in a row: the first time says why it loses.
+                        Ok(mv) if warned != Some(mv) && pos.forbidden_moves().contains(&mv) => {
+                            let mut after = self.game.clone();
+                            let why = match after.play(mv) {
+                                Ok(()) => after.current().end_reason_text(after.entries()),
+                                Err(_) => None,
+                            }
+                            .unwrap_or_else(|| "a forbidden move".into());
+                            writeln!(
+                                out,
+                                "warning: {} loses at once ({why}); the points marked ! are \
+                                 forbidden: type {} again to play it anyway, or another move",
+                                pos.move_words(mv),
+                                pos.format_move(mv)
+                            )?;
+                            warned = Some(mv);
+                            continue;
+                        }
                         Ok(mv) => match self.game.play(mv) {
                             Err(e) => writeln!(out, "refused: {e}")?,
                             Ok(()) => {
                                 writeln!(out, "you play {}", pos.move_words(mv))?;
                                 shown = false;
+                                warned = None;
                             }
                         },
                     }
@@ -262,7 +293,7 @@ fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &st
     rec
 }
 
-fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
+fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
     let human = parse_human::<G>(&args.human)?;
     let game = match &args.position {
         Some(t) => G::parse_position(cfg, t).context("--position")?,
@@ -282,8 +313,36 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
     };
     let dev = device(&args.device)?;
     let (eval, desc) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
+    let engine = format!(
+        "alphazero {}, {} simulations",
+        public_engine(&desc),
+        args.sims
+    );
+    let saved = save.map(|(path, format, notation)| {
+        let file = Arc::new(SaveFile {
+            path: path.clone(),
+            format,
+            notation,
+            human,
+            engine,
+            game: Mutex::new((game.clone(), false)),
+        });
+        let on_signal = Arc::clone(&file);
+        let handler = move || {
+            eprintln!();
+            if let Err(e) = on_signal.save_once() {
+                eprintln!("error: {e:#}");
+            }
+            std::process::exit(130);
+        };
+        if let Err(e) = ctrlc::set_handler(handler) {
+            eprintln!("warning: Ctrl-C cannot be caught ({e}); it ends the game unsaved");
+        }
+        file
+    });
     let mut s = Session {
         game,
+        saved: saved.clone(),
         human,
         eval: &*eval,
         config: crate::play_search::<G>(args.sims, args.seed),
@@ -293,17 +352,47 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
     let played = s.run(&mut stdin.lock(), &mut stdout.lock());
-    if let Some((path, format, notation)) = save {
-        let engine = format!(
-            "alphazero {}, {} simulations",
-            public_engine(&desc),
-            args.sims
-        );
-        let rec = game_record(&s.game, human, &engine);
-        let msg = save_records(path, &[rec], format, notation)?;
-        eprintln!("{msg}");
+    if let Some(saved) = saved {
+        saved.update(&s.game);
+        saved.save_once()?;
     }
     played
+}
+
+/// Where `--save` writes the game, and the game so far: written once, when the game ends,
+/// the person quits, or on Ctrl-C / SIGTERM (from the signal handler's thread, hence the
+/// lock).
+struct SaveFile<G: BoardView> {
+    path: PathBuf,
+    format: Format,
+    notation: MoveNotation,
+    human: Option<Side>,
+    engine: String,
+    /// The game so far, and whether it has been written.
+    game: Mutex<(History<G>, bool)>,
+}
+
+impl<G: BoardView> SaveFile<G> {
+    /// Takes the game so far (unless it has been written).
+    fn update(&self, game: &History<G>) {
+        let mut g = self.game.lock().unwrap_or_else(|e| e.into_inner());
+        if !g.1 {
+            g.0 = game.clone();
+        }
+    }
+
+    /// Writes the game unless it was written already, saying where on stderr.
+    fn save_once(&self) -> Result<()> {
+        let mut g = self.game.lock().unwrap_or_else(|e| e.into_inner());
+        if g.1 {
+            return Ok(());
+        }
+        g.1 = true;
+        let rec = game_record(&g.0, self.human, &self.engine);
+        let msg = save_records(Path::new(&self.path), &[rec], self.format, self.notation)?;
+        eprintln!("{msg}");
+        Ok(())
+    }
 }
 
 /// The engine's description without folders (`network xiangqi.azc (4x32, …)`).

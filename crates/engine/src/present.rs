@@ -5,7 +5,7 @@
 //! `arena`.
 use alphazero_game::{History, Side};
 use alphazero_mcts::SearchResult;
-pub use alphazero_registry::{BoardView, Rgb};
+pub use alphazero_registry::{BoardView, Rgb, WebGame};
 use alphazero_train::plots::{draw_text, text_width};
 use anyhow::{Context, Result};
 use plotters::prelude::*;
@@ -28,9 +28,111 @@ pub fn board_text<G: BoardView>(pos: &G, color: bool) -> String {
     }
 }
 
+/// The board text of a game in play, marked where the grid allows
+/// ([`BoardView::text_position`]): the last move's cells in brackets (`[X]`), the stones of a
+/// finished game's winning row in lower case (`x`, `o`; a renju foul's point too), and the
+/// points the side to move may not play (renju: black's forbidden points) as `!`; a line
+/// under the board says what the marks used mean. Coloured when `color`.
+pub fn board_text_marked<G: BoardView + WebGame>(game: &History<G>, color: bool) -> String {
+    let pos = game.current();
+    let mut lines: Vec<Vec<char>> = pos
+        .to_string()
+        .lines()
+        .map(|l| l.chars().collect())
+        .collect();
+    let sizes: Vec<usize> = lines.iter().map(Vec::len).collect();
+    let at = |cell: (usize, usize)| {
+        pos.text_position(cell)
+            .filter(|&(l, c)| l < sizes.len() && c < sizes[l])
+    };
+    let mut legend = Vec::new();
+    let forbidden: Vec<(usize, usize)> = pos
+        .forbidden_moves()
+        .into_iter()
+        .filter_map(|m| at(WebGame::move_cells(pos, m).0))
+        .collect();
+    for &(l, c) in &forbidden {
+        if lines[l][c] == '.' {
+            lines[l][c] = '!';
+        }
+    }
+    if !forbidden.is_empty() {
+        legend.push("! forbidden for black".to_string());
+    }
+    let last = game.moves().last().copied();
+    if let (Some(o), Some(mv)) = (game.outcome(), last) {
+        let mut row = false;
+        for (l, c) in pos
+            .decisive_cells(o, Some(mv), game.entries())
+            .into_iter()
+            .filter_map(at)
+        {
+            if matches!(lines[l][c], 'X' | 'O') {
+                lines[l][c] = lines[l][c].to_ascii_lowercase();
+                row = true;
+            }
+        }
+        if row {
+            legend.push("x/o: the winning row".to_string());
+        }
+    }
+    if let Some(mv) = last {
+        let mut marked = false;
+        let cells: Vec<(usize, usize)> =
+            pos.last_move_cells(mv).into_iter().filter_map(at).collect();
+        // A cell at the start of its line (Connect Four's first column) gets its bracket in
+        // a column of blanks put before every line.
+        let shift = usize::from(cells.iter().any(|&(_, c)| c == 0));
+        if shift == 1 {
+            for line in lines.iter_mut() {
+                line.insert(0, ' ');
+            }
+        }
+        for (l, c) in cells.into_iter().map(|(l, c)| (l, c + shift)) {
+            let line = &mut lines[l];
+            let open = c > 0 && line[c - 1] == ' ';
+            let close = c + 1 == line.len() || line[c + 1] == ' ';
+            if open && close {
+                line[c - 1] = '[';
+                if c + 1 == line.len() {
+                    line.push(']');
+                } else {
+                    line[c + 1] = ']';
+                }
+                marked = true;
+            }
+        }
+        if marked {
+            legend.insert(0, format!("[ ]: the last move, {}", pos_before_words(game)));
+        }
+    }
+    let mut text: String = lines
+        .iter()
+        .map(|l| l.iter().collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if !legend.is_empty() {
+        text.push_str(&format!("\n({})", legend.join("; ")));
+    }
+    if color {
+        G::colorize(&text)
+    } else {
+        text
+    }
+}
+
+/// The last move of `game` in words (`h8 (X)` as the position before it writes it).
+fn pos_before_words<G: BoardView>(game: &History<G>) -> String {
+    let mut before = game.clone();
+    match before.undo() {
+        Some(mv) => before.current().move_words(mv),
+        None => String::new(),
+    }
+}
+
 /// The top `n` root children of a search result as a table: rank, move, visits, share of the
-/// root visits, Q and prior (values from the side to move at the root); proven wins first
-/// (with their exact Q), proven losses last.
+/// root visits, Q (`-` for a move not visited) and prior (values from the side to move at
+/// the root); proven wins first (with their exact Q), proven losses last.
 pub fn top_moves_table<G: BoardView>(pos: &G, r: &SearchResult<G>, n: usize) -> String {
     let kids = r.ranked_children();
     let total: u32 = r.children.iter().map(|c| c.visits).sum::<u32>().max(1);
@@ -52,14 +154,19 @@ pub fn top_moves_table<G: BoardView>(pos: &G, r: &SearchResult<G>, n: usize) -> 
         let second = pos
             .second_notation(c.mv)
             .map_or_else(String::new, |t| format!(" {t:<6}"));
+        // An unvisited move has no value yet: `-`, not a Q of 0 that reads like a draw.
+        let q = if c.visits == 0 && c.proven.is_none() {
+            "-".to_string()
+        } else {
+            format!("{:+.3}", c.q)
+        };
         let _ = writeln!(
             s,
-            "{:>4}  {:<8} {:>8} {:>6.1}% {:>+7.3} {:>7.3}{second}{proven}",
+            "{:>4}  {:<8} {:>8} {:>6.1}% {q:>7} {:>7.3}{second}{proven}",
             i + 1,
             pos.format_move(c.mv),
             c.visits,
             100.0 * c.visits as f64 / f64::from(total),
-            c.q,
             c.prior
         );
     }
@@ -89,19 +196,40 @@ pub fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
 }
 
 const CELL: i32 = 40;
+/// Height of a line of a board PNG's legend.
+const LEGEND_LINE: i32 = 22;
+
+/// `entries` joined by two blanks into lines of at most `width` pixels (drawn at scale 2).
+fn legend_lines(entries: &[String], width: i32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for e in entries {
+        match lines.last_mut() {
+            Some(l) if text_width(&format!("{l}  {e}"), 2) <= width => {
+                l.push_str("  ");
+                l.push_str(e);
+            }
+            _ => lines.push(e.clone()),
+        }
+    }
+    lines
+}
 const MARGIN: i32 = 30;
 
 /// Draws the board of `pos` with each cell shaded by `heat` (`(move, share)`, shares in
-/// [0, 1]; the hottest cell darkest), the pieces as coloured discs, a blue frame on the best
-/// move and, for piece moves, lines from origin to destination of the top three; the
-/// coordinates ([`BoardView::axis_labels`]) along the bottom and left edges.
+/// [0, 1]; the hottest cell darkest), the pieces as coloured discs with their letters
+/// ([`BoardView::piece_letter`]) under a legend of the sides' colours and the letters, a blue
+/// frame on the best move and, for piece moves, lines from origin to destination of the top
+/// three; the coordinates ([`BoardView::axis_labels`]) along the bottom and left edges.
 ///
 /// # Errors
 /// Drawing, encoding or writing failed.
 pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path) -> Result<()> {
     let (rows, cols) = pos.grid();
     let w = (cols as i32 * CELL + 2 * MARGIN) as u32;
-    let h = (rows as i32 * CELL + 2 * MARGIN) as u32;
+    // The legend's lines above the board: the sides, then the piece letters.
+    let legend = 1 + legend_lines(&G::piece_legend(), w as i32 - 2 * 4).len() as i32;
+    let top = LEGEND_LINE * legend + 4;
+    let h = (rows as i32 * CELL + 2 * MARGIN + top) as u32;
     let mut buf = vec![255u8; (w * h * 3) as usize];
     {
         let root = BitMapBackend::with_buffer(&mut buf, (w, h)).into_drawing_area();
@@ -115,9 +243,9 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
         }
         let max = cell_heat.iter().copied().fold(0.0f32, f32::max);
         let corner = |r: usize, c: usize| {
-            // Row 0 is drawn at the bottom.
+            // Row 0 is drawn at the bottom, the legend above the top margin.
             let x = MARGIN + c as i32 * CELL;
-            let y = MARGIN + (rows - 1 - r) as i32 * CELL;
+            let y = top + MARGIN + (rows - 1 - r) as i32 * CELL;
             (x, y)
         };
         let centre = |r: usize, c: usize| {
@@ -164,27 +292,46 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
                     .map_err(draw_err)?;
                     root.draw(&Circle::new(ctr, CELL / 2 - 4, BLACK.stroke_width(1)))
                         .map_err(draw_err)?;
-                    if kind > 0 {
-                        // Kinds 1..6 as inner rings of growing size (no fonts).
-                        root.draw(&Circle::new(
-                            ctr,
-                            2 + 2 * i32::from(kind),
-                            WHITE.stroke_width(2),
-                        ))
-                        .map_err(draw_err)?;
+                    if let Some(letter) = G::piece_letter(kind) {
+                        // The piece's letter (as the legend names it), as the web page
+                        // writes its name on each piece.
+                        let text = letter.to_string();
+                        let tw = text_width(&text, 2);
+                        draw_text(&root, &text, (ctr.0 - tw / 2, ctr.1 - 9), 2, WHITE)
+                            .map_err(draw_err)?;
                     }
                 }
             }
         }
         let (col_labels, row_labels) = pos.axis_labels();
         let ink = RGBColor(60, 45, 25);
+        // The legend above the board: each side's piece colour and name, then what the
+        // piece letters mean.
+        let mut x = MARGIN;
+        for side in [Side::First, Side::Second] {
+            let y = 4 + LEGEND_LINE / 2;
+            root.draw(&Circle::new((x + 7, y), 7, colors[side.index()].filled()))
+                .map_err(draw_err)?;
+            root.draw(&Circle::new((x + 7, y), 7, BLACK.stroke_width(1)))
+                .map_err(draw_err)?;
+            let name = G::side_name(side);
+            draw_text(&root, name, (x + 18, y - 9), 2, ink).map_err(draw_err)?;
+            x += 18 + text_width(name, 2) + 16;
+        }
+        for (i, line) in legend_lines(&G::piece_legend(), w as i32 - 2 * 4)
+            .iter()
+            .enumerate()
+        {
+            draw_text(&root, line, (4, 4 + LEGEND_LINE * (i as i32 + 1)), 2, ink)
+                .map_err(draw_err)?;
+        }
         for (c, label) in col_labels.iter().enumerate().take(cols) {
             let (x, _) = centre(0, c);
             let tw = text_width(label, 2);
             draw_text(
                 &root,
                 label,
-                (x - tw / 2, MARGIN + rows as i32 * CELL + 7),
+                (x - tw / 2, top + MARGIN + rows as i32 * CELL + 7),
                 2,
                 ink,
             )

@@ -106,10 +106,12 @@ pub fn install_ctrl_c(lines: [&'static str; 2]) {
 }
 
 /// The command's [`Observer`]: a progress bar per stage (hidden with `--quiet`), warnings and
-/// information on stderr, one summary line per iteration.
+/// information on stderr, one summary line per iteration (what its fields mean is said once,
+/// before the first).
 pub struct Bars {
     quiet: bool,
     bar: Mutex<Option<ProgressBar>>,
+    legend: std::sync::Once,
 }
 
 impl Bars {
@@ -118,6 +120,7 @@ impl Bars {
         Bars {
             quiet,
             bar: Mutex::new(None),
+            legend: std::sync::Once::new(),
         }
     }
 
@@ -168,6 +171,8 @@ impl Observer for Bars {
     }
 
     fn iteration_done(&self, report: &IterationReport) {
+        self.legend
+            .call_once(|| eprintln!("{}", alphazero_train::SUMMARY_LEGEND));
         eprintln!("{}", report.summary());
     }
 }

@@ -187,6 +187,9 @@ pub struct GomocupEngine {
     board: Option<BoardBlock>,
     /// The board side and rule last warned about (see [`EngineConfig::network_trained_for`]).
     rule_warned: Option<(u8, Rule)>,
+    /// The board side last warned about as played without a network (see
+    /// [`EngineConfig::warn_network_less`]).
+    network_less_warned: Option<u8>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -227,6 +230,7 @@ impl GomocupEngine {
             folder: None,
             board: None,
             rule_warned: None,
+            network_less_warned: None,
         }
     }
 
@@ -249,6 +253,32 @@ impl GomocupEngine {
             trained_rule.name(),
             self.rule.name(),
             self.rule.name()
+        )
+    }
+
+    /// Says in a `MESSAGE` that a board without a network is played by a search without one
+    /// ([`EngineConfig::warn_network_less`]): once for a board side, until another board is
+    /// started.
+    fn warn_network_less(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let Some(n) = self.size else { return Ok(()) };
+        let trained = self.config.network_trained_for.map(|(t, _)| t);
+        if trained == Some(n) {
+            // The network's own board: a later board without one is announced again.
+            self.network_less_warned = None;
+            return Ok(());
+        }
+        if !self.config.warn_network_less || self.network_less_warned == Some(n) {
+            return Ok(());
+        }
+        self.network_less_warned = Some(n);
+        let which = match trained {
+            Some(t) => format!("the brain's network is for {t}x{t} boards"),
+            None => "the brain has no network".to_string(),
+        };
+        writeln!(
+            out,
+            "MESSAGE warning: no network for {n}x{n} ({which}): this game is played by a \
+             search without a network (uniform priors), far weaker"
         )
     }
 
@@ -470,7 +500,8 @@ impl GomocupEngine {
         match self.rebuild() {
             Ok(()) => {
                 writeln!(out, "OK")?;
-                self.warn_untrained_rule(out)
+                self.warn_untrained_rule(out)?;
+                self.warn_network_less(out)
             }
             Err(e) => err_line(out, e),
         }
@@ -1348,6 +1379,45 @@ mod tests {
             standard.starts_with("OK\nMESSAGE warning:") && standard.contains("plays standard"),
             "{standard}"
         );
+    }
+
+    /// On a 20×20 board (Gomocup's freestyle league) with a 15×15 network the brain used to
+    /// say only on stderr, which the manager never shows, that it plays without a network:
+    /// a `MESSAGE` after `OK` now says so, once per board side.
+    #[test]
+    fn board_without_a_network_is_announced_in_a_message() {
+        let config = EngineConfig {
+            network_trained_for: Some((15, Rule::Freestyle)),
+            warn_network_less: true,
+            ..EngineConfig::fixed(8, 0)
+        };
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+        let mut say = |line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let twenty = say("START 20");
+        assert!(
+            twenty.starts_with("OK\nMESSAGE warning: no network for 20x20")
+                && twenty.contains("network is for 15x15")
+                && twenty.contains("without a network")
+                && twenty.lines().count() == 2,
+            "{twenty}"
+        );
+        assert_eq!(say("RESTART"), "OK\n", "once per board side");
+        assert_eq!(say("START 15"), "OK\n", "the network's own board");
+        assert!(say("START 20").contains("MESSAGE warning: no network for 20x20"));
+        // Without any network every board is announced.
+        let config = EngineConfig {
+            warn_network_less: true,
+            ..EngineConfig::fixed(8, 0)
+        };
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+        let mut out = Vec::new();
+        e.handle_line("START 15", &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert!(out.contains("the brain has no network"), "{out}");
     }
 
     /// `INFO rule 99` (bits 1, 2, 32 and 64) used to answer two errors and quietly apply the

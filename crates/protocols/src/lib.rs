@@ -110,6 +110,12 @@ pub struct EngineConfig {
     /// (`None`: no network, or nothing to warn about). A game on that board under another
     /// rule (`INFO rule`) is played with the same network, and a `MESSAGE` says so once.
     pub network_trained_for: Option<(u8, Rule)>,
+    /// Gomocup brain: say in a `MESSAGE`, once per board side, that a board the network was
+    /// not trained for (any side but [`Self::network_trained_for`]'s; every side when that is
+    /// `None`) is played by a search without a network, far weaker (the manager shows
+    /// `MESSAGE` lines; stderr it does not). `false` (for embedders whose evaluator is what
+    /// they chose).
+    pub warn_network_less: bool,
 }
 
 impl Default for EngineConfig {
@@ -130,6 +136,7 @@ impl Default for EngineConfig {
             hash_mb: 256,
             threads: 1,
             network_trained_for: None,
+            warn_network_less: false,
         }
     }
 }

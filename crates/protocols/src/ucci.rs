@@ -957,7 +957,11 @@ impl UcciEngine {
         Ok(game)
     }
 
-    fn parse_go(&self, args: &[&str], out: &mut dyn Write) -> io::Result<Go> {
+    /// The limits of a `go`: `Err` (the reason) for a limit that is no number or counts
+    /// nothing (`go movetime abc`, `go depth 0`), which refuses the whole command rather than
+    /// searching under limits the GUI did not ask for; a `searchmoves` move that cannot be
+    /// searched is left out with an error line.
+    fn parse_go(&self, args: &[&str], out: &mut dyn Write) -> io::Result<Result<Go, String>> {
         let mut go = Go::default();
         let mut i = 0;
         while i < args.len() {
@@ -997,26 +1001,17 @@ impl UcciEngine {
                 }
                 k if GO_KEYS.contains(&k) => {
                     let Some(v) = args.get(i).and_then(|v| v.parse::<i64>().ok()) else {
-                        self.error(
-                            out,
-                            format!(
-                                "go {k} needs a number, got {:?}; ignored",
-                                Clipped(args.get(i).unwrap_or(&""))
-                            ),
-                        )?;
-                        i += 1;
-                        continue;
+                        return Ok(Err(format!(
+                            "go {k} needs a number, got {:?}",
+                            Clipped(args.get(i).unwrap_or(&""))
+                        )));
                     };
                     i += 1;
                     // Limits that count something must be at least 1: `go depth 0` or
-                    // `go nodes -5` is refused (the parameter is ignored, like a malformed one)
-                    // rather than silently searched as a minimal search.
+                    // `go nodes -5` is refused rather than silently searched as a minimal
+                    // search.
                     if matches!(k, "depth" | "nodes" | "movetime" | "movestogo") && v < 1 {
-                        self.error(
-                            out,
-                            format!("go {k} must be a positive number, got {v}; ignored"),
-                        )?;
-                        continue;
+                        return Ok(Err(format!("go {k} must be a positive number, got {v}")));
                     }
                     let pos = v.max(0) as u64;
                     match k {
@@ -1042,7 +1037,7 @@ impl UcciEngine {
                 "go searchmoves: none of the moves can be searched; searching every move",
             )?;
         }
-        Ok(go)
+        Ok(Ok(go))
     }
 
     /// The thinking time for a `go` (before the safety margin), `None` for no clock limit.
@@ -1154,7 +1149,19 @@ impl UcciEngine {
             }
             return Ok(());
         }
-        let go = self.parse_go(args, out)?;
+        let go = match self.parse_go(args, out)? {
+            Ok(go) => go,
+            Err(e) => {
+                // Answered at once, so that a GUI waiting for `bestmove` does not hang; the
+                // `banmoves` stand for the next `go`.
+                self.error(out, format!("{e}; nothing searched"))?;
+                match self.dialect {
+                    Dialect::Ucci => writeln!(out, "nobestmove")?,
+                    Dialect::Uci => writeln!(out, "bestmove (none)")?,
+                }
+                return Ok(());
+            }
+        };
         let mut banned = std::mem::take(&mut self.banned);
         if !go.searchmoves.is_empty() {
             let legal = self.game.current().legal_moves_vec();

@@ -148,7 +148,7 @@ fn gomocup_board_field_3_bad_lines_duplicates_and_off_board_points_are_errors_na
 }
 
 #[test]
-fn ucci_go_with_zero_negative_or_garbage_limits_is_refused() {
+fn ucci_go_with_zero_negative_or_garbage_limits_is_refused_without_searching() {
     check("ucci_bad_go");
     let out = run_transcript("ucci_bad_go");
     for bad in [
@@ -157,12 +157,17 @@ fn ucci_go_with_zero_negative_or_garbage_limits_is_refused() {
         "go nodes must be a positive number, got 0",
         "go movetime must be a positive number, got -5",
         "go depth needs a number, got \"x\"",
+        "go movetime needs a number, got \"abc\"",
     ] {
         assert!(
-            out.contains(&format!("info string error: {bad}")),
+            out.contains(&format!(
+                "info string error: {bad}; nothing searched\nnobestmove\n"
+            )),
             "{bad}: {out}"
         );
     }
+    // Only the one good `go` at the end searched.
+    assert_eq!(out.matches("bestmove ").count(), 1, "{out}");
 }
 
 #[test]

@@ -298,6 +298,20 @@ impl PositionText for Gomoku {
 }
 
 impl BoardView for Gomoku {
+    fn text_position(&self, (row, col): (usize, usize)) -> Option<(usize, usize)> {
+        // A line of column letters, then one line per row: the row number in 2 characters,
+        // then ` X` per column.
+        (row < self.size() && col < self.size()).then_some((1 + row, 3 + 2 * col))
+    }
+    fn forbidden_moves(&self) -> Vec<GomokuMove> {
+        if self.side_to_move() != Side::First {
+            return Vec::new();
+        }
+        self.forbidden_points()
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect()
+    }
     fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
         let n = self.size();
         let cols = (0..n)

@@ -40,6 +40,30 @@ pub trait BoardView: PositionText + Encode + RecordGame {
     }
     /// The name of [`BoardView::second_notation`] (`WXF`).
     const SECOND_NOTATION: &'static str = "";
+    /// Where the board text ([`std::fmt::Display`]) shows a cell given as `(row from the
+    /// top, column from the left)` (the page's [`crate::web::Cell`]): `(line, character)`,
+    /// both 0-based, with a blank on either side of the cell's one character (or the line's
+    /// end after it). `None` when the text is not drawn on such a grid (the default).
+    fn text_position(&self, cell: (usize, usize)) -> Option<(usize, usize)> {
+        let _ = cell;
+        None
+    }
+    /// The letter drawn on a piece of kind `kind` (see [`BoardView::piece`]) in board PNGs:
+    /// `None` for stones and discs (kind 0, the default).
+    fn piece_letter(kind: u8) -> Option<char> {
+        let _ = kind;
+        None
+    }
+    /// What the piece letters of [`BoardView::piece_letter`] mean, for a PNG's legend (one
+    /// entry per kind: `K general`); empty by default.
+    fn piece_legend() -> Vec<String> {
+        Vec::new()
+    }
+    /// The moves the side to move may not make because they lose at once by a rule it could
+    /// be warned of (Gomoku renju: black's forbidden points); empty by default.
+    fn forbidden_moves(&self) -> Vec<Self::Move> {
+        Vec::new()
+    }
     /// The move for people: the primary notation, then the second one in parentheses
     /// (`h2e2 (C2=5)`).
     fn move_words(&self, mv: Self::Move) -> String {

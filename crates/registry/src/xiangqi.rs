@@ -343,6 +343,25 @@ fn xq_cell(sq: Square) -> (usize, usize) {
 }
 
 impl BoardView for Xiangqi {
+    fn piece_letter(kind: u8) -> Option<char> {
+        // `piece` gives kinds 1..=7 (0 is kept for stones).
+        let k = alphazero_xiangqi::PieceKind::ALL.get(usize::from(kind).checked_sub(1)?)?;
+        Some(k.letter())
+    }
+    fn piece_legend() -> Vec<String> {
+        [
+            "general", "advisor", "elephant", "horse", "chariot", "cannon", "soldier",
+        ]
+        .iter()
+        .zip(alphazero_xiangqi::PieceKind::ALL)
+        .map(|(name, k)| format!("{} {name}", k.letter()))
+        .collect()
+    }
+    fn text_position(&self, (row, col): (usize, usize)) -> Option<(usize, usize)> {
+        // One line per rank, rank 9 first: the rank digit and a blank, then the files two
+        // characters apart.
+        (row < usize::from(RANKS) && col < 9).then_some((row, 2 + 2 * col))
+    }
     const SECOND_NOTATION: &'static str = "WXF";
     fn second_notation(&self, mv: Move) -> Option<String> {
         self.to_wxf(mv)

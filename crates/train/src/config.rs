@@ -211,10 +211,13 @@ fn moved_key_hint(key: &str) -> String {
 pub struct GameSection {
     /// `connect4`, `gomoku` or `xiangqi`.
     pub name: String,
-    /// Gomoku board side as text (`"15"`, 5..=20); empty for the other games. A config file
-    /// or override may give it as an integer (`size = 9`) or as a string (`size = "9"`).
+    /// Gomoku board side as text (`"15"`, 5..=20); empty for the other games (and then left
+    /// out of [`TrainConfig::to_toml_string`]; configs saved with `size = ""` still load). A
+    /// config file or override may give it as an integer (`size = 9`) or as a string
+    /// (`size = "9"`).
     pub size: String,
-    /// Gomoku rule (`freestyle`, `standard`, `renju`); empty for the other games.
+    /// Gomoku rule (`freestyle`, `standard`, `renju`); empty for the other games (and then
+    /// left out of the TOML text, as `size`).
     pub rule: String,
 }
 
@@ -924,12 +927,28 @@ impl TrainConfig {
         }
     }
 
-    /// The effective config as TOML text (every key; parses back to an equal config).
+    /// The effective config as TOML text (every key but an empty `game.size` / `game.rule`;
+    /// parses back to an equal config).
     ///
     /// # Errors
     /// [`ConfigError::Value`] when a value has no TOML form (`run.seed` above 2^63 − 1).
     pub fn to_toml_string(&self) -> Result<String, ConfigError> {
-        toml::to_string(self).map_err(|e| ConfigError::Value(e.to_string()))
+        let text = toml::to_string(self).map_err(|e| ConfigError::Value(e.to_string()))?;
+        // A game without a board size or rule option (Connect Four, Xiangqi) has no
+        // `size = ""` / `rule = ""` to show: loading fills them in again.
+        let mut section = "";
+        let mut out = String::with_capacity(text.len());
+        for line in text.lines() {
+            if line.starts_with('[') {
+                section = line;
+            }
+            if section == "[game]" && (line == "size = \"\"" || line == "rule = \"\"") {
+                continue;
+            }
+            out.push_str(line);
+            out.push('\n');
+        }
+        Ok(out)
     }
 
     /// Checks every value's range.

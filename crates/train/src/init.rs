@@ -180,8 +180,8 @@ impl InitNetwork {
     }
 
     /// Whether the run's networks are to be made from this network: yes for a run without a
-    /// committed state (nothing of it counts yet), no for a run started from the same file
-    /// (same fingerprint), which resumes; an error for any other run that already has
+    /// committed iteration or `--init` (nothing of it counts yet), no for a run started from
+    /// the same file (same fingerprint), which resumes; an error for any other run that already has
     /// networks (a run's networks are never replaced). `run` names the run in messages.
     ///
     /// # Errors
@@ -195,6 +195,11 @@ impl InitNetwork {
         let Some(state) = RunState::load(storage)? else {
             return Ok(true);
         };
+        // A new run saves its state before its first networks: until its first iteration
+        // commits (and without an --init recorded) nothing of it counts yet.
+        if state.init.is_none() && state.iteration == 0 && state.trainer_step.is_none() {
+            return Ok(true);
+        }
         let given = &self.name;
         match &state.init {
             Some(i) if i.fingerprint == self.info.fingerprint => {

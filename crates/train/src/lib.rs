@@ -54,7 +54,7 @@ pub use config::{ConfigError, TrainConfig};
 pub use error::PipelineError;
 pub use init::InitNetwork;
 pub use metrics::{IterationMetrics, MetricsLog};
-pub use observer::{IterationReport, Observer, Silent, Stage};
+pub use observer::{IterationReport, Observer, Silent, Stage, SUMMARY_LEGEND};
 pub use pipeline::{
     solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,
     SelfPlayBatch, CONFIG_KEY, LATEST_KEY, METRICS_KEY, PENDING_KEY,

@@ -35,32 +35,40 @@ pub struct IterationReport {
     pub seconds: f64,
 }
 
+/// What the fields of [`IterationReport::summary`] mean, printed once before the first
+/// line (every figure is also in `metrics.jsonl`, with more).
+pub const SUMMARY_LEGEND: &str = "each iteration prints: its self-play games (W/D/L: first \
+player wins/draws/second player wins; mean plies; how many were restarted from an earlier game's position, if any), the new positions and the replay buffer's; \
+the training steps with the mean losses (policy/value, then the auxiliary reply-policy and \
+ownership losses where they are trained) and the policy shift (the KL \
+divergence of the trained network's policy from the champion's, in nats: how far one \
+iteration moved it); the gating match (W-D-L of the new network) or `promoted`; the champion \
+(with its Elo when gating measures it); for Connect Four the share of solver positions where \
+the network's move is best, keeps the result, and its value has the right sign; and the \
+seconds taken (self-play/training/gating); metrics.jsonl holds these and more";
+
 impl IterationReport {
-    /// The iteration's summary line: games and their results, positions, the losses, the
-    /// gating match, the champion (with its Elo where gating measures it), the solver's
-    /// measure, and where the time went.
+    /// The iteration's summary line (see [`SUMMARY_LEGEND`]): games and their results,
+    /// positions, the losses and the policy shift, the gating match, the champion (with its
+    /// Elo where gating measures it), the solver's measure, and where the time went.
     pub fn summary(&self) -> String {
         let r = self;
         let (m, sp) = (&r.metrics, &r.selfplay);
         let gate_text = match &m.gating {
             Some(g) => format!(
-                "gating +{}={}-{} {}",
+                "gating {}-{}-{} {}",
                 g.wins,
                 g.draws,
                 g.losses,
-                if g.promoted {
-                    "PROMOTED"
-                } else {
-                    "kept champion"
-                }
+                if g.promoted { "promoted" } else { "kept" }
             ),
-            None if r.promoted_without_gating => "promoted (no gating)".into(),
+            None if r.promoted_without_gating => "promoted".into(),
             None => "no training yet".into(),
         };
         // The champion's Elo exists only where gating measures it.
         let champion_text = match r.gated {
             true => format!(
-                "champion {} ({:+.0} Elo ±{:.0})",
+                "champion {} ({:+.0} ±{:.0} Elo)",
                 m.champion_id,
                 m.elo,
                 rating::Z95 * r.champion_elo_se
@@ -69,7 +77,7 @@ impl IterationReport {
         };
         let solver_text = m.solver.as_ref().map_or_else(String::new, |s| {
             format!(
-                "; solver: policy best {:.0}%, keeps result {:.0}%, value sign {:.0}%",
+                "; solver: best {:.0}%, keeps {:.0}%, sign {:.0}%",
                 100.0 * s.policy_best,
                 100.0 * s.policy_keeps,
                 100.0 * s.value_sign
@@ -81,29 +89,23 @@ impl IterationReport {
             ("ownership", m.aux_ownership_loss),
         ]
         .iter()
-        .filter_map(|(name, loss)| loss.map(|l| format!(" {name} {l:.3}")))
+        .filter_map(|(name, loss)| loss.map(|l| format!(", {name} {l:.3}")))
         .collect();
-        // Self-play that ran elsewhere (a learner's actors) has no times here: left out.
-        let selfplay_text = match (m.selfplay_s, m.network_time_fraction) {
-            (Some(s), Some(f)) => format!(
-                "self-play {s:.0}s, {:.0}% in network, batch {:.1}; ",
-                100.0 * f,
-                sp.mean_batch()
-            ),
-            _ => String::new(),
-        };
         // Restarted games (`[selfplay.restarts]`) are named only when there are some.
         let restarted_text = match m.restarted_games {
             0 => String::new(),
             n => format!(", {n} restarted"),
         };
+        // Self-play that ran elsewhere (a learner's actors) has no time here: `-`.
+        let selfplay_s = m
+            .selfplay_s
+            .map_or_else(|| "-".into(), |s| format!("{s:.0}"));
         format!(
-            "iter {}: {} games ({:.0}/h, W/D/L {}/{}/{}, {:.1} plies avg{restarted_text}), {} new positions, buffer {}; \
-             {} steps: policy {:.3} value {:.3} entropy {:.3}{aux_text} KL {:.4}; {gate_text}; {champion_text}{solver_text}; \
-             {:.0}s ({selfplay_text}train {:.0}s; gating {:.0}s)",
+            "iter {}: {} games (W/D/L {}/{}/{}, {:.0} plies{restarted_text}), {} positions, buffer {}; \
+             {} steps: loss {:.3}/{:.3}{aux_text}, shift {:.4}; {gate_text}; {champion_text}{solver_text}; \
+             {:.0}s ({selfplay_s}/{:.0}/{:.0})",
             m.iteration,
             sp.games,
-            m.selfplay_games_per_hour,
             sp.first_wins,
             sp.draws,
             sp.second_wins,
@@ -113,7 +115,6 @@ impl IterationReport {
             m.train_steps,
             m.policy_loss,
             m.value_loss,
-            m.policy_entropy,
             m.kl,
             r.seconds,
             m.train_s,

@@ -924,12 +924,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         limits: &Limits,
         observer: &dyn Observer,
     ) -> Result<RunSummary, PipelineError> {
-        let cfg = &self.cfg;
-        let mut state = match RunState::load(self.storage)? {
-            Some(s) => s,
-            None => RunState::new(cfg.run.seed),
-        };
+        let mut state = recovery::load_state(self)?;
         recovery::settle_pending_checkpoint(self, &state)?;
+        recovery::check_trainer_checkpoint(self.storage, &state)?;
         recovery::set_aside_orphan_records(self, &state, observer)?;
         recovery::set_aside_orphan_networks(self, &state, observer)?;
         let lr0 = self.learning_rate(state.iteration, state.elapsed_s);

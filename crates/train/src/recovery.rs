@@ -14,8 +14,18 @@
 //!   that are no metrics record are set aside ([`open_metrics`]).
 //!
 //! A committed record file that cannot be read is set aside as `records/<id>.azr.corrupt`
-//! with a warning naming the games lost, and the run goes on without them
-//! ([`rebuild_buffer`]).
+//! with a warning naming the games lost, and the run goes on without them; a committed
+//! record file that is missing is reported the same way and marked by
+//! `records/<id>.azr.missing`, so that the warning is given once ([`rebuild_buffer`]).
+//!
+//! What the run cannot go on without is refused, naming the missing object and the way
+//! back, never rebuilt from less than was there:
+//! - a storage that holds records, networks or metrics but no run state (the state was
+//!   deleted or lost with a disk): starting over would set the run's history aside
+//!   ([`check_resumable`]);
+//! - a run that committed training but has no `networks/latest.azc`: starting the trainer
+//!   from random weights would throw that training away ([`check_trainer_checkpoint`]);
+//! - a run whose champion network (the one its state names) is missing.
 
 use alphazero_nn::Encode;
 
@@ -26,7 +36,191 @@ use crate::pipeline::{Pipeline, LATEST_KEY, METRICS_KEY, PENDING_KEY};
 use crate::record::{read_records, RecordFile};
 use crate::replay::ReplayBuffer;
 use crate::state::RunState;
-use crate::storage::record_key;
+use crate::storage::{champion_key, record_key, Storage, StorageError};
+
+/// Checks, before anything is written, that the run in `storage` can go on without losing
+/// work, and returns its state (`None` for a new run): a storage without a state must hold
+/// nothing of a run, a run that has trained must have its trainer checkpoint
+/// [`LATEST_KEY`] (unless a pending checkpoint may still become it: then
+/// [`check_trainer_checkpoint`] decides after [`settle_pending_checkpoint`]), and the
+/// champion the state names must be there. Commands call
+/// it before they save the run's configuration; [`load_state`] calls it again.
+///
+/// # Errors
+/// [`PipelineError::Invalid`] when the storage holds no state but records, networks or
+/// metrics (naming what it holds and the two ways on: restore the state, or start a new run
+/// from the newest champion with `--init`), when the trainer checkpoint is missing (see
+/// [`check_trainer_checkpoint`]) or the champion is (naming it and how to go on); the errors
+/// of [`RunState::load`].
+pub fn check_resumable(storage: &dyn Storage) -> Result<Option<RunState>, PipelineError> {
+    match RunState::load(storage)? {
+        None => {
+            refuse_history_without_state(storage)?;
+            Ok(None)
+        }
+        Some(state) => {
+            if !storage.exists(PENDING_KEY)? {
+                check_trainer_checkpoint(storage, &state)?;
+            }
+            check_champion(storage, &state)?;
+            Ok(Some(state))
+        }
+    }
+}
+
+/// Refuses a run whose champion network (the one `state` names, which self-play plays) is
+/// missing, saying so in words and how to go on: a snapshot of the iteration that promoted
+/// it holds the same network; otherwise it is to be restored.
+fn check_champion(storage: &dyn Storage, state: &RunState) -> Result<(), PipelineError> {
+    let Some(champion) = state.champions.iter().find(|c| c.id == state.champion_id) else {
+        // A new run's champion 0 is made when the run starts.
+        return Ok(());
+    };
+    if storage.exists(&champion.key)? {
+        return Ok(());
+    }
+    let snapshot = format!("networks/snapshot-{:05}.azc", champion.iteration);
+    let way_on = if champion.iteration > 0 && storage.exists(&snapshot)? {
+        format!(
+            "restore it (e.g. from a backup of the run), or copy {snapshot} (the same \
+             network, saved by the iteration that promoted it) to {}",
+            champion.key
+        )
+    } else {
+        format!(
+            "restore it (e.g. from a backup of the run), or copy {LATEST_KEY} (the trainer's \
+             network, trained at least as far) to {} to make that the champion",
+            champion.key
+        )
+    };
+    Err(PipelineError::Invalid(format!(
+        "the champion network {} (champion {}, which {} names and self-play plays) is \
+         missing: it was deleted or lost, so the run is not started; {way_on}",
+        champion.key,
+        champion.id,
+        RunState::KEY
+    )))
+}
+
+/// The run state to resume ([`check_resumable`]), or for a new run a new state saved at
+/// once, before anything else is written: so a storage that holds the run's records,
+/// networks or metrics always holds its state too, and one without it has lost it.
+///
+/// # Errors
+/// As [`check_resumable`], and the errors of [`RunState::save`].
+pub fn load_state<G: Encode>(p: &Pipeline<'_, G>) -> Result<RunState, PipelineError> {
+    if let Some(state) = check_resumable(p.storage())? {
+        return Ok(state);
+    }
+    let state = RunState::new(p.config().run.seed);
+    state.save(p.storage())?;
+    Ok(state)
+}
+
+/// [`PipelineError::Invalid`] when `storage` (which holds no run state) holds what only a run
+/// with a state writes: record files, networks, the pending trainer checkpoint or metrics
+/// lines.
+fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineError> {
+    let records = storage.list("records/")?;
+    let networks = storage.list("networks/")?;
+    let pending = storage.exists(PENDING_KEY)?;
+    let metrics_lines = match storage.get(METRICS_KEY) {
+        Ok(b) => b
+            .split(|&c| c == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .count(),
+        Err(StorageError::NotFound { .. }) => 0,
+        Err(e) => return Err(e.into()),
+    };
+    if records.is_empty() && networks.is_empty() && !pending && metrics_lines == 0 {
+        return Ok(());
+    }
+    let newest_champion = networks
+        .iter()
+        .filter_map(|k| {
+            k.strip_prefix("networks/champion-")?
+                .strip_suffix(".azc")?
+                .parse::<u32>()
+                .ok()
+        })
+        .max();
+    let mut held = Vec::new();
+    let plural =
+        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    if !records.is_empty() {
+        held.push(plural(records.len(), "record file", "record files"));
+    }
+    if !networks.is_empty() {
+        held.push(plural(networks.len(), "network", "networks"));
+    }
+    if metrics_lines > 0 {
+        held.push(format!(
+            "{} in {METRICS_KEY}",
+            plural(metrics_lines, "line", "lines")
+        ));
+    }
+    if pending {
+        held.push(PENDING_KEY.to_string());
+    }
+    let way_on = match newest_champion {
+        Some(id) => format!(
+            "or go on from its newest champion in a new run directory NEW: `alphazero train \
+             --run NEW --config RUN/config.toml --init RUN/{}` (RUN being this run), which \
+             keeps this run as it is",
+            champion_key(id)
+        ),
+        None => {
+            "or, if none of it is worth keeping, start a new run in a new directory".to_string()
+        }
+    };
+    Err(PipelineError::Invalid(format!(
+        "the run state {key} is missing, but the run holds {}: it was deleted or lost, and \
+         starting the run over would set all of that history aside, so the run is not \
+         started. Restore {key} (e.g. from a backup of the run), {way_on}",
+        match held.split_last() {
+            Some((last, [])) => last.clone(),
+            Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+            None => String::new(),
+        },
+        key = RunState::KEY,
+    )))
+}
+
+/// Refuses to go on without the trainer checkpoint [`LATEST_KEY`] once the run has one to
+/// lose: after a committed iteration (or a start from `--init`), a trainer started afresh
+/// from random weights would throw the run's training away (and without gating become the
+/// next champion). Called after [`settle_pending_checkpoint`].
+///
+/// # Errors
+/// [`PipelineError::Invalid`] naming the missing file and the way on (the champion copied
+/// over it); [`PipelineError::Storage`].
+pub fn check_trainer_checkpoint(
+    storage: &dyn Storage,
+    state: &RunState,
+) -> Result<(), PipelineError> {
+    let new_run = state.iteration == 0 && state.trainer_step.is_none() && state.init.is_none();
+    if new_run || storage.exists(LATEST_KEY)? {
+        return Ok(());
+    }
+    let trained = match (&state.init, state.iteration) {
+        (Some(i), 0) => format!("the run was started from {}", i.path),
+        (_, n) => format!(
+            "the run has committed {n} iteration{}{}",
+            if n == 1 { "" } else { "s" },
+            state
+                .trainer_step
+                .map_or_else(String::new, |s| format!(" (trainer step {s})"))
+        ),
+    };
+    Err(PipelineError::Invalid(format!(
+        "{LATEST_KEY} (the trainer's network and optimizer state) is missing, though \
+         {trained}: the trainer would start again from random weights and throw that \
+         training away, so the run is not started. Restore it (e.g. from a backup of the \
+         run), or go on from the champion: copy {} to {LATEST_KEY} (the optimizer state then \
+         starts afresh)",
+        champion_key(state.champion_id)
+    )))
+}
 
 /// The id of a record file key `records/<id>.azr` (`None` for other keys, e.g. set-aside
 /// `*.orphan` / `*.corrupt` files).
@@ -138,7 +332,9 @@ pub fn set_aside_orphan_networks<G: Encode>(
 
 /// The replay buffer of a resumed run: the committed record files, newest first, until the
 /// buffer's capacity (`replay.capacity`) is covered. A file that cannot be decoded or
-/// replayed is set aside as `records/<id>.azr.corrupt` with a warning naming the games lost.
+/// replayed is set aside as `records/<id>.azr.corrupt`, and a committed file that is missing
+/// is marked by `records/<id>.azr.missing` (a line saying so), each with a warning naming the
+/// games lost; a file set aside or marked before is passed over without a word.
 ///
 /// # Errors
 /// [`PipelineError::Storage`]; [`PipelineError::Replay`] only if a checked file fails to
@@ -150,42 +346,64 @@ pub fn rebuild_buffer<G: Encode>(
 ) -> Result<ReplayBuffer<G>, PipelineError> {
     let storage = p.storage();
     let capacity = p.config().replay.capacity as usize;
-    let mut ids: Vec<u64> = storage
-        .list("records/")?
-        .iter()
-        .filter_map(|k| record_id(k))
-        .filter(|&id| id < state.next_record_id)
-        .collect();
-    ids.sort_unstable();
+    let keys: std::collections::HashSet<String> = storage.list("records/")?.into_iter().collect();
     let mut files: Vec<RecordFile> = Vec::new();
     let mut positions = 0usize;
-    // Unreadable files waiting for the end of the next older readable file, which bounds
-    // their games from below; `upper` is the first game id after them.
-    let mut corrupt: Vec<(String, String)> = Vec::new();
+    // Files lost now (unreadable or missing) waiting for the end of the next older readable
+    // file, which bounds their games from below; `upper` is the first game id after them.
+    // `before` counts the files set aside by an earlier resume among them, whose games the
+    // same range holds.
+    let mut lost: Vec<(String, String)> = Vec::new();
+    let mut before = 0usize;
     let mut upper = state.next_game_id;
-    let report = |corrupt: &mut Vec<(String, String)>, lower: u64, upper: u64| {
-        if corrupt.is_empty() {
+    let report = |lost: &mut Vec<(String, String)>, before: &mut usize, lower: u64, upper: u64| {
+        if lost.is_empty() {
+            *before = 0;
             return;
         }
-        let names: Vec<String> = corrupt.iter().map(|(k, _)| k.clone()).collect();
-        for (key, why) in corrupt.iter() {
-            observer.warning(&format!(
-                "record file {key} cannot be read ({why}); moved it to {key}.corrupt"
-            ));
+        let names: Vec<String> = lost.iter().map(|(k, _)| k.clone()).collect();
+        for (key, why) in lost.iter() {
+            observer.warning(&format!("record file {key} {why}"));
         }
+        let earlier = match *before {
+            0 => String::new(),
+            1 => " (with 1 file set aside before)".to_string(),
+            n => format!(" (with {n} files set aside before)"),
+        };
         observer.warning(&format!(
-            "{} lost {} games (ids {lower}..{upper}) and their positions from the replay \
-             buffer; the run's counters still count them",
+            "{}{earlier} lost {} games (ids {lower}..{upper}) and their positions from the \
+             replay buffer; the run's counters still count them",
             names.join(", "),
             upper.saturating_sub(lower)
         ));
-        corrupt.clear();
+        lost.clear();
+        *before = 0;
     };
-    for &id in ids.iter().rev() {
+    for id in (0..state.next_record_id).rev() {
         if positions >= capacity {
             break;
         }
         let key = record_key(id);
+        if !keys.contains(&key) {
+            let missing = format!("{key}.missing");
+            if keys.contains(&missing) || keys.contains(&format!("{key}.corrupt")) {
+                before += 1;
+                continue;
+            }
+            storage.put(
+                &missing,
+                format!(
+                    "{key} (committed by the run) was missing when the run resumed; its \
+                     games are lost\n"
+                )
+                .as_bytes(),
+            )?;
+            lost.push((
+                key,
+                format!("is missing (deleted or lost); marked it by {missing}"),
+            ));
+            continue;
+        }
         let bytes = storage.get(&key)?;
         let checked = read_records(&bytes, G::NAME, p.num_actions())
             .map_err(PipelineError::from)
@@ -199,20 +417,24 @@ pub fn rebuild_buffer<G: Encode>(
         match checked {
             Ok((file, n)) => {
                 let end = file.header.first_game_id + file.games.len() as u64;
-                report(&mut corrupt, end, upper);
+                report(&mut lost, &mut before, end, upper);
                 upper = file.header.first_game_id;
                 positions += n;
                 files.push(file);
             }
             Err(e) => {
                 storage.rename(&key, &format!("{key}.corrupt"))?;
-                corrupt.push((key, crate::storage::error_chain(&e)));
+                let why = crate::storage::error_chain(&e);
+                lost.push((
+                    key.clone(),
+                    format!("cannot be read ({why}); moved it to {key}.corrupt"),
+                ));
             }
         }
     }
-    // Unreadable files still waiting are the oldest ones (the loop never stops at the
-    // capacity right after an unreadable file), so their games start at id 0.
-    report(&mut corrupt, 0, upper);
+    // Files still waiting are the oldest ones (the loop never stops at the capacity right
+    // after a lost file), so their games start at id 0.
+    report(&mut lost, &mut before, 0, upper);
     files.reverse();
     let start = p.start_position();
     Ok(ReplayBuffer::rebuild_from(&files, capacity, |_, _| {

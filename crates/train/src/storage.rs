@@ -36,7 +36,7 @@ pub enum StorageError {
         reason: &'static str,
     },
     /// No object is stored under the key.
-    #[error("no object stored under key {key:?}")]
+    #[error("{key} is missing from the run's storage")]
     NotFound {
         /// The missing key.
         key: String,

@@ -520,8 +520,11 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
     use alphazero_train::storage::exchange::Outbox;
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
+    // The games' network comes from elsewhere: the learner's storage holds no networks
+    // before its run state (such a storage is a run that lost its state, and is refused).
+    let elsewhere = MemoryStorage::new();
     let mut state = RunState::new(1);
-    let champion = p
+    let champion = pipeline(&elsewhere, 1)
         .open_trainer(&mut state, None, 0.01)
         .unwrap()
         .inference_model();
@@ -605,4 +608,43 @@ fn the_games_solver_yardstick_measures_the_network_every_solver_every_iterations
     // Without a yardstick (none loaded) nothing is measured.
     let bare = pipeline(&storage, 1);
     assert_eq!(bare.measure_solver(&net, 4).unwrap(), None);
+}
+
+#[test]
+fn iteration_line_is_short_and_its_fields_are_explained() {
+    // The line was ~330 characters with fields no one explained (`KL`, `batch`).
+    let storage = MemoryStorage::new();
+    let obs = Reports::default();
+    pipeline(&storage, 1)
+        .run(None, &Limits::default(), &obs)
+        .unwrap();
+    let line = obs.0.borrow()[0].summary();
+    assert!(line.starts_with("iter 0: "), "{line}");
+    assert!(line.chars().count() <= 200, "{} chars: {line}", line.len());
+    assert!(!line.contains("KL") && !line.contains("batch"), "{line}");
+    // Every field of the line is named in the legend printed before it.
+    let legend = alphazero_train::SUMMARY_LEGEND;
+    for field in [
+        "W/D/L",
+        "plies",
+        "positions",
+        "buffer",
+        "steps",
+        "loss",
+        "shift",
+        "champion",
+    ] {
+        assert!(line.contains(field), "{field}: {line}");
+        assert!(legend.contains(field), "{field} not explained: {legend}");
+    }
+    assert!(legend.contains("KL divergence"), "{legend}");
+    // metrics.jsonl keeps its fields.
+    let text = String::from_utf8(storage.get("metrics.jsonl").unwrap()).unwrap();
+    for key in [
+        "\"kl\":",
+        "\"policy_entropy\":",
+        "\"selfplay_games_per_hour\":",
+    ] {
+        assert!(text.contains(key), "{key}: {text}");
+    }
 }

@@ -551,9 +551,15 @@ function renderAnalysis(s) {
     fill.className = v >= 0 ? "pos" : "neg";
     $("analysis-note").textContent = `search of move ${a.ply} (${a.side} to move), ${a.simulations} simulations: ` +
       (a.played ? `played ${a.played}` : `would play ${a.best_move || "—"}`);
+    // Q as the value bar shows it, from the engine's side: the search gives it from the
+    // searched side, the human's when the human is to move there.
+    const sign = a.side === s.human_side ? -1 : 1;
+    const proven = { win: sign > 0 ? "win" : "loss", loss: sign > 0 ? "loss" : "win", draw: "draw" };
     for (const t of a.top_moves) {
       const tr = document.createElement("tr");
-      const q = t.proven ? `${t.q.toFixed(3)} (proven ${t.proven})` : t.q.toFixed(3);
+      const qv = sign * t.q;
+      const qText = (qv >= 0 ? "+" : "") + qv.toFixed(3);
+      const q = t.proven ? `${qText} (engine ${proven[t.proven]})` : t.visits > 0 ? qText : "–";
       for (const x of [t.move, t.visits, (100 * t.share).toFixed(1) + "%", q, t.prior.toFixed(3)]) {
         const td = document.createElement("td");
         td.textContent = x;
@@ -733,10 +739,15 @@ function palaceLines() {
   return svg;
 }
 
+// Height the page needs besides the board's cells: the header, the status line, the
+// coordinates, the move buttons, the heat options and the value graph, which stays in view.
+const BESIDE_BOARD_PX = 360;
+
 function cellSize(s) {
   const avail = Math.min(window.innerWidth - 40, 640);
-  const per = Math.floor(avail / (s.cols + 1));
-  return Math.max(22, Math.min(s.game === "connect4" ? 64 : 56, per));
+  const perW = Math.floor(avail / (s.cols + 1));
+  const perH = Math.floor((window.innerHeight - BESIDE_BOARD_PX) / (s.rows + 1));
+  return Math.max(22, Math.min(s.game === "connect4" ? 64 : 56, perW, perH));
 }
 
 function renderLabels(s, rowsOrder, colsOrder) {
@@ -769,7 +780,8 @@ function renderLabels(s, rowsOrder, colsOrder) {
 async function resume() {
   let id = null;
   try { id = localStorage.getItem("alphazero-session"); } catch (e) { /* no storage */ }
-  if (!id) return;
+  // A first visit opens on a board: a game with the form's settings (Connect Four).
+  if (!id) return newGame();
   try {
     session = id;
     withSeq(await api("GET", "/api/state?session=" + encodeURIComponent(id)));
@@ -790,6 +802,8 @@ async function resume() {
     session = null;
     state = null;
     try { localStorage.removeItem("alphazero-session"); } catch (e2) { /* ignore */ }
+    // The server forgot the game (restarted): a new one, so the page still opens on a board.
+    await newGame();
   }
 }
 

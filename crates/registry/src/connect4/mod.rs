@@ -260,6 +260,10 @@ impl PositionText for Connect4 {
 }
 
 impl BoardView for Connect4 {
+    fn text_position(&self, (row, col): (usize, usize)) -> Option<(usize, usize)> {
+        // One line per row, top first, cells two characters apart.
+        (row < C4_HEIGHT && col < C4_WIDTH).then_some((row, 2 * col))
+    }
     fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
         (
             (1..=C4_WIDTH).map(|c| c.to_string()).collect(),

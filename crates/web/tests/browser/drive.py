@@ -4,7 +4,8 @@
 Usage: drive.py BASE_URL CHROMEDRIVER_URL ARTIFACT_DIR
 
 Plays a Connect Four, a Gomoku and a Xiangqi game on the alphazero-rs page by clicking board
-cells, waits for the engine's answer and its heatmap, and exercises the analysis board: the
+cells (the page opens on a board, its value graph in view), waits for the engine's answer and
+its heatmap, and exercises the analysis board: the
 value graph (click), stepping with buttons and arrow keys, a continuous analysis of an earlier
 position (progress, stop), a top move's line drawn on hover (numbered stones, Xiangqi arrows),
 a move from an earlier position, renju forbidden points and a foul, the winning five and the
@@ -198,14 +199,26 @@ def new_game(d, game, side, sims, start="", **opts):
     set_select(d, "#side", side)
     set_sims(d, sims)
     d.js("document.getElementById('start').value = arguments[0];", start)
+    # The page opens on a game already: wait for a new session, not just a board of the game.
+    old = d.js("return session;")
     d.click("#new")
     wait_for(
         d,
-        "return document.body.dataset.busy === 'false' && "
+        "return document.body.dataset.busy === 'false' && session !== arguments[1] && "
         "document.getElementById('board').dataset.game === arguments[0];",
         f"a new {game} board",
         game,
+        old,
     )
+    graph_in_view(d, f"{game} {opts.get('size', '')}")
+
+
+def graph_in_view(d, what):
+    """The value graph is in the window (the board is sized to leave room for it)."""
+    bottom, height = d.js(
+        "return [document.getElementById('graph').getBoundingClientRect().bottom, window.innerHeight];"
+    )
+    check(bottom <= height, f"value graph in view with the {what} board ({bottom:.0f} <= {height})")
 
 
 def content(d, css):
@@ -457,7 +470,16 @@ def main():
     try:
         d.get(base + "/")
         check(d.js("return document.title;").startswith("alphazero-rs"), "page title")
-        check(d.js("return document.getElementById('board').dataset.ready;") == "false", "no board before a game")
+        # A first visit opens on a board (it used to say "choose a game" over an empty one),
+        # with the value graph in view and one perspective, labelled, in the engine panel.
+        wait_for(d, "return document.body.dataset.busy === 'false' && "
+                 "document.getElementById('board').dataset.ready === 'true';", "a board on load")
+        check(d.js("return document.getElementById('board').dataset.game;") == "connect4",
+              "the page opens on a Connect Four board")
+        check(d.js("return document.querySelectorAll('#board .cell').length;") == 42, "its 42 cells")
+        graph_in_view(d, "first")
+        check("engine" in text(d, "#top-moves thead") and "engine" in text(d, ".value-caption"),
+              "the value bar and the Q column both say: from the engine's side")
         connect4(d, art)
         gomoku(d, art)
         xiangqi(d, art)
