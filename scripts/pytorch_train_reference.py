@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch reference for `alphazero bench`'s training figure (issue 17): the same policy-value
+"""PyTorch reference for `alphazero bench`'s training figure: the same policy-value
 network, batch, loss and optimizer as `alphazero_nn::bench::bench_training`, timed the same way.
 
 Network (crates/nn/src/model.rs): conv3x3 stem (bias) -> BN -> ReLU, BLOCKS residual blocks

@@ -60,7 +60,7 @@ fn analyze_rejects_bad_positions_and_finished_games() {
 fn analyze_refuses_an_unwritable_out_path_before_searching() {
     let dir = fresh_dir("analyze_out");
     let missing = dir.join("no/such/folder/x.png");
-    // Trial 10: `--out x.jpg` wrote PNG bytes under a JPEG name.
+    // Regression: `--out x.jpg` wrote PNG bytes under a JPEG name.
     let jpeg = dir.join("x.jpg");
     for (out, needle) in [
         (missing.to_str().unwrap(), "does not exist"),
@@ -82,7 +82,7 @@ fn analyze_refuses_an_unwritable_out_path_before_searching() {
     }
 }
 
-/// Regression (trial 4): `analyze` (and `play`) searched without `terminal_check`, so the
+/// Regression: `analyze` (and `play`) searched without `terminal_check`, so the
 /// shipped network, whose prior for the winning column 1 of `121212` is 0.004, gave all 800
 /// visits to column 2 and missed the win in one.
 #[test]

@@ -253,7 +253,7 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
     assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
-    // Trial 10: snapshot-00001 is champion-0001's network (promoted at iteration 1, no
+    // Regression: snapshot-00001 is champion-0001's network (promoted at iteration 1, no
     // gating), and was rated as a second player. It is rated once, as the champion.
     assert!(!out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
     assert!(
@@ -288,7 +288,7 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
 
 #[test]
 fn snapshot_ladder_never_rates_a_network_of_an_uncommitted_iteration() {
-    // Issue 19 defect 2: a champion written by an iteration that never committed was rated.
+    // Regression: a champion written by an iteration that never committed was rated.
     let dir = fresh_dir("arena_ladder_orphan");
     tiny_connect4_run(&dir);
     let nets = dir.join("networks");
@@ -318,7 +318,7 @@ fn snapshot_ladder_never_rates_a_network_of_an_uncommitted_iteration() {
 
 #[test]
 fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_robin() {
-    // Issue 19 defect 3: a full round robin over every network (~250: hours).
+    // Regression: a full round robin over every network (~250: hours).
     let run = fresh_dir("arena_ladder_many");
     tiny_connect4_run(&run);
     // Twelve networks and no run state: taken in name order.
@@ -407,7 +407,7 @@ fn make_writable(dir: &std::path::Path) {
 
 #[test]
 fn snapshot_ladder_on_a_read_only_run_directory_fails_before_any_game() {
-    // Issue 19 defect 4: every game was played before ladder.png failed to be written.
+    // Regression: every game was played before ladder.png failed to be written.
     let dir = fresh_dir("arena_ladder_read_only");
     tiny_connect4_run(&dir);
     if !make_read_only(&dir) {
@@ -498,7 +498,7 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     }
 }
 
-/// Regression (trial 4): an `--out` / `--pgn` that cannot be written was found only after the
+/// Regression: an `--out` / `--pgn` that cannot be written was found only after the
 /// whole match had been played.
 #[test]
 fn unwritable_out_and_pgn_are_refused_before_the_match() {
@@ -530,9 +530,9 @@ fn unwritable_out_and_pgn_are_refused_before_the_match() {
     }
 }
 
-/// Trial 10: `--notation wxf` was accepted for Connect Four, and for a match that writes no
+/// Regression: `--notation wxf` was accepted for Connect Four, and for a match that writes no
 /// PGN, and did nothing. It is now refused before the match, naming the reason; so is one
-/// file given for two outputs (trial 11).
+/// file given for two outputs.
 #[test]
 fn wxf_notation_without_xiangqi_pgn_and_one_file_for_two_outputs_are_refused_before_the_match() {
     let dir = fresh_dir("arena_notation");
@@ -547,7 +547,7 @@ fn wxf_notation_without_xiangqi_pgn_and_one_file_for_two_outputs_are_refused_bef
             "WXF is a Xiangqi notation; connect4",
         ),
         ("xiangqi", vec![], "none is written"),
-        // Trial 11: one file for two outputs (`--pgn x --ladder-out x`, `--out x --pgn x`):
+        // One file for two outputs (`--pgn x --ladder-out x`, `--out x --pgn x`):
         // the one written last replaced the other.
         (
             "xiangqi",

@@ -39,7 +39,7 @@ fn connect4_eval_without_a_model_names_its_evaluator_per_file() {
 
 #[test]
 fn connect4_eval_of_the_early_sets_takes_the_cached_solver_answers() {
-    // Issue 19 defect 11: Test_L1_R3 cost ~13 s of solver time per position.
+    // Regression: Test_L1_R3 cost ~13 s of solver time per position.
     for set in ["Test_L1_R3", "Test_L1_R2", "Test_L1_R1"] {
         let out = alphazero(&[
             "eval", "connect4", "--sets", set, "--lines", "200", "--sims", "0",

@@ -21,7 +21,7 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Regression (issue 16): `arena --pgn` wrote the random openings inside `{…}` comments and
+/// Regression: `arena --pgn` wrote the random openings inside `{…}` comments and
 /// no board tags, so no reader could replay the games. The PGN now holds every move with
 /// [Size]/[Rule]; the SGF and PSQ files of the same match are exactly what converting that
 /// PGN gives.

@@ -62,7 +62,7 @@ fn ucci_engine_transcript() {
     );
 }
 
-/// Issue 16 §3: a UCI session as Fairy-Stockfish's GUIs drive it (ranks 1–10), with the
+/// A UCI session as Fairy-Stockfish's GUIs drive it (ranks 1–10), with the
 /// options of `alphazero ucci` (network loaded without the binary's own cache: `Hash` sizes
 /// the engine's).
 #[test]

@@ -217,8 +217,8 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
 
     let status = exited(&mut learner, "the learner to finish", &log("learner2"));
     assert!(status.success(), "learner: {}", read(&log("learner2")));
-    // The run is complete: the actor stops by itself, with one line (issue 14: it
-    // published forever).
+    // The run is complete: the actor stops by itself, with one line (it must not publish
+    // forever).
     let status = exited(&mut a2, "actor a2 to stop, the run complete", &log("a2"));
     let a2_log = read(&log("a2"));
     assert_eq!(status.code(), Some(0), "actor a2:\n{a2_log}");

@@ -81,7 +81,7 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         on_8.contains("\"engine\":\"shipped network gomoku-8x8-freestyle.azc"),
         "{on_8}"
     );
-    // Trial 10: a renju board took the uniform evaluator here while the Gomocup brain played
+    // Regression: a renju board took the uniform evaluator here while the Gomocup brain played
     // it with the freestyle network of its size; every front end now takes that network, and
     // its description says what it was trained on.
     assert!(

@@ -548,7 +548,7 @@ fn train_bad_input_is_one_clear_error_line() {
             vec!["--run".into(), "/tmp/alphazero-no-such-run-dir".into()],
             "game.name",
         ),
-        // Issue 19 defect 6: a value of a disabled feature (Connect Four has no SPRT).
+        // A value of a disabled feature (Connect Four has no SPRT).
         (
             vec![
                 "--game".into(),
@@ -764,7 +764,7 @@ fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
 
 #[test]
 fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_run_resumes() {
-    // Issue 19 defect 1: one garbage line made the run unresumable.
+    // Regression: one garbage line made the run unresumable.
     let run = temp_run("garbage-metrics");
     run_ok(train_cmd(&run, 2));
     let path = run.join("metrics.jsonl");
@@ -794,7 +794,7 @@ fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_run_resumes() {
 
 #[test]
 fn champion_and_snapshot_files_of_an_uncommitted_iteration_are_set_aside_on_resume() {
-    // Issue 19 defect 2: they stayed in networks/ and arena --snapshots rated them.
+    // Regression: they stayed in networks/ and arena --snapshots rated them.
     let run = temp_run("orphan-networks");
     run_ok(train_cmd(&run, 2));
     let s = check_run_dir(&run);
@@ -832,7 +832,7 @@ fn champion_and_snapshot_files_of_an_uncommitted_iteration_are_set_aside_on_resu
 
 #[test]
 fn train_on_an_existing_non_run_directory_refuses_unless_forced_or_empty() {
-    // Issue 19 defect 7: a run was started in any existing directory.
+    // Regression: a run was started in any existing directory.
     let dir = temp_run("not-a-run");
     std::fs::create_dir_all(dir.join("photos")).unwrap();
     std::fs::write(dir.join("notes.txt"), b"mine").unwrap();
@@ -904,7 +904,7 @@ fn sigint(child: &std::process::Child) {
 
 #[test]
 fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
-    // Issue 19 defect 9: Ctrl-C lost the iteration in progress.
+    // Regression: Ctrl-C lost the iteration in progress.
     let run = temp_run("ctrl-c");
     // First Ctrl-C: during iteration 1 (its self-play started after iteration 0's line).
     let (mut child, _, rest) = spawn_until(train_cmd(&run, 1000), "iter 0:");

@@ -422,7 +422,7 @@ mod tests {
 
     #[test]
     fn snapshot_ladder_of_250_networks_plays_linearly_many_connected_pairs() {
-        // Issue 19 defect 3: a full round robin over ~250 networks took hours.
+        // Regression: a full round robin over ~250 networks took hours.
         for (n, nb, anchors) in [(250, 2, 10), (40, 1, 5), (7, 2, 3), (3, 1, 8), (2, 0, 1)] {
             let pairs = snapshot_pairs(n, nb, anchors, 7);
             assert!(pairs.iter().all(|&(a, b)| a < b && b < n), "{pairs:?}");

@@ -739,7 +739,7 @@ mod tests {
 
     #[test]
     fn gating_elo_with_few_games_stays_bounded_with_its_interval() {
-        // Issue 19: "+1970 Elo" from gating matches of a few games.
+        // Regression: gating matches of a few games reported "+1970 Elo".
         let cases = [
             ((2, 0, 0), 190.8, -202.3, 584.0),
             ((30, 0, 0), 596.6, 250.7, 942.5),

@@ -432,7 +432,7 @@ mod tests {
             ("rollout:99999999999", "too large (at most 4294967295)"),
             ("heuristic:3", "heuristic level must be 0, 1 or 2"),
             ("alphabeta:9", "alpha-beta depth must be 1–8"),
-            // Trial 11: the setting got round the bound and contradicted the spec's D.
+            // A `{depth=…}` setting must not get round the bound or contradict the spec's D.
             (
                 "alphabeta:1{depth=20}",
                 "the depth is the spec's D (alphabeta:D, 1–8)",

@@ -1,5 +1,5 @@
 //! Batched search entrants: the same games as their players, failures that lose games, and a
-//! match counted from a side (moved here from `selfplay::play_match`, issue 15).
+//! match counted from a side (the one match engine; self-play has no match loop of its own).
 
 use std::sync::Arc;
 

@@ -202,7 +202,7 @@ fn results_round_trip_through_json_and_print_as_text() {
     assert_eq!(back, r);
 }
 
-/// Regression (issue 16): the PGN held the opening moves in `{…}` comments, so PGN readers
+/// Regression: the PGN held the opening moves in `{…}` comments, so PGN readers
 /// could not replay the games; now every move is a move, and the text reads back as the same
 /// games.
 #[test]

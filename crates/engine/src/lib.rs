@@ -100,7 +100,7 @@ pub fn source_tree() -> PathBuf {
 }
 
 /// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
-/// "game")` "2 games" (the messages' "game(s)" of issue 19 defect 8).
+/// "game")` "2 games" (messages never say "game(s)").
 pub fn count(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")

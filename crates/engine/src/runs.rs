@@ -22,8 +22,8 @@ pub fn finish(summary: &RunSummary, champion: &str) -> Result<()> {
             count(summary.iterations as usize, "iteration"),
         );
     } else if summary.stopped_by_request {
-        // Named as the iteration lines name it (`iter N:` counts from 0; trial 11: "after
-        // iteration 4" followed the line `iter 3`).
+        // Named as the iteration lines name it (`iter N:` counts from 0): after the line
+        // `iter 3`, "after iter 3", not 4.
         match summary.iterations.checked_sub(1) {
             Some(last) => eprintln!(
                 "stopped by Ctrl-C or SIGTERM after iter {last} ({} saved); run the command \

@@ -251,9 +251,9 @@ fn root_vct_plays_a_double_three_the_per_node_tactics_cannot_prove() {
     assert_eq!((r.proven, r.best_move), (Some(Outcome::Win), Some(p("h8"))));
 }
 
-/// Ladder game 19 (Rapfi MAX_DEPTH 2, session 5): black played f7 here and Rapfi won by a VCT
-/// (threes, then fours), which the per-node VCF cannot see after f7. With the reply tactics,
-/// f7 is proven lost on its first visit and another move is played.
+/// A game of the first 15×15 network's ladder against Rapfi at MAX_DEPTH 2: black played f7
+/// here and Rapfi won by a VCT (threes, then fours), which the per-node VCF cannot see after
+/// f7. With the reply tactics, f7 is proven lost on its first visit and another move is played.
 #[test]
 fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
     let mut pos = Gomoku::new(&GomokuConfig::new(15, Rule::Freestyle).unwrap());

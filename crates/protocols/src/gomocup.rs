@@ -560,7 +560,8 @@ impl GomocupEngine {
                         Rule::Freestyle
                     };
                     if bits & 2 != 0 {
-                        // Says which rule it plays instead, as for caro (trial 11).
+                        // Says which rule it plays instead, as for caro, so that the manager's
+                        // user does not believe the rule asked for is played.
                         err_line(
                             out,
                             format!(

@@ -162,8 +162,8 @@ impl EngineConfig {
     }
 }
 
-/// Echoed input is cut to this many characters in error lines (issue 19 defect 5: a 1 MB
-/// bad line came back whole).
+/// Echoed input is cut to this many characters in error lines, so that a bad line of a
+/// megabyte does not come back whole.
 pub(crate) const ECHO_CHARS: usize = 80;
 
 /// An error line (whatever its reason embeds) is cut to this many characters.

@@ -371,7 +371,7 @@ fn uci_uses_ranks_1_to_10_by_default_and_refuses_moves_only_the_other_numbering_
     has("info string error: go searchmoves \"i0i1\": cannot parse move \"i0i1\": rank 0 exists only");
     has("info string error: go searchmoves \"zz\": cannot parse move");
     has("info string error: go searchmoves: none of the moves can be searched; searching every move");
-    // A FEN without a side to move is refused (issue 19 defect 10).
+    // A FEN without a side to move is refused, not guessed as Red to move.
     has("info string error: position: cannot parse FEN \"rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR\": no side to move");
     assert_eq!(out.matches("no side to move").count(), 3, "{out}");
     // After each refused position, go answers bestmove (none) at once.
@@ -476,7 +476,7 @@ fn ucci_declares_and_validates_hashsize_and_threads() {
     );
 }
 
-/// Issue 19 defect 5: error lines repeated the whole bad input.
+/// Regression: error lines repeated the whole bad input.
 #[test]
 fn long_bad_lines_are_echoed_cut_to_80_characters_with_their_length() {
     check("uci_long_lines");

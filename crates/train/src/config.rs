@@ -1493,7 +1493,7 @@ fn merge_checked(base: &mut Table, user: &Table, prefix: &str) -> Result<(), Con
                 *bv = uv.clone();
             }
             (bv, uv) => {
-                // A key of two forms names both (trial 11: `gumbel = 16` said "a boolean").
+                // A key of two forms names both (`gumbel = 16` must not be told "a boolean" only).
                 let expected = match (has_two_forms(&key), &*bv) {
                     (true, Value::Boolean(_)) => "a boolean or a table",
                     (true, Value::Float(_) | Value::Integer(_)) => "a number or a table",
@@ -1835,7 +1835,7 @@ mod tests {
 
     #[test]
     fn values_of_disabled_features_are_validated() {
-        // Issue 19 defect 6: gating.sprt.alpha=-3 was accepted while the SPRT was off.
+        // Regression: gating.sprt.alpha=-3 was accepted while the SPRT was off.
         let c4 = TrainConfig::default_for("connect4").unwrap();
         assert!(!c4.gating.enabled && !c4.gating.sprt.enabled);
         let gomoku = TrainConfig::default_for("gomoku").unwrap();

@@ -630,7 +630,7 @@ mod tests {
 
     #[test]
     fn garbage_line_in_the_middle_of_metrics_is_set_aside_and_the_log_resumes() {
-        // Issue 19 defect 1: one garbage line made the run unresumable.
+        // Regression: one garbage line made the run unresumable.
         let st = MemoryStorage::new();
         let ms = example_metrics(3);
         let text = format!(

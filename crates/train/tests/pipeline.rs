@@ -462,7 +462,7 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
         }
         (actor.join().unwrap(), learner.unwrap())
     });
-    // Regression (issue 14): actors published forever after the run was complete.
+    // Regression: actors published forever after the run was complete.
     assert!(actor.run_complete && !actor.stopped_by_request, "{actor:?}");
     assert!(RunState::load(&storage).unwrap().unwrap().complete);
     // The lease is released when the learner stops: the next learner takes it at once.
@@ -500,7 +500,7 @@ impl Observer for StopFrom {
 
 #[test]
 fn a_learner_stopped_while_waiting_for_batches_says_it_stopped_waiting() {
-    // Regression (issue 14): Ctrl-C while the learner waited printed "after iteration N
+    // Regression: Ctrl-C while the learner waited printed "after iteration N
     // (saved)" for an iteration that never ran.
     use alphazero_train::roles::ActorBatches;
     let storage = MemoryStorage::new();
@@ -515,7 +515,7 @@ fn a_learner_stopped_while_waiting_for_batches_says_it_stopped_waiting() {
 
 #[test]
 fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times() {
-    // Regression (issue 14): a learner's iteration line said W/D/L 0/0/0 and 0% in network.
+    // Regression: a learner's iteration line said W/D/L 0/0/0 and 0% in network.
     use alphazero_train::roles::ActorBatches;
     use alphazero_train::storage::exchange::Outbox;
     let storage = MemoryStorage::new();
@@ -573,7 +573,7 @@ impl Observer for Reports {
 
 #[test]
 fn the_games_solver_yardstick_measures_the_network_every_solver_every_iterations() {
-    // Issue 15: the pipeline names no game; the yardstick comes from the game's registry
+    // The pipeline names no game; the yardstick comes from the game's registry
     // entry (Connect Four's exact solver on Pascal Pons' test sets).
     let storage = MemoryStorage::new();
     let cfg = tiny(1)

@@ -50,8 +50,8 @@ impl Xiangqi {
     /// fullmove number; missing counters default to `0` and `1`. `config` may be given by
     /// value or reference.
     ///
-    /// A board without a side to move is refused rather than read as Red to move (issue 19
-    /// defect 10): half of all positions are Black to move, and a silent guess analyses the
+    /// A board without a side to move is refused rather than read as Red to move:
+    /// half of all positions are Black to move, and a silent guess analyses the
     /// wrong one.
     ///
     /// # Errors
@@ -245,7 +245,7 @@ mod tests {
 
     const START_BOARD: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
 
-    /// Issue 19 defect 10: a FEN without a side to move was silently read as Red to move.
+    /// Regression: a FEN without a side to move was silently read as Red to move.
     #[test]
     fn fen_without_side_to_move_is_refused_not_read_as_red() {
         for fen in [

@@ -347,7 +347,7 @@ fn bad_fens_are_rejected_with_the_input() {
 fn fen_accepts_aliases_red_r_and_missing_counters() {
     let p = pos("rheakaehr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RHEAKAEHR r");
     assert_eq!(p, Xiangqi::new(&XiangqiConfig::default()));
-    // Counters may be missing; the side to move may not (issue 19 defect 10, see fen.rs).
+    // Counters may be missing; the side to move may not (see fen.rs).
     let q = pos("rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w");
     assert_eq!(q.side_to_move(), Side::First);
     assert_eq!(q.halfmove_clock(), 0);

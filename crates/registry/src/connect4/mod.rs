@@ -50,7 +50,7 @@ channels = 32
 value_hidden = 32
 
 # Cosine decay over the run (its time budget) to 1e-4, and the value target (z + q)/2:
-# measured in sessions 3–4 on this machine (README, "Measured").
+# measured on a 2-core CPU (docs/results.md, "Connect Four from zero in 60 minutes").
 [train]
 samples_per_position = 8.0
 lr = 2e-3

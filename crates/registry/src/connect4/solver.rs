@@ -632,7 +632,7 @@ mod tests {
 
     #[test]
     fn slower_win_keeps_the_result_without_being_solver_best() {
-        // Issue 19 defect 11: a slower win was counted as a miss.
+        // Regression: a slower win was counted as a miss.
         let scores: MoveScores = [Some(-3), Some(0), Some(2), Some(5), None, Some(5), Some(-1)];
         assert_eq!(best_score(&scores), Some(5));
         assert_eq!(move_quality(&scores, C4Move(3)), (true, true));

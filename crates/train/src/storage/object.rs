@@ -597,7 +597,7 @@ impl Storage for ObjectStorage {
 mod tests {
     #[test]
     fn the_first_listing_is_asked_again_while_the_server_answers_500() {
-        // Regression (issue 14, the flaky cli_roles failure): an actor started while the
+        // Regression (a flaky cli_roles failure): an actor started while the
         // learner wrote an object got "500 InternalError" from s3s-fs for its first listing
         // and exited 1 ("the server does not answer").
         use super::probe_answer;
