@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark, not a test: self-play games per hour of one `alphazero train` process with 2
-# self-play workers against a learner and 2 `alphazero actor` processes with 1 worker each
-# on an S3 server (s3s-fs on loopback), same configuration (the Connect Four defaults, 16
-# games a batch, no gating, no solver measure) and network, MINUTES minutes each.
-#   bash deploy/bench-roles.sh            (MINUTES=3 by default; needs s3s-fs, see .ci/run)
+# self-play workers, then a learner with 1, 2 and 4 `alphazero actor` processes of 1 worker
+# each on an S3 server (s3s-fs on loopback), same configuration (the Connect Four defaults,
+# 16 games a batch, no gating, no solver measure) and network, MINUTES minutes each: a table
+# of the learner's iterations (their size, the champion lag of the batches they took, the
+# backlog left waiting, the stale games skipped) shows whether its pace stays bounded.
+#   bash deploy/bench-roles.sh   (MINUTES=3, ACTORS="1 2 4" by default; needs s3s-fs, see .ci/run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=${B:-target/release/alphazero}
@@ -36,22 +38,32 @@ s3s-fs --host 127.0.0.1 --port "$port" --access-key bench --secret-key bench-sec
 sleep 1
 export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1 \
   AWS_ENDPOINT_URL=http://127.0.0.1:$port AWS_ALLOW_HTTP=true
-url=s3://bench/run
-start=$(date +%s.%N)
-"$B" learner --storage "$url" --game connect4 --quiet --minutes "$MINUTES" "${SETS[@]}" \
-  2>"$tmp/learner.log" & learner=$!
-until [ -f "$tmp/s3/bench/run/config.toml" ]; do sleep 0.2; done
-"$B" actor --storage "$url" --workers 1 --quiet 2>"$tmp/a1.log" & a1=$!
-"$B" actor --storage "$url" --workers 1 --quiet 2>"$tmp/a2.log" & a2=$!
-wait "$learner"
-end=$(date +%s.%N)
-kill -TERM "$a1" "$a2"; wait "$a1" "$a2" || true
-g=$(games_of "$tmp/s3/bench/run/state/run.json")
-p=$(cat "$tmp/a1.log" "$tmp/a2.log" | grep -o 'published [^:]*: [0-9]* games' | awk '{s+=$3} END {print s+0}')
-python3 - "$g" "$p" "$start" "$end" <<'PY'
-import sys
-g, p, s, e = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-print(f"learner + 2 actors, 1 worker each: {p} games published ({g} taken by committed "
-      f"iterations) in {e - s:.0f} s: {p / (e - s) * 3600:.0f} games/hour published, "
-      f"{g / (e - s) * 3600:.0f} games/hour trained on")
+echo "| actors | iterations | games an iteration (min–max) | champion lag of taken batches (max) | backlog after the take (max games) | stale games skipped | games/hour published | games/hour trained on |"
+echo "|---|---|---|---|---|---|---|---|"
+for n in ${ACTORS:-1 2 4}; do
+  url=s3://bench/run-$n
+  start=$(date +%s.%N)
+  "$B" learner --storage "$url" --game connect4 --quiet --minutes "$MINUTES" "${SETS[@]}" \
+    2>"$tmp/learner-$n.log" & learner=$!
+  until [ -f "$tmp/s3/bench/run-$n/config.toml" ]; do sleep 0.2; done
+  actors=()
+  for i in $(seq "$n"); do
+    "$B" actor --storage "$url" --workers 1 --quiet 2>"$tmp/a$n-$i.log" & actors+=($!)
+  done
+  wait "$learner"
+  end=$(date +%s.%N)
+  kill -TERM "${actors[@]}"; wait "${actors[@]}" || true
+  p=$(cat "$tmp"/a"$n"-*.log | grep -o 'published [^:]*: [0-9]* games' | awk '{s+=$3} END {print s+0}')
+  python3 - "$n" "$p" "$start" "$end" "$tmp/s3/bench/run-$n/metrics.jsonl" <<'PY'
+import json, sys
+n, p, s, e, m = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
+rows = [json.loads(l) for l in open(m)]
+games = [r["games"] for r in rows]
+intake = [r.get("intake") or {} for r in rows]
+lag = max((i.get("champion_lag_max", 0) for i in intake), default=0)
+backlog = max((i.get("backlog_games", 0) for i in intake), default=0)
+stale = sum(i.get("stale_games", 0) for i in intake)
+print(f"| {n} | {len(rows)} | {min(games)}–{max(games)} | {lag} | {backlog} | {stale} | "
+      f"{p / (e - s) * 3600:.0f} | {sum(games) / (e - s) * 3600:.0f} |")
 PY
+done

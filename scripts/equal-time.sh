@@ -5,6 +5,8 @@
 # minutes. Then compare the runs' networks (`alphazero eval connect4`, `alphazero arena`).
 #
 #   scripts/equal-time.sh OUT_DIR "GAME ARGS" MINUTES NAME "OVERRIDES" [NAME "OVERRIDES"]...
+#   NICE=19 scripts/equal-time.sh …   every run at autogroup nice 19 (the runs still share
+#                                     equally, and give way to builds and tests)
 #   scripts/equal-time.sh runs/eq "--game connect4" 15 default "" \
 #     gumbel16 "--set selfplay.search.gumbel=true --set selfplay.playout_cap.enabled=false --set selfplay.simulations=16"
 set -eu
@@ -14,7 +16,7 @@ mkdir -p "$OUT"
 while [ $# -ge 2 ]; do
   NAME=$1; SETS=$2; shift 2
   # shellcheck disable=SC2086 # GAMEARGS and SETS are word lists
-  setsid sh -c "echo 0 > /proc/self/autogroup 2>/dev/null; RAYON_NUM_THREADS=1 exec $AZ train \
+  setsid sh -c "echo ${NICE:-0} > /proc/self/autogroup 2>/dev/null; RAYON_NUM_THREADS=1 exec $AZ train \
     --run '$OUT/$NAME' $GAMEARGS --set selfplay.workers=1 --set run.threads=1 \
     --set run.time_budget_minutes=$MIN --set run.seed=1 $SETS --quiet" > "$OUT/$NAME.log" 2>&1 &
 done

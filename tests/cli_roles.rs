@@ -77,6 +77,37 @@ fn state(server: &S3Server, run: &str) -> Option<RunState> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
+/// The published batches on the server's disk that the run's inbox names neither consumed
+/// nor skipped: the backlog a learner finds when it starts.
+fn pending_batches(server: &S3Server, run: &str) -> usize {
+    let root = server.root().join(S3Server::BUCKET).join(run);
+    let inbox: serde_json::Value = std::fs::read(root.join("state/inbox.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let known = |key: &str| {
+        ["consumed", "skipped"]
+            .iter()
+            .any(|m| inbox[m].get(key).is_some())
+    };
+    let mut n = 0;
+    for actor in std::fs::read_dir(root.join(INCOMING_PREFIX))
+        .into_iter()
+        .flatten()
+    {
+        let actor = actor.unwrap();
+        for batch in std::fs::read_dir(actor.path()).into_iter().flatten() {
+            let name = batch.unwrap().file_name().to_string_lossy().into_owned();
+            let key = format!(
+                "{INCOMING_PREFIX}{}/{name}",
+                actor.file_name().to_string_lossy()
+            );
+            n += usize::from(name.ends_with(".azr") && !known(&key));
+        }
+    }
+    n
+}
+
 /// Waits until `done` holds, failing after 3 minutes with the logs.
 fn wait_for(what: &str, logs: &[PathBuf], mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(180);
@@ -183,6 +214,10 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     wait_for("iteration 2", &all_logs, at(2));
     learner.kill().unwrap(); // SIGKILL at any point of an iteration
     learner.wait().unwrap();
+    // A backlog of more than one iteration's games for the restarted learner.
+    wait_for("a backlog of three batches", &all_logs, || {
+        pending_batches(&server, run) >= 3
+    });
     let at_kill = state(&server, run).unwrap();
     let (champion_at_kill, killed_at) = (at_kill.champion_id, at_kill.iteration);
     let mut learner = spawn(
@@ -276,8 +311,10 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
             };
             published += 1;
             assert!(
-                inbox.is_consumed(key) || incoming.iter().any(|k| k == key),
-                "{key} was published and is neither counted nor waiting"
+                inbox.is_consumed(key)
+                    || inbox.is_skipped(key)
+                    || incoming.iter().any(|k| k == key),
+                "{key} was published and is neither counted, skipped nor waiting"
             );
         }
     }
@@ -286,6 +323,31 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
         "{published} batches in the logs, {} games counted",
         st.total_games
     );
+    // The restarted learner took its backlog at its own pace: one batch an iteration, the
+    // rest left waiting (the iteration line says how many).
+    let metrics: Vec<serde_json::Value> = String::from_utf8(s.get("metrics.jsonl").unwrap())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The last line of the iteration (a killed learner may have logged it before losing it).
+    let after_kill = metrics
+        .iter()
+        .rev()
+        .find(|m| m["iteration"] == killed_at)
+        .unwrap();
+    assert_eq!(after_kill["games"], GAMES_PER_BATCH, "{after_kill}");
+    assert_eq!(after_kill["intake"]["batches"], 1, "{after_kill}");
+    assert!(
+        after_kill["intake"]["backlog_games"].as_u64().unwrap() >= 2 * GAMES_PER_BATCH,
+        "{after_kill}"
+    );
+    for m in &metrics {
+        assert_eq!(
+            m["games"], GAMES_PER_BATCH,
+            "an iteration of one batch: {m}"
+        );
+    }
     // The restarted learner went on training and published champions.
     assert!(st.champion_id > champion_at_kill, "{st:?}");
     assert!(s.exists(&champion_key(st.champion_id)).unwrap());

@@ -222,3 +222,27 @@ fn transpositions_are_equal_and_hash_alike() {
 fn position_is_small_and_copy() {
     assert!(std::mem::size_of::<Connect4>() <= 48);
 }
+
+#[test]
+fn history_play_action_refuses_an_unknown_index_a_full_column_and_a_finished_game() {
+    use alphazero_game::History;
+    let mut h = History::new(pos(""));
+    let e = h.play_action(7).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "illegal move action 7: no move has this action index"
+    );
+    // Column 0 six times fills it; the seventh is refused and changes nothing.
+    for _ in 0..6 {
+        h.play_action(0).unwrap();
+    }
+    assert!(h.play_action(0).is_err());
+    assert_eq!(h.moves().len(), 6);
+    // Columns 1 and 2 alternately until the first player has four in column 1.
+    for a in [1, 2, 1, 2, 1, 2, 1] {
+        h.play_action(a).unwrap();
+    }
+    assert_eq!(h.outcome(), Some(Outcome::Loss));
+    let e = h.play_action(3).unwrap_err();
+    assert!(e.to_string().contains("the game is over"), "{e}");
+}

@@ -441,6 +441,25 @@ impl<G: Game> History<G> {
         self.play_on(mv)
     }
 
+    /// Plays the move of action index `action` (`Game::action_to_move`, as records and
+    /// network outputs number moves), checked as [`History::play`] checks; returns the move.
+    ///
+    /// # Errors
+    /// [`IllegalMove`] when no move has this index in the current position (its `mv` is
+    /// `action N`), when the move is illegal or the game is already decided; nothing
+    /// changes then.
+    pub fn play_action(&mut self, action: u16) -> Result<G::Move, IllegalMove> {
+        let mv = self
+            .current
+            .action_to_move(usize::from(action))
+            .ok_or_else(|| IllegalMove {
+                mv: format!("action {action}"),
+                reason: "no move has this action index".into(),
+            })?;
+        self.play(mv)?;
+        Ok(mv)
+    }
+
     /// Plays a move that is legal in the current position even when the history has already
     /// decided the game (repetition, move limit): for engines whose GUI judges the game by its
     /// own rules and sends the moves played after our rules' end. A position that is over by

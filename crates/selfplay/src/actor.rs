@@ -449,17 +449,14 @@ fn replay_prefix<G: Game>(
 ) -> Result<History<G>, SelfPlayError> {
     let mut history = History::new(start.clone());
     for (ply, &action) in prefix.iter().enumerate() {
-        let refuse = |reason: String| SelfPlayError::Restart {
-            game_index,
-            ply,
-            action,
-            reason,
-        };
-        let mv = history
-            .current()
-            .action_to_move(usize::from(action))
-            .ok_or_else(|| refuse("no move has this action index".into()))?;
-        history.play(mv).map_err(|e| refuse(e.to_string()))?;
+        history
+            .play_action(action)
+            .map_err(|e| SelfPlayError::Restart {
+                game_index,
+                ply,
+                action,
+                reason: e.to_string(),
+            })?;
     }
     if let (Some(o), Some(&action)) = (history.outcome(), prefix.last()) {
         return Err(SelfPlayError::Restart {

@@ -676,6 +676,37 @@ pub struct EvalConfig {
     pub solver_positions: u32,
 }
 
+/// `[actors]`: the pace of a learner (`alphazero learner`) whose games come from actors
+/// (`alphazero actor`); `alphazero train` plays its own games and ignores it. The learner
+/// keeps its own pace, however many actors publish: each iteration takes the oldest published
+/// batches only, and batches played by a champion too far behind are skipped, so that
+/// iterations stay the same size and actors' games stay fresh (the windowed buffer and
+/// bounded sample reuse of KataGo and lc0).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActorsConfig {
+    /// Games an iteration takes at most, once the published batches hold
+    /// `selfplay.games_per_iteration`: whole batches, oldest champion first (at least one
+    /// batch, however large); the rest wait for the next iterations. 0 =
+    /// `selfplay.games_per_iteration`.
+    pub max_games_per_iteration: u32,
+    /// A published batch played by a champion more than this many champions before the
+    /// current one is skipped: not trained on, deleted, and counted in the iteration's
+    /// metrics (`stale_games`).
+    pub max_champion_lag: u32,
+}
+
+impl ActorsConfig {
+    /// The games an iteration takes at most when `selfplay.games_per_iteration` is
+    /// `games_per_iteration`.
+    pub fn max_games(&self, games_per_iteration: u32) -> u64 {
+        u64::from(match self.max_games_per_iteration {
+            0 => games_per_iteration,
+            n => n,
+        })
+    }
+}
+
 /// `[run]`: the run as a whole.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -710,6 +741,8 @@ pub struct TrainConfig {
     pub gating: GatingConfig,
     /// `[eval]`.
     pub eval: EvalConfig,
+    /// `[actors]`.
+    pub actors: ActorsConfig,
     /// `[run]`.
     pub run: RunConfig,
 }
@@ -817,6 +850,10 @@ impl TrainConfig {
             eval: EvalConfig {
                 solver_every: 0,
                 solver_positions: 200,
+            },
+            actors: ActorsConfig {
+                max_games_per_iteration: 0,
+                max_champion_lag: 4,
             },
             run: RunConfig {
                 iterations: 100,
@@ -1135,6 +1172,19 @@ impl TrainConfig {
             );
         }
         at_least("eval.solver_positions", e.solver_positions, 1)?;
+
+        let a = &self.actors;
+        if a.max_games_per_iteration != 0 && a.max_games_per_iteration < s.games_per_iteration {
+            return invalid(
+                "actors.max_games_per_iteration",
+                format!(
+                    "must be 0 (= selfplay.games_per_iteration) or >= \
+                     selfplay.games_per_iteration ({}): an iteration waits for that many games",
+                    s.games_per_iteration
+                ),
+                a.max_games_per_iteration,
+            );
+        }
 
         let run = &self.run;
         non_negative("run.time_budget_minutes", run.time_budget_minutes)?;
@@ -1903,6 +1953,11 @@ mod tests {
                 &c4,
                 "eval.solver_positions=0",
                 "eval.solver_positions must be >= 1",
+            ),
+            (
+                &c4,
+                "actors.max_games_per_iteration=1",
+                "actors.max_games_per_iteration must be 0 (= selfplay.games_per_iteration) or >=",
             ),
         ];
         for (base, o, msg) in cases {

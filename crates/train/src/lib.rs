@@ -53,7 +53,7 @@ pub use alphazero_records as record;
 pub use config::{ConfigError, TrainConfig};
 pub use error::PipelineError;
 pub use init::InitNetwork;
-pub use metrics::{IterationMetrics, MetricsLog};
+pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};
 pub use observer::{IterationReport, Observer, Silent, Stage, SUMMARY_LEGEND};
 pub use pipeline::{
     solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,

@@ -31,18 +31,20 @@ pub fn saved_config(dir: &Path) -> Result<Option<String>, PipelineError> {
 /// or the directory cannot be created or opened (naming it);
 /// [`PipelineError::Storage`] for any other storage error.
 pub fn open_run(dir: &Path) -> Result<LocalStorage, PipelineError> {
-    match LocalStorage::open_exclusive(dir) {
-        Ok(s) => Ok(s),
-        Err(e @ StorageError::Locked { .. }) => Err(PipelineError::Invalid(format!(
-            "{e}; wait for it to finish or stop it"
-        ))),
-        Err(StorageError::Open { root, source }) => Err(PipelineError::Invalid(format!(
+    LocalStorage::open_exclusive(dir).map_err(|e| open_error(dir, e))
+}
+
+/// An error of opening or locking the run directory `dir`, in the words of [`open_run`].
+fn open_error(dir: &Path, e: StorageError) -> PipelineError {
+    match e {
+        e @ StorageError::Locked { .. } => {
+            PipelineError::Invalid(format!("{e}; wait for it to finish or stop it"))
+        }
+        StorageError::Open { root, source } => PipelineError::Invalid(format!(
             "cannot open run directory {}: {source}",
             root.display()
-        ))),
-        Err(e) => {
-            Err(PipelineError::from(e).context(format!("opening run directory {}", dir.display())))
-        }
+        )),
+        e => PipelineError::from(e).context(format!("opening run directory {}", dir.display())),
     }
 }
 
@@ -51,12 +53,16 @@ pub fn open_run(dir: &Path) -> Result<LocalStorage, PipelineError> {
 /// there anyway). A missing or empty directory is fine.
 ///
 /// # Errors
-/// [`PipelineError::Invalid`] naming the directory and (up to 5 of) its entries.
+/// [`PipelineError::Invalid`] naming the directory and (up to 5 of) its entries, or, when
+/// another process holds the directory's run lock, naming that process as [`open_run`] does.
 pub fn check_new_run_directory(dir: &Path) -> Result<(), PipelineError> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         // Missing, not a directory or unreadable: opening the run says why.
         return Ok(());
     };
+    // A run another process is starting holds its first files before its config: the
+    // directory is in use, whatever it holds at this instant.
+    LocalStorage::check_unlocked(dir).map_err(|e| open_error(dir, e))?;
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
@@ -80,4 +86,25 @@ pub fn check_new_run_directory(dir: &Path) -> Result<(), PipelineError> {
         if names.len() == 1 { "y" } else { "ies" },
         shown.join(", "),
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_directory_another_trainer_is_starting_is_in_use_not_a_stranger_folder() {
+        // Regression: a second trainer started while the first wrote its config was told the
+        // directory "holds no training run but 1 other entry", not that it was in use.
+        let dir = tempfile::tempdir().unwrap();
+        check_new_run_directory(dir.path()).unwrap();
+        let held = LocalStorage::open_exclusive(dir.path()).unwrap();
+        std::fs::write(dir.path().join(".config.toml.tmp-1-0"), b"half").unwrap();
+        let e = check_new_run_directory(dir.path()).unwrap_err().to_string();
+        let pid = format!("pid {}", std::process::id());
+        assert!(e.contains("is in use") && e.contains(&pid), "{e}");
+        drop(held);
+        let e = check_new_run_directory(dir.path()).unwrap_err().to_string();
+        assert!(e.contains("holds no training run"), "{e}");
+    }
 }

@@ -104,6 +104,28 @@ pub struct SolverMetrics {
     pub value_sign: f64,
 }
 
+/// How a learner's iteration took the games of actors (`alphazero learner`; absent for
+/// `alphazero train`, which plays its own): what it took, what is left waiting (the backlog)
+/// and what was too old to train on (`[actors] max_champion_lag`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ActorIntake {
+    /// Published batches taken.
+    pub batches: u64,
+    /// The most champions any taken batch's champion was behind the current one (0: all
+    /// played by the current champion; batches whose key names no champion are left out).
+    pub champion_lag_max: u32,
+    /// Published batches left waiting for the next iterations after this one's take.
+    pub backlog_batches: u64,
+    /// Their games.
+    pub backlog_games: u64,
+    /// Batches skipped by this iteration: played by a champion more than
+    /// `actors.max_champion_lag` champions behind.
+    pub stale_batches: u64,
+    /// Their games (played, never trained on).
+    pub stale_games: u64,
+}
+
 /// What one training iteration did. Times in seconds, rates per hour.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -177,6 +199,9 @@ pub struct IterationMetrics {
     /// Mean squared error per point of the ownership head; `None` when it is not trained
     /// (`train.aux_ownership_weight` 0) or no step was taken.
     pub aux_ownership_loss: Option<f64>,
+    /// How a learner took its actors' games; `None` for games played by the iteration
+    /// itself (`alphazero train`).
+    pub intake: Option<ActorIntake>,
 }
 
 /// Parses `metrics.jsonl` text (empty lines are skipped).
@@ -437,6 +462,10 @@ struct CsvRow {
     solver_value_sign: Option<f64>,
     aux_policy_loss: Option<f64>,
     aux_ownership_loss: Option<f64>,
+    actor_batches: Option<u64>,
+    champion_lag_max: Option<u32>,
+    backlog_games: Option<u64>,
+    stale_games: Option<u64>,
 }
 
 impl From<&IterationMetrics> for CsvRow {
@@ -488,6 +517,10 @@ impl From<&IterationMetrics> for CsvRow {
             solver_value_sign: s.map(|s| s.value_sign),
             aux_policy_loss: m.aux_policy_loss.filter(|_| trained),
             aux_ownership_loss: m.aux_ownership_loss.filter(|_| trained),
+            actor_batches: m.intake.as_ref().map(|i| i.batches),
+            champion_lag_max: m.intake.as_ref().map(|i| i.champion_lag_max),
+            backlog_games: m.intake.as_ref().map(|i| i.backlog_games),
+            stale_games: m.intake.as_ref().map(|i| i.stale_games),
         }
     }
 }

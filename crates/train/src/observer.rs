@@ -44,8 +44,9 @@ ownership losses where they are trained) and the policy shift (the KL \
 divergence of the trained network's policy from the champion's, in nats: how far one \
 iteration moved it); the gating match (W-D-L of the new network) or `promoted`; the champion \
 (with its Elo when gating measures it); for Connect Four the share of solver positions where \
-the network's move is best, keeps the result, and its value has the right sign; and the \
-seconds taken (self-play/training/gating); metrics.jsonl holds these and more";
+the network's move is best, keeps the result, and its value has the right sign; for a \
+learner, its actors' batches (taken, the most champions a taken batch's champion was behind, \
+games left waiting, games skipped as too old); and the seconds taken (self-play/training/gating); metrics.jsonl holds these and more";
 
 impl IterationReport {
     /// The iteration's summary line (see [`SUMMARY_LEGEND`]): games and their results,
@@ -96,13 +97,20 @@ impl IterationReport {
             0 => String::new(),
             n => format!(", {n} restarted"),
         };
+        // A learner's intake of its actors' games.
+        let intake_text = m.intake.as_ref().map_or_else(String::new, |i| {
+            format!(
+                "; actors: {} batches, lag {}, backlog {} games, {} stale",
+                i.batches, i.champion_lag_max, i.backlog_games, i.stale_games
+            )
+        });
         // Self-play that ran elsewhere (a learner's actors) has no time here: `-`.
         let selfplay_s = m
             .selfplay_s
             .map_or_else(|| "-".into(), |s| format!("{s:.0}"));
         format!(
             "iter {}: {} games (W/D/L {}/{}/{}, {:.0} plies{restarted_text}), {} positions, buffer {}; \
-             {} steps: loss {:.3}/{:.3}{aux_text}, shift {:.4}; {gate_text}; {champion_text}{solver_text}; \
+             {} steps: loss {:.3}/{:.3}{aux_text}, shift {:.4}; {gate_text}; {champion_text}{solver_text}{intake_text}; \
              {:.0}s ({selfplay_s}/{:.0}/{:.0})",
             m.iteration,
             sp.games,

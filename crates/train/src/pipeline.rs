@@ -34,7 +34,7 @@ use rand::SeedableRng;
 use crate::config::{EvalConfig, TrainConfig};
 use crate::error::PipelineError;
 use crate::init::InitNetwork;
-use crate::metrics::{GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
+use crate::metrics::{ActorIntake, GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
 use crate::observer::{IterationReport, Observer, Stage};
 use crate::record::{write_records, GameRecord, RecordHeader};
 use crate::recovery;
@@ -117,6 +117,8 @@ pub struct SelfPlayBatch {
     /// share are known (`false` for a learner's batches of actors' games: those are absent
     /// from its metrics, not 0).
     pub played_here: bool,
+    /// How a learner took these games from actors; `None` when they were played here.
+    pub intake: Option<ActorIntake>,
 }
 
 /// What [`Pipeline::learn`] did.
@@ -413,6 +415,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             stats,
             seconds: start.elapsed().as_secs_f64(),
             played_here: true,
+            intake: None,
         })
     }
 
@@ -866,6 +869,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             train_s: learned.seconds,
             gating_s: gated.seconds,
             solver,
+            intake: batch.intake.clone(),
         };
         metrics_log.append(self.storage, &m)?;
         let all = dedup_metrics(metrics_log.read_all(self.storage)?);

@@ -111,18 +111,14 @@ fn play_action<G: Game>(
     game_id: u64,
     ply: usize,
 ) -> Result<G::Move, ReplayError> {
-    let illegal = |reason: String| ReplayError::IllegalAction {
-        game_id,
-        ply,
-        action,
-        reason,
-    };
-    let mv = history
-        .current()
-        .action_to_move(usize::from(action))
-        .ok_or_else(|| illegal("no move has this action index".into()))?;
-    history.play(mv).map_err(|e| illegal(e.to_string()))?;
-    Ok(mv)
+    history
+        .play_action(action)
+        .map_err(|e| ReplayError::IllegalAction {
+            game_id,
+            ply,
+            action,
+            reason: e.to_string(),
+        })
 }
 
 /// How [`ReplayBuffer::sample_batch`] draws.

@@ -24,12 +24,15 @@ use alphazero_selfplay::SelfPlayStats;
 
 use crate::config::TrainConfig;
 use crate::error::PipelineError;
+use crate::metrics::ActorIntake;
 use crate::observer::Observer;
 use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY};
 use crate::record::{read_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::state::RunState;
-use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
+use crate::storage::exchange::{
+    batch_champion, read_run, ExchangeError, Inbox, Outbox, RunManifest,
+};
 use crate::storage::lease::LearnerLease;
 use crate::storage::{champion_key, record_key, Storage};
 use crate::InitNetwork;
@@ -222,7 +225,7 @@ pub fn run_actor<G: Encode>(
             summary.batches as u32,
             observer,
         )?;
-        let key = outbox.publish(storage, &p.record_file(0, &records)?)?;
+        let key = outbox.publish(storage, &p.record_file(0, &records)?, *id)?;
         if restarts {
             // Ids of the actor's own: the learner numbers the games when it takes them.
             p.ingest(&mut own_games, summary.games, &records)?;
@@ -320,15 +323,20 @@ fn taken_stats(games: &[GameRecord]) -> SelfPlayStats {
 }
 
 /// The learner's source of games ([`BatchSource`]): the batches that actors published, each
-/// taken by exactly one committed iteration through the [`Inbox`] ledger.
+/// taken by exactly one committed iteration through the [`Inbox`] ledger, at the learner's
+/// own pace (`[actors]`, [`crate::config::ActorsConfig`]).
 ///
 /// An iteration waits (one log line per wait) until the published batches not taken yet
-/// hold at least `selfplay.games_per_iteration` games, then takes them all: their games, in
-/// key order, become the iteration's record file `records/<id>.azr` (ids renumbered from the
-/// run's next game id), and the ledger names the keys before the iteration is committed.
-/// Batches of committed iterations are deleted from `incoming/` (their keys stay in the
-/// ledger, so a late duplicate is never counted). A published object that is no record file
-/// of the run's game is moved to `<key>.corrupt` with a warning and not counted.
+/// hold at least `selfplay.games_per_iteration` games, then takes the oldest of them (by the
+/// champion that played them, then by number) while their games stay within
+/// `actors.max_games_per_iteration` (at least one batch); the rest stay for the next
+/// iterations. Batches played by a champion more than `actors.max_champion_lag` champions
+/// before the current one are skipped: never trained on, and counted. The taken games, in
+/// that order, become the iteration's record file `records/<id>.azr` (ids renumbered from the
+/// run's next game id), and the ledger names the taken and skipped keys before the iteration
+/// is committed. Batches of committed iterations are deleted from `incoming/` (their keys
+/// stay in the ledger, so a late duplicate is never counted). A published object that is no
+/// record file of the run's game is moved to `<key>.corrupt` with a warning and not counted.
 pub struct ActorBatches<'l> {
     location: String,
     lease: Option<&'l LearnerLease<'l>>,
@@ -431,13 +439,25 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
             inbox.tidy(storage, state.iteration)?;
             self.tidied = state.iteration;
         }
-        let want = u64::from(p.config().selfplay.games_per_iteration).max(1);
+        let cfg = p.config();
+        let want = u64::from(cfg.selfplay.games_per_iteration).max(1);
+        let at_most = cfg
+            .actors
+            .max_games(cfg.selfplay.games_per_iteration)
+            .max(want);
+        let current = state.champion_id;
+        // How many champions behind the current one a batch was played; `None` when its key
+        // does not say (published before keys named their champion): never stale.
+        let lag = |key: &str| batch_champion(key).map(|c| current.saturating_sub(c));
+        let stale = |key: &str| lag(key).is_some_and(|l| l > cfg.actors.max_champion_lag);
         let mut said = false;
-        let taken = loop {
+        let (fresh, skipped) = loop {
             let ready = self.fetch(p, inbox.pending(storage)?, observer)?;
-            let have: u64 = ready.iter().map(|k| self.fetched[k].len() as u64).sum();
+            let (skipped, fresh): (Vec<String>, Vec<String>) =
+                ready.into_iter().partition(|k| stale(k));
+            let have: u64 = fresh.iter().map(|k| self.fetched[k].len() as u64).sum();
             if have >= want {
-                break ready;
+                break (fresh, skipped);
             }
             if observer.stop_requested() {
                 self.inbox = Some(inbox);
@@ -454,22 +474,67 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
             }
             std::thread::sleep(self.poll);
         };
+        // Oldest first: by the champion that played the batch, then its number within its
+        // actor (an unnamed champion counts as the current one).
+        let mut order = fresh;
+        order.sort_by_key(|k| {
+            let seq = k.rsplit('/').next().unwrap_or(k).to_string();
+            (batch_champion(k).unwrap_or(current), seq, k.clone())
+        });
+        let mut taken = Vec::new();
+        let mut taken_games = 0u64;
+        let mut backlog = ActorIntake::default();
+        let mut full = false;
+        for key in order {
+            let n = self.fetched[&key].len() as u64;
+            // In order: the first batch that does not fit ends the take.
+            full = full || !(taken.is_empty() || taken_games + n <= at_most);
+            if !full {
+                taken_games += n;
+                taken.push(key);
+            } else {
+                backlog.backlog_batches += 1;
+                backlog.backlog_games += n;
+            }
+        }
         let mut games = Vec::new();
         for key in &taken {
             games.extend(self.fetched.remove(key).unwrap_or_default());
         }
+        let stale_games: u64 = skipped
+            .iter()
+            .map(|k| self.fetched.remove(k).map_or(0, |g| g.len() as u64))
+            .sum();
+        let intake = ActorIntake {
+            batches: taken.len() as u64,
+            champion_lag_max: taken.iter().filter_map(|k| lag(k)).max().unwrap_or(0),
+            stale_batches: skipped.len() as u64,
+            stale_games,
+            ..backlog
+        };
         let first_game_id = state.next_game_id;
         let key = record_key(state.next_record_id);
         self.check_lease()?;
         storage.put(&key, &p.record_file(first_game_id, &games)?)?;
         // The ledger names the batches before the iteration's commit.
-        inbox.consume(storage, &taken, state.iteration)?;
+        inbox.consume(storage, &taken, &skipped, state.iteration)?;
         self.inbox = Some(inbox);
+        let stale_text = match intake.stale_batches {
+            0 => String::new(),
+            n => format!(
+                "; skips {n} batches ({stale_games} games) played by champions more than {} \
+                 behind champion {current} (actors.max_champion_lag)",
+                cfg.actors.max_champion_lag
+            ),
+        };
         observer.info(&format!(
-            "iteration {} takes {} actor batches ({} games)",
+            "iteration {} takes {} actor batches ({} games), {} batches ({} games) left \
+             waiting{stale_text}",
             state.iteration,
             taken.len(),
-            games.len()
+            games.len(),
+            intake.backlog_batches,
+            intake.backlog_games
         ));
         let stats = taken_stats(&games);
         let seconds = self.since.elapsed().as_secs_f64();
@@ -481,6 +546,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
             stats,
             seconds,
             played_here: false,
+            intake: Some(intake),
         }))
     }
 }

@@ -320,6 +320,38 @@ impl LocalStorage {
         })
     }
 
+    /// Checks, without taking it, that no other process holds the run lock of `root` (as
+    /// [`LocalStorage::open_exclusive`] takes it); a directory or lock file that does not
+    /// exist is not locked.
+    ///
+    /// # Errors
+    /// [`StorageError::Locked`] naming the holder's pid; [`StorageError::Open`] when the lock
+    /// file cannot be opened or tried.
+    pub fn check_unlocked(root: &Path) -> Result<(), StorageError> {
+        let lock_path = root.join(LOCK_FILE);
+        let open_err = |source| StorageError::Open {
+            root: root.to_path_buf(),
+            source,
+        };
+        let file = match OpenOptions::new().read(true).write(true).open(&lock_path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(open_err(e)),
+        };
+        match file.try_lock() {
+            // Released when `file` is dropped.
+            Ok(()) => Ok(()),
+            Err(fs::TryLockError::WouldBlock) => Err(StorageError::Locked {
+                root: root.to_path_buf(),
+                pid: fs::read_to_string(&lock_path)
+                    .ok()
+                    .and_then(|t| t.trim().parse::<u32>().ok()),
+                lock: lock_path,
+            }),
+            Err(fs::TryLockError::Error(e)) => Err(open_err(e)),
+        }
+    }
+
     /// The root directory.
     pub fn root(&self) -> &Path {
         &self.root

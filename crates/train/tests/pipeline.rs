@@ -6,8 +6,8 @@ use alphazero_registry::games::Connect4;
 use alphazero_train::record::read_records;
 use alphazero_train::storage::{champion_key, record_key};
 use alphazero_train::{
-    Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunState, Silent, Stage,
-    Storage, TrainConfig, LATEST_KEY, METRICS_KEY, PENDING_KEY,
+    ActorIntake, Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunState,
+    Silent, Stage, Storage, TrainConfig, LATEST_KEY, METRICS_KEY, PENDING_KEY,
 };
 
 /// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
@@ -252,11 +252,11 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         assert!(ownership > 0.0 && ownership < 4.0, "{m:?}");
     }
     let csv = String::from_utf8(storage.get("metrics.csv").unwrap()).unwrap();
-    assert!(csv
-        .lines()
-        .next()
-        .unwrap()
-        .ends_with("aux_policy_loss,aux_ownership_loss"));
+    let columns = csv.lines().next().unwrap();
+    assert!(
+        columns.contains(",aux_policy_loss,aux_ownership_loss,"),
+        "{columns}"
+    );
     // The trainer's checkpoint carries the heads (a resumed run trains them on); the
     // networks for play do not.
     let both = AuxHeads {
@@ -532,7 +532,7 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
         .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
         .unwrap();
     Outbox::new()
-        .publish(&storage, &p.record_file(0, &games).unwrap())
+        .publish(&storage, &p.record_file(0, &games).unwrap(), 0)
         .unwrap();
     let obs = Reports::default();
     let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
@@ -559,6 +559,78 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
     let line = r.summary();
     assert!(line.contains("W/D/L"), "{line}");
     assert!(!line.contains("% in network"), "{line}");
+}
+
+#[test]
+fn a_learner_with_a_backlog_takes_the_oldest_batches_at_its_pace_and_skips_stale_ones() {
+    // Regression: a learner took every published batch at once, so iterations grew
+    // geometrically (16, 40, 216, 544, 1,280 games) and actors played an ever older champion.
+    use alphazero_train::roles::ActorBatches;
+    use alphazero_train::storage::exchange::{Inbox, Outbox};
+    let storage = MemoryStorage::new();
+    let cfg = tiny_with(3, &["gating.enabled=false", "actors.max_champion_lag=1"]);
+    let p =
+        Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
+    let elsewhere = MemoryStorage::new();
+    let mut state = RunState::new(1);
+    let champion = pipeline(&elsewhere, 1)
+        .open_trainer(&mut state, None, 0.01)
+        .unwrap()
+        .inference_model();
+    let (games, _) = p
+        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
+        .unwrap();
+    let bytes = p.record_file(0, &games).unwrap();
+    // A backlog of four iterations before the learner starts: one actor's four batches
+    // played by champion 0, another's one batch by champion 2.
+    let mut a = Outbox::named("a");
+    let old: Vec<String> = (0..4)
+        .map(|_| a.publish(&storage, &bytes, 0).unwrap())
+        .collect();
+    let new = Outbox::named("b").publish(&storage, &bytes, 2).unwrap();
+    let obs = Reports::default();
+    let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
+    let summary = p
+        .run_with(&mut source, None, &Limits::default(), &obs)
+        .unwrap();
+    assert_eq!(summary.iterations, 3);
+    let intakes: Vec<ActorIntake> = obs
+        .0
+        .borrow()
+        .iter()
+        .map(|r| r.metrics.intake.clone().expect("a learner's iteration"))
+        .collect();
+    let intake = |batches, lag, backlog_batches, stale_batches| ActorIntake {
+        batches,
+        champion_lag_max: lag,
+        backlog_batches,
+        backlog_games: 6 * backlog_batches,
+        stale_batches,
+        stale_games: 6 * stale_batches,
+    };
+    assert_eq!(
+        intakes,
+        vec![
+            // Champion 0: the oldest batch, one iteration's games; four wait.
+            intake(1, 0, 4, 0),
+            // Champion 1: the next oldest, one champion behind.
+            intake(1, 1, 3, 0),
+            // Champion 2: champion 0's last two are two behind (> 1): skipped.
+            intake(1, 0, 0, 2),
+        ]
+    );
+    let line = obs.0.borrow()[2].summary();
+    assert!(
+        line.contains("actors: 1 batches, lag 0, backlog 0 games, 12 stale"),
+        "{line}"
+    );
+    let state = RunState::load(&storage).unwrap().unwrap();
+    assert_eq!(state.total_games, 18);
+    let inbox = Inbox::load(&storage, "mem://run", state.iteration).unwrap();
+    assert_eq!((inbox.consumed_count(), inbox.skipped_count()), (3, 2));
+    assert!(inbox.is_consumed(&old[0]) && inbox.is_consumed(&old[1]));
+    assert!(inbox.is_consumed(&new) && !inbox.is_consumed(&old[2]));
+    assert!(inbox.pending(&storage).unwrap().is_empty());
 }
 
 /// Keeps the iteration reports.

@@ -47,7 +47,7 @@ fn every_batch_is_committed_once_through_learner_restarts_and_a_10_s_outage() {
                     let mut outbox = Outbox::new();
                     for n in 0..BATCHES_PER_ACTOR {
                         let line = format!("{} {n}\n", outbox.actor());
-                        outbox.publish(s, line.as_bytes()).unwrap();
+                        outbox.publish(s, line.as_bytes(), 0).unwrap();
                         published.fetch_add(1, Ordering::SeqCst);
                         std::thread::sleep(Duration::from_millis(100));
                     }
@@ -75,7 +75,7 @@ fn every_batch_is_committed_once_through_learner_restarts_and_a_10_s_outage() {
                 }
                 s.put(&format!("records/{iteration:06}.azr"), &records)
                     .unwrap();
-                inbox.consume(s, &keys, iteration).unwrap();
+                inbox.consume(s, &keys, &[], iteration).unwrap();
                 if iteration % 3 == 2 && lost < 3 {
                     // Killed before the commit: the next start must take these batches again.
                     lost += 1;

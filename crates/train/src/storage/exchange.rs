@@ -5,7 +5,8 @@
 //! - **The run's game** ([`claim_run`]): the first process writes [`MANIFEST_KEY`] with the
 //!   game (a conditional put); any process of another game is refused before any work.
 //! - **Actors publish** record batches through an [`Outbox`]: each actor has a random id and
-//!   numbers its batches, and each batch is one object `incoming/<actor>/<seq>.azr` created
+//!   numbers its batches, and each batch is one object
+//!   `incoming/<actor>/<seq>-champion-<id>.azr` (the champion that played it) created
 //!   with [`Storage::put_if_absent`]. An object store shows an object only once its upload is
 //!   complete, so an actor killed mid-upload leaves nothing, and a restarted actor takes a new
 //!   id (its old batches stay valid).
@@ -14,7 +15,9 @@
 //!   (its run state), and on restart forgets the entries of iterations it never committed —
 //!   so a batch is consumed again only when the iteration that took it was lost. Consumed
 //!   batches of committed iterations are deleted afterwards ([`Inbox::tidy`]); their keys
-//!   are kept in the inbox, so a late duplicate upload is never counted twice.
+//!   are kept in the inbox, so a late duplicate upload is never counted twice. Batches the
+//!   learner skips (played by a champion too old, [`batch_champion`]) are recorded the same
+//!   way, as skipped.
 //! - **Champions** are published by the learner under unique names
 //!   (`networks/champion-NNNN.azc`, [`super::champion_key`]); actors take the highest
 //!   ([`latest_champion`]).
@@ -27,11 +30,22 @@ use super::{Storage, StorageError};
 
 /// The object naming the run's game: `run.json`.
 pub const MANIFEST_KEY: &str = "run.json";
-/// Where actors publish record batches: `incoming/<actor>/<seq>.azr`.
+/// Where actors publish record batches: `incoming/<actor>/<seq>-champion-<id>.azr`.
 pub const INCOMING_PREFIX: &str = "incoming/";
 /// The learner's record of consumed batches: `state/inbox.json`.
 pub const INBOX_KEY: &str = "state/inbox.json";
 const CHAMPION_PREFIX: &str = "networks/champion-";
+/// What separates a batch's number from the id of the champion that played it in its key.
+const BATCH_CHAMPION: &str = "-champion-";
+
+/// The id of the champion that played the batch published under `key`
+/// (`incoming/<actor>/<seq>-champion-<id>.azr`); `None` for a key without one (batches
+/// published before keys named their champion, which the learner never counts as stale).
+pub fn batch_champion(key: &str) -> Option<u32> {
+    let stem = key.strip_suffix(".azr")?;
+    let (_, id) = stem.rsplit_once(BATCH_CHAMPION)?;
+    id.parse().ok()
+}
 
 /// An error of the actor/learner exchange.
 #[derive(Debug, thiserror::Error)]
@@ -232,13 +246,17 @@ impl Outbox {
         &self.actor
     }
 
-    /// The key batch `seq` of this actor gets: `incoming/<actor>/<seq, 8 digits>.azr`.
-    pub fn key(&self, seq: u64) -> String {
-        format!("{INCOMING_PREFIX}{}/{seq:08}.azr", self.actor)
+    /// The key batch `seq` of this actor, played by champion `champion`, gets:
+    /// `incoming/<actor>/<seq, 8 digits>-champion-<champion, 4 digits>.azr`.
+    pub fn key(&self, seq: u64, champion: u32) -> String {
+        format!(
+            "{INCOMING_PREFIX}{}/{seq:08}{BATCH_CHAMPION}{champion:04}.azr",
+            self.actor
+        )
     }
 
-    /// Publishes one record batch (the bytes of a record file) as the next key; returns it.
-    /// The object appears whole or not at all.
+    /// Publishes one record batch (the bytes of a record file) played by champion `champion`
+    /// as the next key; returns it. The object appears whole or not at all.
     ///
     /// # Errors
     /// [`ExchangeError::Taken`] when the key exists (another actor with the same id),
@@ -247,8 +265,9 @@ impl Outbox {
         &mut self,
         storage: &dyn Storage,
         records: &[u8],
+        champion: u32,
     ) -> Result<String, ExchangeError> {
-        let key = self.key(self.next_seq);
+        let key = self.key(self.next_seq, champion);
         if !storage.put_if_absent(&key, records)? {
             return Err(ExchangeError::Taken {
                 actor: self.actor.clone(),
@@ -260,13 +279,18 @@ impl Outbox {
     }
 }
 
-/// The learner's side: which published batches it has consumed, and in which iteration.
+/// The learner's side: which published batches it has consumed or skipped, and in which
+/// iteration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Inbox {
     /// Format version (1).
     version: u32,
     /// Consumed key → the iteration that consumed it.
     consumed: BTreeMap<String, u32>,
+    /// Skipped key (a batch whose games were not trained on: played by a champion too old)
+    /// → the iteration that skipped it; absent in inboxes written before skipping existed.
+    #[serde(default)]
+    skipped: BTreeMap<String, u32>,
 }
 
 impl Inbox {
@@ -286,26 +310,31 @@ impl Inbox {
             false => Inbox {
                 version: 1,
                 consumed: BTreeMap::new(),
+                skipped: BTreeMap::new(),
             },
         };
         inbox
             .consumed
             .retain(|_, &mut it| it < committed_iterations);
+        inbox.skipped.retain(|_, &mut it| it < committed_iterations);
         Ok(inbox)
     }
 
-    /// The published batches not consumed yet, sorted by actor and number.
+    /// The published batches neither consumed nor skipped yet, sorted by actor and number.
     ///
     /// # Errors
     /// [`ExchangeError::Storage`].
     pub fn pending(&self, storage: &dyn Storage) -> Result<Vec<String>, ExchangeError> {
         let mut keys = storage.list(INCOMING_PREFIX)?;
-        keys.retain(|k| k.ends_with(".azr") && !self.consumed.contains_key(k));
+        keys.retain(|k| {
+            k.ends_with(".azr") && !self.consumed.contains_key(k) && !self.skipped.contains_key(k)
+        });
         Ok(keys)
     }
 
-    /// Records that iteration `iteration` consumes `keys` and saves the inbox. Call it after
-    /// the iteration's records are written and before its run state (the commit point).
+    /// Records that iteration `iteration` consumes `keys` and skips `skipped` (their games are
+    /// not trained on), and saves the inbox. Call it after the iteration's records are
+    /// written and before its run state (the commit point).
     ///
     /// # Errors
     /// [`ExchangeError::Storage`].
@@ -313,10 +342,14 @@ impl Inbox {
         &mut self,
         storage: &dyn Storage,
         keys: &[String],
+        skipped: &[String],
         iteration: u32,
     ) -> Result<(), ExchangeError> {
         for k in keys {
             self.consumed.insert(k.clone(), iteration);
+        }
+        for k in skipped {
+            self.skipped.insert(k.clone(), iteration);
         }
         let bytes = serde_json::to_vec(self).expect("an inbox serializes");
         storage.put(INBOX_KEY, &bytes)?;
@@ -328,13 +361,24 @@ impl Inbox {
         self.consumed.contains_key(key)
     }
 
+    /// Whether `key` was skipped (by an iteration that is committed or under way).
+    pub fn is_skipped(&self, key: &str) -> bool {
+        self.skipped.contains_key(key)
+    }
+
     /// The number of consumed batches.
     pub fn consumed_count(&self) -> usize {
         self.consumed.len()
     }
 
-    /// Deletes the published objects of batches consumed by committed iterations (fewer than
-    /// `committed_iterations`); their keys stay in the inbox. Returns how many were deleted.
+    /// The number of skipped batches.
+    pub fn skipped_count(&self) -> usize {
+        self.skipped.len()
+    }
+
+    /// Deletes the published objects of batches consumed or skipped by committed iterations
+    /// (fewer than `committed_iterations`); their keys stay in the inbox. Returns how many
+    /// were deleted.
     ///
     /// # Errors
     /// [`ExchangeError::Storage`].
@@ -345,11 +389,8 @@ impl Inbox {
     ) -> Result<usize, ExchangeError> {
         let mut deleted = 0;
         for key in storage.list(INCOMING_PREFIX)? {
-            if self
-                .consumed
-                .get(&key)
-                .is_some_and(|&it| it < committed_iterations)
-            {
+            let by = self.consumed.get(&key).or(self.skipped.get(&key));
+            if by.is_some_and(|&it| it < committed_iterations) {
                 storage.delete(&key)?;
                 deleted += 1;
             }
@@ -402,14 +443,18 @@ mod tests {
     fn a_batch_taken_by_an_uncommitted_iteration_is_pending_again_after_a_restart() {
         let s = MemoryStorage::new();
         let mut actor = Outbox::new();
-        let k0 = actor.publish(&s, b"batch 0").unwrap();
-        let k1 = actor.publish(&s, b"batch 1").unwrap();
+        let k0 = actor.publish(&s, b"batch 0", 0).unwrap();
+        let k1 = actor.publish(&s, b"batch 1", 0).unwrap();
         let mut inbox = Inbox::load(&s, "mem", 0).unwrap();
         assert_eq!(inbox.pending(&s).unwrap(), vec![k0.clone(), k1.clone()]);
-        inbox.consume(&s, std::slice::from_ref(&k0), 0).unwrap();
+        inbox
+            .consume(&s, std::slice::from_ref(&k0), &[], 0)
+            .unwrap();
         // Iteration 0 is committed; iteration 1 takes batch 1 and the learner dies before
         // committing it.
-        inbox.consume(&s, std::slice::from_ref(&k1), 1).unwrap();
+        inbox
+            .consume(&s, std::slice::from_ref(&k1), &[], 1)
+            .unwrap();
         assert!(inbox.pending(&s).unwrap().is_empty());
         let inbox = Inbox::load(&s, "mem", 1).unwrap();
         assert_eq!(inbox.pending(&s).unwrap(), vec![k1.clone()]);
@@ -444,7 +489,7 @@ mod tests {
     fn a_named_actor_restarted_under_the_same_name_publishes_new_keys() {
         let (a, b) = (Outbox::named("box-1"), Outbox::named("box-1"));
         assert!(a.actor().starts_with("box-1-"), "{}", a.actor());
-        assert_ne!(a.key(0), b.key(0));
+        assert_ne!(a.key(0, 0), b.key(0, 0));
     }
 
     #[test]
@@ -452,18 +497,57 @@ mod tests {
         let s = MemoryStorage::new();
         let (mut a, mut b) = (Outbox::new(), Outbox::new());
         assert_ne!(a.actor(), b.actor());
-        let ka = a.publish(&s, b"a").unwrap();
-        let kb = b.publish(&s, b"b").unwrap();
+        let ka = a.publish(&s, b"a", 0).unwrap();
+        let kb = b.publish(&s, b"b", 0).unwrap();
         assert_ne!(ka, kb);
         let mut twin = Outbox {
             actor: a.actor().to_string(),
             next_seq: 0,
         };
         assert!(matches!(
-            twin.publish(&s, b"twin"),
+            twin.publish(&s, b"twin", 0),
             Err(ExchangeError::Taken { .. })
         ));
         assert_eq!(s.get(&ka).unwrap(), b"a");
+    }
+
+    #[test]
+    fn a_batch_key_names_the_champion_that_played_it() {
+        let s = MemoryStorage::new();
+        let mut a = Outbox::named("box-1");
+        let k = a.publish(&s, b"a", 17).unwrap();
+        assert!(k.ends_with("/00000000-champion-0017.azr"), "{k}");
+        assert_eq!(batch_champion(&k), Some(17));
+        assert_eq!(batch_champion(&a.key(3, 12345)), Some(12345));
+        // Keys of batches published before keys named their champion.
+        assert_eq!(
+            batch_champion("incoming/0123456789abcdef/00000004.azr"),
+            None
+        );
+        assert_eq!(batch_champion("incoming/a/00000004-champion-x.azr"), None);
+    }
+
+    #[test]
+    fn a_skipped_batch_is_not_pending_is_tidied_and_is_pending_again_if_never_committed() {
+        let s = MemoryStorage::new();
+        let mut actor = Outbox::new();
+        let k0 = actor.publish(&s, b"batch 0", 0).unwrap();
+        let k1 = actor.publish(&s, b"batch 1", 3).unwrap();
+        let mut inbox = Inbox::load(&s, "mem", 0).unwrap();
+        inbox
+            .consume(&s, std::slice::from_ref(&k1), std::slice::from_ref(&k0), 0)
+            .unwrap();
+        assert!(inbox.pending(&s).unwrap().is_empty());
+        assert_eq!((inbox.consumed_count(), inbox.skipped_count()), (1, 1));
+        // Iteration 0 never committed: both batches are pending again.
+        let again = Inbox::load(&s, "mem", 0).unwrap();
+        assert_eq!(again.pending(&s).unwrap(), vec![k0.clone(), k1.clone()]);
+        // Committed: both deleted, neither pending, the skipped one still known as skipped.
+        let committed = Inbox::load(&s, "mem", 1).unwrap();
+        assert_eq!(committed.tidy(&s, 1).unwrap(), 2);
+        s.put(&k0, b"late duplicate").unwrap();
+        assert!(committed.pending(&s).unwrap().is_empty());
+        assert_eq!(committed.skipped_count(), 1);
     }
 
     #[test]
