@@ -515,3 +515,111 @@ pub fn export_onnx<G: Encode>(
     };
     Ok(model.encode_to_vec())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashSet};
+
+    use alphazero_connect4::{Connect4, Connect4Config};
+    use alphazero_registry::GameSpec;
+    use burn::tensor::Device;
+
+    use super::*;
+    use crate::{GlobalPooling, ModelConfig};
+
+    fn model(pooling: Option<GlobalPooling>) -> ModelProto {
+        let config = ModelConfig::new(2, 6, 7, 7)
+            .with_residual_blocks(3)
+            .with_channels(16)
+            .with_value_hidden(8)
+            .with_global_pooling(pooling);
+        let header = CheckpointHeader {
+            game: GameSpec::Connect4,
+            model: config.clone(),
+            step: 12,
+            train: None,
+            param_ids: BTreeMap::new(),
+            writer: "test".into(),
+        };
+        let net = config.init(&Device::flex());
+        let bytes =
+            export_onnx::<Connect4>(&net, &header, &Connect4Config::default(), "c4.azc").unwrap();
+        ModelProto::decode(bytes.as_slice()).expect("the bytes decode as an ONNX model")
+    }
+
+    /// ONNX runtimes need a topologically sorted graph whose every operand is defined:
+    /// the input, a weight, or an earlier node's output; the named outputs are computed.
+    fn check_well_formed(m: &ModelProto) -> Vec<String> {
+        let g = m.graph.as_ref().unwrap();
+        let mut defined: HashSet<&str> = g.initializer.iter().map(|t| t.name.as_str()).collect();
+        defined.insert(INPUT_NAME);
+        for node in &g.node {
+            for input in &node.input {
+                assert!(
+                    defined.contains(input.as_str()),
+                    "{} reads {input}",
+                    node.name
+                );
+            }
+            defined.extend(node.output.iter().map(String::as_str));
+        }
+        for out in [POLICY_NAME, VALUE_NAME] {
+            assert!(defined.contains(out), "{out} is computed");
+        }
+        g.node.iter().map(|n| n.op_type.clone()).collect()
+    }
+
+    #[test]
+    fn onnx_graphs_are_well_formed_with_named_io_and_the_game_in_their_metadata() {
+        let plain = model(None);
+        let ops = check_well_formed(&plain);
+        assert_eq!(ops.iter().filter(|o| *o == "Conv").count(), 1 + 2 * 3 + 2);
+        assert!(!ops.iter().any(|o| o == "GlobalMaxPool"));
+        assert_eq!(
+            (plain.ir_version, plain.opset_import[0].version),
+            (IR_VERSION, OPSET)
+        );
+        let g = plain.graph.as_ref().unwrap();
+        let dims = |v: &ValueInfoProto| -> Vec<String> {
+            let t = v.r#type.as_ref().unwrap().tensor_type.as_ref().unwrap();
+            t.shape
+                .as_ref()
+                .unwrap()
+                .dim
+                .iter()
+                .map(|d| match (&d.dim_value, &d.dim_param) {
+                    (Some(n), _) => n.to_string(),
+                    (_, Some(p)) => p.clone(),
+                    _ => "?".into(),
+                })
+                .collect()
+        };
+        assert_eq!(g.input[0].name, INPUT_NAME);
+        assert_eq!(dims(&g.input[0]), ["batch", "2", "6", "7"]);
+        assert_eq!(dims(&g.output[0]), ["batch", "7"]);
+        assert_eq!(dims(&g.output[1]), ["batch"]);
+        let meta: BTreeMap<&str, &str> = plain
+            .metadata_props
+            .iter()
+            .map(|e| (e.key.as_str(), e.value.as_str()))
+            .collect();
+        assert_eq!(meta["game_spec"], "connect4");
+        assert_eq!(meta["training_step"], "12");
+        let input: serde_json::Value = serde_json::from_str(meta["input"]).unwrap();
+        assert_eq!(input["shape"], serde_json::json!(["B", 2, 6, 7]));
+        // The third block pools: its bias comes from the means and maxima of 4 channels.
+        let pooled = model(Some(GlobalPooling {
+            blocks: vec![2],
+            channels: 4,
+        }));
+        let ops = check_well_formed(&pooled);
+        for op in ["GlobalAveragePool", "GlobalMaxPool", "Slice", "Unsqueeze"] {
+            assert!(ops.iter().any(|o| o == op), "{op} in {ops:?}");
+        }
+        let fc = pooled.graph.as_ref().unwrap().initializer.iter();
+        let fc = fc
+            .filter(|t| t.name == "blocks.2.pool_fc.weight")
+            .collect::<Vec<_>>();
+        assert_eq!(fc[0].dims, [8, 12]);
+    }
+}
