@@ -10,14 +10,15 @@ network loading and printing cancel out). Both run the game's play search with t
 network on the CPU, so they should agree: Python adds one call, not a per-simulation cost.
 Prints simulations per second, the best of the repetitions.
 
-Measured on the 2-core development VM (a training run beside it), --sims 1600, best of 3:
+Measured on the 2-core development VM (shared: load average 6.5 while it ran), --sims 1600,
+best of 3:
 
-    position                        python sims/s   cli sims/s
-    gomoku 15x15 after h8 h9 i8          6,3xx        6,2xx
-    xiangqi start                        4,1xx        4,1xx
-    connect4 after 4 4 3                 ...          ...
+    position                            python sims/s  cli sims/s
+    gomoku:15:freestyle h8 h9 i8                2,394       2,379
+    xiangqi start                              11,664      12,477
+    connect4 4 4 3                             37,167      37,826
 
-(see docs/python.md for the figures of the last run)
+(docs/python.md#speed)
 """
 
 import argparse

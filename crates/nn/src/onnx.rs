@@ -542,8 +542,7 @@ mod tests {
             writer: "test".into(),
         };
         let net = config.init(&Device::flex());
-        let bytes =
-            export_onnx::<Connect4>(&net, &header, &Connect4Config::default(), "c4.azc").unwrap();
+        let bytes = export_onnx::<Connect4>(&net, &header, &Connect4Config, "c4.azc").unwrap();
         ModelProto::decode(bytes.as_slice()).expect("the bytes decode as an ONNX model")
     }
 
