@@ -217,28 +217,24 @@ pub struct PyGame {
 }
 
 impl PyGame {
-    fn check_symmetry(&self, sym: usize) -> PyResult<()> {
-        let n = self.inner.num_symmetries();
-        if sym >= n {
+    /// `ValueError` unless `index < count` (`what`: "symmetry", "action"; `count` ≥ 1).
+    fn check_index(&self, what: &str, index: usize, count: usize) -> PyResult<()> {
+        if index >= count {
             return Err(PyValueError::new_err(format!(
-                "symmetry {sym} out of range: {} has {n} symmetries (0 to {})",
+                "{what} {index} out of range: {} has {count} ({what} 0 to {})",
                 self.inner.spec().words(),
-                n - 1
+                count - 1
             )));
         }
         Ok(())
     }
 
+    fn check_symmetry(&self, sym: usize) -> PyResult<()> {
+        self.check_index("symmetry", sym, self.inner.num_symmetries())
+    }
+
     fn check_action(&self, action: usize) -> PyResult<()> {
-        let n = self.inner.num_actions();
-        if action >= n {
-            return Err(PyValueError::new_err(format!(
-                "action {action} is outside the action space of {} ({n} actions, 0 to {})",
-                self.inner.spec().words(),
-                n - 1
-            )));
-        }
-        Ok(())
+        self.check_index("action", action, self.inner.num_actions())
     }
 }
 

@@ -25,21 +25,10 @@ mod game;
 mod network;
 mod records;
 
-/// An error and its causes in one line, `a: b: c`, as the command line prints them (`{:#}`).
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        text.push_str(": ");
-        text.push_str(&s.to_string());
-        source = s.source();
-    }
-    text
-}
-
-/// `ValueError` with the message of `e` and its causes.
+/// `ValueError` with the message of `e` and its causes, `a: b: c`, as the command line
+/// prints them.
 fn value_error(e: &(dyn std::error::Error + 'static)) -> PyErr {
-    PyValueError::new_err(chain(e))
+    PyValueError::new_err(alphazero_train::storage::error_chain(e))
 }
 
 /// The exception for an error of the application layer: `OSError` when a file could not be
