@@ -345,6 +345,10 @@ fn evaluator_for<G: BoardView>(
     }
 }
 
+/// The longest search `search` takes, in milliseconds (a day): a deadline far beyond it
+/// would overflow the clock.
+const MAX_TIME_MS: u64 = 86_400_000;
+
 /// Searches `game`'s position with the game's play search (the preset `play`, `analyze`,
 /// `serve` and the engines use: its tactics and solver, no root noise) and `network` (a
 /// `Network`; `None`: the uniform evaluator, every move equally likely and every position
@@ -352,7 +356,8 @@ fn evaluator_for<G: BoardView>(
 /// `time_ms` milliseconds of wall clock, whichever ends first when both are given. `seed`
 /// fixes the search's random choices (ties). The GIL is released while it searches, so
 /// other Python threads run meanwhile. Raises `ValueError` when the network does not fit
-/// the game or the budget is 0, `RuntimeError` when the evaluation fails.
+/// the game, the budget is 0 or `time_ms` is over a day, `RuntimeError` when the evaluation
+/// fails.
 #[pyfunction]
 #[pyo3(signature = (game, network = None, simulations = None, time_ms = None, seed = 0))]
 pub fn search(
@@ -366,6 +371,11 @@ pub fn search(
     let simulations = match (simulations, time_ms) {
         (Some(0), _) => return Err(PyValueError::new_err("simulations must be at least 1")),
         (_, Some(0)) => return Err(PyValueError::new_err("time_ms must be at least 1")),
+        (_, Some(ms)) if ms > MAX_TIME_MS => {
+            return Err(PyValueError::new_err(format!(
+                "time_ms {ms} is over a day ({MAX_TIME_MS} ms), the longest search taken"
+            )))
+        }
         (Some(n), _) => n,
         (None, Some(_)) => 0,
         (None, None) => 800,
