@@ -345,8 +345,8 @@ fn evaluator_for<G: BoardView>(
     }
 }
 
-/// The longest search `search` takes, in milliseconds (a day): a deadline far beyond it
-/// would overflow the clock.
+/// The longest search `search` takes, in milliseconds (a day): a longer `time_ms` is a
+/// mistake, and one like 2⁶³ would never return.
 const MAX_TIME_MS: u64 = 86_400_000;
 
 /// Searches `game`'s position with the game's play search (the preset `play`, `analyze`,

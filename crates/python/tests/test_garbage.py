@@ -83,7 +83,7 @@ def test_network_and_search(tmp_path):
     assert isinstance(raises(net.export_onnx, tmp_path / "missing" / "x.onnx"), OSError)
     raises(net.export_onnx, None)
     game = az.Game("connect4")
-    # time_ms 2**63: a deadline past what the clock holds (Instant + Duration panicked).
+    # time_ms 2**63: a search that would never return.
     for kwargs in [{"simulations": 0}, {"time_ms": 0}, {"time_ms": 2**63}, {"simulations": -1},
                    {"simulations": 2**40}, {"seed": -1}, {"network": "connect4.azc"},
                    {"network": game}]:
