@@ -45,8 +45,9 @@ enum Command {
     Eval(cmd::eval::EvalArgs),
     /// Inspects self-play game records (`.azr`) and exports games as PGN, SGF or PSQ.
     Records(cmd::records::RecordsArgs),
-    /// Exports a network as plain safetensors plus a JSON description (shapes, input planes,
-    /// policy layout, value perspective) for other programs.
+    /// Exports a network for other programs: an ONNX model (`--out F.onnx`), or plain
+    /// safetensors plus a JSON description (shapes, input planes, policy layout, value
+    /// perspective).
     Export(cmd::export::ExportArgs),
     /// Gomocup brain on stdin/stdout (Piskvork protocol).
     Gomocup(cmd::protocols::EngineArgs),

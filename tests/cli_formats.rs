@@ -517,6 +517,37 @@ fn exported_files_get_the_permissions_of_any_new_file(written: &Path) {
     }
 }
 
+/// `export --out F.onnx`: an ONNX model in a folder made for it, with the network's named
+/// input and outputs and its game (the Python package's tests run it in ONNX Runtime against
+/// our inference).
+#[test]
+fn export_writes_an_onnx_model_with_named_input_outputs_and_game() {
+    let dir = fresh_dir("formats_export_onnx");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/connect4.azc");
+    let file = dir.join("new/c4.onnx");
+    let out = alphazero(&["export", s(&model), "--out", s(&file)]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ONNX model (connect4, 4x32"),
+        "{}",
+        out.stderr
+    );
+    let bytes = std::fs::read(&file).expect("ONNX file written");
+    let text = String::from_utf8_lossy(&bytes);
+    for name in [
+        "planes",
+        "policy",
+        "value",
+        "game_spec",
+        "alphazero-rs",
+        "Conv",
+        "Gemm",
+    ] {
+        assert!(text.contains(name), "{name} in the ONNX file");
+    }
+    exported_files_get_the_permissions_of_any_new_file(&file);
+}
+
 /// `export`: the safetensors header names exactly the tensors the JSON describes, with the
 /// same shapes (the nn crate's tests check values and the forward pass).
 #[test]

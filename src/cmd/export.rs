@@ -1,10 +1,12 @@
 //! `alphazero export`: a network checkpoint as a plain safetensors file plus a JSON description
 //! of its tensors, input encoding, policy layout and value perspective (see
-//! `alphazero_nn::export`), for loading it in other programs.
+//! `alphazero_nn::export`), or as an ONNX model (see `alphazero_nn::onnx`), for loading it in
+//! other programs.
 use super::records::write_atomic;
 use alphazero_nn::export::export_network;
+use alphazero_nn::onnx::export_onnx;
 use alphazero_nn::Encode;
-use alphazero_nn::{load_checkpoint, CheckpointError, Device};
+use alphazero_nn::{load_any_checkpoint, Checkpoint, Device};
 use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -14,19 +16,31 @@ use std::path::{Path, PathBuf};
 pub struct ExportArgs {
     /// The network checkpoint (`.azc`); its game and rules come from the file.
     model: PathBuf,
-    /// Where to write: a file name ending in `.safetensors` (the description goes beside it
-    /// as `.json`), or a folder (created when missing) that gets `NAME.safetensors` and
-    /// `NAME.json`, NAME being the checkpoint's file name without `.azc`.
+    /// Where to write: a file name ending in `.onnx` (an ONNX model: batch norm folded,
+    /// input `planes`, outputs `policy` and `value`, the game and shapes in its metadata), a
+    /// file name ending in `.safetensors` (the description goes beside it as `.json`), or a
+    /// folder (created when missing) that gets `NAME.safetensors` and `NAME.json`, NAME being
+    /// the checkpoint's file name without `.azc`.
     #[arg(long)]
     out: PathBuf,
 }
 
-/// The two output files of `--out`.
-fn outputs(model: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
+/// What `--out` asks for.
+enum Outputs {
+    /// An ONNX model file.
+    Onnx(PathBuf),
+    /// The safetensors file and its JSON description.
+    Safetensors(PathBuf, PathBuf),
+}
+
+/// The output files of `--out`.
+fn outputs(model: &Path, out: &Path) -> Result<Outputs> {
     let tensors = match out.extension().and_then(|e| e.to_str()) {
+        Some("onnx") => return Ok(Outputs::Onnx(out.to_path_buf())),
         Some("safetensors") => out.to_path_buf(),
         Some(other) => bail!(
-            "--out {}: give a folder or a file name ending in .safetensors (not .{other})",
+            "--out {}: give a folder or a file name ending in .safetensors or .onnx (not \
+             .{other})",
             out.display()
         ),
         None => {
@@ -40,21 +54,42 @@ fn outputs(model: &Path, out: &Path) -> Result<(PathBuf, PathBuf)> {
         }
     };
     let json = tensors.with_extension("json");
-    Ok((tensors, json))
+    Ok(Outputs::Safetensors(tensors, json))
 }
 
-fn export_for<G: Encode>(cfg: &G::Config, args: &ExportArgs, device: &Device) -> Result<()> {
-    let ck = load_checkpoint(&args.model, G::NAME, device).context("loading the network")?;
+/// Creates the folder of an output file when it is missing.
+fn create_parent(file: &Path) -> Result<()> {
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("creating the folder {}", dir.display()))?;
+    }
+    Ok(())
+}
+
+fn export_for<G: Encode>(cfg: &G::Config, args: &ExportArgs, ck: &Checkpoint) -> Result<()> {
     let source = args
         .model
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let (tensors, json) = match outputs(&args.model, &args.out)? {
+        Outputs::Safetensors(tensors, json) => (tensors, json),
+        Outputs::Onnx(path) => {
+            create_parent(&path)?;
+            let bytes = export_onnx::<G>(&ck.model, &ck.header, cfg, &source)?;
+            write_atomic(&path, &bytes)?;
+            eprintln!(
+                "{}: ONNX model ({}, {}x{}, batch norm folded) written to {}",
+                args.model.display(),
+                ck.header.game.words(),
+                ck.header.model.residual_blocks,
+                ck.header.model.channels,
+                path.display()
+            );
+            return Ok(());
+        }
+    };
     let ex = export_network::<G>(&ck.model, &ck.header, cfg, &source)?;
-    let (tensors, json) = outputs(&args.model, &args.out)?;
-    if let Some(dir) = tensors.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("creating the folder {}", dir.display()))?;
-    }
+    create_parent(&tensors)?;
     let text = serde_json::to_string_pretty(&ex.description).context("encoding the description")?;
     write_atomic(&tensors, &ex.safetensors)?;
     write_atomic(&json, format!("{text}\n").as_bytes())?;
@@ -73,17 +108,8 @@ fn export_for<G: Encode>(cfg: &G::Config, args: &ExportArgs, device: &Device) ->
 /// Runs `alphazero export`.
 pub fn run(args: &ExportArgs) -> Result<()> {
     outputs(&args.model, &args.out)?;
-    let device = Device::flex();
-    // The game is the checkpoint's own: asking for none makes the loader name it.
-    let game = match load_checkpoint(&args.model, "", &device) {
-        Err(CheckpointError::WrongGame { found, .. }) => found,
-        Err(e) => return Err(anyhow::Error::new(e).context("loading the network")),
-        Ok(_) => bail!("{}: the checkpoint names no game", args.model.display()),
-    };
-    // Read once more for the game's spec (the WrongGame error carries the name only).
-    let spec = load_checkpoint(&args.model, &game, &device)
-        .context("loading the network")?
-        .header
-        .game;
-    with_game!(&spec, G, cfg => export_for::<G>(cfg, args, &device))
+    // The game is the checkpoint's own.
+    let ck = load_any_checkpoint(&args.model, &Device::flex()).context("loading the network")?;
+    let spec = ck.header.game;
+    with_game!(&spec, G, cfg => export_for::<G>(cfg, args, &ck))
 }

@@ -134,7 +134,11 @@ pub fn output_format(flag: &str, path: &Path, to: Option<&str>) -> Result<Format
 /// keeps a wrong path (a device, a disk image) from being read into memory.
 pub const MAX_RECORD_FILE_BYTES: u64 = 2 << 30;
 
-fn read_file(path: &Path) -> Result<RecordFile> {
+/// Reads one self-play record file (`.azr`), of at most [`MAX_RECORD_FILE_BYTES`].
+///
+/// # Errors
+/// The file cannot be read, is too large, or is not a readable record file (naming it).
+pub fn read_record_file(path: &Path) -> Result<RecordFile> {
     let bytes = read_bounded(path, MAX_RECORD_FILE_BYTES)?;
     read_records_any(&bytes)
         .with_context(|| format!("{}: not a readable record file", path.display()))
@@ -149,9 +153,12 @@ fn result_text(r: alphazero_train::GameResult) -> &'static str {
 }
 
 /// Replays a recorded game from its start: a restarted game's prefix (the moves of the
-/// earlier game it started from), then its plies. Stops with an error at the first action
-/// that is not a legal move, naming its ply from the start.
-fn replay<G: BoardView>(cfg: &G::Config, rec: &GameRecord) -> Result<History<G>> {
+/// earlier game it started from), then its plies.
+///
+/// # Errors
+/// The record's start position does not read; the first action that is not a legal move,
+/// naming its ply from the start.
+pub fn replay<G: BoardView>(cfg: &G::Config, rec: &GameRecord) -> Result<History<G>> {
     let mut h = if rec.start.trim().is_empty() {
         History::new(G::new(cfg))
     } else {
@@ -276,7 +283,7 @@ fn show_for<G: BoardView>(
 /// The file is unreadable or not a record file, its game is unknown or its action count does
 /// not fit the game, a recorded move is illegal, `game_index` or `ply` is out of range.
 pub fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> Result<()> {
-    let file = read_file(file_path)?;
+    let file = read_record_file(file_path)?;
     let h = &file.header;
     let spec = h
         .spec()
@@ -302,13 +309,12 @@ pub fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> 
     })
 }
 
-/// `records list`: a table of the record files of a run directory (its `records/` folder, or
-/// `dir` itself): games, plies, training positions and results per file, then the totals.
+/// The record files (`*.azr`) of a run directory (its `records/` folder, or `dir` itself),
+/// sorted by name: oldest first, as a run names them.
 ///
 /// # Errors
-/// The folder cannot be read or holds no `.azr` file; some files are unreadable (after the
-/// table, which lists them).
-pub fn list(dir: &Path) -> Result<()> {
+/// The folder cannot be read or holds no `.azr` file.
+pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let rec_dir = if dir.join("records").is_dir() {
         dir.join("records")
     } else {
@@ -323,6 +329,17 @@ pub fn list(dir: &Path) -> Result<()> {
     if files.is_empty() {
         bail!("no record files (*.azr) in {}", rec_dir.display());
     }
+    Ok(files)
+}
+
+/// `records list`: a table of the record files of a run directory (its `records/` folder, or
+/// `dir` itself): games, plies, training positions and results per file, then the totals.
+///
+/// # Errors
+/// The folder cannot be read or holds no `.azr` file; some files are unreadable (after the
+/// table, which lists them).
+pub fn list(dir: &Path) -> Result<()> {
+    let files = record_files(dir)?;
     // "plies" counts every move played; "trained" only the full-search ones, the positions a
     // run trains on (fast playout-cap moves are recorded with 0 simulations and skipped).
     println!(
@@ -335,7 +352,7 @@ pub fn list(dir: &Path) -> Result<()> {
         let name = f
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        match read_file(f) {
+        match read_record_file(f) {
             Ok(rf) => {
                 let p: usize = rf.games.iter().map(|g| g.plies.len()).sum();
                 let t: usize = rf
@@ -459,7 +476,7 @@ pub fn export(
         if rule.is_some() {
             bail!("--rule applies to PSQ inputs only (a .azr file names its rule)");
         }
-        let rf = read_file(file)?;
+        let rf = read_record_file(file)?;
         let spec = rf
             .header
             .spec()

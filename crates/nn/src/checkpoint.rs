@@ -405,7 +405,21 @@ pub fn load_checkpoint(
         path: path.to_path_buf(),
         source,
     })?;
-    parse_checkpoint(path, &bytes, expected_game, device)
+    parse_checkpoint(path, &bytes, Some(expected_game), device)
+}
+
+/// Loads a checkpoint of whichever game it was trained for (its header's
+/// [`CheckpointHeader::game`] says which) onto `device`: for programs that take any network
+/// (`alphazero export`, the Python package).
+///
+/// # Errors
+/// As [`load_checkpoint`], except [`CheckpointError::WrongGame`].
+pub fn load_any_checkpoint(path: &Path, device: &Device) -> Result<Checkpoint, CheckpointError> {
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_checkpoint(path, &bytes, None, device)
 }
 
 /// Reads a checkpoint from the bytes of a checkpoint file (for storage that is not a local
@@ -419,7 +433,7 @@ pub fn checkpoint_from_bytes(
     expected_game: &str,
     device: &Device,
 ) -> Result<Checkpoint, CheckpointError> {
-    parse_checkpoint(name, bytes, expected_game, device)
+    parse_checkpoint(name, bytes, Some(expected_game), device)
 }
 
 /// The network of a checkpoint file's bytes in a canonical form: its weights (a safetensors
@@ -527,7 +541,7 @@ fn checked_sections<'a>(path: &Path, bytes: &'a [u8]) -> Result<[&'a [u8]; 3], C
 fn parse_checkpoint(
     path: &Path,
     bytes: &[u8],
-    expected_game: &str,
+    expected_game: Option<&str>,
     device: &Device,
 ) -> Result<Checkpoint, CheckpointError> {
     let p = || path.to_path_buf();
@@ -537,7 +551,7 @@ fn parse_checkpoint(
             path: p(),
             reason: e.to_string(),
         })?;
-    if header.game.name() != expected_game {
+    if let Some(expected_game) = expected_game.filter(|&g| g != header.game.name()) {
         return Err(CheckpointError::WrongGame {
             path: p(),
             expected: expected_game.to_string(),

@@ -20,10 +20,7 @@
 //! by hand); the crate's tests rebuild the forward pass from the two files alone and compare it
 //! with [`PolicyValueNet::predict`].
 //!
-//! ONNX is not written: no maintained Rust crate writes ONNX graphs (burn imports ONNX but does
-//! not export it), and a hand-written protobuf encoder would be an unchecked second
-//! implementation of the network. The description is enough to build the ONNX graph in Python
-//! (`torch.onnx.export` of a 30-line module).
+//! The same network as an ONNX graph is [`crate::onnx`]'s.
 
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::tensor::Tensor;
@@ -114,6 +111,51 @@ fn role(name: &str) -> &'static str {
     }
 }
 
+/// The network's input and outputs for game `G` under `config`, as the description's
+/// `input` and `outputs` sections (and an ONNX file's metadata) give them: the input `planes`
+/// `[B, C, H, W]` with the meaning of every plane and of rows and columns, the `policy` logits
+/// `[B, A]` with the move of every action index, the `value` `[B]` and its perspective.
+pub fn io_description<G: Encode>(config: &G::Config) -> (Value, Value) {
+    let pos = G::new(config);
+    let (h, w) = pos.board_shape();
+    let c = G::num_planes(config);
+    let a = pos.num_actions();
+    let planes: Vec<Value> = G::plane_meanings(config)
+        .into_iter()
+        .enumerate()
+        .map(|(i, meaning)| json!({"index": i, "meaning": meaning}))
+        .collect();
+    let actions: Vec<String> = (0..a)
+        .map(|i| {
+            pos.action_to_move(i)
+                .map_or_else(String::new, |mv| pos.format_move(mv))
+        })
+        .collect();
+    let input = json!({
+        "name": "planes",
+        "shape": ["B", c, h, w],
+        "dtype": "float32",
+        "layout": "NCHW, row-major: planes[b][c][row][column]",
+        "perspective": "always from the side to move",
+        "board": G::board_layout(),
+        "planes": planes,
+    });
+    let outputs = json!({
+        "policy": {
+            "shape": ["B", a],
+            "meaning": "unnormalised logits over the whole action space; mask illegal actions and take a softmax for move probabilities",
+            "layout": G::policy_layout(),
+            "actions": actions,
+        },
+        "value": {
+            "shape": ["B"],
+            "range": [-1.0, 1.0],
+            "meaning": "expected result for the side to move: +1 win, 0 draw, -1 loss",
+        },
+    });
+    (input, outputs)
+}
+
 /// The network `net` of checkpoint `header` (trained for game `G` under `config`) as
 /// safetensors plus description. `source` names the checkpoint in the description.
 ///
@@ -157,21 +199,7 @@ pub fn export_network<G: Encode>(
     let safetensors = safetensors::serialize(views, Some(metadata))
         .map_err(|e| NnError::InvalidConfig(format!("safetensors: {e}")))?;
 
-    let pos = G::new(config);
-    let (h, w) = pos.board_shape();
-    let c = G::num_planes(config);
-    let a = pos.num_actions();
-    let planes: Vec<Value> = G::plane_meanings(config)
-        .into_iter()
-        .enumerate()
-        .map(|(i, meaning)| json!({"index": i, "meaning": meaning}))
-        .collect();
-    let actions: Vec<String> = (0..a)
-        .map(|i| {
-            pos.action_to_move(i)
-                .map_or_else(String::new, |mv| pos.format_move(mv))
-        })
-        .collect();
+    let (input, outputs) = io_description::<G>(config);
     let eps = net.stem_bn.epsilon;
     let mut layers = vec![json!({
         "name": "stem", "op": "conv3x3 (padding 1, stride 1, bias) -> batch norm -> relu",
@@ -222,28 +250,8 @@ pub fn export_network<G: Encode>(
         "version": DESCRIPTION_VERSION,
         "source": {"checkpoint": source, "writer": header.writer, "training_step": header.step},
         "game": {"name": G::NAME, "config": header.game.to_string()},
-        "input": {
-            "name": "planes",
-            "shape": ["B", c, h, w],
-            "dtype": "float32",
-            "layout": "NCHW, row-major: planes[b][c][row][column]",
-            "perspective": "always from the side to move",
-            "board": G::board_layout(),
-            "planes": planes,
-        },
-        "outputs": {
-            "policy": {
-                "shape": ["B", a],
-                "meaning": "unnormalised logits over the whole action space; mask illegal actions and take a softmax for move probabilities",
-                "layout": G::policy_layout(),
-                "actions": actions,
-            },
-            "value": {
-                "shape": ["B"],
-                "range": [-1.0, 1.0],
-                "meaning": "expected result for the side to move: +1 win, 0 draw, -1 loss",
-            },
-        },
+        "input": input,
+        "outputs": outputs,
         "architecture": {
             "model": m,
             "layers": layers,

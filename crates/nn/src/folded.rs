@@ -80,11 +80,15 @@ impl Conv3x3Algorithm {
 
 /// A linear layer: weights `[D_in, D_out]` row-major, bias `[D_out]`.
 #[derive(Clone, Debug)]
-struct Dense {
-    din: usize,
-    dout: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
+pub(crate) struct Dense {
+    /// Inputs.
+    pub(crate) din: usize,
+    /// Outputs.
+    pub(crate) dout: usize,
+    /// `[D_in, D_out]` row-major: `y = x·W + b`.
+    pub(crate) weight: Vec<f32>,
+    /// `[D_out]`.
+    pub(crate) bias: Vec<f32>,
 }
 
 /// Which element-wise operation follows a convolution's bias.
@@ -144,7 +148,26 @@ fn host_nd<const D: usize>(t: Tensor<D>) -> Result<(Vec<f32>, [usize; D]), NnErr
     Ok((v, dims))
 }
 
-fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
+/// A convolution with its batch norm folded in, in the convolution's own layout: weights
+/// `[C_out, C_in, k, k]` row-major (PyTorch's and ONNX's `Conv` layout), bias `[C_out]`.
+/// What both the CPU path and the ONNX export compute with.
+#[derive(Clone, Debug)]
+pub(crate) struct FoldedOihw {
+    /// `k` of the `k × k` kernel.
+    pub(crate) kernel: usize,
+    /// Input channels.
+    pub(crate) cin: usize,
+    /// Output channels.
+    pub(crate) cout: usize,
+    /// `[C_out, C_in, k, k]` row-major.
+    pub(crate) weight: Vec<f32>,
+    /// `[C_out]`.
+    pub(crate) bias: Vec<f32>,
+}
+
+/// Folds the inference-mode batch norm `bn` into the convolution `conv` before it:
+/// `W' = W·s`, `b' = (b − μ)·s + β` with `s = γ/√(σ² + ε)` per output channel.
+pub(crate) fn fold_batch_norm(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedOihw, NnError> {
     let (w, [cout, cin, kh, kw]) = host_nd(conv.weight.val())?;
     if kh != kw {
         return Err(NnError::InvalidConfig(format!(
@@ -168,17 +191,41 @@ fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
             "batch norm of the wrong size after a convolution of {cout} output channels"
         )));
     }
-    let mut weight = vec![0.0f32; k * k * cin * cout];
+    let mut weight = w;
     let mut folded_bias = vec![0.0f32; cout];
+    let per_output = cin * k * k;
     for co in 0..cout {
         let scale = (gamma[co] as f64 / (var[co] as f64 + bn.epsilon).sqrt()) as f32;
         folded_bias[co] = (bias[co] - mean[co]) * scale + beta[co];
+        for v in &mut weight[co * per_output..(co + 1) * per_output] {
+            *v *= scale;
+        }
+    }
+    Ok(FoldedOihw {
+        kernel: k,
+        cin,
+        cout,
+        weight,
+        bias: folded_bias,
+    })
+}
+
+fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
+    let FoldedOihw {
+        kernel: k,
+        cin,
+        cout,
+        weight: oihw,
+        bias,
+    } = fold_batch_norm(conv, bn)?;
+    let mut weight = vec![0.0f32; k * k * cin * cout];
+    for co in 0..cout {
         for ci in 0..cin {
             for ky in 0..k {
                 for kx in 0..k {
                     let src = ((co * cin + ci) * k + ky) * k + kx;
                     let dst = ((ky * k + kx) * cin + ci) * cout + co;
-                    weight[dst] = w[src] * scale;
+                    weight[dst] = oihw[src];
                 }
             }
         }
@@ -188,14 +235,14 @@ fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
         cin,
         cout,
         weight,
-        bias: folded_bias,
+        bias,
         winograd: None,
     })
 }
 
 /// A linear layer; with `nchw = Some((channels, hw))` its input rows are permuted from burn's
 /// NCHW flatten (`c·hw + p`) to the NHWC flatten (`p·channels + c`).
-fn dense(linear: &Linear, nchw: Option<(usize, usize)>) -> Result<Dense, NnError> {
+pub(crate) fn dense(linear: &Linear, nchw: Option<(usize, usize)>) -> Result<Dense, NnError> {
     let (w, [din, dout]) = host_nd(linear.weight.val())?;
     let bias = match &linear.bias {
         Some(b) => host(b.val())?,

@@ -72,6 +72,7 @@ mod evaluator;
 pub mod export;
 mod folded;
 mod model;
+pub mod onnx;
 #[cfg(test)]
 mod test_util;
 pub mod train;
@@ -80,8 +81,9 @@ mod winograd;
 pub use alphazero_registry::{transform_policy, Encode};
 pub use burn::tensor::Device;
 pub use checkpoint::{
-    canonical_weights, checkpoint_from_bytes, checkpoint_to_bytes, load_checkpoint, model_to_bytes,
-    save_checkpoint, save_model, Checkpoint, CheckpointError, CheckpointHeader,
+    canonical_weights, checkpoint_from_bytes, checkpoint_to_bytes, load_any_checkpoint,
+    load_checkpoint, model_to_bytes, save_checkpoint, save_model, Checkpoint, CheckpointError,
+    CheckpointHeader,
 };
 pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};

@@ -13,6 +13,13 @@ pub trait PositionText: Game {
     /// # Errors
     /// A FEN or move that does not parse or is illegal, naming it (and the move's number).
     fn parse_position(config: &Self::Config, text: &str) -> Result<History<Self>, PositionError>;
+
+    /// This position as a FEN, where the game has one (Xiangqi), which
+    /// [`PositionText::parse_position`] reads back to the same position (without its
+    /// history); `None`, the default, for games whose positions are move lists.
+    fn fen(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A position text that does not read; the message names the rejected text or move, and the

@@ -336,6 +336,10 @@ impl PositionText for Xiangqi {
         };
         play_move_list(start, &split_moves(moves_part))
     }
+
+    fn fen(&self) -> Option<String> {
+        Some(self.to_fen())
+    }
 }
 
 fn xq_cell(sq: Square) -> (usize, usize) {

@@ -765,8 +765,8 @@ impl Location {
 }
 
 /// An error and its causes joined by ": " (as `anyhow` prints them with `{:#}`): the one
-/// rendering used in storage warnings and recovery reports.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+/// rendering used in storage warnings, recovery reports and the Python package's exceptions.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut text = e.to_string();
     let mut source = e.source();
     while let Some(s) = source {

@@ -1,0 +1,409 @@
+//! `alphazero.Network`, `alphazero.search` and `alphazero.SearchResult`: a checkpoint loaded
+//! as the programs load it (`alphazero_engine::load_network`), searched with the game's play
+//! preset (`alphazero_engine::play_search`, `alphazero_engine::search_position`), run
+//! directly ([`FoldedNet`], the CPU inference of the search) or exported to ONNX.
+
+use std::any::Any;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use alphazero_engine::{load_network, play_search, search_position};
+use alphazero_game::{History, Outcome};
+use alphazero_mcts::{Evaluator, UniformEvaluator};
+use alphazero_nn::onnx::export_onnx;
+use alphazero_nn::{load_any_checkpoint, Device, FoldedNet, ModelConfig};
+use alphazero_registry::{with_game, BoardView, GameSpec};
+use numpy::ndarray::{Array1, Array2};
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::app_error;
+use crate::game::{parse_spec, PyGame};
+
+/// A loaded network: what it was trained for, the evaluator the search uses (an
+/// `Arc<dyn Evaluator<G>>` of its game `G`, behind the evaluation cache every program uses),
+/// and the folded network for direct inference.
+#[pyclass(module = "alphazero", name = "Network", frozen)]
+pub struct PyNetwork {
+    path: PathBuf,
+    spec: GameSpec,
+    model: ModelConfig,
+    step: u64,
+    description: String,
+    folded: Arc<FoldedNet>,
+    /// `Arc<dyn Evaluator<G>>` for the game `G` of `spec`.
+    evaluator: Arc<dyn Any + Send + Sync>,
+}
+
+/// The CPU: the device every program's search uses in this build (the package is built
+/// without CUDA).
+fn cpu() -> Device {
+    Device::flex()
+}
+
+impl PyNetwork {
+    fn load(path: PathBuf, spec: Option<&str>) -> PyResult<PyNetwork> {
+        let device = cpu();
+        let ck = load_any_checkpoint(&path, &device)
+            .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
+        // The network's own game unless another board of the same shapes is asked for.
+        let spec = match spec {
+            Some(s) => parse_spec(s)?,
+            None => ck.header.game,
+        };
+        if spec.name() != ck.header.game.name() {
+            return Err(PyValueError::new_err(format!(
+                "network {} was trained for {}, not {}",
+                path.display(),
+                ck.header.game.words(),
+                spec.words()
+            )));
+        }
+        let model = ck.header.model.without_aux();
+        let folded = FoldedNet::new(&ck.model, &model)
+            .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
+        let (evaluator, description) = with_game!(&spec, G, cfg => {
+            let (eval, desc) = load_network::<G>(&path, cfg, &device).map_err(app_error)?;
+            (Arc::new(eval) as Arc<dyn Any + Send + Sync>, desc)
+        });
+        Ok(PyNetwork {
+            path,
+            spec,
+            model,
+            step: ck.header.step,
+            description,
+            folded: Arc::new(folded),
+            evaluator,
+        })
+    }
+}
+
+#[pymethods]
+impl PyNetwork {
+    /// Loads a network checkpoint (`.azc`: a shipped `models/*.azc` or one a training run
+    /// wrote) for the game it was trained for, or for `game` (a spec of the same game whose
+    /// positions have the network's shapes, e.g. a renju board for a freestyle network).
+    /// Raises `OSError` when the file cannot be read, `ValueError` when it is no checkpoint
+    /// or does not fit `game`.
+    #[new]
+    #[pyo3(signature = (path, game = None))]
+    fn py_new(path: PathBuf, game: Option<&str>) -> PyResult<Self> {
+        PyNetwork::load(path, game)
+    }
+
+    /// The shipped network for `spec` (`models/` of this repository, or `$ALPHAZERO_MODELS`;
+    /// a Gomoku renju or standard board takes the freestyle network of its size); `None`
+    /// when there is none.
+    #[staticmethod]
+    fn shipped(spec: &str) -> PyResult<Option<PyNetwork>> {
+        let spec = parse_spec(spec)?;
+        let found = with_game!(&spec, G, cfg => alphazero_engine::shipped_model_path::<G>(cfg));
+        found
+            .map(|p| PyNetwork::load(p, Some(&spec.to_string())))
+            .transpose()
+    }
+
+    /// The game spec the network searches (`"gomoku:15:freestyle"`, `"xiangqi"`).
+    #[getter]
+    fn spec(&self) -> String {
+        self.spec.to_string()
+    }
+
+    /// The checkpoint file.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    /// `(C, H, W)` of the input planes the network takes.
+    #[getter]
+    fn input_shape(&self) -> (usize, usize, usize) {
+        let m = &self.model;
+        (m.input_planes, m.board_height, m.board_width)
+    }
+
+    /// The size `A` of the policy output.
+    #[getter]
+    fn num_actions(&self) -> usize {
+        self.model.num_actions
+    }
+
+    /// `(residual blocks, channels)`.
+    #[getter]
+    fn size(&self) -> (usize, usize) {
+        (self.model.residual_blocks, self.model.channels)
+    }
+
+    /// The optimizer steps the network was trained for.
+    #[getter]
+    fn training_step(&self) -> u64 {
+        self.step
+    }
+
+    /// Runs the network on encoded positions `planes`, a float32 array `[B, C, H, W]` (or
+    /// one position `[C, H, W]`, e.g. `Game.planes()`), each from its side to move. Returns
+    /// `(policy_logits, values)`: float32 `[B, A]` unnormalised logits over the whole action
+    /// space and `[B]` values in [-1, 1] from each position's side to move (`[A]` and a
+    /// 1-element array for one position). The CPU inference the search uses (batch norm
+    /// folded); the GIL is released while it runs. Raises `ValueError` for another shape.
+    #[allow(clippy::type_complexity)]
+    fn predict<'py>(
+        &self,
+        py: Python<'py>,
+        planes: PyReadonlyArrayDyn<'py, f32>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<f32>>)> {
+        let (c, h, w) = self.input_shape();
+        let shape = planes.shape().to_vec();
+        let single = shape.len() == 3;
+        let fits = match shape.as_slice() {
+            [c2, h2, w2] => (*c2, *h2, *w2) == (c, h, w),
+            [_, c2, h2, w2] => (*c2, *h2, *w2) == (c, h, w),
+            _ => false,
+        };
+        if !fits {
+            return Err(PyValueError::new_err(format!(
+                "planes of shape {shape:?} do not fit the network: it takes [B, {c}, {h}, {w}] \
+                 or [{c}, {h}, {w}]"
+            )));
+        }
+        let b = if single { 1 } else { shape[0] };
+        let data: Vec<f32> = planes.as_array().iter().copied().collect();
+        let a = self.model.num_actions;
+        let folded = Arc::clone(&self.folded);
+        let (logits, values) = py
+            .detach(move || {
+                let mut logits = vec![0f32; b * a];
+                let mut values = vec![0f32; b];
+                folded
+                    .forward(&data, &mut logits, &mut values)
+                    .map(|()| (logits, values))
+            })
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let values = Array1::from_vec(values).into_pyarray(py);
+        if single {
+            return Ok((Array1::from_vec(logits).into_pyarray(py).into_any(), values));
+        }
+        let logits = Array2::from_shape_vec((b, a), logits)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok((logits.into_pyarray(py).into_any(), values))
+    }
+
+    /// Writes the network as an ONNX model to `path` (as `alphazero export MODEL --out
+    /// F.onnx`): input `planes` `[batch, C, H, W]`, outputs `policy` `[batch, A]` (logits)
+    /// and `value` `[batch]`, batch norm folded, the game and shapes in its metadata. Raises
+    /// `OSError` when it cannot be written.
+    fn export_onnx(&self, py: Python<'_>, path: PathBuf) -> PyResult<()> {
+        let source = self
+            .path
+            .file_name()
+            .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+        let (model, spec) = (self.path.clone(), self.spec);
+        py.detach(move || -> anyhow::Result<()> {
+            let ck = load_any_checkpoint(&model, &cpu())?;
+            let bytes =
+                with_game!(&spec, G, cfg => export_onnx::<G>(&ck.model, &ck.header, cfg, &source))?;
+            alphazero_engine::files::write_atomic(&path, &bytes)
+        })
+        .map_err(app_error)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Network({:?}, game={:?})", self.path, self.spec.to_string())
+    }
+
+    /// What the network is: its file, size, training step and game.
+    fn __str__(&self) -> String {
+        self.description.clone()
+    }
+}
+
+/// What `alphazero.search` returns.
+#[pyclass(module = "alphazero", name = "SearchResult", frozen, get_all)]
+pub struct PySearchResult {
+    /// The move to play (the most visited, or a proven win), in the game's notation; `None`
+    /// when the position is over.
+    r#move: Option<String>,
+    /// Its action index.
+    action: Option<usize>,
+    /// The visit distribution over the legal moves: move → fraction of the root's visits
+    /// (every legal move, 0.0 for those not visited; sums to 1 unless the game is over).
+    visits: std::collections::BTreeMap<String, f32>,
+    /// The same distribution over the whole action space, float32 `[A]` (π, as self-play
+    /// records it).
+    policy: Py<PyArray1<f32>>,
+    /// The root value in [-1, 1] from the side to move (the mean of the search's values, or
+    /// the proven result).
+    value: f32,
+    /// The principal variation: the best move, then the best reply, …, in the game's notation.
+    pv: Vec<String>,
+    /// Simulations done.
+    simulations: u32,
+    /// The proven result from the side to move (`"win"`, `"loss"`, `"draw"`) when the
+    /// search's solver or tactics decided the position; `None` otherwise.
+    proven: Option<&'static str>,
+}
+
+#[pymethods]
+impl PySearchResult {
+    fn __repr__(&self) -> String {
+        let quoted = |m: &str| format!("'{m}'");
+        format!(
+            "SearchResult(move={}, value={:.3}, simulations={}, pv=[{}])",
+            self.r#move.as_deref().map_or("None".into(), quoted),
+            self.value,
+            self.simulations,
+            self.pv
+                .iter()
+                .map(|m| quoted(m))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// The plain results of one search (no Python objects: made while the GIL is released).
+struct SearchOut {
+    best: Option<String>,
+    action: Option<usize>,
+    visits: std::collections::BTreeMap<String, f32>,
+    policy: Vec<f32>,
+    value: f32,
+    pv: Vec<String>,
+    simulations: u32,
+    proven: Option<Outcome>,
+}
+
+fn search_game<G: BoardView>(
+    game: &History<G>,
+    evaluator: &dyn Evaluator<G>,
+    simulations: u32,
+    time_ms: Option<u64>,
+    seed: u64,
+) -> anyhow::Result<SearchOut> {
+    let config = play_search::<G>(simulations, seed);
+    let r = search_position(game, evaluator, &config, time_ms)?;
+    let pos = game.current();
+    let visits = pos
+        .legal_moves_vec()
+        .into_iter()
+        .map(|m| (pos.format_move(m), r.policy[pos.move_to_action(m)]))
+        .collect();
+    let mut p = pos.clone();
+    let pv =
+        r.pv.iter()
+            .map(|&m| {
+                let text = p.format_move(m);
+                p.play_unchecked(m);
+                text
+            })
+            .collect();
+    Ok(SearchOut {
+        best: r.best_move.map(|m| pos.format_move(m)),
+        action: r.action,
+        visits,
+        policy: r.policy,
+        value: r.root_value,
+        pv,
+        simulations: r.simulations,
+        proven: r.proven,
+    })
+}
+
+/// The evaluator of `network` for game `G` (the uniform evaluator without one), after
+/// checking that the network's shapes fit `game`.
+fn evaluator_for<G: BoardView>(
+    network: Option<&PyNetwork>,
+    game: &History<G>,
+) -> PyResult<Arc<dyn Evaluator<G>>> {
+    let Some(net) = network else {
+        return Ok(Arc::new(UniformEvaluator));
+    };
+    let pos = game.current();
+    let (h, w) = pos.board_shape();
+    let want = (G::num_planes(pos.config()), h, w, pos.num_actions());
+    let m = &net.model;
+    let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
+    let evaluator = net.evaluator.downcast_ref::<Arc<dyn Evaluator<G>>>();
+    match evaluator {
+        Some(e) if want == have => Ok(Arc::clone(e)),
+        _ => Err(PyValueError::new_err(format!(
+            "network {} ({}: {} planes {}×{}, {} actions) cannot search {} ({} planes {}×{}, \
+             {} actions)",
+            net.path.display(),
+            net.spec.words(),
+            have.0,
+            have.1,
+            have.2,
+            have.3,
+            G::spec(pos.config()).words(),
+            want.0,
+            want.1,
+            want.2,
+            want.3
+        ))),
+    }
+}
+
+/// The longest search `search` takes, in milliseconds (a day): a longer `time_ms` is a
+/// mistake, and one like 2⁶³ would never return.
+const MAX_TIME_MS: u64 = 86_400_000;
+
+/// Searches `game`'s position with the game's play search (the preset `play`, `analyze`,
+/// `serve` and the engines use: its tactics and solver, no root noise) and `network` (a
+/// `Network`; `None`: the uniform evaluator, every move equally likely and every position
+/// even). The budget is `simulations` (default 800 when `time_ms` is not given either), or
+/// `time_ms` milliseconds of wall clock, whichever ends first when both are given. `seed`
+/// fixes the search's random choices (ties). The GIL is released while it searches, so
+/// other Python threads run meanwhile. Raises `ValueError` when the network does not fit
+/// the game, the budget is 0 or `time_ms` is over a day, `RuntimeError` when the evaluation
+/// fails.
+#[pyfunction]
+#[pyo3(signature = (game, network = None, simulations = None, time_ms = None, seed = 0))]
+pub fn search(
+    py: Python<'_>,
+    game: &PyGame,
+    network: Option<&PyNetwork>,
+    simulations: Option<u32>,
+    time_ms: Option<u64>,
+    seed: u64,
+) -> PyResult<PySearchResult> {
+    let simulations = match (simulations, time_ms) {
+        (Some(0), _) => return Err(PyValueError::new_err("simulations must be at least 1")),
+        (_, Some(0)) => return Err(PyValueError::new_err("time_ms must be at least 1")),
+        (_, Some(ms)) if ms > MAX_TIME_MS => {
+            return Err(PyValueError::new_err(format!(
+                "time_ms {ms} is over a day ({MAX_TIME_MS} ms), the longest search taken"
+            )))
+        }
+        (Some(n), _) => n,
+        (None, Some(_)) => 0,
+        (None, None) => 800,
+    };
+    let spec = game.inner.spec();
+    let out = with_game!(&spec, G, _cfg => {
+        let history = game
+            .inner
+            .as_any()
+            .downcast_ref::<History<G>>()
+            .ok_or_else(|| PyValueError::new_err("the game's type does not match its spec"))?
+            .clone();
+        let evaluator = evaluator_for::<G>(network, &history)?;
+        py.detach(move || search_game(&history, &*evaluator, simulations, time_ms, seed))
+            .map_err(app_error)?
+    });
+    Ok(PySearchResult {
+        r#move: out.best,
+        action: out.action,
+        visits: out.visits,
+        policy: Array1::from_vec(out.policy).into_pyarray(py).unbind(),
+        value: out.value,
+        pv: out.pv,
+        simulations: out.simulations,
+        proven: out.proven.map(|o| match o {
+            Outcome::Win => "win",
+            Outcome::Loss => "loss",
+            Outcome::Draw => "draw",
+        }),
+    })
+}

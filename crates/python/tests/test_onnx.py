@@ -1,0 +1,65 @@
+"""ONNX export: the graph of every shipped network (and of a network with global pooling)
+computes our inference's policy logits and values in ONNX Runtime."""
+
+import json
+import random
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+import alphazero as az
+from conftest import MODELS, run_cli
+
+
+def positions(spec: str, n: int, seed: int) -> np.ndarray:
+    """`n` positions of random games (start positions included), their planes stacked."""
+    rng = random.Random(seed)
+    planes = []
+    game = az.Game(spec)
+    while len(planes) < n:
+        planes.append(game.planes())
+        moves = game.legal_moves()
+        if not moves or rng.random() < 0.03:
+            game = az.Game(spec)
+        else:
+            game.play(rng.choice(moves))
+    return np.stack(planes)
+
+
+def check_agreement(net: az.Network, onnx_file, seed: int):
+    session = ort.InferenceSession(str(onnx_file), providers=["CPUExecutionProvider"])
+    assert [i.name for i in session.get_inputs()] == ["planes"]
+    assert [o.name for o in session.get_outputs()] == ["policy", "value"]
+    assert session.get_inputs()[0].shape == ["batch", *net.input_shape]
+    meta = session.get_modelmeta().custom_metadata_map
+    assert meta["game_spec"] == net.spec
+    assert json.loads(meta["input"])["shape"] == ["B", *net.input_shape]
+    assert json.loads(meta["outputs"])["policy"]["shape"] == ["B", net.num_actions]
+    planes = positions(net.spec, 100, seed)
+    logits, values = net.predict(planes)
+    onnx_logits, onnx_values = session.run(None, {"planes": planes})
+    assert onnx_logits.shape == (100, net.num_actions) and onnx_values.shape == (100,)
+    np.testing.assert_allclose(onnx_logits, logits, rtol=0, atol=1e-4)
+    np.testing.assert_allclose(onnx_values, values, rtol=0, atol=1e-4)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_every_shipped_network_agrees_with_its_onnx_graph(model, tmp_path):
+    assert len(MODELS) >= 4
+    net = az.Network(model)
+    from_python = tmp_path / "python.onnx"
+    net.export_onnx(from_python)
+    from_cli = tmp_path / "cli.onnx"
+    run_cli("export", str(model), "--out", str(from_cli))
+    assert from_python.read_bytes() == from_cli.read_bytes()
+    check_agreement(net, from_python, seed=len(net.spec))
+
+
+def test_a_network_with_global_pooling_agrees_with_its_onnx_graph(training_run, tmp_path):
+    net = az.Network(training_run / "networks" / "champion-0001.azc")
+    out = tmp_path / "pooled.onnx"
+    net.export_onnx(out)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    assert json.loads(session.get_modelmeta().custom_metadata_map["model"])["global_pooling"]
+    check_agreement(net, out, seed=5)

@@ -1,0 +1,103 @@
+"""alphazero.search and alphazero.Network: the game's play search with a shipped network or
+the uniform evaluator."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import alphazero as az
+from conftest import REPO
+
+
+def test_the_readme_example_searches_gomoku_and_xiangqi(monkeypatch):
+    monkeypatch.chdir(REPO)
+    gomoku = az.Game("gomoku:15:renju", "h8 h9 i8")
+    result = az.search(gomoku, az.Network("models/gomoku-15x15-freestyle.azc", "gomoku:15:renju"), simulations=200)
+    assert result.move in gomoku.legal_moves()
+    xiangqi = az.Game("xiangqi")
+    result = az.search(xiangqi, az.Network("models/xiangqi.azc"), simulations=200)
+    assert result.move in xiangqi.legal_moves()
+
+
+def test_search_results_hold_the_move_visits_value_and_pv():
+    game = az.Game("connect4", "4 4 4 4 3")
+    net = az.Network(REPO / "models" / "connect4.azc")
+    result = az.search(game, net, simulations=300, seed=3)
+    assert result.simulations == 300
+    assert set(result.visits) == set(game.legal_moves())
+    assert sum(result.visits.values()) == pytest.approx(1.0, abs=1e-5)
+    assert result.policy.shape == (7,) and result.policy.dtype == np.float32
+    for move, share in result.visits.items():
+        assert result.policy[game.move_to_action(move)] == share
+    assert result.pv[0] == result.move and result.action == game.move_to_action(result.move)
+    assert -1.0 <= result.value <= 1.0
+    # The search is a function of the position, the budget and the seed.
+    again = az.search(game, az.Network(REPO / "models" / "connect4.azc"), simulations=300, seed=3)
+    assert again.visits == result.visits and again.pv == result.pv
+
+
+def test_a_won_position_is_proven():
+    game = az.Game("connect4", "4 5 4 5 4 5")
+    result = az.search(game, simulations=50)
+    assert result.move == "4" and result.proven == "win" and result.value == 1.0
+
+
+def test_uniform_search_and_time_budget():
+    game = az.Game("gomoku:9:freestyle")
+    timed = az.search(game, time_ms=200)
+    assert timed.move in game.legal_moves() and timed.simulations >= 1
+    assert az.search(game, simulations=1).simulations == 1
+
+
+def test_the_gil_is_released_while_searching():
+    game = az.Game("gomoku:15")
+    net = az.Network(REPO / "models" / "gomoku-15x15-freestyle.azc")
+    ticks = []
+    done = threading.Event()
+
+    def count():
+        while not done.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.001)
+
+    counter = threading.Thread(target=count)
+    counter.start()
+    start = time.perf_counter()
+    az.search(game, net, time_ms=500)
+    done.set()
+    counter.join()
+    during = [t for t in ticks if start < t < start + 0.45]
+    assert len(during) > 50, f"{len(during)} ticks of another thread during the search"
+
+
+def test_networks_refuse_games_they_do_not_fit():
+    net8 = az.Network(REPO / "models" / "gomoku-8x8-freestyle.azc")
+    assert net8.spec == "gomoku:8:freestyle" and net8.input_shape == (4, 8, 8)
+    with pytest.raises(ValueError, match="cannot search gomoku 15x15"):
+        az.search(az.Game("gomoku:15"), net8, simulations=10)
+    with pytest.raises(ValueError, match="cannot search xiangqi"):
+        az.search(az.Game("xiangqi"), net8, simulations=10)
+    with pytest.raises(ValueError, match="trained for connect4, not xiangqi"):
+        az.Network(REPO / "models" / "connect4.azc", "xiangqi")
+    renju = az.Network(REPO / "models" / "gomoku-15x15-freestyle.azc", "gomoku:15:renju")
+    assert renju.spec == "gomoku:15:renju"
+
+
+def test_predict_gives_the_networks_logits_and_values():
+    net = az.Network(REPO / "models" / "connect4.azc")
+    game = az.Game("connect4", "4 4")
+    logits, values = net.predict(game.planes())
+    assert logits.shape == (7,) and values.shape == (1,)
+    batch = np.stack([game.planes(), az.Game("connect4").planes()])
+    logits2, values2 = net.predict(batch)
+    assert logits2.shape == (2, 7) and values2.shape == (2,)
+    np.testing.assert_allclose(logits2[0], logits, atol=1e-5)
+    assert all(-1 <= v <= 1 for v in values2)
+
+
+def test_shipped_networks_are_found_by_spec():
+    net = az.Network.shipped("gomoku:15:renju")
+    assert net is not None and net.path.name == "gomoku-15x15-freestyle.azc"
+    assert az.Network.shipped("gomoku:12") is None
