@@ -520,17 +520,7 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
     use alphazero_train::storage::exchange::Outbox;
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
-    // The games' network comes from elsewhere: the learner's storage holds no networks
-    // before its run state (such a storage is a run that lost its state, and is refused).
-    let elsewhere = MemoryStorage::new();
-    let mut state = RunState::new(1);
-    let champion = pipeline(&elsewhere, 1)
-        .open_trainer(&mut state, None, 0.01)
-        .unwrap()
-        .inference_model();
-    let (games, _) = p
-        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
-        .unwrap();
+    let games = actor_games(&p);
     Outbox::new()
         .publish(&storage, &p.record_file(0, &games).unwrap(), 0)
         .unwrap();
@@ -571,16 +561,7 @@ fn a_learner_with_a_backlog_takes_the_oldest_batches_at_its_pace_and_skips_stale
     let cfg = tiny_with(3, &["gating.enabled=false", "actors.max_champion_lag=1"]);
     let p =
         Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
-    let elsewhere = MemoryStorage::new();
-    let mut state = RunState::new(1);
-    let champion = pipeline(&elsewhere, 1)
-        .open_trainer(&mut state, None, 0.01)
-        .unwrap()
-        .inference_model();
-    let (games, _) = p
-        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
-        .unwrap();
-    let bytes = p.record_file(0, &games).unwrap();
+    let bytes = p.record_file(0, &actor_games(&p)).unwrap();
     // A backlog of four iterations before the learner starts: one actor's four batches
     // played by champion 0, another's one batch by champion 2.
     let mut a = Outbox::named("a");
@@ -631,6 +612,22 @@ fn a_learner_with_a_backlog_takes_the_oldest_batches_at_its_pace_and_skips_stale
     assert!(inbox.is_consumed(&old[0]) && inbox.is_consumed(&old[1]));
     assert!(inbox.is_consumed(&new) && !inbox.is_consumed(&old[2]));
     assert!(inbox.pending(&storage).unwrap().is_empty());
+}
+
+/// Six self-play games of `p`'s settings, as an actor plays them: their network comes from
+/// elsewhere, since the learner's storage holds no networks before its run state (such a
+/// storage is a run that lost its state, and is refused).
+fn actor_games(p: &Pipeline<'_, Connect4>) -> Vec<alphazero_train::GameRecord> {
+    let elsewhere = MemoryStorage::new();
+    let mut state = RunState::new(1);
+    let champion = pipeline(&elsewhere, 1)
+        .open_trainer(&mut state, None, 0.01)
+        .unwrap()
+        .inference_model();
+    let (games, _) = p
+        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
+        .unwrap();
+    games
 }
 
 /// Keeps the iteration reports.
