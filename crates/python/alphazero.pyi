@@ -165,9 +165,10 @@ def search(
 ) -> SearchResult:
     """Searches ``game``'s position with the game's play search (the preset ``play``,
     ``analyze``, ``serve`` and the engines use) and ``network`` (``None``: the uniform
-    evaluator). Budget: ``simulations`` (800 when neither is given) or ``time_ms`` of wall
-    clock (at most a day), whichever ends first. The GIL is released while it searches.
-    ``ValueError`` when the network does not fit the game or a budget is 0 or too long."""
+    evaluator). Budget: ``simulations`` (800 when neither is given, at most 10,000,000) or
+    ``time_ms`` of wall clock (at most a day), whichever ends first. The GIL is released
+    while it searches; Ctrl-C ends it with ``KeyboardInterrupt``. ``ValueError`` when the
+    network does not fit the game or a budget is 0 or too large."""
 
 class RecordedGame:
     """One game of ``Records.games``."""

@@ -24,13 +24,14 @@ pub mod runs;
 pub mod stdout;
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
-    CachedEvaluator, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
-    SearchResult, UniformEvaluator,
+    CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
+    SearchConfig, SearchResult, UniformEvaluator,
 };
 use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
 use alphazero_registry::Registered;
@@ -365,6 +366,27 @@ pub fn search_position<G: Game>(
     config: &SearchConfig,
     movetime_ms: Option<u64>,
 ) -> Result<SearchResult<G>> {
+    search_position_until(
+        game,
+        evaluator,
+        config,
+        movetime_ms,
+        &AtomicBool::new(false),
+    )
+}
+
+/// [`search_position`] that also ends, with the result so far, after the first round of
+/// network evaluations that finds `stop` set (another thread's Ctrl-C, a caller's stop).
+///
+/// # Errors
+/// As [`search_position`].
+pub fn search_position_until<G: Game>(
+    game: &History<G>,
+    evaluator: &dyn Evaluator<G>,
+    config: &SearchConfig,
+    movetime_ms: Option<u64>,
+    stop: &AtomicBool,
+) -> Result<SearchResult<G>> {
     let mut config = SearchConfig {
         root_noise: false,
         ..config.clone()
@@ -373,11 +395,20 @@ pub fn search_position<G: Game>(
         config.simulations = u32::MAX / 2;
     }
     let mut search = Search::from_history(game, config).context("search configuration")?;
-    let limits = RunLimits {
+    let mut limits = RunLimits {
         deadline: movetime_ms.map(|ms| Instant::now() + std::time::Duration::from_millis(ms)),
         ..RunLimits::default()
     };
-    Ok(search.run_with(evaluator, limits)?)
+    Driver::new().run(
+        std::slice::from_mut(&mut search),
+        evaluator,
+        &mut limits,
+        |_, _| match stop.load(Ordering::Relaxed) {
+            true => Control::Stop,
+            false => Control::Continue,
+        },
+    )?;
+    Ok(search.result())
 }
 
 /// Evaluates positions with a network when they fit its input shape and with the

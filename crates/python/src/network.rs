@@ -5,9 +5,10 @@
 
 use std::any::Any;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use alphazero_engine::{load_network, play_search, search_position};
+use alphazero_engine::{load_network, play_search, search_position_until};
 use alphazero_game::{History, Outcome};
 use alphazero_mcts::{Evaluator, UniformEvaluator};
 use alphazero_nn::onnx::export_onnx;
@@ -15,7 +16,7 @@ use alphazero_nn::{load_any_checkpoint, Device, FoldedNet, ModelConfig};
 use alphazero_registry::{with_game, BoardView, GameSpec};
 use numpy::ndarray::{Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::app_error;
@@ -280,9 +281,10 @@ fn search_game<G: BoardView>(
     simulations: u32,
     time_ms: Option<u64>,
     seed: u64,
+    stop: &AtomicBool,
 ) -> anyhow::Result<SearchOut> {
     let config = play_search::<G>(simulations, seed);
-    let r = search_position(game, evaluator, &config, time_ms)?;
+    let r = search_position_until(game, evaluator, &config, time_ms, stop)?;
     let pos = game.current();
     let visits = pos
         .legal_moves_vec()
@@ -349,6 +351,13 @@ fn evaluator_for<G: BoardView>(
 /// mistake, and one like 2⁶³ would never return.
 const MAX_TIME_MS: u64 = 86_400_000;
 
+/// The most simulations `search` takes (the command line's `--sims` bound): a search tree
+/// grows with them, and more would exhaust the memory before it returned.
+const MAX_SIMULATIONS: u32 = 10_000_000;
+
+/// How often a search in progress looks for Ctrl-C (Python's pending signals).
+const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// Searches `game`'s position with the game's play search (the preset `play`, `analyze`,
 /// `serve` and the engines use: its tactics and solver, no root noise) and `network` (a
 /// `Network`; `None`: the uniform evaluator, every move equally likely and every position
@@ -357,7 +366,8 @@ const MAX_TIME_MS: u64 = 86_400_000;
 /// fixes the search's random choices (ties). The GIL is released while it searches, so
 /// other Python threads run meanwhile. Raises `ValueError` when the network does not fit
 /// the game, the budget is 0 or `time_ms` is over a day, `RuntimeError` when the evaluation
-/// fails.
+/// fails. Ctrl-C (a pending `KeyboardInterrupt`, or any signal handler's exception) ends the
+/// search within a round of evaluations and raises it.
 #[pyfunction]
 #[pyo3(signature = (game, network = None, simulations = None, time_ms = None, seed = 0))]
 pub fn search(
@@ -376,6 +386,12 @@ pub fn search(
                 "time_ms {ms} is over a day ({MAX_TIME_MS} ms), the longest search taken"
             )))
         }
+        (Some(n), _) if n > MAX_SIMULATIONS => {
+            return Err(PyValueError::new_err(format!(
+                "simulations {n} is over {MAX_SIMULATIONS}, the most a search takes (its tree \
+                 would outgrow the memory); use time_ms for a long search"
+            )))
+        }
         (Some(n), _) => n,
         (None, Some(_)) => 0,
         (None, None) => 800,
@@ -389,7 +405,33 @@ pub fn search(
             .ok_or_else(|| PyValueError::new_err("the game's type does not match its spec"))?
             .clone();
         let evaluator = evaluator_for::<G>(network, &history)?;
-        py.detach(move || search_game(&history, &*evaluator, simulations, time_ms, seed))
+        // The search runs on its own thread while this one, holding the GIL only to look,
+        // watches for Ctrl-C: a signal handler runs only on the main thread, between Python
+        // bytecodes, never while Rust searches.
+        let stop = AtomicBool::new(false);
+        let mut interrupted = None;
+        let result = py.detach(|| {
+            std::thread::scope(|scope| {
+                let job = scope.spawn(|| {
+                    search_game(&history, &*evaluator, simulations, time_ms, seed, &stop)
+                });
+                while !job.is_finished() {
+                    std::thread::sleep(SIGNAL_POLL);
+                    if interrupted.is_none() {
+                        if let Err(e) = Python::attach(|py| py.check_signals()) {
+                            interrupted = Some(e);
+                            stop.store(true, Ordering::Relaxed);
+                        }
+                    }
+                }
+                job.join()
+            })
+        });
+        if let Some(e) = interrupted {
+            return Err(e);
+        }
+        result
+            .map_err(|_| PyRuntimeError::new_err("the search panicked"))?
             .map_err(app_error)?
     });
     Ok(PySearchResult {

@@ -101,3 +101,23 @@ def test_shipped_networks_are_found_by_spec():
     net = az.Network.shipped("gomoku:15:renju")
     assert net is not None and net.path.name == "gomoku-15x15-freestyle.azc"
     assert az.Network.shipped("gomoku:12") is None
+
+
+def test_ctrl_c_ends_a_long_search_with_keyboard_interrupt():
+    # Regression: a signal handler never ran while Rust searched, so Ctrl-C was ignored
+    # until the budget was spent.
+    import os
+    import signal
+
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        az.search(az.Game("xiangqi"), None, time_ms=60_000)
+    assert time.monotonic() - start < 10
+
+
+def test_a_budget_the_memory_cannot_hold_is_refused():
+    # Regression: simulations=2_000_000_000 grew the tree until the allocator aborted.
+    with pytest.raises(ValueError, match="over 10000000"):
+        az.search(az.Game("connect4"), None, simulations=2_000_000_000)
