@@ -128,6 +128,26 @@ fn gomocup_brain_on_a_board_without_a_network_says_so_in_a_message() {
     assert_eq!(out.stdout, "OK\n", "its own board: no warning");
 }
 
+/// The brain used only the first shipped network it found (15×15) and played the 8×8 board
+/// without the shipped 8×8 network.
+#[test]
+fn gomocup_brain_plays_each_board_size_with_its_shipped_network() {
+    for size in [8, 15] {
+        let out = alphazero_with_input(&["gomocup"], &format!("START {size}\nEND\n"));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert_eq!(out.stdout, "OK\n", "{size}x{size}: no warning");
+        let name = format!("gomoku-{size}x{size}-freestyle.azc");
+        assert!(out.stderr.contains(&name), "{}", out.stderr);
+    }
+    let out = alphazero_with_input(&["gomocup"], "START 12\nEND\n");
+    assert!(
+        out.stdout.contains("no network for 12x12")
+            && out.stdout.contains("networks are for 15x15, 8x8 boards"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_directory() {
     // A Gomocup zip: pbrain-alphazero with models/ in the same folder; the manager starts it

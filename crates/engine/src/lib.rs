@@ -411,28 +411,33 @@ pub fn search_position_until<G: Game>(
     Ok(search.result())
 }
 
-/// Evaluates positions with a network when they fit its input shape and with the
-/// [`UniformEvaluator`] otherwise (a Gomocup brain is told the board size only at `START`).
+/// Evaluates positions with the network that fits their input shape and with the
+/// [`UniformEvaluator`] when none does (a Gomocup brain is told the board size only at
+/// `START`).
 pub struct ShapeFallback<G: Encode> {
-    net: Arc<dyn Evaluator<G>>,
-    /// `(planes, height, width, actions)` the network takes.
-    shape: (usize, usize, usize, usize),
+    /// The networks with the `(planes, height, width, actions)` each takes.
+    nets: Vec<((usize, usize, usize, usize), Arc<dyn Evaluator<G>>)>,
 }
 
 impl<G: Encode> ShapeFallback<G> {
     /// Wraps `net`, which takes positions of `config`.
     pub fn new(net: Arc<dyn Evaluator<G>>, config: &G::Config) -> Self {
-        let pos = G::new(config);
-        let (h, w) = pos.board_shape();
-        ShapeFallback {
-            net,
-            shape: (G::num_planes(config), h, w, pos.num_actions()),
-        }
+        ShapeFallback { nets: Vec::new() }.with(net, config)
     }
 
-    fn fits(&self, pos: &G) -> bool {
+    /// Adds `net`, which takes positions of `config` (a shape already served keeps its
+    /// first network).
+    pub fn with(mut self, net: Arc<dyn Evaluator<G>>, config: &G::Config) -> Self {
+        let pos = G::new(config);
         let (h, w) = pos.board_shape();
-        (G::num_planes(pos.config()), h, w, pos.num_actions()) == self.shape
+        self.nets
+            .push(((G::num_planes(config), h, w, pos.num_actions()), net));
+        self
+    }
+
+    fn shape(pos: &G) -> (usize, usize, usize, usize) {
+        let (h, w) = pos.board_shape();
+        (G::num_planes(pos.config()), h, w, pos.num_actions())
     }
 }
 
@@ -443,10 +448,17 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
         policy_logits: &mut [f32],
         values: &mut [f32],
     ) -> Result<(), EvalError> {
-        if batch.iter().all(|r| self.fits(r.position)) {
-            self.net.evaluate(batch, policy_logits, values)
-        } else {
-            UniformEvaluator.evaluate(batch, policy_logits, values)
+        let net = batch.first().and_then(|first| {
+            let shape = Self::shape(first.position);
+            let fits = batch.iter().all(|r| Self::shape(r.position) == shape);
+            self.nets
+                .iter()
+                .find(|(s, _)| fits && *s == shape)
+                .map(|(_, net)| net)
+        });
+        match net {
+            Some(net) => net.evaluate(batch, policy_logits, values),
+            None => UniformEvaluator.evaluate(batch, policy_logits, values),
         }
     }
 }
@@ -492,9 +504,9 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
     }
 }
 
-/// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network (explicit
-/// or shipped 15×15 / 8×8 freestyle) is used for boards of its size; other sizes are searched
-/// with the uniform evaluator.
+/// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network given, or
+/// else every shipped freestyle network (15×15, 20×20, 8×8), is used for boards of its size;
+/// other sizes are searched with the uniform evaluator.
 ///
 /// # Errors
 /// A network that cannot be loaded, or an I/O error on stdin/stdout.
@@ -505,7 +517,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     } else {
         &opts.device
     })?;
-    let mut found: Option<(PathBuf, GomokuConfig)> = None;
+    let mut found: Vec<(PathBuf, GomokuConfig)> = Vec::new();
     if let Some(p) = &opts.model {
         let ck = load_checkpoint(p, Gomoku::NAME, &device).context("loading network")?;
         // The board and rule it was trained for, from its header (the rule decides nothing
@@ -516,32 +528,38 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         };
         let cfg = GomokuConfig::new(size, rule)
             .with_context(|| format!("network {} has board size {size}", p.display()))?;
-        found = Some((p.clone(), cfg));
+        found.push((p.clone(), cfg));
     } else {
-        // The first folder of `model_dirs` that holds a freestyle network wins (a Gomocup
-        // zip's own models/ before the repository's), then 15×15 before 20×20 before 8×8.
-        'dirs: for dir in model_dirs() {
-            for size in [15u8, 20, 8] {
-                let Ok(cfg) = GomokuConfig::new(size, Rule::Freestyle) else {
-                    continue;
-                };
-                let p = dir.join(shipped_model_name::<Gomoku>(&cfg));
-                if p.is_file() {
-                    found = Some((p, cfg));
-                    break 'dirs;
-                }
+        // Each board size's shipped freestyle network, from the first folder of `model_dirs`
+        // that holds one (a Gomocup zip's own models/ before the repository's).
+        for size in [15u8, 20, 8] {
+            let Ok(cfg) = GomokuConfig::new(size, Rule::Freestyle) else {
+                continue;
+            };
+            let name = shipped_model_name::<Gomoku>(&cfg);
+            if let Some(p) = model_dirs()
+                .into_iter()
+                .map(|dir| dir.join(&name))
+                .find(|p| p.is_file())
+            {
+                found.push((p, cfg));
             }
         }
     }
-    let trained_for = found.as_ref().map(|(_, cfg)| (cfg.size, cfg.rule));
-    let evaluator: Arc<dyn Evaluator<Gomoku>> = match found {
-        Some((p, cfg)) => {
-            let (net, desc) = load_network::<Gomoku>(&p, &cfg, &device)?;
-            eprintln!(
-                "evaluator: {desc}, used on {0}x{0} boards (uniform on others)",
-                cfg.size
-            );
-            Arc::new(ShapeFallback::new(net, &cfg))
+    let trained_for: Vec<(u8, Rule)> = found.iter().map(|(_, c)| (c.size, c.rule)).collect();
+    let mut networks: Option<ShapeFallback<Gomoku>> = None;
+    for (p, cfg) in &found {
+        let (net, desc) = load_network::<Gomoku>(p, cfg, &device)?;
+        eprintln!("evaluator: {desc}, used on {0}x{0} boards", cfg.size);
+        networks = Some(match networks {
+            None => ShapeFallback::new(net, cfg),
+            Some(n) => n.with(net, cfg),
+        });
+    }
+    let evaluator: Arc<dyn Evaluator<Gomoku>> = match networks {
+        Some(n) => {
+            eprintln!("evaluator: uniform on other boards");
+            Arc::new(n)
         }
         None => {
             eprintln!(
@@ -552,7 +570,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         }
     };
     let config = alphazero_protocols::EngineConfig {
-        network_trained_for: trained_for,
+        networks_trained_for: trained_for,
         warn_network_less: true,
         ..brain_config::<Gomoku>(opts)
     };

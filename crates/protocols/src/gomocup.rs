@@ -185,7 +185,7 @@ pub struct GomocupEngine {
     folder: Option<String>,
     /// Lines of a `BOARD` block being read, and the first error in it.
     board: Option<BoardBlock>,
-    /// The board side and rule last warned about (see [`EngineConfig::network_trained_for`]).
+    /// The board side and rule last warned about (see [`EngineConfig::networks_trained_for`]).
     rule_warned: Option<(u8, Rule)>,
     /// The board side last warned about as played without a network (see
     /// [`EngineConfig::warn_network_less`]).
@@ -237,12 +237,16 @@ impl GomocupEngine {
     /// Says once per board side and rule, in a `MESSAGE`, that the network plays a rule it
     /// was not trained for on its own board size (other sizes use no network).
     fn warn_untrained_rule(&mut self, out: &mut dyn Write) -> io::Result<()> {
-        let (Some(n), Some((trained_n, trained_rule))) =
-            (self.size, self.config.network_trained_for)
+        let Some(n) = self.size else { return Ok(()) };
+        let Some(&(_, trained_rule)) = self
+            .config
+            .networks_trained_for
+            .iter()
+            .find(|(side, _)| *side == n)
         else {
             return Ok(());
         };
-        if n != trained_n || self.rule == trained_rule || self.rule_warned == Some((n, self.rule)) {
+        if self.rule == trained_rule || self.rule_warned == Some((n, self.rule)) {
             return Ok(());
         }
         self.rule_warned = Some((n, self.rule));
@@ -261,9 +265,9 @@ impl GomocupEngine {
     /// started.
     fn warn_network_less(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let Some(n) = self.size else { return Ok(()) };
-        let trained = self.config.network_trained_for.map(|(t, _)| t);
-        if trained == Some(n) {
-            // The network's own board: a later board without one is announced again.
+        let trained = &self.config.networks_trained_for;
+        if trained.iter().any(|(side, _)| *side == n) {
+            // A network's own board: a later board without one is announced again.
             self.network_less_warned = None;
             return Ok(());
         }
@@ -271,9 +275,12 @@ impl GomocupEngine {
             return Ok(());
         }
         self.network_less_warned = Some(n);
-        let which = match trained {
-            Some(t) => format!("the brain's network is for {t}x{t} boards"),
-            None => "the brain has no network".to_string(),
+        let which = match trained.as_slice() {
+            [] => "the brain has no network".to_string(),
+            sides => {
+                let sides: Vec<String> = sides.iter().map(|(t, _)| format!("{t}x{t}")).collect();
+                format!("the brain's networks are for {} boards", sides.join(", "))
+            }
         };
         writeln!(
             out,
@@ -1354,7 +1361,7 @@ mod tests {
     #[test]
     fn network_under_an_untrained_rule_is_announced_once() {
         let config = EngineConfig {
-            network_trained_for: Some((8, Rule::Freestyle)),
+            networks_trained_for: vec![(8, Rule::Freestyle)],
             ..EngineConfig::fixed(8, 0)
         };
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
@@ -1388,7 +1395,7 @@ mod tests {
     #[test]
     fn board_without_a_network_is_announced_in_a_message() {
         let config = EngineConfig {
-            network_trained_for: Some((15, Rule::Freestyle)),
+            networks_trained_for: vec![(15, Rule::Freestyle)],
             warn_network_less: true,
             ..EngineConfig::fixed(8, 0)
         };
@@ -1401,7 +1408,7 @@ mod tests {
         let twenty = say("START 20");
         assert!(
             twenty.starts_with("OK\nMESSAGE warning: no network for 20x20")
-                && twenty.contains("network is for 15x15")
+                && twenty.contains("networks are for 15x15 boards")
                 && twenty.contains("without a network")
                 && twenty.lines().count() == 2,
             "{twenty}"

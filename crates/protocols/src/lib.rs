@@ -106,15 +106,15 @@ pub struct EngineConfig {
     /// `threads`; 1, as UCI engines default to). The search itself is one thread that
     /// batches leaves.
     pub threads: u32,
-    /// Gomocup brain: the board side and rule the evaluator's network was trained for
-    /// (`None`: no network, or nothing to warn about). A game on that board under another
-    /// rule (`INFO rule`) is played with the same network, and a `MESSAGE` says so once.
-    pub network_trained_for: Option<(u8, Rule)>,
-    /// Gomocup brain: say in a `MESSAGE`, once per board side, that a board the network was
-    /// not trained for (any side but [`Self::network_trained_for`]'s; every side when that is
-    /// `None`) is played by a search without a network, far weaker (the manager shows
-    /// `MESSAGE` lines; stderr it does not). `false` (for embedders whose evaluator is what
-    /// they chose).
+    /// Gomocup brain: the board sides and rules the evaluator's networks were trained for
+    /// (one network per side; empty: no network, or nothing to warn about). A game on such a
+    /// board under another rule (`INFO rule`) is played with the same network, and a
+    /// `MESSAGE` says so once.
+    pub networks_trained_for: Vec<(u8, Rule)>,
+    /// Gomocup brain: say in a `MESSAGE`, once per board side, that a board no network was
+    /// trained for (any side but [`Self::networks_trained_for`]'s) is played by a search
+    /// without a network, far weaker (the manager shows `MESSAGE` lines; stderr it does not).
+    /// `false` (for embedders whose evaluator is what they chose).
     pub warn_network_less: bool,
 }
 
@@ -135,7 +135,7 @@ impl Default for EngineConfig {
             country: "Unknown".into(),
             hash_mb: 256,
             threads: 1,
-            network_trained_for: None,
+            networks_trained_for: Vec::new(),
             warn_network_less: false,
         }
     }
