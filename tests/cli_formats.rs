@@ -447,6 +447,8 @@ fn play_refuses_a_save_file_it_cannot_write_before_the_game() {
         let out = alphazero_with_input(&full, "quit\n");
         assert_clean_error(&out, &format!("{args:?}"));
         assert!(out.stderr.contains(expected), "{args:?}: {}", out.stderr);
+        // `play` has no --to: its error must not suggest one.
+        assert!(!out.stderr.contains("--to"), "{args:?}: {}", out.stderr);
         assert!(
             !out.stdout.contains("to move>"),
             "the game started: {}",

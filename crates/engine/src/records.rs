@@ -122,8 +122,10 @@ pub fn output_format(flag: &str, path: &Path, to: Option<&str>) -> Result<Format
             }
         }
         None => Format::from_path(path).with_context(|| {
+            // `play --save` has no --to: only the extension names its format.
+            let or_to = if flag == "--save" { "" } else { " (or --to)" };
             format!(
-                "{flag} {}: name the format with a .pgn, .sgf or .psq extension (or --to)",
+                "{flag} {}: name the format with a .pgn, .sgf or .psq extension{or_to}",
                 path.display()
             )
         }),

@@ -31,7 +31,7 @@ use crate::record::{read_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::state::RunState;
 use crate::storage::exchange::{
-    batch_champion, read_run, ExchangeError, Inbox, Outbox, RunManifest,
+    batch_champion, read_run, ExchangeError, Inbox, Outbox, RunManifest, MANIFEST_KEY,
 };
 use crate::storage::lease::LearnerLease;
 use crate::storage::{champion_key, record_key, Storage};
@@ -61,7 +61,18 @@ pub fn open_run(
     location: &str,
     game: Option<&str>,
 ) -> Result<(RunManifest, TrainConfig), PipelineError> {
-    let manifest = read_run(storage, location, game)?;
+    let manifest = match read_run(storage, location, game) {
+        // A folder `alphazero train` made: no manifest, but a run state. A learner started
+        // there adopts it; an actor alone cannot.
+        Err(ExchangeError::NoRun { .. }) if storage.exists(RunState::KEY)? => {
+            return Err(PipelineError::Invalid(format!(
+                "{location} holds a run of `alphazero train` (no {MANIFEST_KEY}), not yet one of \
+                 a learner; start a learner there (`alphazero learner --storage {location}`), \
+                 which takes the run over, and actors join it then"
+            )))
+        }
+        other => other?,
+    };
     let text =
         crate::sources::saved_config(storage, location)?.ok_or_else(|| ExchangeError::NoRun {
             location: location.to_string(),

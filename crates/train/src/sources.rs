@@ -294,7 +294,25 @@ impl ConfigSources<'_> {
             ));
         }
         if new.model != old.model {
-            return conflict("the model shape of an existing run cannot change".into());
+            let shape = |m: &crate::config::ModelConfig| {
+                format!(
+                    "{} blocks × {} channels, value head {}{}",
+                    m.blocks,
+                    m.channels,
+                    m.value_hidden,
+                    if m.global_pooling {
+                        ", global pooling"
+                    } else {
+                        ""
+                    }
+                )
+            };
+            return conflict(format!(
+                "the model shape of an existing run cannot change: it is {}, the options give \
+                 {}; give another shape to a new run (another --run)",
+                shape(&old.model),
+                shape(&new.model)
+            ));
         }
         Ok((new, true))
     }
@@ -349,6 +367,18 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("--config cannot change"));
+        // A model of another shape is refused naming both shapes.
+        let set = vec!["model.blocks=2".to_string()];
+        let s = ConfigSources {
+            saved: Some(&saved),
+            ..sources(&set)
+        };
+        let e = s.resolve().unwrap_err().to_string();
+        let ours = format!("it is {} blocks", cfg.model.blocks);
+        assert!(
+            e.contains("model shape") && e.contains(&ours) && e.contains("give 2 blocks"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -717,3 +717,19 @@ fn iteration_line_is_short_and_its_fields_are_explained() {
         assert!(text.contains(key), "{key}: {text}");
     }
 }
+
+#[test]
+fn an_actor_on_a_train_run_is_told_to_start_a_learner_there() {
+    // Regression: an actor on a folder `alphazero train` made said it "holds no run yet".
+    let storage = MemoryStorage::new();
+    pipeline(&storage, 1)
+        .run(None, &Limits::default(), &Silent)
+        .unwrap();
+    let e = alphazero_train::roles::open_run(&storage, "runs/r1", None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("run of `alphazero train`") && e.contains("alphazero learner --storage runs/r1"),
+        "{e}"
+    );
+}
