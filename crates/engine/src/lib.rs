@@ -415,9 +415,12 @@ pub fn search_position_until<G: Game>(
 /// [`UniformEvaluator`] when none does (a Gomocup brain is told the board size only at
 /// `START`).
 pub struct ShapeFallback<G: Encode> {
-    /// The networks with the `(planes, height, width, actions)` each takes.
-    nets: Vec<((usize, usize, usize, usize), Arc<dyn Evaluator<G>>)>,
+    /// The networks with the input shape each takes.
+    nets: Vec<(InputShape, Arc<dyn Evaluator<G>>)>,
 }
+
+/// A network's input shape: `(planes, height, width, actions)`.
+type InputShape = (usize, usize, usize, usize);
 
 impl<G: Encode> ShapeFallback<G> {
     /// Wraps `net`, which takes positions of `config`.
@@ -435,7 +438,7 @@ impl<G: Encode> ShapeFallback<G> {
         self
     }
 
-    fn shape(pos: &G) -> (usize, usize, usize, usize) {
+    fn shape(pos: &G) -> InputShape {
         let (h, w) = pos.board_shape();
         (G::num_planes(pos.config()), h, w, pos.num_actions())
     }
