@@ -16,7 +16,7 @@ use alphazero_nn::{
     Trainer,
 };
 use alphazero_registry::GameSpec;
-use burn::module::{Module, ModuleVisitor, Param};
+use burn::module::Module;
 use burn::tensor::{Tensor, TensorData};
 use common::{max_abs_diff, random_batch, random_position, temp_dir, Rng};
 
@@ -68,30 +68,13 @@ fn aux_batch(config: &ModelConfig, n: usize, rng: &mut Rng) -> Batch {
     batch
 }
 
-/// Every float tensor of `net` by module path, with its values.
+/// Every float tensor of `net` by module path, with its values (the export's own listing).
 fn tensors(net: &PolicyValueNet) -> Vec<(String, Vec<f32>)> {
-    struct Collect {
-        stack: Vec<String>,
-        out: Vec<(String, Vec<f32>)>,
-    }
-    impl ModuleVisitor for Collect {
-        fn enter_module(&mut self, name: &str, _container_type: &str) {
-            self.stack.push(name.to_string());
-        }
-        fn exit_module(&mut self, _name: &str, _container_type: &str) {
-            self.stack.pop();
-        }
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            let values = param.val().into_data().try_to_vec::<f32>().unwrap();
-            self.out.push((self.stack.join("."), values));
-        }
-    }
-    let mut c = Collect {
-        stack: Vec::new(),
-        out: Vec::new(),
-    };
-    net.valid().visit(&mut c);
-    c.out
+    alphazero_nn::export::network_tensors(net)
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.name, t.values))
+        .collect()
 }
 
 fn aux_tensors(net: &PolicyValueNet) -> Vec<(String, Vec<f32>)> {
