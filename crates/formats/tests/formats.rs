@@ -2,7 +2,7 @@
 //! programs (tests/data/foreign), refused inputs with their exact errors (tests/data/bad), and
 //! write → read round trips of random games in every format.
 //!
-//! `UPDATE_GOLDEN=1 cargo test --release -p alphazero-formats` rewrites tests/data/golden.
+//! `UPDATE_GOLDEN=1 cargo test --release --workspace --test formats` rewrites tests/data/golden.
 
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_formats::{
@@ -132,7 +132,7 @@ fn connect4_record() -> Record<Connect4> {
 /// Compares with (or, with UPDATE_GOLDEN=1, writes) a golden file.
 fn golden(name: &str, text: &str) {
     let path = data(&format!("golden/{name}"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(&path, text).expect("writing a golden file");
     }
     let want = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -37,6 +37,14 @@ impl<G: Game> Evaluator<G> for Pooled<G> {
     }
 }
 
+/// The evaluation thread pool could not be started.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start {threads} evaluation thread(s): {source}")]
+pub(crate) struct PoolError {
+    threads: u32,
+    source: rayon::ThreadPoolBuildError,
+}
+
 /// The engine's evaluator on `threads` threads behind a cache of `hash_mb` MiB.
 pub(crate) struct EvalStack<G: Game> {
     hash_mb: u32,
@@ -48,18 +56,18 @@ impl<G: Game> EvalStack<G> {
     /// Wraps `inner` for positions with `num_actions` actions.
     ///
     /// # Errors
-    /// The thread pool cannot be started (the message says so).
+    /// [`PoolError`]: the thread pool cannot be started.
     pub(crate) fn new(
         inner: Arc<dyn Evaluator<G>>,
         num_actions: usize,
         hash_mb: u32,
         threads: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PoolError> {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads.max(1) as usize)
             .thread_name(|i| format!("eval-{i}"))
             .build()
-            .map_err(|e| format!("cannot start {threads} evaluation thread(s): {e}"))?;
+            .map_err(|source| PoolError { threads, source })?;
         Ok(EvalStack {
             hash_mb,
             threads,
@@ -79,7 +87,7 @@ impl<G: Game> EvalStack<G> {
         num_actions: usize,
         hash_mb: u32,
         threads: u32,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, PoolError> {
         EvalStack::new(
             self.cached.inner().inner.clone(),
             num_actions,

@@ -3,11 +3,15 @@
 //! the uniform evaluator, 64 fixed simulations per move and seed 7, and the normalised output
 //! is compared with the `.out` file beside it.
 //!
+//! A transcript never sends `quit` or `stop` right after a `go`: read while the search runs,
+//! either stops it at a moment that depends on the machine's load (the golden's `nodes` would
+//! too); the end of the input lets the last search finish its budget.
+//!
 //! Normalisation removes what depends on the clock: `DEBUG` lines are dropped and the values
 //! of `time` and `nps` in `info` lines become `*`.
 //!
 //! Regenerate after an intended change with
-//! `UPDATE_GOLDEN=1 cargo test -p alphazero-protocols --test transcripts` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --release --workspace --test transcripts` and review the diff.
 
 use std::io::Cursor;
 use std::path::{Path, PathBuf};
@@ -69,7 +73,7 @@ fn run_transcript(name: &str) -> String {
 fn check(name: &str) {
     let got = run_transcript(name);
     let path = dir().join(format!("{name}.out"));
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(&path, &got).expect("write golden file");
         return;
     }
@@ -86,6 +90,32 @@ fn check(name: &str) {
             got.lines().count(),
             want.lines().count()
         );
+    }
+}
+
+#[test]
+fn no_transcript_stops_a_search_at_a_moment_that_depends_on_load() {
+    for entry in std::fs::read_dir(dir()).expect("transcript folder") {
+        let path = entry.expect("transcript entry").path();
+        if path.extension().is_none_or(|e| e != "in") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("transcript input");
+        let lines: Vec<&str> = text.lines().map(str::trim).collect();
+        for pair in lines.windows(2) {
+            let stops = pair[1] == "quit" || pair[1] == "stop";
+            let searches = pair[0].starts_with("go ")
+                && ["nodes", "depth", "movetime", "wtime"]
+                    .iter()
+                    .any(|w| pair[0].split(' ').any(|x| x == *w));
+            assert!(
+                !(searches && stops),
+                "{}: `{}` right after `{}` races the search",
+                path.display(),
+                pair[1],
+                pair[0]
+            );
+        }
     }
 }
 

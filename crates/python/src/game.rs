@@ -26,7 +26,7 @@ pub(crate) trait DynGame: Send + Sync {
     /// Every legal move, in the game's notation.
     fn legal_moves(&self) -> Vec<String>;
     /// Parses and plays a move; the engine's message when it does not parse or is illegal.
-    fn play(&mut self, text: &str) -> Result<(), String>;
+    fn play(&mut self, text: &str) -> PyResult<()>;
     /// Takes back the last move; the move, or `None` at the start.
     fn undo(&mut self) -> Option<String>;
     /// The result, repetition rules included, from the side to move; `None` while it goes on.
@@ -38,14 +38,14 @@ pub(crate) trait DynGame: Send + Sync {
     /// The size of the action space.
     fn num_actions(&self) -> usize;
     /// The action index of a legal move.
-    fn move_to_action(&self, text: &str) -> Result<usize, String>;
+    fn move_to_action(&self, text: &str) -> PyResult<usize>;
     /// The move of an action index (`None` for an index that names no move); the index must
     /// be below [`DynGame::num_actions`].
     fn action_to_move(&self, action: usize) -> Option<String>;
     /// The number of board symmetries (identity included).
     fn num_symmetries(&self) -> usize;
     /// The game with every position moved by symmetry `sym` (`< num_symmetries`).
-    fn transform(&self, sym: usize) -> Result<Box<dyn DynGame>, String>;
+    fn transform(&self, sym: usize) -> PyResult<Box<dyn DynGame>>;
     /// The image of `action` (`< num_actions`) under symmetry `sym` (`< num_symmetries`).
     fn transform_action(&self, sym: usize, action: usize) -> usize;
     /// `[C, H, W]` of the input planes.
@@ -83,9 +83,12 @@ impl<G: BoardView> DynGame for History<G> {
             .collect()
     }
 
-    fn play(&mut self, text: &str) -> Result<(), String> {
-        let mv = self.current().parse_move(text).map_err(|e| e.to_string())?;
-        History::play(self, mv).map_err(|e| e.to_string())
+    fn play(&mut self, text: &str) -> PyResult<()> {
+        let mv = self
+            .current()
+            .parse_move(text)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        History::play(self, mv).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     fn undo(&mut self) -> Option<String> {
@@ -117,16 +120,18 @@ impl<G: BoardView> DynGame for History<G> {
         self.current().num_actions()
     }
 
-    fn move_to_action(&self, text: &str) -> Result<usize, String> {
+    fn move_to_action(&self, text: &str) -> PyResult<usize> {
         let pos = self.current();
-        let mv = pos.parse_move(text).map_err(|e| e.to_string())?;
+        let mv = pos
+            .parse_move(text)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         // Only legal moves: an action index exists for every move a piece can make, not for
         // every pair of points.
         if !pos.is_legal(mv) {
-            return Err(format!(
+            return Err(PyValueError::new_err(format!(
                 "{} is not a legal move in this position",
                 pos.format_move(mv)
-            ));
+            )));
         }
         Ok(pos.move_to_action(mv))
     }
@@ -140,7 +145,7 @@ impl<G: BoardView> DynGame for History<G> {
         self.current().num_symmetries()
     }
 
-    fn transform(&self, sym: usize) -> Result<Box<dyn DynGame>, String> {
+    fn transform(&self, sym: usize) -> PyResult<Box<dyn DynGame>> {
         // Each move is moved with the position it was played from (the receiver of
         // `transform_action`), so the transformed game has the same history.
         let mut before = self.start().clone();
@@ -148,7 +153,9 @@ impl<G: BoardView> DynGame for History<G> {
         for &mv in self.moves() {
             let action = before.transform_action(sym, before.move_to_action(mv));
             let image = out.current().action_to_move(action).ok_or_else(|| {
-                format!("move {mv} has no image under symmetry {sym} (action {action})")
+                PyValueError::new_err(format!(
+                    "move {mv} has no image under symmetry {sym} (action {action})"
+                ))
             })?;
             out.play_unchecked(image);
             before.play_unchecked(mv);
@@ -277,7 +284,7 @@ impl PyGame {
     /// Plays `move` (text in the game's notation). Raises `ValueError` with the engine's
     /// message when it does not parse or is illegal (the game is then unchanged).
     fn play(&mut self, r#move: &str) -> PyResult<()> {
-        self.inner.play(r#move).map_err(PyValueError::new_err)
+        self.inner.play(r#move)
     }
 
     /// Takes back the last move and returns it; `None` at the start.
@@ -337,9 +344,7 @@ impl PyGame {
     /// moves as seen from the side to move). Raises `ValueError` for a move that does not
     /// parse or is not legal.
     fn move_to_action(&self, r#move: &str) -> PyResult<usize> {
-        self.inner
-            .move_to_action(r#move)
-            .map_err(PyValueError::new_err)
+        self.inner.move_to_action(r#move)
     }
 
     /// The move of action index `action` here, in the game's notation (legal or not); `None`
@@ -363,7 +368,7 @@ impl PyGame {
     fn transform(&self, sym: usize) -> PyResult<PyGame> {
         self.check_symmetry(sym)?;
         Ok(PyGame {
-            inner: self.inner.transform(sym).map_err(PyValueError::new_err)?,
+            inner: self.inner.transform(sym)?,
         })
     }
 

@@ -52,7 +52,7 @@ pub use connect4::solver as c4_eval;
 pub use encode::{transform_policy, Encode};
 pub use position::{PositionError, PositionText};
 pub use view::{BoardView, Rgb};
-pub use web::{Cell, WebGame};
+pub use web::{Cell, StartError, WebGame};
 pub use yardstick::{
     LoadYardstick, SolverYardstick, Yardstick, YardstickError, YardstickInfo, YardstickReport,
 };

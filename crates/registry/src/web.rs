@@ -13,17 +13,27 @@ use crate::Registered;
 /// A board point as drawn: `(row from the top, column from the left)`.
 pub type Cell = (usize, usize);
 
+/// Why a game cannot start from a request ([`WebGame::start`]).
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A FEN was given for a game that reads none.
+    #[error("fen applies to xiangqi only")]
+    FenNotRead,
+    /// The FEN does not parse or is not a legal position (the game's own message).
+    #[error("fen: {0}")]
+    BadFen(String),
+}
+
 /// A game as the web page shows it.
 pub trait WebGame: Game + Registered {
     /// The start position of a new game under `config`: the request's `fen` where the game
     /// reads one (Xiangqi), else the standard start.
     ///
     /// # Errors
-    /// What is wrong, for the page: a FEN that does not parse, or a FEN for a game that reads
-    /// none.
-    fn start(config: &Self::Config, fen: Option<&str>) -> Result<Self, String> {
+    /// [`StartError`]: a FEN that does not parse, or a FEN for a game that reads none.
+    fn start(config: &Self::Config, fen: Option<&str>) -> Result<Self, StartError> {
         if fen.is_some() {
-            return Err("fen applies to xiangqi only".into());
+            return Err(StartError::FenNotRead);
         }
         Ok(Self::new(config))
     }

@@ -13,7 +13,7 @@ use crate::encode::{permute_squares, Encode};
 use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
-use crate::web::{Cell, WebGame};
+use crate::web::{Cell, StartError, WebGame};
 use crate::{GameSpec, Registered};
 
 /// [`Game::NAME`] of Xiangqi.
@@ -250,10 +250,12 @@ fn cell_square((r, c): Cell) -> Option<Square> {
 }
 
 impl WebGame for Xiangqi {
-    fn start(config: &XiangqiConfig, fen: Option<&str>) -> Result<Self, String> {
+    fn start(config: &XiangqiConfig, fen: Option<&str>) -> Result<Self, StartError> {
         match fen {
             None => Ok(Xiangqi::new(config)),
-            Some(fen) => Xiangqi::from_fen(fen, *config).map_err(|e| format!("fen: {e}")),
+            Some(fen) => {
+                Xiangqi::from_fen(fen, *config).map_err(|e| StartError::BadFen(e.to_string()))
+            }
         }
     }
 

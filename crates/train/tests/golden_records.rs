@@ -8,7 +8,7 @@
 //!
 //! Regenerate the current-version files (after a deliberate format change or a zstd upgrade
 //! that changes the compressed bytes) with
-//! `AZ_REGENERATE_GOLDEN=1 cargo test -p alphazero-train --test golden_records`.
+//! `UPDATE_GOLDEN=1 cargo test --release --workspace --test golden_records`.
 
 use alphazero_game::Game;
 use alphazero_registry::games::Connect4;
@@ -101,11 +101,10 @@ fn expected_restarted() -> RecordFile {
 fn writing_the_restarted_records_reproduces_the_version_3_golden_bytes() {
     let f = expected_restarted();
     let bytes = write_records(&f.header, &f.games).unwrap();
-    if std::env::var_os("AZ_REGENERATE_GOLDEN").is_some() {
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(GOLDEN_V3, &bytes).unwrap();
     }
-    let golden =
-        std::fs::read(GOLDEN_V3).expect("golden file (regenerate with AZ_REGENERATE_GOLDEN=1)");
+    let golden = std::fs::read(GOLDEN_V3).expect("golden file (regenerate with UPDATE_GOLDEN=1)");
     assert_eq!(&golden[..6], b"AZRC\x03\x00");
     assert_eq!(bytes, golden);
     assert_eq!(read_records(&golden, "connect4", 7).unwrap(), f);
@@ -133,11 +132,10 @@ fn restarted_golden_game_replays_its_prefix_without_training_on_it() {
 fn writing_the_expected_records_reproduces_the_golden_bytes() {
     let f = expected();
     let bytes = write_records(&f.header, &f.games).unwrap();
-    if std::env::var_os("AZ_REGENERATE_GOLDEN").is_some() {
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
         std::fs::write(GOLDEN, &bytes).unwrap();
     }
-    let golden =
-        std::fs::read(GOLDEN).expect("golden file (regenerate with AZ_REGENERATE_GOLDEN=1)");
+    let golden = std::fs::read(GOLDEN).expect("golden file (regenerate with UPDATE_GOLDEN=1)");
     assert_eq!(bytes, golden);
     assert_eq!(bytes, write_records(&f.header, &f.games).unwrap());
 }

@@ -541,7 +541,8 @@ fn new_match<G: WebGame>(
     human: Side,
     engines: &Engines,
 ) -> Result<(Box<dyn AnyMatch>, String), ApiError> {
-    let start = G::start(config, req.fen.as_deref()).map_err(ApiError::BadRequest)?;
+    let start =
+        G::start(config, req.fen.as_deref()).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     let (evaluator, description) = (engines.evaluator)(spec);
     let evaluator = evaluator.of::<G>().ok_or_else(|| {
         ApiError::Internal(format!(

@@ -332,17 +332,35 @@ impl Xiangqi {
 
     /// Generates the legal moves (fast path: pseudo-legal generation from tables, then an
     /// attack test from the general's square only for moves that can expose it).
+    #[inline]
     pub(crate) fn generate<S: MoveSink>(&self, sink: &mut S) {
+        self.generate_moves::<S, true>(sink);
+    }
+
+    /// The pseudo-legal moves of the side to move: every move its pieces can make by their
+    /// movement rules, whether or not it leaves the own general attacked or facing the other
+    /// general (the chase rule and the illegal-move messages need them), in generation order.
+    pub fn pseudo_legal_moves(&self) -> Vec<Move> {
+        let mut moves = Vec::new();
+        self.generate_moves::<Vec<Move>, false>(&mut moves);
+        moves
+    }
+
+    /// The one generator behind [`Xiangqi::generate`] (`LEGAL`: moves that leave the own
+    /// general attacked are dropped) and [`Xiangqi::pseudo_legal_moves`] (kept).
+    fn generate_moves<S: MoveSink, const LEGAL: bool>(&self, sink: &mut S) {
         let t = tables();
         let us = self.side.index();
         let mut b = self.board;
         let ksq = self.generals[us] as usize;
-        let in_check = attacked(&b, t, ksq, us);
+        let in_check = LEGAL && attacked(&b, t, ksq, us);
         // Squares whose vacating (`from_danger`) or filling (`to_danger`) can expose the
         // general: the rays from it that hold an enemy chariot, cannon or (on the file)
         // general, and the legs of enemy horses; only a cannon's ray can be opened by adding a
         // screen. Everything else is legal without a test when not in check.
-        let (from_danger, to_danger) = if in_check {
+        let (from_danger, to_danger) = if !LEGAL {
+            (0, 0)
+        } else if in_check {
             (!0u128, !0u128)
         } else {
             let them = 1 - us;
@@ -391,7 +409,9 @@ impl Xiangqi {
 
             // Tries `from -> to` (target known to be empty or an enemy piece).
             let try_move = |b: &mut [u8; NUM_SQUARES], to: usize, sink: &mut S| {
-                let ok = if kind == GENERAL {
+                let ok = if !LEGAL {
+                    true
+                } else if kind == GENERAL {
                     let cap = b[to];
                     b[to] = pc;
                     b[from] = EMPTY;
@@ -563,8 +583,7 @@ impl Xiangqi {
                 return format!("{} is occupied by an own piece", mv.to);
             }
         }
-        let pseudo = crate::reference::pseudo_moves(&crate::reference::grid(self), self.side);
-        if !pseudo.contains(&mv) {
+        if !self.pseudo_legal_moves().contains(&mv) {
             return format!("a {:?} cannot move from {} to {}", p.kind, mv.from, mv.to);
         }
         "it would leave the own general attacked or facing the other general".into()

@@ -194,6 +194,12 @@ fn exposed(g: &Grid, side: Side) -> bool {
         .any(|m| m.to.file() as i32 == kf && m.to.rank() as i32 == kr)
 }
 
+/// Every pseudo-legal move of the side to move (movement rules only: the own general may be
+/// left attacked), the oracle of [`Xiangqi::pseudo_legal_moves`].
+pub fn pseudo_legal_moves(pos: &Xiangqi) -> Vec<Move> {
+    pseudo_moves(&grid(pos), pos.side_to_move())
+}
+
 /// Whether the side to move is in check by the reference definition.
 pub fn in_check(pos: &Xiangqi) -> bool {
     exposed(&grid(pos), pos.side_to_move())

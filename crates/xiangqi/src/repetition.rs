@@ -261,7 +261,7 @@ impl Xiangqi {
         let moves: Vec<Move> = if legal_only {
             self.legal_list().as_slice().to_vec()
         } else {
-            crate::reference::pseudo_moves(&crate::reference::grid(self), self.side)
+            self.pseudo_legal_moves()
         };
         // The opponent to move on the same board: its legal moves, for the mutual-attack test.
         let mut their_moves: Option<Vec<Move>> = None;

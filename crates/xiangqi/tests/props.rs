@@ -67,6 +67,12 @@ proptest! {
             let fast = sorted(p.legal_moves_vec());
             prop_assert_eq!(&fast, &sorted(reference::legal_moves(&p)), "{}", p.to_fen());
             prop_assert_eq!(p.in_check(), reference::in_check(&p), "{}", p.to_fen());
+            prop_assert_eq!(
+                sorted(p.pseudo_legal_moves()),
+                sorted(reference::pseudo_legal_moves(&p)),
+                "{}",
+                p.to_fen()
+            );
             for &m in &fast {
                 prop_assert!(p.is_legal(m));
             }
