@@ -1,8 +1,8 @@
 //! `alphazero arena`: matches between players (built-in baselines, networks, external engines)
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
-//! ladder over the networks of a training run. The work is in [`alphazero_engine::arena`].
+//! ladder over the networks of a training run. The work is in [`crate::work::arena`].
 use crate::games::GameArgs;
-use alphazero_engine::arena::{parse_c_puct, ArenaOptions};
+use crate::work::arena::{parse_c_puct, ArenaOptions};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -123,7 +123,7 @@ pub struct ArenaArgs {
 /// Runs `alphazero arena`.
 pub fn run(args: &ArenaArgs) -> Result<()> {
     let spec = args.game.spec()?;
-    alphazero_engine::arena::run(
+    crate::work::arena::run(
         &spec,
         &ArenaOptions {
             players: args.players.clone(),

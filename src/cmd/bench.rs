@@ -1,7 +1,7 @@
 //! `alphazero bench`: throughput figures in a stable, greppable format — one line
 //! `bench <name> <figure> <unit>` per figure on stdout (details on stderr). The benchmarks
-//! are [`alphazero_engine::bench`].
-use alphazero_engine::bench::{BenchOptions, BenchWhat};
+//! are [`crate::work::bench`].
+use crate::work::bench::{BenchOptions, BenchWhat};
 use anyhow::Result;
 
 /// Arguments of `alphazero bench`.
@@ -27,7 +27,7 @@ pub struct BenchArgs {
 
 /// Runs `alphazero bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
-    alphazero_engine::bench::run(&BenchOptions {
+    crate::work::bench::run(&BenchOptions {
         what: args.what,
         quick: args.quick,
         device: args.device.clone(),

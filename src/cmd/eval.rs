@@ -1,8 +1,8 @@
 //! `alphazero eval`: learning-quality reports — Connect Four against the exact solver, and value
 //! calibration of a training run.
-//! The work is in [`alphazero_engine::eval`].
+//! The work is in [`crate::work::eval`].
 use crate::games::GameArgs;
-use alphazero_engine::eval::{run_calibration, run_connect4, Connect4Eval};
+use crate::work::eval::{run_calibration, run_connect4, Connect4Eval};
 use anyhow::Result;
 use std::path::PathBuf;
 

@@ -1,8 +1,8 @@
 //! `alphazero play`: a game in the terminal against the engine (or engine against itself).
 //! `--save FILE` writes the game as PGN, SGF or PSQ when it ends or you quit (Ctrl-C
-//! included). The game itself is [`alphazero_engine::play`].
+//! included). The game itself is [`crate::work::play`].
 use crate::games::GameArgs;
-use alphazero_engine::play::{play, PlayOptions};
+use crate::work::play::{play, PlayOptions};
 use anyhow::Result;
 use std::path::PathBuf;
 

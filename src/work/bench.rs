@@ -1,8 +1,8 @@
 //! Throughput benchmarks in a stable, greppable format: one line `bench <name> <figure>
 //! <unit>` per figure on stdout (details on stderr).
-use crate::device;
-use crate::position::PositionText;
 use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_engine::device;
+use alphazero_engine::position::PositionText;
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
@@ -121,7 +121,7 @@ fn search(quick: bool) -> Result<()> {
 }
 
 /// VCF positions of `crates/gomoku/tests/data/vcf.txt` (rule, size, side, plies, stones).
-const VCF_DATA: &str = include_str!("../../gomoku/tests/data/vcf.txt");
+const VCF_DATA: &str = include_str!("../../crates/gomoku/tests/data/vcf.txt");
 
 fn tactics(quick: bool) -> Result<()> {
     use alphazero_game::Side;
@@ -188,7 +188,7 @@ fn tactics(quick: bool) -> Result<()> {
 }
 
 /// Mate positions of `crates/xiangqi/tests/data/mates.tsv` (FEN, side, plies, moves, note).
-const XQ_MATES: &str = include_str!("../../xiangqi/tests/data/mates.tsv");
+const XQ_MATES: &str = include_str!("../../crates/xiangqi/tests/data/mates.tsv");
 
 /// Xiangqi's `tactical_proof` (mate in one, then the mate search by checks): the cost per call
 /// on the positions of random playouts from the start (fixed seed; the nodes a search expands
@@ -288,7 +288,7 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     } else {
         Duration::from_secs(2)
     };
-    eprintln!("network device: {}", crate::device_words(dev));
+    eprintln!("network device: {}", alphazero_engine::device_words(dev));
     let mm = bench_matmul(if quick { 512 } else { 1024 }, t, dev);
     line("matmul", mm, "GFLOP/s");
     // The ceiling: independent FMA chains in registers, on one core and on the threads the
@@ -451,9 +451,9 @@ fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
 const SELFPLAY_CONFIGS: [(&str, &str); 2] = [
     (
         "gomoku15",
-        include_str!("../../../configs/gomoku-15x15-cpu.toml"),
+        include_str!("../../configs/gomoku-15x15-cpu.toml"),
     ),
-    ("xiangqi", include_str!("../../../configs/xiangqi-cpu.toml")),
+    ("xiangqi", include_str!("../../configs/xiangqi-cpu.toml")),
 ];
 
 /// Self-play games/hour of a CPU config with its shipped network (a fresh network of the
@@ -487,7 +487,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         .with_residual_blocks(cfg.model.blocks as usize)
         .with_channels(cfg.model.channels as usize)
         .with_value_hidden(cfg.model.value_hidden as usize);
-    let shipped = crate::shipped_model_path::<G>(game_config);
+    let shipped = alphazero_engine::shipped_model_path::<G>(game_config);
     let (net, mcfg, which) = match &shipped {
         Some(path) => {
             let ck = alphazero_nn::load_checkpoint(path, G::NAME, dev)?;
@@ -527,7 +527,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         let secs = stats.total_time.as_secs_f64().max(1e-9);
         eprintln!(
             "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {}: {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
-            crate::count(n as usize, "worker"),
+            alphazero_engine::count(n as usize, "worker"),
             stats.plies,
             stats.evaluations,
             stats.evaluator_calls,

@@ -7,12 +7,12 @@
 //! `moves` (the game so far), `help`, `quit` (or end of input). A save file gets the game as
 //! PGN, SGF or PSQ when it ends or you quit, and also on Ctrl-C or SIGTERM (the game so far,
 //! unfinished; the process then exits with status 130).
-use crate::files::check_output_path;
-use crate::present::{
+use super::records::{output_format, save_records};
+use alphazero_engine::files::check_output_path;
+use alphazero_engine::present::{
     board_text_marked, moves_lines, top_moves_table, use_color, BoardView, WebGame,
 };
-use crate::records::{output_format, save_records};
-use crate::{device, load_evaluator, search_position};
+use alphazero_engine::{device, load_evaluator, search_position};
 use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{Evaluator, SearchConfig};
@@ -57,7 +57,7 @@ pub fn play(spec: &GameSpec, opts: &PlayOptions) -> Result<()> {
         .save
         .as_deref()
         .is_some_and(|p| output_format("--save", p, None).ok() == Some(Format::Pgn));
-    crate::records::parse_notation(&opts.notation, spec, writes_pgn)?;
+    super::records::parse_notation(&opts.notation, spec, writes_pgn)?;
     with_game!(spec, G, cfg => run_for::<G>(cfg, opts))
 }
 
@@ -169,7 +169,11 @@ impl<G: BoardView + WebGame> Session<'_, G> {
             }
             writeln!(out, "nothing to undo")?;
         } else {
-            writeln!(out, "took back {}", crate::count(undone.len(), "move"))?;
+            writeln!(
+                out,
+                "took back {}",
+                alphazero_engine::count(undone.len(), "move")
+            )?;
         }
         Ok(())
     }
@@ -345,7 +349,7 @@ fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayOptions) -> Resul
         saved: saved.clone(),
         human,
         eval: &*eval,
-        config: crate::play_search::<G>(args.sims, args.seed),
+        config: alphazero_engine::play_search::<G>(args.sims, args.seed),
         movetime: args.movetime,
         color: use_color(),
     };
@@ -401,7 +405,7 @@ fn public_engine(desc: &str) -> String {
     for word in desc.split_whitespace() {
         let p = std::path::Path::new(word);
         if p.components().count() > 1 {
-            out = crate::public_description(&out, p);
+            out = alphazero_engine::public_description(&out, p);
         }
     }
     out

@@ -2,16 +2,18 @@
 //! external engines) with a cross table and Bradley–Terry ratings, an SPRT mode for two
 //! players, a strength ladder of one challenger against rungs, and a rating ladder over the
 //! networks of a training run. The binary parses the flags into [`ArenaOptions`] and calls
-//! [`run`]; each game's own players ([`ArenaGame`]) are in `crate::games`.
-use crate::files::check_output_path;
-use crate::present::BoardView;
+//! [`run`]; each game's own players ([`ArenaGame`]) are in [`games`].
+mod games;
+
 use crate::stdout::{out, outln};
-use crate::{device, load_network};
 use alphazero_arena::{
     ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
     Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
     PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
 };
+use alphazero_engine::files::check_output_path;
+use alphazero_engine::present::BoardView;
+use alphazero_engine::{device, load_network};
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
 use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
@@ -131,11 +133,11 @@ impl NetSearch {
         }
     }
 
-    /// The search of a network player: the game's [`crate::play_search`] with `simulations`
+    /// The search of a network player: the game's [`alphazero_engine::play_search`] with `simulations`
     /// and `seed`, and these flags where given (the experiments the flags are for: a constant
     /// c_puct, another batch of leaves, a Gumbel root).
     pub(crate) fn config<G: Registered>(self, simulations: u32, seed: u64) -> SearchConfig {
-        let play = crate::play_search::<G>(simulations, seed);
+        let play = alphazero_engine::play_search::<G>(simulations, seed);
         SearchConfig {
             c_puct: self.c_puct.map_or(play.c_puct, CPuct::Constant),
             leaves_per_batch: self.leaves_per_batch.unwrap_or(play.leaves_per_batch),
@@ -385,7 +387,7 @@ fn print_failures(r: &MatchResult) {
     if !failures.is_empty() {
         outln!(
             "\n{} lost by a player failure:",
-            crate::count(failures.len(), "game")
+            alphazero_engine::count(failures.len(), "game")
         );
         for g in failures.iter().take(10) {
             if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
@@ -808,7 +810,7 @@ fn run_snapshot_ladder<G: ArenaGame>(
         r.games.len()
     );
     let plot = alphazero_train::plots::render_ladder(&title, "random", &points, &metrics)?;
-    crate::files::write_atomic(&png, &plot.png)?;
+    alphazero_engine::files::write_atomic(&png, &plot.png)?;
     outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
     for (net, p) in nets.iter().zip(&ratings.players[1..]) {
         outln!(
@@ -861,9 +863,9 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
         all.games.len(),
         all.game,
         challenger,
-        crate::count(rungs, "rung"),
+        alphazero_engine::count(rungs, "rung"),
         2 * openings,
-        crate::count(openings as usize, "opening"),
+        alphazero_engine::count(openings as usize, "opening"),
     );
     out!("{}", ladder_table(&challenger, &rows));
     print_failures(&all);
@@ -877,7 +879,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
             "{} games per rung ({} of {opening_plies} random plies, each \
              played with both colours), seed {}, ply cap {}",
             2 * openings,
-            crate::count(openings as usize, "opening"),
+            alphazero_engine::count(openings as usize, "opening"),
             args.seed,
             args.max_plies
         );
@@ -923,9 +925,9 @@ fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaOptio
                 // One game still goes into the folder.
                 std::fs::create_dir_all(p)
                     .with_context(|| format!("creating the folder {}", p.display()))?;
-                crate::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
+                super::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
             } else {
-                crate::records::save_records(p, &records, format, notation)?
+                super::records::save_records(p, &records, format, notation)?
             };
             eprintln!("{msg}");
         }
@@ -974,7 +976,7 @@ pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
     if let Some(p) = &args.pgn {
         check_output_path("--pgn", p)?;
     }
-    crate::records::parse_notation(&args.notation, spec, args.pgn.is_some())?;
+    super::records::parse_notation(&args.notation, spec, args.pgn.is_some())?;
     if let Some(p) = &args.sgf {
         check_output_path("--sgf", p)?;
     }
@@ -998,5 +1000,24 @@ pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
     match &args.snapshots {
         Some(run_dir) => with_game!(spec, G, cfg => run_snapshot_ladder::<G>(cfg, run_dir, args)),
         None => with_game!(spec, G, cfg => run_players::<G>(cfg, args)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_registry::play::play_settings;
+
+    /// The arena's `net:` players without search flags search a game with its registry play
+    /// search, their budget apart, as `play`, `analyze` and the protocol engines do (checked
+    /// in `alphazero_engine`).
+    #[test]
+    fn net_players_without_search_flags_use_the_registry_play_search() {
+        for spec in GameSpec::DEFAULTS {
+            let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>(37, 5));
+            assert_eq!(play_settings(&config), spec.play_search(), "{spec}");
+            assert_eq!((config.simulations, config.seed), (37, 5), "{spec}");
+            assert!(!config.root_noise, "{spec}");
+        }
     }
 }

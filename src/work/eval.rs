@@ -1,8 +1,8 @@
 //! Learning-quality reports: Connect Four against the exact solver, and value calibration of
 //! a training run.
-use crate::{device, load_evaluator, search_position};
 use alphazero_arena::{calibration, expected_calibration_error};
 use alphazero_connect4::{C4Move, Connect4, Connect4Config};
+use alphazero_engine::{device, load_evaluator, search_position};
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::EvalRequest;
 use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
@@ -28,7 +28,7 @@ fn testdata_candidates(folder: &str) -> Vec<PathBuf> {
         }
     }
     let in_repo = Path::new("tests/data").join(folder);
-    if let Some(repo) = crate::exe_repository() {
+    if let Some(repo) = alphazero_engine::exe_repository() {
         dirs.push(repo.join(&in_repo));
     }
     if let Ok(cwd) = std::env::current_dir() {
@@ -37,7 +37,7 @@ fn testdata_candidates(folder: &str) -> Vec<PathBuf> {
             dirs.push(here);
         }
     }
-    let built = crate::source_tree().join(&in_repo);
+    let built = alphazero_engine::source_tree().join(&in_repo);
     if !dirs.contains(&built) {
         dirs.push(built);
     }
@@ -180,7 +180,7 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
     };
     let mut search_err: Option<anyhow::Error> = None;
     // The move a player would make: Connect Four's play search.
-    let config = crate::play_search::<Connect4>(sims.max(1), 0);
+    let config = alphazero_engine::play_search::<Connect4>(sims.max(1), 0);
     let mut chooser = |pos: &Connect4| -> C4Move {
         let h = History::new(*pos);
         match search_position(&h, &*eval, &config, None) {
@@ -248,7 +248,7 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
     Ok(())
 }
 
-fn samples_for<G: crate::present::BoardView>(
+fn samples_for<G: alphazero_engine::present::BoardView>(
     cfg: &G::Config,
     rec: &alphazero_train::GameRecord,
     out: &mut Vec<(f32, f32)>,
