@@ -1,5 +1,6 @@
 //! Throughput benchmarks in a stable, greppable format: one line `bench <name> <figure>
 //! <unit>` per figure on stdout (details on stderr).
+use crate::cmd::bench::BenchArgs;
 use alphazero_connect4::{Connect4, Connect4Config};
 use alphazero_engine::device;
 use alphazero_engine::position::PositionText;
@@ -43,22 +44,6 @@ pub enum BenchWhat {
     Tactics,
     /// Everything.
     All,
-}
-
-/// The settings of a benchmark run (`alphazero bench`'s flags).
-#[derive(Clone, Debug)]
-pub struct BenchOptions {
-    /// Which benchmark.
-    pub what: BenchWhat,
-    /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
-    pub quick: bool,
-    /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
-    pub device: String,
-    /// Self-play worker counts to measure the config-file games with (0 = one per core).
-    pub workers: Vec<usize>,
-    /// Games per self-play figure of the config-file games (`None`: the config's
-    /// `selfplay.games_per_iteration`, with `quick` 8); they are played all at once.
-    pub games: Option<u64>,
 }
 
 fn line(name: &str, figure: f64, unit: &str) {
@@ -461,10 +446,10 @@ const SELFPLAY_CONFIGS: [(&str, &str); 2] = [
 fn selfplay_config(
     name: &str,
     text: &str,
-    opts: &BenchOptions,
+    args: &BenchArgs,
     dev: &alphazero_nn::Device,
 ) -> Result<()> {
-    let (games, quick, workers) = (opts.games, opts.quick, &opts.workers[..]);
+    let (games, quick, workers) = (args.games, args.quick, &args.workers[..]);
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
     let spec = cfg.game.spec()?;
     alphazero_registry::with_game!(&spec, G, gc => {
@@ -550,14 +535,13 @@ fn selfplay_game<G: alphazero_nn::Encode>(
     Ok(())
 }
 
-/// Runs the benchmarks `opts.what` names, one `bench <name> <figure> <unit>` line per figure
+/// Runs the benchmarks `args.what` names, one `bench <name> <figure> <unit>` line per figure
 /// on stdout, details on stderr.
 ///
 /// # Errors
 /// A bad device name, a config or shipped network that cannot be read, a search or self-play
 /// failure, a tactics position whose known win is not found.
-pub fn run(opts: &BenchOptions) -> Result<()> {
-    let args = opts;
+pub fn run(args: &BenchArgs) -> Result<()> {
     let w = args.what;
     let all = w == BenchWhat::All;
     if all || w == BenchWhat::Perft {
@@ -577,7 +561,7 @@ pub fn run(opts: &BenchOptions) -> Result<()> {
         if all || w == BenchWhat::Selfplay {
             selfplay(args.quick, &dev)?;
             for (name, text) in SELFPLAY_CONFIGS {
-                selfplay_config(name, text, opts, &dev)?;
+                selfplay_config(name, text, args, &dev)?;
             }
         }
     }

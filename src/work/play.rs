@@ -8,6 +8,7 @@
 //! PGN, SGF or PSQ when it ends or you quit, and also on Ctrl-C or SIGTERM (the game so far,
 //! unfinished; the process then exits with status 130).
 use super::records::{output_format, save_records};
+use crate::cmd::play::PlayArgs;
 use alphazero_engine::files::check_output_path;
 use alphazero_engine::present::{
     board_text_marked, moves_lines, top_moves_table, use_color, BoardView, WebGame,
@@ -22,43 +23,18 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The settings of a game in the terminal (`alphazero play`'s flags).
-#[derive(Clone, Debug)]
-pub struct PlayOptions {
-    /// Network checkpoint (`None`: the shipped network if there is one, else uniform).
-    pub model: Option<PathBuf>,
-    /// Device name (`default`, `cpu`, `cuda[:N]`).
-    pub device: String,
-    /// Engine simulations per move (also for `hint`).
-    pub sims: u32,
-    /// Engine thinking time per move in milliseconds (the search stops at `sims` or the time,
-    /// whichever comes first).
-    pub movetime: Option<u64>,
-    /// Which side the person plays: `first`/`second`/`1`/`2`, the game's colour names, or
-    /// `none` (the engine plays both).
-    pub human: String,
-    /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
-    pub position: Option<String>,
-    /// Seed of the engine's search.
-    pub seed: u64,
-    /// Where to write the game when it ends or the person quits (`.pgn`, `.sgf`, `.psq`).
-    pub save: Option<PathBuf>,
-    /// Xiangqi moves in a saved PGN: `iccs` or `wxf`.
-    pub notation: String,
-}
-
-/// Plays a game of `spec` in the terminal (stdin/stdout) with the settings `opts`.
+/// Plays a game of `spec` in the terminal (stdin/stdout) with the settings `args`.
 ///
 /// # Errors
 /// A bad notation, `human` or position; a save file that cannot be written (refused before
 /// the game); an evaluator that cannot be loaded; a search failure; an I/O error.
-pub fn play(spec: &GameSpec, opts: &PlayOptions) -> Result<()> {
-    let writes_pgn = opts
+pub fn play(spec: &GameSpec, args: &PlayArgs) -> Result<()> {
+    let writes_pgn = args
         .save
         .as_deref()
         .is_some_and(|p| output_format("--save", p, None).ok() == Some(Format::Pgn));
-    super::records::parse_notation(&opts.notation, spec, writes_pgn)?;
-    with_game!(spec, G, cfg => run_for::<G>(cfg, opts))
+    super::records::parse_notation(&args.notation, spec, writes_pgn)?;
+    with_game!(spec, G, cfg => run_for::<G>(cfg, args))
 }
 
 /// `--human`: `first`/`second`/`1`/`2`, the game's own colour names (Gomoku black/white,
@@ -297,7 +273,7 @@ fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &st
     rec
 }
 
-fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
+fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
     let human = parse_human::<G>(&args.human)?;
     let game = match &args.position {
         Some(t) => G::parse_position(cfg, t).context("--position")?,
