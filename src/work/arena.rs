@@ -4,6 +4,7 @@
 //! networks of a training run. [`run`] takes the flags ([`ArenaArgs`]) and checks them before
 //! any game; each game's own players ([`ArenaGame`]) are in [`games`].
 mod games;
+mod ladder_png;
 
 use crate::cmd::arena::ArenaArgs;
 use crate::stdout::{out, outln};
@@ -728,10 +729,10 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
             Vec::new()
         }
     };
-    let points: Vec<alphazero_train::plots::LadderPoint> = nets
+    let points: Vec<ladder_png::LadderPoint> = nets
         .iter()
         .zip(&ratings.players[1..])
-        .map(|(net, p)| alphazero_train::plots::LadderPoint {
+        .map(|(net, p)| ladder_png::LadderPoint {
             iteration: f64::from(net.iteration),
             elo: p.elo,
             lo: p.lo,
@@ -745,7 +746,7 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
         nets.len(),
         r.games.len()
     );
-    let plot = alphazero_train::plots::render_ladder(&title, "random", &points, &metrics)?;
+    let plot = ladder_png::render_ladder(&title, "random", &points, &metrics)?;
     alphazero_engine::files::write_atomic(&png, &plot.png)?;
     outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
     for (net, p) in nets.iter().zip(&ratings.players[1..]) {
