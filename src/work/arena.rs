@@ -328,7 +328,7 @@ fn print_failures(r: &MatchResult) {
     if !failures.is_empty() {
         outln!(
             "\n{} lost by a player failure:",
-            alphazero_engine::count(failures.len(), "game")
+            crate::cmd::count(failures.len(), "game")
         );
         for g in failures.iter().take(10) {
             if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
@@ -800,9 +800,9 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         all.games.len(),
         all.game,
         challenger,
-        alphazero_engine::count(rungs, "rung"),
+        crate::cmd::count(rungs, "rung"),
         2 * openings,
-        alphazero_engine::count(openings as usize, "opening"),
+        crate::cmd::count(openings as usize, "opening"),
     );
     out!("{}", ladder_table(&challenger, &rows));
     print_failures(&all);
@@ -816,7 +816,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
             "{} games per rung ({} of {opening_plies} random plies, each \
              played with both colours), seed {}, ply cap {}",
             2 * openings,
-            alphazero_engine::count(openings as usize, "opening"),
+            crate::cmd::count(openings as usize, "opening"),
             args.seed,
             args.max_plies
         );

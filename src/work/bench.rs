@@ -512,7 +512,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         let secs = stats.total_time.as_secs_f64().max(1e-9);
         eprintln!(
             "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {}: {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
-            alphazero_engine::count(n as usize, "worker"),
+            crate::cmd::count(n as usize, "worker"),
             stats.plies,
             stats.evaluations,
             stats.evaluator_calls,

@@ -145,11 +145,7 @@ impl<G: BoardView + WebGame> Session<'_, G> {
             }
             writeln!(out, "nothing to undo")?;
         } else {
-            writeln!(
-                out,
-                "took back {}",
-                alphazero_engine::count(undone.len(), "move")
-            )?;
+            writeln!(out, "took back {}", crate::cmd::count(undone.len(), "move"))?;
         }
         Ok(())
     }

@@ -99,7 +99,7 @@ pub fn save_records<G: BoardView>(
     write_atomic(path, text.as_bytes())?;
     Ok(format!(
         "{} written to {} ({})",
-        alphazero_engine::count(records.len(), "game"),
+        crate::cmd::count(records.len(), "game"),
         path.display(),
         format.name().to_ascii_uppercase()
     ))

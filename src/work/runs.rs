@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use alphazero_engine::count;
+use crate::cmd::count;
 
 /// The last lines of a run's invocation (`train`, `learner`): how it stopped, what the run
 /// holds, where its champion is; exits with the shell's status for an interrupted command

@@ -91,16 +91,6 @@ pub fn source_tree() -> PathBuf {
         .to_path_buf()
 }
 
-/// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
-/// "game")` "2 games" (messages never say "game(s)").
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
-
 /// The repository the running executable lies in: the nearest folder above it that holds a
 /// `Cargo.toml` (`…/repo/target/release/alphazero` → `…/repo`). `None` when there is none.
 pub fn exe_repository() -> Option<PathBuf> {
@@ -657,13 +647,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn counts_say_one_game_and_two_games_not_game_s() {
-        assert_eq!(super::count(1, "game"), "1 game");
-        assert_eq!(super::count(0, "move"), "0 moves");
-        assert_eq!(super::count(20, "rung"), "20 rungs");
     }
 
     #[test]
