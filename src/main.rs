@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod games;
+mod stdout;
+mod work;
 
 use alphazero_engine as engine;
 use alphazero_engine::present;

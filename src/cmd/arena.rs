@@ -1,8 +1,8 @@
 //! `alphazero arena`: matches between players (built-in baselines, networks, external engines)
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
-//! ladder over the networks of a training run. The work is in [`alphazero_engine::arena`].
+//! ladder over the networks of a training run. The work is in [`crate::work::arena`].
 use crate::games::GameArgs;
-use alphazero_engine::arena::{parse_c_puct, ArenaOptions};
+use crate::work::arena::parse_c_puct;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct ArenaArgs {
     #[command(flatten)]
-    game: GameArgs,
+    pub(crate) game: GameArgs,
     /// Players: `random`, `rollout:N`, `uniform:N`, `net:FILE[:SIMS]`, `heuristic:L` (gomoku,
     /// L = 0–2), `alphabeta:D` (xiangqi), `gomocup:CMD` (gomoku), `ucci:CMD` / `uci:CMD`
     /// (xiangqi). CMD is an external engine's command line (quote it; words split as a shell
@@ -20,75 +20,75 @@ pub struct ArenaArgs {
     /// `INFO` line after every START, e.g. `info=MAX_DEPTH 2`, repeatable), `movetime=MS` and
     /// `name=LABEL` (any player).
     #[arg(long, num_args = 1.., value_name = "SPEC")]
-    players: Vec<String>,
+    pub(crate) players: Vec<String>,
     /// Games per pair of players (each opening is played with both colours, so odd numbers
     /// are rounded up).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    games: u32,
+    pub(crate) games: u32,
     /// Openings: `random-K` (K random plies, each opening played with both colours) or `none`.
     #[arg(long, default_value = "random-4")]
-    openings: String,
+    pub(crate) openings: String,
     /// Worker threads (games played at once).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
-    threads: u64,
+    pub(crate) threads: u64,
     /// Simulations per move for search players without their own count (`net:FILE`), and the
     /// node limit given to external engines.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    sims: Option<u32>,
+    pub(crate) sims: Option<u32>,
     /// Exploration constant c_puct of the network players' PUCT search (a constant; default:
     /// the game's play search, AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
     #[arg(long, value_parser = parse_c_puct)]
-    c_puct: Option<f32>,
+    pub(crate) c_puct: Option<f32>,
     /// Leaves the network players' search collects (with virtual loss) per network call: 1
     /// is the sequential search of the paper; more is faster per simulation but searches
     /// a little wider (default: the game's play search, 8).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
-    leaves_per_batch: Option<u32>,
+    pub(crate) leaves_per_batch: Option<u32>,
     /// Gumbel root search for the network players (Danihelka et al. 2022): M root actions
     /// sampled by Gumbel-top-k, the simulations shared out by sequential halving, instead of
     /// PUCT at the root (16 is the paper's M; needs a simulation count, not only --movetime).
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1024))]
-    gumbel: Option<u32>,
+    pub(crate) gumbel: Option<u32>,
     /// Time per move in milliseconds (search players stop early, external engines get it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
-    movetime: Option<u64>,
+    pub(crate) movetime: Option<u64>,
     /// The first player against each of the others instead of a round robin.
     #[arg(long)]
-    gauntlet: bool,
+    pub(crate) gauntlet: bool,
     /// Name of the player whose rating is fixed at 0 (default: the first).
     #[arg(long)]
-    anchor: Option<String>,
+    pub(crate) anchor: Option<String>,
     /// Two-player match stopped early by an SPRT: `elo0,elo1[,alpha,beta]` (H0: the first player
     /// is `elo0` Elo better than the second, H1: `elo1`; α = β = 0.05 by default). Elo values
     /// finite and within ±1000. `--games` is the maximum; no decision is taken before 16 games
     /// (`Sprt::MIN_GAMES`). Write negative values as `--sprt=-10,10`.
     #[arg(long)]
-    sprt: Option<String>,
+    pub(crate) sprt: Option<String>,
     /// Ply cap per game (reaching it is a draw).
     #[arg(long, default_value_t = 1000)]
-    max_plies: u32,
+    pub(crate) max_plies: u32,
     /// Seed of the openings and the players.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(crate) seed: u64,
     /// Write the games, cross table and ratings as JSON here.
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub(crate) out: Option<PathBuf>,
     /// Write every game as PGN here: the moves from the start position (the random opening
     /// too, ended by a comment), the players, result, round and termination; Gomoku with
     /// [Size] and [Rule], Xiangqi in the XQBase dialect ([Game "Chinese Chess"], moves in
     /// --notation).
     #[arg(long)]
-    pgn: Option<PathBuf>,
+    pub(crate) pgn: Option<PathBuf>,
     /// Xiangqi moves in the --pgn file: iccs (H2-E2) or wxf (C2=5).
     #[arg(long, default_value = "iccs")]
-    notation: String,
+    pub(crate) notation: String,
     /// Gomoku: write every game as SGF (GM[4]) here, one collection.
     #[arg(long, value_name = "FILE.sgf")]
-    sgf: Option<PathBuf>,
+    pub(crate) sgf: Option<PathBuf>,
     /// Gomoku: write every game as a Piskvork PSQ file into this folder (game-0001.psq, …;
     /// created when missing).
     #[arg(long, value_name = "DIR")]
-    psq: Option<PathBuf>,
+    pub(crate) psq: Option<PathBuf>,
     /// Rating ladder over a training run's networks (its champions and snapshots that the
     /// run's state knows, in training order) plus `random` as anchor 0: each network plays
     /// its next --snapshot-neighbours networks and a few of --snapshot-anchors anchors spread
@@ -96,62 +96,31 @@ pub struct ArenaArgs {
     /// network's Elo ± 95% and writes `ladder.png` into the run directory. Players are not
     /// given then; --sims is the networks' simulations (default 100), --games per pair.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
-    snapshots: Option<PathBuf>,
+    pub(crate) snapshots: Option<PathBuf>,
     /// --snapshots: how many of the following networks each network plays.
     #[arg(long, default_value_t = 2, requires = "snapshots", value_parser = clap::value_parser!(u32).range(0..=64))]
-    snapshot_neighbours: u32,
+    pub(crate) snapshot_neighbours: u32,
     /// --snapshots: anchor networks spread evenly over the run (random and the last network
     /// among them), played in a round robin and each by the networks around it and one more
     /// network drawn with --seed; at least this many as the networks means a round robin.
     #[arg(long, default_value_t = 8, requires = "snapshots", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    snapshot_anchors: u32,
+    pub(crate) snapshot_anchors: u32,
     /// Strength ladder: the one player of --players (the challenger) plays --games games
     /// against each of these rungs in turn (specs as for --players, settings included, e.g.
     /// 'gomocup:pbrain-rapfi{info=MAX_DEPTH 2}' 'ucci:eleeye{depth=1,option=usebook=false}'),
     /// every rung from the same openings with colours alternating; prints a table of W-D-L,
     /// score and Elo ±95% per rung.
     #[arg(long, num_args = 1.., value_name = "SPEC", conflicts_with_all = ["gauntlet", "sprt", "anchor", "snapshots"])]
-    ladder: Vec<String>,
+    pub(crate) ladder: Vec<String>,
     /// Write the --ladder table as Markdown here (with the command line and settings).
     #[arg(long, value_name = "FILE.md", requires = "ladder")]
-    ladder_out: Option<PathBuf>,
+    pub(crate) ladder_out: Option<PathBuf>,
     /// Device for networks: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]
-    device: String,
+    pub(crate) device: String,
 }
 
 /// Runs `alphazero arena`.
 pub fn run(args: &ArenaArgs) -> Result<()> {
-    let spec = args.game.spec()?;
-    alphazero_engine::arena::run(
-        &spec,
-        &ArenaOptions {
-            players: args.players.clone(),
-            games: args.games,
-            openings: args.openings.clone(),
-            threads: args.threads as usize,
-            sims: args.sims,
-            c_puct: args.c_puct,
-            leaves_per_batch: args.leaves_per_batch,
-            gumbel: args.gumbel,
-            movetime: args.movetime,
-            gauntlet: args.gauntlet,
-            anchor: args.anchor.clone(),
-            sprt: args.sprt.clone(),
-            max_plies: args.max_plies,
-            seed: args.seed,
-            out: args.out.clone(),
-            pgn: args.pgn.clone(),
-            notation: args.notation.clone(),
-            sgf: args.sgf.clone(),
-            psq: args.psq.clone(),
-            snapshots: args.snapshots.clone(),
-            snapshot_neighbours: args.snapshot_neighbours,
-            snapshot_anchors: args.snapshot_anchors,
-            ladder: args.ladder.clone(),
-            ladder_out: args.ladder_out.clone(),
-            device: args.device.clone(),
-            command: std::env::args().collect(),
-        },
-    )
+    crate::work::arena::run(&args.game.spec()?, args)
 }

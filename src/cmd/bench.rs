@@ -1,7 +1,7 @@
 //! `alphazero bench`: throughput figures in a stable, greppable format — one line
 //! `bench <name> <figure> <unit>` per figure on stdout (details on stderr). The benchmarks
-//! are [`alphazero_engine::bench`].
-use alphazero_engine::bench::{BenchOptions, BenchWhat};
+//! are [`crate::work::bench`].
+use crate::work::bench::BenchWhat;
 use anyhow::Result;
 
 /// Arguments of `alphazero bench`.
@@ -9,29 +9,23 @@ use anyhow::Result;
 pub struct BenchArgs {
     /// Which benchmark.
     #[arg(value_enum, default_value = "all")]
-    what: BenchWhat,
+    pub(crate) what: BenchWhat,
     /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
     #[arg(long)]
-    quick: bool,
+    pub(crate) quick: bool,
     /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
     #[arg(long, default_value = "default")]
-    device: String,
+    pub(crate) device: String,
     /// Self-play worker counts to measure the config-file games with (0 = one per core).
     #[arg(long, value_delimiter = ',', default_value = "1,0")]
-    workers: Vec<usize>,
+    pub(crate) workers: Vec<usize>,
     /// Games per self-play figure of the config-file games (default: the config's
     /// `selfplay.games_per_iteration`, with `--quick` 8); they are played all at once.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
-    games: Option<u64>,
+    pub(crate) games: Option<u64>,
 }
 
 /// Runs `alphazero bench`.
 pub fn run(args: &BenchArgs) -> Result<()> {
-    alphazero_engine::bench::run(&BenchOptions {
-        what: args.what,
-        quick: args.quick,
-        device: args.device.clone(),
-        workers: args.workers.clone(),
-        games: args.games,
-    })
+    crate::work::bench::run(args)
 }

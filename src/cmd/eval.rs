@@ -1,8 +1,8 @@
 //! `alphazero eval`: learning-quality reports — Connect Four against the exact solver, and value
 //! calibration of a training run.
-//! The work is in [`alphazero_engine::eval`].
+//! The work is in [`crate::work::eval`].
 use crate::games::GameArgs;
-use alphazero_engine::eval::{run_calibration, run_connect4, Connect4Eval};
+use crate::work::eval::{run_calibration, run_connect4};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -22,29 +22,7 @@ enum EvalCommand {
     /// search's move. The solver's answers come from the sets' caches
     /// (`tests/data/connect4/scores/`: the first 200 positions of Test_L1_R1 and Test_L1_R3,
     /// all 1,000 of Test_L1_R2) where they have them.
-    Connect4 {
-        /// Network checkpoint (without it: the shipped network if there is one, else the uniform
-        /// evaluator; the report names which).
-        #[arg(long)]
-        model: Option<PathBuf>,
-        /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
-        #[arg(long, default_value = "default")]
-        device: String,
-        /// Search simulations for the search column (0 = no search).
-        #[arg(long, default_value_t = 200)]
-        sims: u32,
-        /// Positions per file (the first ones).
-        #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
-        lines: u64,
-        /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1;
-        /// also Test_L1_R2, Test_L1_R3: early positions, slow to solve beyond their caches).
-        #[arg(long, value_delimiter = ',')]
-        sets: Vec<String>,
-        /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else the repository's
-        /// `tests/data/connect4`).
-        #[arg(long)]
-        testdata: Option<PathBuf>,
-    },
+    Connect4(Connect4Args),
     /// Value calibration of a run: the recorded root value (prediction) against the game's
     /// result z, both from the side to move, in equal bins over [-1, 1].
     Calibration {
@@ -59,24 +37,36 @@ enum EvalCommand {
     },
 }
 
+/// Arguments of `alphazero eval connect4`.
+#[derive(clap::Args, Debug)]
+pub struct Connect4Args {
+    /// Network checkpoint (without it: the shipped network if there is one, else the uniform
+    /// evaluator; the report names which).
+    #[arg(long)]
+    pub(crate) model: Option<PathBuf>,
+    /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    #[arg(long, default_value = "default")]
+    pub(crate) device: String,
+    /// Search simulations for the search column (0 = no search).
+    #[arg(long, default_value_t = 200)]
+    pub(crate) sims: u32,
+    /// Positions per file (the first ones).
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub(crate) lines: u64,
+    /// Test files, comma-separated (default: Test_L3_R1,Test_L2_R1,Test_L2_R2,Test_L1_R1;
+    /// also Test_L1_R2, Test_L1_R3: early positions, slow to solve beyond their caches).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) sets: Vec<String>,
+    /// Test-data folder (default: `$ALPHAZERO_TESTDATA`, else the repository's
+    /// `tests/data/connect4`).
+    #[arg(long)]
+    pub(crate) testdata: Option<PathBuf>,
+}
+
 /// Runs `alphazero eval`.
 pub fn run(args: &EvalArgs) -> Result<()> {
     match &args.command {
-        EvalCommand::Connect4 {
-            model,
-            device,
-            sims,
-            lines,
-            sets,
-            testdata,
-        } => run_connect4(&Connect4Eval {
-            model: model.as_deref(),
-            device,
-            sims: *sims,
-            lines: *lines,
-            sets,
-            testdata: testdata.as_deref(),
-        }),
+        EvalCommand::Connect4(a) => run_connect4(a),
         EvalCommand::Calibration { game, run, bins } => {
             run_calibration(&game.spec()?, run, *bins as usize)
         }

@@ -12,5 +12,25 @@ pub mod roles;
 pub mod serve;
 pub mod train;
 
-/// Output paths checked before the work, and counted nouns, for every command's messages.
-pub use alphazero_engine::{count, files::check_output_path};
+/// Output paths checked before the work, for every command.
+pub use alphazero_engine::files::check_output_path;
+
+/// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
+/// "game")` "2 games" (messages never say "game(s)").
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_say_one_game_and_two_games_not_game_s() {
+        assert_eq!(super::count(1, "game"), "1 game");
+        assert_eq!(super::count(0, "move"), "0 moves");
+        assert_eq!(super::count(20, "rung"), "20 rungs");
+    }
+}

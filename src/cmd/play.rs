@@ -1,8 +1,8 @@
 //! `alphazero play`: a game in the terminal against the engine (or engine against itself).
 //! `--save FILE` writes the game as PGN, SGF or PSQ when it ends or you quit (Ctrl-C
-//! included). The game itself is [`alphazero_engine::play`].
+//! included). The game itself is [`crate::work::play`].
 use crate::games::GameArgs;
-use alphazero_engine::play::{play, PlayOptions};
+use crate::work::play::play;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -10,51 +10,40 @@ use std::path::PathBuf;
 #[derive(clap::Args, Debug)]
 pub struct PlayArgs {
     #[command(flatten)]
-    game: GameArgs,
+    pub(crate) game: GameArgs,
     /// Network checkpoint (default: the shipped network if there is one, else uniform).
     #[arg(long)]
-    model: Option<PathBuf>,
+    pub(crate) model: Option<PathBuf>,
     /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]
-    device: String,
+    pub(crate) device: String,
     /// Engine simulations per move (also for `hint`).
     #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    sims: u32,
+    pub(crate) sims: u32,
     /// Engine thinking time per move in milliseconds (stops at --sims or the time, whichever
     /// comes first).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
-    movetime: Option<u64>,
+    pub(crate) movetime: Option<u64>,
     /// Which side you play: first or second, the game's colour (Gomoku black|white, Xiangqi
     /// red|black), or none (the engine plays both).
     #[arg(long, default_value = "first")]
-    human: String,
+    pub(crate) human: String,
     /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
     #[arg(long)]
-    position: Option<String>,
+    pub(crate) position: Option<String>,
     /// Seed of the engine's search.
     #[arg(long, default_value_t = 0)]
-    seed: u64,
+    pub(crate) seed: u64,
     /// Write the game here when it ends or you quit (Ctrl-C too): `.pgn` (any game), `.sgf`
     /// or `.psq` (Gomoku), by the extension.
     #[arg(long, value_name = "FILE")]
-    save: Option<PathBuf>,
+    pub(crate) save: Option<PathBuf>,
     /// Xiangqi moves in a --save PGN: iccs (H2-E2) or wxf (C2=5).
     #[arg(long, default_value = "iccs")]
-    notation: String,
+    pub(crate) notation: String,
 }
 
 /// Runs `alphazero play`.
 pub fn run(args: &PlayArgs) -> Result<()> {
-    let opts = PlayOptions {
-        model: args.model.clone(),
-        device: args.device.clone(),
-        sims: args.sims,
-        movetime: args.movetime,
-        human: args.human.clone(),
-        position: args.position.clone(),
-        seed: args.seed,
-        save: args.save.clone(),
-        notation: args.notation.clone(),
-    };
-    play(&args.game.spec()?, &opts)
+    play(&args.game.spec()?, args)
 }

@@ -1,9 +1,9 @@
 //! `alphazero records`: inspect self-play game records (`.azr` files written by `train`), and
 //! export games in the formats other programs read (PGN, SGF, PSQ). The work is in
-//! [`alphazero_engine::records`], whose record-file helpers the other commands reach here.
+//! [`crate::work::records`], whose record-file helpers the other commands reach here.
+pub use crate::work::records::read_game_file;
+use crate::work::records::{export, list, show};
 pub use alphazero_engine::files::write_atomic;
-pub use alphazero_engine::records::read_game_file;
-use alphazero_engine::records::{export, list, show};
 use anyhow::Result;
 use std::path::PathBuf;
 

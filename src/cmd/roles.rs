@@ -3,7 +3,7 @@
 //! batches and champions is documented there); these commands parse flags, open the storage
 //! and show progress.
 use crate::cmd::train::RunFlags;
-use alphazero_engine::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
+use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};

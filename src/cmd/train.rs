@@ -10,7 +10,7 @@
 //!
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint (see
 //! [`alphazero_train::InitNetwork`]).
-use alphazero_engine::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
+use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;

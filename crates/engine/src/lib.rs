@@ -1,27 +1,18 @@
-//! The application layer shared by the `alphazero` and `pbrain-alphazero` binaries: choosing
-//! and loading the evaluator (a checkpoint, the shipped network of a game, or the uniform
-//! evaluator), running one search under a simulation and/or time limit, and starting the
-//! Gomocup / UCCI engines on stdin/stdout (this module); how positions and searches are shown
-//! ([`present`]) and read as text ([`position`]); and the work behind the commands that are
-//! more than a call into one crate: [`play`] (a game in the terminal), [`records`] (inspecting
-//! and converting game records), [`eval`] (learning-quality reports), [`arena`] (matches,
-//! ratings and ladders) and [`bench`] (throughput figures). The binaries parse flags and call one function here.
+//! The engine set-up shared by the `alphazero` and `pbrain-alphazero` binaries and the Python
+//! package: choosing and loading the evaluator (a checkpoint, the shipped network of a game, or
+//! the uniform evaluator), the play search of each game, running one search under a simulation
+//! and/or time limit, and starting the Gomocup / UCCI engines on stdin/stdout (this module);
+//! how positions and searches are shown ([`present`]); positions read as text and recorded
+//! games replayed ([`position`]); and the files the programs read and write ([`files`]). The
+//! commands' own work (play, records, eval, arena, bench) is in the `alphazero` binary.
 //!
 //! Errors are [`anyhow::Error`]s with the context a person needs (the file, the flag, the
 //! input): every caller is a command that prints them.
 #![deny(missing_docs)]
 
-pub mod arena;
-pub mod bench;
-pub mod eval;
 pub mod files;
-mod games;
-pub mod play;
 pub mod position;
 pub mod present;
-pub mod records;
-pub mod runs;
-pub mod stdout;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -98,16 +89,6 @@ pub fn source_tree() -> PathBuf {
         .nth(2)
         .unwrap_or(manifest)
         .to_path_buf()
-}
-
-/// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
-/// "game")` "2 games" (messages never say "game(s)").
-pub fn count(n: usize, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
 }
 
 /// The repository the running executable lies in: the nearest folder above it that holds a
@@ -621,26 +602,18 @@ mod tests {
     use alphazero_registry::play::play_settings;
     use alphazero_registry::{with_game, GameSpec};
 
-    /// `play`, `analyze`, the arena's `net:` players (no search flags), the Gomocup brain and
-    /// the UCCI/UCI engine all search a game with its registry play search, their budgets
-    /// apart (`serve` is checked in `alphazero-web`). The UCCI/UCI engine once had no tactics.
+    /// `play` and `analyze` ([`play_search`]), the Gomocup brain and the UCCI/UCI engine all
+    /// search a game with its registry play search, their budgets apart (the arena's `net:`
+    /// players are checked in the `alphazero` binary, `serve` in `alphazero-web`). The
+    /// UCCI/UCI engine once had no tactics.
     #[test]
     fn every_program_plays_each_game_with_its_registry_play_search() {
         for spec in GameSpec::DEFAULTS {
             let preset = spec.play_search();
-            let (interactive, net) = with_game!(&spec, G, _cfg => (
-                play_search::<G>(37, 5),
-                arena::NetSearch::default().config::<G>(37, 5),
-            ));
-            for (program, config) in [("play/analyze", &interactive), ("arena net:", &net)] {
-                assert_eq!(play_settings(config), preset, "{program} {spec}");
-                assert_eq!(
-                    (config.simulations, config.seed),
-                    (37, 5),
-                    "{program} {spec}"
-                );
-                assert!(!config.root_noise, "{program} {spec}");
-            }
+            let config = with_game!(&spec, G, _cfg => play_search::<G>(37, 5));
+            assert_eq!(play_settings(&config), preset, "{spec}");
+            assert_eq!((config.simulations, config.seed), (37, 5), "{spec}");
+            assert!(!config.root_noise, "{spec}");
         }
         for opts in [
             BrainOptions::default(),
@@ -674,13 +647,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    #[test]
-    fn counts_say_one_game_and_two_games_not_game_s() {
-        assert_eq!(super::count(1, "game"), "1 game");
-        assert_eq!(super::count(0, "move"), "0 moves");
-        assert_eq!(super::count(20, "rung"), "20 rungs");
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! of `alphazero_registry`), the board and top-moves text, board PNGs, move lists and principal
 //! variations in the game's notations — shared by `play`, `analyze`, `records`, `eval` and
 //! `arena`.
+use alphazero_charts::{draw_text, encode_png, text_width};
 use alphazero_game::{History, Side};
 use alphazero_mcts::SearchResult;
 pub use alphazero_registry::{BoardView, Rgb, WebGame};
-use alphazero_train::plots::{draw_text, text_width};
 use anyhow::{Context, Result};
 use plotters::prelude::*;
 use std::fmt::Write as _;
@@ -174,24 +174,13 @@ pub fn top_moves_table<G: BoardView>(pos: &G, r: &SearchResult<G>, n: usize) -> 
 }
 
 /// An error of the plotting backend as an `anyhow` error.
-pub fn draw_err(e: impl std::fmt::Display) -> anyhow::Error {
+fn draw_err(e: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("drawing: {e}")
 }
 
 /// Encodes an RGB buffer of `w × h` pixels as PNG and writes it to `path`.
-///
-/// # Errors
-/// Encoding or writing failed.
-pub fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
-    let mut bytes = Vec::new();
-    {
-        let mut enc = png::Encoder::new(&mut bytes, w, h);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let mut wr = enc.write_header().context("encoding PNG")?;
-        wr.write_image_data(buf).context("encoding PNG")?;
-        wr.finish().context("encoding PNG")?;
-    }
+fn write_png(path: &Path, buf: &[u8], w: u32, h: u32) -> Result<()> {
+    let bytes = encode_png("heatmap", buf, w, h)?;
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 

@@ -1,5 +1,5 @@
 //! `alphazero.load_records`: self-play records (`.azr`) as the arrays the trainer learns
-//! from. The files are read by the record reader (`alphazero_engine::records`), the games
+//! from. The files are read by the record reader (`alphazero_engine::files`), the games
 //! replayed into a [`ReplayBuffer`] (the trainer's replay, which counts repetitions and
 //! gives z from each position's side to move) and the positions encoded by the game's
 //! encoder ([`alphazero_registry::Encode`]), as the trainer does before each step, without
@@ -7,7 +7,8 @@
 
 use std::path::{Path, PathBuf};
 
-use alphazero_engine::records::{read_record_file, record_files, replay};
+use alphazero_engine::files::{read_record_file, record_files};
+use alphazero_engine::position::replay;
 use alphazero_game::{Game, ParseError};
 use alphazero_registry::{with_game, BoardView, GameSpec};
 use alphazero_train::record::{GameResult, RecordFile};

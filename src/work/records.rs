@@ -3,18 +3,21 @@
 //!
 //! Also home of the record-file helpers of the commands: [`read_game_file`] (the one reader of
 //! PGN, PSQ and SGF files, used by `analyze --file`) and [`save_records`] (atomic writes, used
-//! by `arena`, `play --save` and `records export`).
-use crate::files::{check_output_path, read_bounded, write_atomic};
-use crate::position::spec_from_flags;
-use crate::present::{moves_lines, BoardView};
+//! by `arena`, `play --save` and `records export`). Self-play record files are read by
+//! [`alphazero_engine::files::read_record_file`] (the Python package reads them too).
+use alphazero_engine::files::{
+    check_output_path, read_bounded, read_record_file, record_files, write_atomic,
+};
+use alphazero_engine::position::{replay, spec_from_flags};
+use alphazero_engine::present::{moves_lines, BoardView};
 use alphazero_formats::{
     game_name_of, read_records, write_records, Format, MoveNotation, Record, RecordResult,
 };
-use alphazero_game::{Game, History};
+use alphazero_game::Game;
 use alphazero_registry::{with_game, GameSpec};
-use alphazero_train::record::{read_records_any, GameRecord, RecordFile};
+use alphazero_train::record::RecordFile;
 use anyhow::{bail, Context, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The largest PGN / SGF / PSQ file read (64 MiB).
 const MAX_TEXT_RECORD_BYTES: u64 = 64 << 20;
@@ -96,7 +99,7 @@ pub fn save_records<G: BoardView>(
     write_atomic(path, text.as_bytes())?;
     Ok(format!(
         "{} written to {} ({})",
-        crate::count(records.len(), "game"),
+        crate::cmd::count(records.len(), "game"),
         path.display(),
         format.name().to_ascii_uppercase()
     ))
@@ -132,49 +135,12 @@ pub fn output_format(flag: &str, path: &Path, to: Option<&str>) -> Result<Format
     }
 }
 
-/// The largest record file `records` reads (2 GiB). `train` writes files of a few MiB; the cap
-/// keeps a wrong path (a device, a disk image) from being read into memory.
-pub const MAX_RECORD_FILE_BYTES: u64 = 2 << 30;
-
-/// Reads one self-play record file (`.azr`), of at most [`MAX_RECORD_FILE_BYTES`].
-///
-/// # Errors
-/// The file cannot be read, is too large, or is not a readable record file (naming it).
-pub fn read_record_file(path: &Path) -> Result<RecordFile> {
-    let bytes = read_bounded(path, MAX_RECORD_FILE_BYTES)?;
-    read_records_any(&bytes)
-        .with_context(|| format!("{}: not a readable record file", path.display()))
-}
-
 fn result_text(r: alphazero_train::GameResult) -> &'static str {
     match r {
         alphazero_train::GameResult::FirstWon => "1-0 (first player won)",
         alphazero_train::GameResult::Draw => "1/2-1/2 (draw)",
         alphazero_train::GameResult::SecondWon => "0-1 (second player won)",
     }
-}
-
-/// Replays a recorded game from its start: a restarted game's prefix (the moves of the
-/// earlier game it started from), then its plies.
-///
-/// # Errors
-/// The record's start position does not read; the first action that is not a legal move,
-/// naming its ply from the start.
-pub fn replay<G: BoardView>(cfg: &G::Config, rec: &GameRecord) -> Result<History<G>> {
-    let mut h = if rec.start.trim().is_empty() {
-        History::new(G::new(cfg))
-    } else {
-        G::parse_position(cfg, &rec.start).context("the record's start position")?
-    };
-    for (i, action) in rec.actions().enumerate() {
-        let pos = h.current();
-        let mv = pos
-            .action_to_move(usize::from(action))
-            .with_context(|| format!("ply {i}: action {action} names no move"))?;
-        h.play(mv)
-            .with_context(|| format!("ply {i}: recorded move {mv}"))?;
-    }
-    Ok(h)
 }
 
 fn show_for<G: BoardView>(
@@ -309,29 +275,6 @@ pub fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> 
         }
         show_for::<G>(cfg, &file, game_index, ply)
     })
-}
-
-/// The record files (`*.azr`) of a run directory (its `records/` folder, or `dir` itself),
-/// sorted by name: oldest first, as a run names them.
-///
-/// # Errors
-/// The folder cannot be read or holds no `.azr` file.
-pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rec_dir = if dir.join("records").is_dir() {
-        dir.join("records")
-    } else {
-        dir.to_path_buf()
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&rec_dir)
-        .with_context(|| format!("reading directory {}", rec_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "azr"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        bail!("no record files (*.azr) in {}", rec_dir.display());
-    }
-    Ok(files)
 }
 
 /// `records list`: a table of the record files of a run directory (its `records/` folder, or

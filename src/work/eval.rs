@@ -1,8 +1,9 @@
 //! Learning-quality reports: Connect Four against the exact solver, and value calibration of
 //! a training run.
-use crate::{device, load_evaluator, search_position};
+use crate::cmd::eval::Connect4Args;
 use alphazero_arena::{calibration, expected_calibration_error};
 use alphazero_connect4::{C4Move, Connect4, Connect4Config};
+use alphazero_engine::{device, load_evaluator, search_position};
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::EvalRequest;
 use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
@@ -28,7 +29,7 @@ fn testdata_candidates(folder: &str) -> Vec<PathBuf> {
         }
     }
     let in_repo = Path::new("tests/data").join(folder);
-    if let Some(repo) = crate::exe_repository() {
+    if let Some(repo) = alphazero_engine::exe_repository() {
         dirs.push(repo.join(&in_repo));
     }
     if let Ok(cwd) = std::env::current_dir() {
@@ -37,7 +38,7 @@ fn testdata_candidates(folder: &str) -> Vec<PathBuf> {
             dirs.push(here);
         }
     }
-    let built = crate::source_tree().join(&in_repo);
+    let built = alphazero_engine::source_tree().join(&in_repo);
     if !dirs.contains(&built) {
         dirs.push(built);
     }
@@ -93,23 +94,6 @@ fn softmax_legal(pos: &Connect4, logits: &[f32]) -> Vec<f32> {
     p
 }
 
-/// What `eval connect4` measures.
-#[derive(Clone, Debug)]
-pub struct Connect4Eval<'a> {
-    /// Network checkpoint (`None`: the shipped network if there is one, else uniform).
-    pub model: Option<&'a Path>,
-    /// Device name (`default`, `cpu`, `cuda[:N]`).
-    pub device: &'a str,
-    /// Search simulations for the search column (0 = no search).
-    pub sims: u32,
-    /// Positions per file at most (the first ones).
-    pub lines: u64,
-    /// Test file names (empty: [`DEFAULT_SETS`]).
-    pub sets: &'a [String],
-    /// Test-data folder (`None`: see [`testdata_dir`]).
-    pub testdata: Option<&'a Path>,
-}
-
 /// `eval connect4`: the network's policy and value, and the search's move, against the exact
 /// solver on Pascal Pons' test sets; one table row per file on stdout, a progress bar on
 /// stderr.
@@ -117,15 +101,10 @@ pub struct Connect4Eval<'a> {
 /// # Errors
 /// No test data or an unknown test file; the evaluator cannot be loaded; an evaluation or
 /// search failed.
-pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
-    let Connect4Eval {
-        model,
-        device: device_name,
-        sims,
-        lines,
-        sets,
-        testdata,
-    } = *opts;
+pub fn run_connect4(args: &Connect4Args) -> Result<()> {
+    let (model, device_name, sims, lines) =
+        (args.model.as_deref(), &args.device, args.sims, args.lines);
+    let (sets, testdata) = (&args.sets, args.testdata.as_deref());
     let dir = testdata_dir(testdata, <Connect4 as Game>::NAME)?;
     let sets: Vec<String> = if sets.is_empty() {
         DEFAULT_SETS.iter().map(|s| s.to_string()).collect()
@@ -180,7 +159,7 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
     };
     let mut search_err: Option<anyhow::Error> = None;
     // The move a player would make: Connect Four's play search.
-    let config = crate::play_search::<Connect4>(sims.max(1), 0);
+    let config = alphazero_engine::play_search::<Connect4>(sims.max(1), 0);
     let mut chooser = |pos: &Connect4| -> C4Move {
         let h = History::new(*pos);
         match search_position(&h, &*eval, &config, None) {
@@ -248,7 +227,7 @@ pub fn run_connect4(opts: &Connect4Eval<'_>) -> Result<()> {
     Ok(())
 }
 
-fn samples_for<G: crate::present::BoardView>(
+fn samples_for<G: alphazero_engine::present::BoardView>(
     cfg: &G::Config,
     rec: &alphazero_train::GameRecord,
     out: &mut Vec<(f32, f32)>,

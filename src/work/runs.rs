@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use crate::count;
+use crate::cmd::count;
 
 /// The last lines of a run's invocation (`train`, `learner`): how it stopped, what the run
 /// holds, where its champion is; exits with the shell's status for an interrupted command
@@ -61,7 +61,7 @@ pub fn solver_slice<G: Registered>(
         return None;
     }
     let folder = G::solver_yardstick()?.info.folder;
-    match crate::eval::testdata_dir(None, folder) {
+    match super::eval::testdata_dir(None, folder) {
         Ok(dir) => alphazero_train::solver_slice::<G>(&dir, &cfg.eval, observer),
         Err(err) => {
             observer.warning(&format!(

@@ -1,6 +1,6 @@
 //! Gomoku's arena players (heuristic, Gomocup engines); its positions as text and how it is
 //! drawn are in the registry (`alphazero_registry`).
-use crate::arena::{wrong_game, ArenaGame, Factory};
+use super::super::{wrong_game, ArenaGame, Factory};
 use alphazero_arena::{Player, PlayerKind, PlayerSpec};
 use alphazero_gomoku::Gomoku;
 use anyhow::Result;

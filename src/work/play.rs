@@ -7,12 +7,13 @@
 //! `moves` (the game so far), `help`, `quit` (or end of input). A save file gets the game as
 //! PGN, SGF or PSQ when it ends or you quit, and also on Ctrl-C or SIGTERM (the game so far,
 //! unfinished; the process then exits with status 130).
-use crate::files::check_output_path;
-use crate::present::{
+use super::records::{output_format, save_records};
+use crate::cmd::play::PlayArgs;
+use alphazero_engine::files::check_output_path;
+use alphazero_engine::present::{
     board_text_marked, moves_lines, top_moves_table, use_color, BoardView, WebGame,
 };
-use crate::records::{output_format, save_records};
-use crate::{device, load_evaluator, search_position};
+use alphazero_engine::{device, load_evaluator, search_position};
 use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::{Evaluator, SearchConfig};
@@ -22,43 +23,18 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-/// The settings of a game in the terminal (`alphazero play`'s flags).
-#[derive(Clone, Debug)]
-pub struct PlayOptions {
-    /// Network checkpoint (`None`: the shipped network if there is one, else uniform).
-    pub model: Option<PathBuf>,
-    /// Device name (`default`, `cpu`, `cuda[:N]`).
-    pub device: String,
-    /// Engine simulations per move (also for `hint`).
-    pub sims: u32,
-    /// Engine thinking time per move in milliseconds (the search stops at `sims` or the time,
-    /// whichever comes first).
-    pub movetime: Option<u64>,
-    /// Which side the person plays: `first`/`second`/`1`/`2`, the game's colour names, or
-    /// `none` (the engine plays both).
-    pub human: String,
-    /// Start position: a FEN (Xiangqi, optionally with `moves …`) or a move list.
-    pub position: Option<String>,
-    /// Seed of the engine's search.
-    pub seed: u64,
-    /// Where to write the game when it ends or the person quits (`.pgn`, `.sgf`, `.psq`).
-    pub save: Option<PathBuf>,
-    /// Xiangqi moves in a saved PGN: `iccs` or `wxf`.
-    pub notation: String,
-}
-
-/// Plays a game of `spec` in the terminal (stdin/stdout) with the settings `opts`.
+/// Plays a game of `spec` in the terminal (stdin/stdout) with the settings `args`.
 ///
 /// # Errors
 /// A bad notation, `human` or position; a save file that cannot be written (refused before
 /// the game); an evaluator that cannot be loaded; a search failure; an I/O error.
-pub fn play(spec: &GameSpec, opts: &PlayOptions) -> Result<()> {
-    let writes_pgn = opts
+pub fn play(spec: &GameSpec, args: &PlayArgs) -> Result<()> {
+    let writes_pgn = args
         .save
         .as_deref()
         .is_some_and(|p| output_format("--save", p, None).ok() == Some(Format::Pgn));
-    crate::records::parse_notation(&opts.notation, spec, writes_pgn)?;
-    with_game!(spec, G, cfg => run_for::<G>(cfg, opts))
+    super::records::parse_notation(&args.notation, spec, writes_pgn)?;
+    with_game!(spec, G, cfg => run_for::<G>(cfg, args))
 }
 
 /// `--human`: `first`/`second`/`1`/`2`, the game's own colour names (Gomoku black/white,
@@ -169,7 +145,7 @@ impl<G: BoardView + WebGame> Session<'_, G> {
             }
             writeln!(out, "nothing to undo")?;
         } else {
-            writeln!(out, "took back {}", crate::count(undone.len(), "move"))?;
+            writeln!(out, "took back {}", crate::cmd::count(undone.len(), "move"))?;
         }
         Ok(())
     }
@@ -293,7 +269,7 @@ fn game_record<G: BoardView>(game: &History<G>, human: Option<Side>, engine: &st
     rec
 }
 
-fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayOptions) -> Result<()> {
+fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayArgs) -> Result<()> {
     let human = parse_human::<G>(&args.human)?;
     let game = match &args.position {
         Some(t) => G::parse_position(cfg, t).context("--position")?,
@@ -345,7 +321,7 @@ fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayOptions) -> Resul
         saved: saved.clone(),
         human,
         eval: &*eval,
-        config: crate::play_search::<G>(args.sims, args.seed),
+        config: alphazero_engine::play_search::<G>(args.sims, args.seed),
         movetime: args.movetime,
         color: use_color(),
     };
@@ -401,7 +377,7 @@ fn public_engine(desc: &str) -> String {
     for word in desc.split_whitespace() {
         let p = std::path::Path::new(word);
         if p.components().count() > 1 {
-            out = crate::public_description(&out, p);
+            out = alphazero_engine::public_description(&out, p);
         }
     }
     out

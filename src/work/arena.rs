@@ -1,17 +1,21 @@
 //! The work of `alphazero arena`: matches between players (built-in baselines, networks,
 //! external engines) with a cross table and Bradley–Terry ratings, an SPRT mode for two
 //! players, a strength ladder of one challenger against rungs, and a rating ladder over the
-//! networks of a training run. The binary parses the flags into [`ArenaOptions`] and calls
-//! [`run`]; each game's own players ([`ArenaGame`]) are in `crate::games`.
-use crate::files::check_output_path;
-use crate::present::BoardView;
+//! networks of a training run. [`run`] takes the flags ([`ArenaArgs`]) and checks them before
+//! any game; each game's own players ([`ArenaGame`]) are in [`games`].
+mod games;
+mod ladder_png;
+
+use crate::cmd::arena::ArenaArgs;
 use crate::stdout::{out, outln};
-use crate::{device, load_network};
 use alphazero_arena::{
     ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
     Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
     PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
 };
+use alphazero_engine::files::check_output_path;
+use alphazero_engine::present::BoardView;
+use alphazero_engine::{device, load_network};
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
 use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
@@ -22,67 +26,6 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
-
-/// What `alphazero arena` is asked to do: its flags, validated by [`run`] before any game
-/// (the flag names in brackets; see `alphazero arena --help` for each one's meaning).
-#[derive(Clone, Debug)]
-pub struct ArenaOptions {
-    /// `--players`: player specs ([`PlayerSpec`] notation).
-    pub players: Vec<String>,
-    /// `--games`: games per pair of players (rounded up to an even number).
-    pub games: u32,
-    /// `--openings`: `random-K` (K = 0–100) or `none`.
-    pub openings: String,
-    /// `--threads`: games played at once.
-    pub threads: usize,
-    /// `--sims`: simulations per move of search players without their own count.
-    pub sims: Option<u32>,
-    /// `--c-puct`: a constant c_puct for the network players (`None`: the game's play search,
-    /// AlphaZero's c(N)).
-    pub c_puct: Option<f32>,
-    /// `--leaves-per-batch`: leaves per network call (with virtual loss) of network players
-    /// (`None`: the game's play search, 8).
-    pub leaves_per_batch: Option<u32>,
-    /// `--gumbel`: M root actions of a Gumbel root search for the network players (`None`:
-    /// the game's play search, PUCT at the root).
-    pub gumbel: Option<u32>,
-    /// `--movetime`: time per move in milliseconds.
-    pub movetime: Option<u64>,
-    /// `--gauntlet`: the first player against each of the others.
-    pub gauntlet: bool,
-    /// `--anchor`: the player whose rating is fixed at 0 (`None`: the first).
-    pub anchor: Option<String>,
-    /// `--sprt`: `elo0,elo1[,alpha,beta]` for a two-player match stopped early.
-    pub sprt: Option<String>,
-    /// `--max-plies`: ply cap per game (a draw when reached).
-    pub max_plies: u32,
-    /// `--seed`: seed of the openings and the players.
-    pub seed: u64,
-    /// `--out`: the JSON results file.
-    pub out: Option<PathBuf>,
-    /// `--pgn`: every game as PGN.
-    pub pgn: Option<PathBuf>,
-    /// `--notation`: Xiangqi moves in the PGN file, `iccs` or `wxf`.
-    pub notation: String,
-    /// `--sgf`: Gomoku games as one SGF collection.
-    pub sgf: Option<PathBuf>,
-    /// `--psq`: a folder for Gomoku games as Piskvork PSQ files.
-    pub psq: Option<PathBuf>,
-    /// `--snapshots`: the run directory of a snapshot rating ladder.
-    pub snapshots: Option<PathBuf>,
-    /// `--snapshot-neighbours`: following networks each network plays.
-    pub snapshot_neighbours: u32,
-    /// `--snapshot-anchors`: anchor networks spread over the run.
-    pub snapshot_anchors: u32,
-    /// `--ladder`: the rungs the one `--players` entry plays in turn.
-    pub ladder: Vec<String>,
-    /// `--ladder-out`: the ladder table as Markdown.
-    pub ladder_out: Option<PathBuf>,
-    /// `--device`: device of the networks (`default`, `cpu`, `cuda[:N]`).
-    pub device: String,
-    /// The command line as run (program and arguments), quoted into `--ladder-out`.
-    pub command: Vec<String>,
-}
 
 /// A player with its own simulation count, whatever the match-wide limits say.
 fn with_sims<G: Game>(inner: Box<dyn Player<G>>, sims: Option<u32>) -> Box<dyn Player<G>> {
@@ -123,7 +66,7 @@ pub(crate) struct NetSearch {
 }
 
 impl NetSearch {
-    fn of(args: &ArenaOptions) -> Self {
+    fn of(args: &ArenaArgs) -> Self {
         NetSearch {
             c_puct: args.c_puct,
             leaves_per_batch: args.leaves_per_batch,
@@ -131,11 +74,11 @@ impl NetSearch {
         }
     }
 
-    /// The search of a network player: the game's [`crate::play_search`] with `simulations`
+    /// The search of a network player: the game's [`alphazero_engine::play_search`] with `simulations`
     /// and `seed`, and these flags where given (the experiments the flags are for: a constant
     /// c_puct, another batch of leaves, a Gumbel root).
     pub(crate) fn config<G: Registered>(self, simulations: u32, seed: u64) -> SearchConfig {
-        let play = crate::play_search::<G>(simulations, seed);
+        let play = alphazero_engine::play_search::<G>(simulations, seed);
         SearchConfig {
             c_puct: self.c_puct.map_or(play.c_puct, CPuct::Constant),
             leaves_per_batch: self.leaves_per_batch.unwrap_or(play.leaves_per_batch),
@@ -385,7 +328,7 @@ fn print_failures(r: &MatchResult) {
     if !failures.is_empty() {
         outln!(
             "\n{} lost by a player failure:",
-            crate::count(failures.len(), "game")
+            crate::cmd::count(failures.len(), "game")
         );
         for g in failures.iter().take(10) {
             if let alphazero_arena::Termination::Failure { side, message } = &g.termination {
@@ -469,7 +412,7 @@ fn report(
 }
 
 /// The match-wide limits of the flags (`--sims`, `--movetime`).
-fn match_limits(args: &ArenaOptions) -> Limits {
+fn match_limits(args: &ArenaArgs) -> Limits {
     Limits {
         simulations: args.sims,
         movetime: args.movetime.map(Duration::from_millis),
@@ -482,7 +425,7 @@ fn match_limits(args: &ArenaOptions) -> Limits {
 fn build_entrants<G: ArenaGame>(
     texts: &[&String],
     cfg: &G::Config,
-    args: &ArenaOptions,
+    args: &ArenaArgs,
     limits: &Limits,
 ) -> Result<Vec<Entrant<G>>> {
     let specs = texts
@@ -513,7 +456,7 @@ fn build_entrants<G: ArenaGame>(
 fn match_config<G: Game>(
     entrants: Vec<Entrant<G>>,
     cfg: &G::Config,
-    args: &ArenaOptions,
+    args: &ArenaArgs,
     opening_plies: u32,
     limits: Limits,
     pairs: usize,
@@ -524,13 +467,13 @@ fn match_config<G: Game>(
     config.opening_plies = opening_plies;
     config.limits = limits;
     config.max_plies = args.max_plies;
-    config.threads = args.threads;
+    config.threads = args.threads as usize;
     config.seed = args.seed;
     config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
     config
 }
 
-fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     if args.players.len() < 2 {
         bail!(
             "--players needs at least 2 players, got {}",
@@ -704,11 +647,7 @@ fn dedupe_networks(nets: Vec<RunNetwork>) -> Result<Vec<RunNetwork>> {
     Ok(kept)
 }
 
-fn run_snapshot_ladder<G: ArenaGame>(
-    cfg: &G::Config,
-    run: &Path,
-    args: &ArenaOptions,
-) -> Result<()> {
+fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
     // Everything the ladder writes is checked before the first game.
     let png = run.join("ladder.png");
     check_output_path("--snapshots (ladder.png)", &png)?;
@@ -790,10 +729,10 @@ fn run_snapshot_ladder<G: ArenaGame>(
             Vec::new()
         }
     };
-    let points: Vec<alphazero_train::plots::LadderPoint> = nets
+    let points: Vec<ladder_png::LadderPoint> = nets
         .iter()
         .zip(&ratings.players[1..])
-        .map(|(net, p)| alphazero_train::plots::LadderPoint {
+        .map(|(net, p)| ladder_png::LadderPoint {
             iteration: f64::from(net.iteration),
             elo: p.elo,
             lo: p.lo,
@@ -807,8 +746,8 @@ fn run_snapshot_ladder<G: ArenaGame>(
         nets.len(),
         r.games.len()
     );
-    let plot = alphazero_train::plots::render_ladder(&title, "random", &points, &metrics)?;
-    crate::files::write_atomic(&png, &plot.png)?;
+    let plot = ladder_png::render_ladder(&title, "random", &points, &metrics)?;
+    alphazero_engine::files::write_atomic(&png, &plot.png)?;
     outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
     for (net, p) in nets.iter().zip(&ratings.players[1..]) {
         outln!(
@@ -826,7 +765,7 @@ fn run_snapshot_ladder<G: ArenaGame>(
 
 /// `--ladder`: the challenger (the one `--players` entry) against each rung in turn, one
 /// gauntlet [`run_match`] per rung from the same openings (`--seed`), then the ladder table.
-fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     if args.players.len() != 1 {
         bail!(
             "--ladder needs exactly one --players entry (the challenger), got {}",
@@ -861,9 +800,9 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
         all.games.len(),
         all.game,
         challenger,
-        crate::count(rungs, "rung"),
+        crate::cmd::count(rungs, "rung"),
         2 * openings,
-        crate::count(openings as usize, "opening"),
+        crate::cmd::count(openings as usize, "opening"),
     );
     out!("{}", ladder_table(&challenger, &rows));
     print_failures(&all);
@@ -877,7 +816,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
             "{} games per rung ({} of {opening_plies} random plies, each \
              played with both colours), seed {}, ply cap {}",
             2 * openings,
-            crate::count(openings as usize, "opening"),
+            crate::cmd::count(openings as usize, "opening"),
             args.seed,
             args.max_plies
         );
@@ -889,7 +828,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
         }
         notes.push_str(&format!(
             ".\n\nCommand: `{}`",
-            shell_words::join(&args.command)
+            shell_words::join(std::env::args())
         ));
         let md = ladder_markdown(&challenger, &all.game, &rows, &notes);
         std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
@@ -900,7 +839,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaOptions) -> Resu
 
 /// Writes the games of a match to the files of `--pgn`, `--sgf` and `--psq` (atomically),
 /// with `[Event "alphazero arena"]` and today's date.
-fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaOptions) -> Result<()> {
+fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     if args.pgn.is_none() && args.sgf.is_none() && args.psq.is_none() {
         return Ok(());
     }
@@ -923,9 +862,9 @@ fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaOptio
                 // One game still goes into the folder.
                 std::fs::create_dir_all(p)
                     .with_context(|| format!("creating the folder {}", p.display()))?;
-                crate::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
+                super::records::save_records(&p.join("game-0001.psq"), &records, format, notation)?
             } else {
-                crate::records::save_records(p, &records, format, notation)?
+                super::records::save_records(p, &records, format, notation)?
             };
             eprintln!("{msg}");
         }
@@ -950,7 +889,7 @@ fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
 /// A bad option (named by its flag), an output path that cannot be written (checked before
 /// any game), a player that cannot be built or does not answer its first move, a failed
 /// match, or a file that cannot be written.
-pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
+pub fn run(spec: &GameSpec, args: &ArenaArgs) -> Result<()> {
     // Output files that cannot be written are refused before the match, not after it; so is
     // one file given for two outputs (the second written would replace the first).
     let outputs = [
@@ -974,7 +913,7 @@ pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
     if let Some(p) = &args.pgn {
         check_output_path("--pgn", p)?;
     }
-    crate::records::parse_notation(&args.notation, spec, args.pgn.is_some())?;
+    super::records::parse_notation(&args.notation, spec, args.pgn.is_some())?;
     if let Some(p) = &args.sgf {
         check_output_path("--sgf", p)?;
     }
@@ -998,5 +937,24 @@ pub fn run(spec: &GameSpec, args: &ArenaOptions) -> Result<()> {
     match &args.snapshots {
         Some(run_dir) => with_game!(spec, G, cfg => run_snapshot_ladder::<G>(cfg, run_dir, args)),
         None => with_game!(spec, G, cfg => run_players::<G>(cfg, args)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_registry::play::play_settings;
+
+    /// The arena's `net:` players without search flags search a game with its registry play
+    /// search, their budget apart, as `play`, `analyze` and the protocol engines do (checked
+    /// in `alphazero_engine`).
+    #[test]
+    fn net_players_without_search_flags_use_the_registry_play_search() {
+        for spec in GameSpec::DEFAULTS {
+            let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>(37, 5));
+            assert_eq!(play_settings(&config), spec.play_search(), "{spec}");
+            assert_eq!((config.simulations, config.seed), (37, 5), "{spec}");
+            assert!(!config.root_noise, "{spec}");
+        }
     }
 }

@@ -1,8 +1,9 @@
 //! Throughput benchmarks in a stable, greppable format: one line `bench <name> <figure>
 //! <unit>` per figure on stdout (details on stderr).
-use crate::device;
-use crate::position::PositionText;
+use crate::cmd::bench::BenchArgs;
 use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_engine::device;
+use alphazero_engine::position::PositionText;
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
@@ -43,22 +44,6 @@ pub enum BenchWhat {
     Tactics,
     /// Everything.
     All,
-}
-
-/// The settings of a benchmark run (`alphazero bench`'s flags).
-#[derive(Clone, Debug)]
-pub struct BenchOptions {
-    /// Which benchmark.
-    pub what: BenchWhat,
-    /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
-    pub quick: bool,
-    /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
-    pub device: String,
-    /// Self-play worker counts to measure the config-file games with (0 = one per core).
-    pub workers: Vec<usize>,
-    /// Games per self-play figure of the config-file games (`None`: the config's
-    /// `selfplay.games_per_iteration`, with `quick` 8); they are played all at once.
-    pub games: Option<u64>,
 }
 
 fn line(name: &str, figure: f64, unit: &str) {
@@ -121,7 +106,7 @@ fn search(quick: bool) -> Result<()> {
 }
 
 /// VCF positions of `crates/gomoku/tests/data/vcf.txt` (rule, size, side, plies, stones).
-const VCF_DATA: &str = include_str!("../../gomoku/tests/data/vcf.txt");
+const VCF_DATA: &str = include_str!("../../crates/gomoku/tests/data/vcf.txt");
 
 fn tactics(quick: bool) -> Result<()> {
     use alphazero_game::Side;
@@ -188,7 +173,7 @@ fn tactics(quick: bool) -> Result<()> {
 }
 
 /// Mate positions of `crates/xiangqi/tests/data/mates.tsv` (FEN, side, plies, moves, note).
-const XQ_MATES: &str = include_str!("../../xiangqi/tests/data/mates.tsv");
+const XQ_MATES: &str = include_str!("../../crates/xiangqi/tests/data/mates.tsv");
 
 /// Xiangqi's `tactical_proof` (mate in one, then the mate search by checks): the cost per call
 /// on the positions of random playouts from the start (fixed seed; the nodes a search expands
@@ -288,7 +273,7 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
     } else {
         Duration::from_secs(2)
     };
-    eprintln!("network device: {}", crate::device_words(dev));
+    eprintln!("network device: {}", alphazero_engine::device_words(dev));
     let mm = bench_matmul(if quick { 512 } else { 1024 }, t, dev);
     line("matmul", mm, "GFLOP/s");
     // The ceiling: independent FMA chains in registers, on one core and on the threads the
@@ -451,9 +436,9 @@ fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
 const SELFPLAY_CONFIGS: [(&str, &str); 2] = [
     (
         "gomoku15",
-        include_str!("../../../configs/gomoku-15x15-cpu.toml"),
+        include_str!("../../configs/gomoku-15x15-cpu.toml"),
     ),
-    ("xiangqi", include_str!("../../../configs/xiangqi-cpu.toml")),
+    ("xiangqi", include_str!("../../configs/xiangqi-cpu.toml")),
 ];
 
 /// Self-play games/hour of a CPU config with its shipped network (a fresh network of the
@@ -461,10 +446,10 @@ const SELFPLAY_CONFIGS: [(&str, &str); 2] = [
 fn selfplay_config(
     name: &str,
     text: &str,
-    opts: &BenchOptions,
+    args: &BenchArgs,
     dev: &alphazero_nn::Device,
 ) -> Result<()> {
-    let (games, quick, workers) = (opts.games, opts.quick, &opts.workers[..]);
+    let (games, quick, workers) = (args.games, args.quick, &args.workers[..]);
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
     let spec = cfg.game.spec()?;
     alphazero_registry::with_game!(&spec, G, gc => {
@@ -487,7 +472,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         .with_residual_blocks(cfg.model.blocks as usize)
         .with_channels(cfg.model.channels as usize)
         .with_value_hidden(cfg.model.value_hidden as usize);
-    let shipped = crate::shipped_model_path::<G>(game_config);
+    let shipped = alphazero_engine::shipped_model_path::<G>(game_config);
     let (net, mcfg, which) = match &shipped {
         Some(path) => {
             let ck = alphazero_nn::load_checkpoint(path, G::NAME, dev)?;
@@ -527,7 +512,7 @@ fn selfplay_game<G: alphazero_nn::Encode>(
         let secs = stats.total_time.as_secs_f64().max(1e-9);
         eprintln!(
             "selfplay {name} {net_name} ({which}), {games} games at {sims} sims, {}: {} plies, {} evaluations in {} calls (mean batch {:.1}), {secs:.2} s",
-            crate::count(n as usize, "worker"),
+            crate::cmd::count(n as usize, "worker"),
             stats.plies,
             stats.evaluations,
             stats.evaluator_calls,
@@ -550,14 +535,13 @@ fn selfplay_game<G: alphazero_nn::Encode>(
     Ok(())
 }
 
-/// Runs the benchmarks `opts.what` names, one `bench <name> <figure> <unit>` line per figure
+/// Runs the benchmarks `args.what` names, one `bench <name> <figure> <unit>` line per figure
 /// on stdout, details on stderr.
 ///
 /// # Errors
 /// A bad device name, a config or shipped network that cannot be read, a search or self-play
 /// failure, a tactics position whose known win is not found.
-pub fn run(opts: &BenchOptions) -> Result<()> {
-    let args = opts;
+pub fn run(args: &BenchArgs) -> Result<()> {
     let w = args.what;
     let all = w == BenchWhat::All;
     if all || w == BenchWhat::Perft {
@@ -577,7 +561,7 @@ pub fn run(opts: &BenchOptions) -> Result<()> {
         if all || w == BenchWhat::Selfplay {
             selfplay(args.quick, &dev)?;
             for (name, text) in SELFPLAY_CONFIGS {
-                selfplay_config(name, text, opts, &dev)?;
+                selfplay_config(name, text, args, &dev)?;
             }
         }
     }

@@ -1,7 +1,7 @@
 //! Connect Four's arena players: none of its own (a tiny file, kept so that each game has its
 //! module here); its positions as text and how it is drawn are in the registry
 //! (`alphazero_registry`).
-use crate::arena::{wrong_game, ArenaGame, Factory};
+use super::super::{wrong_game, ArenaGame, Factory};
 use alphazero_arena::PlayerSpec;
 use alphazero_connect4::Connect4;
 use anyhow::Result;

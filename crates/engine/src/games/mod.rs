@@ -1,8 +1,0 @@
-//! Each game's arena players ([`crate::arena::ArenaGame`]: the players that need the arena and
-//! protocol crates), one module per game. A game's positions as text
-//! ([`crate::position::PositionText`]) and how it is drawn ([`crate::present::BoardView`]) are
-//! in its module of the registry (`alphazero_registry`); Connect Four has no players of its
-//! own, so its module here is tiny.
-mod connect4;
-mod gomoku;
-mod xiangqi;
