@@ -466,7 +466,7 @@ fn selfplay_config(
 ) -> Result<()> {
     let (games, quick, workers) = (opts.games, opts.quick, &opts.workers[..]);
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
-    let spec = cfg.game.spec()?;
+    let spec = cfg.game;
     alphazero_registry::with_game!(&spec, G, gc => {
         selfplay_game::<G>(name, &cfg, gc, games, quick, workers, dev)
     })
