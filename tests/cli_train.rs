@@ -438,10 +438,7 @@ fn game_size_and_rule_flags_must_agree_with_the_config() {
             String::from_utf8_lossy(&out.stderr)
         );
         let cfg = TrainConfig::from_toml_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
-        assert_eq!(
-            (cfg.game.name.as_str(), cfg.game.size.as_str()),
-            ("gomoku", "9")
-        );
+        assert_eq!((cfg.game.name(), cfg.game.options().0), ("gomoku", Some(9)));
     }
     // --size / --rule against the config file's [game].
     for (flags, needle) in [
@@ -481,7 +478,7 @@ fn game_size_and_rule_flags_must_agree_with_the_config() {
             String::from_utf8_lossy(&out.stderr)
         );
         let cfg = TrainConfig::from_toml_str(&String::from_utf8_lossy(&out.stdout)).unwrap();
-        assert_eq!(cfg.game.rule, "renju", "{rule}");
+        assert_eq!(cfg.game.options().1, Some("renju"), "{rule}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -93,7 +93,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
     if let Some(w) = args.workers {
         cfg.selfplay.workers = w;
     }
-    let spec = cfg.game.spec()?;
+    let spec = cfg.game;
     let device = crate::engine::device(&args.device)?;
     let bars = Bars::new(args.quiet);
     let mut outbox = match &args.actor_id {

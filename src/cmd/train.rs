@@ -137,7 +137,7 @@ impl RunFlags {
                 "run.iterations = 0 needs run.time_budget_minutes > 0 (the run would never stop)"
             );
         }
-        let spec = cfg.game.spec()?;
+        let spec = cfg.game;
         let device = crate::engine::device(&self.device)?;
         let init = match &self.init {
             Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
@@ -196,7 +196,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     eprintln!(
         "{} run {run_name} ({}), device {}",
         if run.resumed { "resuming" } else { "starting" },
-        cfg.game.name,
+        cfg.game.name(),
         crate::engine::device_words(&device)
     );
     install_ctrl_c(ITERATION_CTRL_C);

@@ -451,7 +451,7 @@ fn selfplay_config(
 ) -> Result<()> {
     let (games, quick, workers) = (args.games, args.quick, &args.workers[..]);
     let cfg = TrainConfig::from_toml_str(text).with_context(|| format!("{name} config"))?;
-    let spec = cfg.game.spec()?;
+    let spec = cfg.game;
     alphazero_registry::with_game!(&spec, G, gc => {
         selfplay_game::<G>(name, &cfg, gc, games, quick, workers, dev)
     })

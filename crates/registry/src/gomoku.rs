@@ -22,12 +22,8 @@ pub(crate) const NAME: &str = <Gomoku as Game>::NAME;
 pub(crate) const ABOUT: &str = "Gomoku / Renju on an N×N board (5–20)";
 
 /// Gomoku's training defaults over the game-neutral base (see
-/// [`GameSpec::training_preset`]): 15×15 freestyle.
+/// [`GameSpec::training_preset`]); the board, 15×15 freestyle, is the default spec's.
 pub(crate) const TRAINING_PRESET: &str = r#"
-[game]
-size = "15"
-rule = "freestyle"
-
 # About 40 candidate points near the stones: Dirichlet α ≈ 0.25 each; VCF at every node within
 # 200 stones placed.
 [selfplay]

@@ -189,8 +189,9 @@ impl GameSpec {
     /// (`[selfplay]`, `[model]`, `[train]`, `[gating]`, …, as in `configs/*.toml`) whose value
     /// for this game differs from the game-neutral base of `alphazero-train`, each with the
     /// reason. The training crate lays it over its base; a key it does not know is an error
-    /// there (its tests load every game's preset). Gomoku's preset is for 15×15 freestyle
-    /// whatever the spec's size and rule (a run's `[game]` section gives those).
+    /// there (its tests load every game's preset). No preset sets `[game]`: a run's game is
+    /// its spec (Gomoku's default 15×15 freestyle when the config gives no size or rule), and
+    /// Gomoku's preset is for 15×15 freestyle whatever the spec's size and rule.
     pub fn training_preset(&self) -> &'static str {
         match self {
             GameSpec::Gomoku { .. } => gomoku::TRAINING_PRESET,

@@ -42,7 +42,6 @@ pub mod plots;
 pub mod recovery;
 pub mod replay;
 pub mod roles;
-pub mod settings;
 pub mod sources;
 pub mod state;
 pub mod storage;
@@ -50,7 +49,7 @@ pub mod storage;
 /// The game-record format (re-exported from `alphazero-records`).
 pub use alphazero_records as record;
 
-pub use config::{ConfigError, TrainConfig};
+pub use config::{settings, ConfigError, TrainConfig};
 pub use error::PipelineError;
 pub use init::InitNetwork;
 pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};

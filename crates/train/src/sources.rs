@@ -8,7 +8,7 @@
 //! name the game, board size or rule differently are an error naming both, never a silent
 //! choice.
 
-use crate::config::{self, ConfigError, GameSection, TrainConfig};
+use crate::config::{self, ConfigError, TrainConfig};
 use crate::error::PipelineError;
 use crate::pipeline::CONFIG_KEY;
 use crate::storage::{Storage, StorageError};
@@ -95,29 +95,7 @@ pub struct ConfigSources<'a> {
     pub overrides: &'a [String],
 }
 
-/// The rule's canonical lower-case name (`Renju` → `renju`), as the registry writes it; an
-/// empty rule stays empty.
-fn canonical_rule(game: &GameSection) -> Result<String, SourcesError> {
-    if game.rule.is_empty() {
-        return Ok(String::new());
-    }
-    Ok(game.spec()?.options().1.unwrap_or_default().to_string())
-}
-
 impl ConfigSources<'_> {
-    /// The effective configuration and whether the run is resumed (it has a saved config).
-    ///
-    /// # Errors
-    /// [`SourcesError::Conflict`] when sources disagree on the game, board size or rule,
-    /// when a new run names no game, when `--config` is given for an existing run, or when
-    /// the overrides change an existing run's game or model shape; [`SourcesError::In`] and
-    /// [`SourcesError::Config`] for a text or value that is wrong.
-    pub fn resolve(&self) -> Result<(TrainConfig, bool), SourcesError> {
-        let (mut cfg, resumed) = self.resolve_raw()?;
-        cfg.game.rule = canonical_rule(&cfg.game)?;
-        Ok((cfg, resumed))
-    }
-
     /// Whether the user set a `model.*` key: by `--set model.…` or in the `--config` file.
     ///
     /// # Errors
@@ -182,7 +160,14 @@ impl ConfigSources<'_> {
         Ok(())
     }
 
-    fn resolve_raw(&self) -> Result<(TrainConfig, bool), SourcesError> {
+    /// The effective configuration and whether the run is resumed (it has a saved config).
+    ///
+    /// # Errors
+    /// [`SourcesError::Conflict`] when sources disagree on the game, board size or rule,
+    /// when a new run names no game, when `--config` is given for an existing run, or when
+    /// the overrides change an existing run's game or model shape; [`SourcesError::In`] and
+    /// [`SourcesError::Config`] for a text or value that is wrong.
+    pub fn resolve(&self) -> Result<(TrainConfig, bool), SourcesError> {
         self.check_flags_against_overrides()?;
         let mut overrides = self.overrides.to_vec();
         if let Some(s) = self.size {
@@ -261,13 +246,14 @@ impl ConfigSources<'_> {
         overrides: &[String],
         set_games: &[String],
     ) -> Result<(TrainConfig, bool), SourcesError> {
-        let mut old = TrainConfig::parse(saved, &[] as &[String])
+        let old = TrainConfig::parse(saved, &[] as &[String])
             .map_err(within("the run's saved config.toml"))?;
+        let old_game = old.game.name();
         if let Some(g) = self.game {
-            if g != old.game.name {
+            if g != old_game {
                 return conflict(format!(
-                    "run directory {} holds a {} run; --game {g} does not match",
-                    self.run, old.game.name
+                    "run directory {} holds a {old_game} run; --game {g} does not match",
+                    self.run
                 ));
             }
         }
@@ -276,21 +262,19 @@ impl ConfigSources<'_> {
                 "--config cannot change a run that already exists; use --set for overrides".into(),
             );
         }
-        self.check_gomoku_flags(&old.game.name)?;
-        if let Some(g) = set_games.iter().find(|s| **s != old.game.name) {
+        self.check_gomoku_flags(old_game)?;
+        if let Some(g) = set_games.iter().find(|s| **s != old_game) {
             return conflict(format!(
-                "run directory {} holds a {} run; --set game.name={g} does not match",
-                self.run, old.game.name
+                "run directory {} holds a {old_game} run; --set game.name={g} does not match",
+                self.run
             ));
         }
-        old.game.rule = canonical_rule(&old.game)?;
-        let mut new = old.with_overrides(overrides)?;
-        new.game.rule = canonical_rule(&new.game)?;
+        let new = old.with_overrides(overrides)?;
         if new.game != old.game {
             return conflict(format!(
-                "the game of an existing run cannot change: it is {} (size {:?}, rule {:?}), \
-                 the options give size {:?}, rule {:?}",
-                old.game.name, old.game.size, old.game.rule, new.game.size, new.game.rule
+                "the game of an existing run cannot change: it is {}, the options give {}",
+                old.game.words(),
+                new.game.words()
             ));
         }
         if new.model != old.model {
@@ -342,8 +326,12 @@ mod tests {
         };
         let (cfg, resumed) = s.resolve().unwrap();
         assert!(!resumed);
-        assert_eq!(cfg.game.size, "9", "the file's size");
-        assert_eq!(cfg.game.rule, "renju", "the flag's rule, canonical");
+        assert_eq!(cfg.game.options().0, Some(9), "the file's size");
+        assert_eq!(
+            cfg.game.options().1,
+            Some("renju"),
+            "the flag's rule, canonical"
+        );
         assert_eq!(cfg.selfplay.simulations, 20, "--set over the file");
         assert_eq!(cfg.train.lr, 0.5, "the file over the defaults");
         // Resumed: the saved config, then --set; --config is refused.
