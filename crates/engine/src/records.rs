@@ -13,6 +13,7 @@ use alphazero_formats::{
 use alphazero_game::{Game, History};
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::{read_records_any, GameRecord, RecordFile};
+use alphazero_train::RunDir;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -317,19 +318,10 @@ pub fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> 
 /// # Errors
 /// The folder cannot be read or holds no `.azr` file.
 pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rec_dir = if dir.join("records").is_dir() {
-        dir.join("records")
-    } else {
-        dir.to_path_buf()
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&rec_dir)
-        .with_context(|| format!("reading directory {}", rec_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "azr"))
-        .collect();
-    files.sort();
+    let files = RunDir::local_record_files(dir)
+        .with_context(|| format!("reading directory {}", dir.display()))?;
     if files.is_empty() {
-        bail!("no record files (*.azr) in {}", rec_dir.display());
+        bail!("no record files (*.azr) in {}", dir.display());
     }
     Ok(files)
 }
