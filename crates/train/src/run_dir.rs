@@ -387,31 +387,36 @@ mod tests {
         for (key, want) in fixed {
             assert_eq!(key, want);
         }
-        assert_eq!(RunDir::record_key(123), "records/000123.azr");
-        assert_eq!(RunDir::record_key(1_234_567), "records/1234567.azr");
-        assert_eq!(RunDir::champion_key(5), "networks/champion-0005.azc");
-        assert_eq!(RunDir::snapshot_key(10), "networks/snapshot-00010.azc");
-        assert_eq!(RunDir::lease_key(3), "state/learner-lease-00000003.json");
-        assert_eq!(
-            RunDir::batch_key("box-1-0a0b0c0d", 7, 5),
-            "incoming/box-1-0a0b0c0d/00000007-champion-0005.azr"
-        );
-        assert_eq!(
-            RunDir::set_aside("records/000001.azr", SetAside::Orphan),
-            "records/000001.azr.orphan"
-        );
-        assert_eq!(
-            RunDir::set_aside("records/000001.azr", SetAside::Corrupt),
-            "records/000001.azr.corrupt"
-        );
-        assert_eq!(
-            RunDir::set_aside("records/000001.azr", SetAside::Missing),
-            "records/000001.azr.missing"
-        );
-        assert_eq!(
-            RunDir::set_aside("metrics.jsonl", SetAside::Bad),
-            "metrics.jsonl.bad"
-        );
+        let made = [
+            (RunDir::record_key(123), "records/000123.azr"),
+            (RunDir::record_key(1_234_567), "records/1234567.azr"),
+            (RunDir::champion_key(5), "networks/champion-0005.azc"),
+            (RunDir::snapshot_key(10), "networks/snapshot-00010.azc"),
+            (RunDir::lease_key(3), "state/learner-lease-00000003.json"),
+            (
+                RunDir::batch_key("box-1-0a0b0c0d", 7, 5),
+                "incoming/box-1-0a0b0c0d/00000007-champion-0005.azr",
+            ),
+            (
+                RunDir::set_aside("records/000001.azr", SetAside::Orphan),
+                "records/000001.azr.orphan",
+            ),
+            (
+                RunDir::set_aside("records/000001.azr", SetAside::Corrupt),
+                "records/000001.azr.corrupt",
+            ),
+            (
+                RunDir::set_aside("records/000001.azr", SetAside::Missing),
+                "records/000001.azr.missing",
+            ),
+            (
+                RunDir::set_aside("metrics.jsonl", SetAside::Bad),
+                "metrics.jsonl.bad",
+            ),
+        ];
+        for (key, want) in made {
+            assert_eq!(key, want);
+        }
         for key in [
             RunDir::record_key(1_234_567),
             RunDir::champion_key(5),
