@@ -14,8 +14,9 @@ use std::time::{Duration, Instant};
 
 use alphazero_train::record::read_records;
 use alphazero_train::state::RunState;
-use alphazero_train::storage::exchange::{claim_run, Inbox, INCOMING_PREFIX};
-use alphazero_train::storage::{champion_key, record_key, ObjectStorage, Storage};
+use alphazero_train::storage::exchange::{claim_run, Inbox};
+use alphazero_train::storage::{ObjectStorage, Storage};
+use alphazero_train::RunDir;
 use s3_server::S3Server;
 
 /// Games in each actor batch and in each learner iteration.
@@ -91,7 +92,7 @@ fn pending_batches(server: &S3Server, run: &str) -> usize {
             .any(|m| inbox[m].get(key).is_some())
     };
     let mut n = 0;
-    for actor in std::fs::read_dir(root.join(INCOMING_PREFIX))
+    for actor in std::fs::read_dir(root.join(RunDir::INCOMING))
         .into_iter()
         .flatten()
     {
@@ -99,7 +100,8 @@ fn pending_batches(server: &S3Server, run: &str) -> usize {
         for batch in std::fs::read_dir(actor.path()).into_iter().flatten() {
             let name = batch.unwrap().file_name().to_string_lossy().into_owned();
             let key = format!(
-                "{INCOMING_PREFIX}{}/{name}",
+                "{}{}/{name}",
+                RunDir::INCOMING,
                 actor.file_name().to_string_lossy()
             );
             n += usize::from(name.ends_with(".azr") && !known(&key));
@@ -282,7 +284,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     assert_eq!(st.iteration, ITERATIONS);
     let mut games = 0;
     for id in 0..st.next_record_id {
-        let file = read_records(&s.get(&record_key(id)).unwrap(), "connect4", 7)
+        let file = read_records(&s.get(&RunDir::record_key(id)).unwrap(), "connect4", 7)
             .unwrap_or_else(|e| panic!("records/{id}: {e}"));
         assert_eq!(file.header.first_game_id, games);
         games += file.games.len() as u64;
@@ -295,7 +297,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
         inbox.consumed_count() as u64 * GAMES_PER_BATCH,
         st.total_games
     );
-    let incoming = s.list(INCOMING_PREFIX).unwrap();
+    let incoming = s.list(RunDir::INCOMING).unwrap();
     assert!(incoming.iter().all(|k| k.ends_with(".azr")), "{incoming:?}");
     // Every batch an actor said it published is counted or still waiting.
     let mut published = 0;
@@ -304,7 +306,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
             let Some(key) = line
                 .split("published ")
                 .nth(1)
-                .filter(|r| r.starts_with(INCOMING_PREFIX))
+                .filter(|r| r.starts_with(RunDir::INCOMING))
                 .and_then(|r| r.split(':').next())
             else {
                 continue;
@@ -350,7 +352,7 @@ fn every_published_batch_is_counted_once_through_killed_actors_a_killed_learner_
     }
     // The restarted learner went on training and published champions.
     assert!(st.champion_id > champion_at_kill, "{st:?}");
-    assert!(s.exists(&champion_key(st.champion_id)).unwrap());
+    assert!(s.exists(&RunDir::champion_key(st.champion_id)).unwrap());
 }
 
 #[test]

@@ -555,8 +555,8 @@ struct RunNetwork {
 /// committed) are left out with a note. Without a run state, champion `k` counts as
 /// iteration `k`.
 fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
+    use alphazero_train::run_dir::{Network, RunDir};
     use alphazero_train::state::RunState;
-    let dir = run.join("networks");
     let state_path = run.join(RunState::KEY);
     let state: Option<RunState> = match std::fs::read(&state_path) {
         Ok(bytes) => Some(
@@ -573,24 +573,13 @@ fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
         Err(e) => return Err(e).with_context(|| format!("reading {}", state_path.display())),
     };
     let mut nets = Vec::new();
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    for name in names {
-        let Some(stem) = name.strip_suffix(".azc") else {
-            continue;
+    let listed =
+        RunDir::local_networks(run).with_context(|| format!("reading {}", run.display()))?;
+    for (key, network) in listed {
+        let (champion, number) = match network {
+            Network::Champion(id) => (true, id),
+            Network::Snapshot(iterations) => (false, iterations),
         };
-        let (champion, number) = if let Some(id) = stem.strip_prefix("champion-") {
-            (true, id.parse::<u32>().ok())
-        } else if let Some(it) = stem.strip_prefix("snapshot-") {
-            (false, it.parse::<u32>().ok())
-        } else {
-            continue; // latest.azc and other files
-        };
-        let Some(number) = number else { continue };
         let iteration = match (&state, champion) {
             (Some(s), true) if number > s.champion_id => None,
             (Some(s), true) => s
@@ -603,13 +592,13 @@ fn run_networks(run: &Path) -> Result<Vec<RunNetwork>> {
         };
         match iteration {
             Some(iteration) => nets.push(RunNetwork {
-                path: dir.join(&name),
+                path: run.join(&key),
                 iteration,
                 champion,
             }),
             None => eprintln!(
-                "note: networks/{name} is not in the run's committed state (an iteration that \
-                 did not finish); left out (train sets it aside on resume)"
+                "note: {key} is not in the run's committed state (an iteration that did not \
+                 finish); left out (train sets it aside on resume)"
             ),
         }
     }
@@ -649,13 +638,13 @@ fn dedupe_networks(nets: Vec<RunNetwork>) -> Result<Vec<RunNetwork>> {
 
 fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
     // Everything the ladder writes is checked before the first game.
-    let png = run.join("ladder.png");
+    let png = run.join(alphazero_train::RunDir::LADDER);
     check_output_path("--snapshots (ladder.png)", &png)?;
     let nets = run_networks(run)?;
     if nets.is_empty() {
         bail!(
             "no networks (champion-*.azc, snapshot-*.azc) in {}",
-            run.join("networks").display()
+            run.join(alphazero_train::RunDir::NETWORKS).display()
         );
     }
     let dev = device(&args.device)?;
@@ -722,13 +711,14 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     }
     write_games::<G>(&r, cfg, args)?;
 
-    let metrics = match alphazero_train::metrics::read_metrics(&run.join("metrics.jsonl")) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("note: ladder.png without games and time beneath the iterations: {e}");
-            Vec::new()
-        }
-    };
+    let metrics =
+        match alphazero_train::metrics::read_metrics(&run.join(alphazero_train::RunDir::METRICS)) {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("note: ladder.png without games and time beneath the iterations: {e}");
+                Vec::new()
+            }
+        };
     let points: Vec<ladder_png::LadderPoint> = nets
         .iter()
         .zip(&ratings.players[1..])

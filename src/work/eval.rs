@@ -9,6 +9,7 @@ use alphazero_mcts::EvalRequest;
 use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::read_records_any;
+use alphazero_train::RunDir;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::{Path, PathBuf};
@@ -272,13 +273,8 @@ fn samples_for<G: alphazero_engine::present::BoardView>(
 /// # Errors
 /// No readable record files, a file of another game, a recorded move that is illegal.
 pub fn run_calibration(want: &GameSpec, run: &Path, bins: usize) -> Result<()> {
-    let dir = run.join("records");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .with_context(|| format!("reading {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "azr"))
-        .collect();
-    files.sort();
+    let dir = run.join(RunDir::RECORDS);
+    let files = RunDir::local_records(run).with_context(|| format!("reading {}", dir.display()))?;
     if files.is_empty() {
         bail!("no record files in {}", dir.display());
     }

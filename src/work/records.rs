@@ -6,7 +6,7 @@
 //! by `arena`, `play --save` and `records export`). Self-play record files are read by
 //! [`alphazero_engine::files::read_record_file`] (the Python package reads them too).
 use alphazero_engine::files::{
-    check_output_path, read_bounded, read_record_file, record_files, write_atomic,
+    check_output_path, read_bounded, read_record_file, write_atomic,
 };
 use alphazero_engine::position::{replay, spec_from_flags};
 use alphazero_engine::present::{moves_lines, BoardView};
@@ -16,8 +16,9 @@ use alphazero_formats::{
 use alphazero_game::Game;
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::RecordFile;
+use alphazero_train::RunDir;
 use anyhow::{bail, Context, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The largest PGN / SGF / PSQ file read (64 MiB).
 const MAX_TEXT_RECORD_BYTES: u64 = 64 << 20;
@@ -275,6 +276,20 @@ pub fn show(file_path: &Path, game_index: Option<usize>, ply: Option<usize>) -> 
         }
         show_for::<G>(cfg, &file, game_index, ply)
     })
+}
+
+/// The record files (`*.azr`) of a run directory (its `records/` folder, or `dir` itself),
+/// sorted by name: oldest first, as a run names them.
+///
+/// # Errors
+/// The folder cannot be read or holds no `.azr` file.
+pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let files = RunDir::local_record_files(dir)
+        .with_context(|| format!("reading directory {}", dir.display()))?;
+    if files.is_empty() {
+        bail!("no record files (*.azr) in {}", dir.display());
+    }
+    Ok(files)
 }
 
 /// `records list`: a table of the record files of a run directory (its `records/` folder, or

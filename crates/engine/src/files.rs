@@ -2,7 +2,7 @@
 //! bounded reads, and the self-play record files (`.azr`) of a run.
 use alphazero_records::{read_records_any, RecordFile};
 use anyhow::{bail, Context, Result};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Refuses an output file that cannot be written, before the work that produces it (a
 /// search, a match) instead of after: the folder must exist and take a new file (probed by
@@ -129,27 +129,4 @@ pub fn read_record_file(path: &Path) -> Result<RecordFile> {
     let bytes = read_bounded(path, MAX_RECORD_FILE_BYTES)?;
     read_records_any(&bytes)
         .with_context(|| format!("{}: not a readable record file", path.display()))
-}
-
-/// The record files (`*.azr`) of a run directory (its `records/` folder, or `dir` itself),
-/// sorted by name: oldest first, as a run names them.
-///
-/// # Errors
-/// The folder cannot be read or holds no `.azr` file.
-pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
-    let rec_dir = if dir.join("records").is_dir() {
-        dir.join("records")
-    } else {
-        dir.to_path_buf()
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&rec_dir)
-        .with_context(|| format!("reading directory {}", rec_dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "azr"))
-        .collect();
-    files.sort();
-    if files.is_empty() {
-        bail!("no record files (*.azr) in {}", rec_dir.display());
-    }
-    Ok(files)
 }

@@ -7,12 +7,12 @@
 
 use std::path::{Path, PathBuf};
 
-use alphazero_engine::files::{read_record_file, record_files};
+use alphazero_engine::files::read_record_file;
 use alphazero_engine::position::replay;
 use alphazero_game::{Game, ParseError};
 use alphazero_registry::{with_game, BoardView, GameSpec};
 use alphazero_train::record::{GameResult, RecordFile};
-use alphazero_train::ReplayBuffer;
+use alphazero_train::{ReplayBuffer, RunDir};
 use anyhow::{bail, Context};
 use numpy::ndarray::{Array1, Array2, Array4};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyArray4};
@@ -213,7 +213,12 @@ fn load_game<G: BoardView>(
 
 fn load(path: &Path) -> anyhow::Result<Loaded> {
     let paths = if path.is_dir() {
-        record_files(path)?
+        let files = RunDir::local_record_files(path)
+            .with_context(|| format!("reading directory {}", path.display()))?;
+        if files.is_empty() {
+            bail!("no record files (*.azr) in {}", path.display());
+        }
+        files
     } else {
         vec![path.to_path_buf()]
     };

@@ -18,6 +18,8 @@
 //! The building blocks:
 //! - [`storage`]: the object-store interface [`storage::Storage`] on a local directory (atomic,
 //!   fsynced) or on S3 / Google Cloud Storage / Azure by URL ([`storage::ObjectStorage`]);
+//! - [`run_dir`]: the run folder in a storage ([`RunDir`]): every key of a run, parsed back,
+//!   and the one listing of its record files and networks;
 //! - [`record`]: the compact versioned binary game-record format (`.azr`, the
 //!   `alphazero-records` crate; checksummed since version 2, restarted games' prefixes since
 //!   version 3, version-1 files are still read);
@@ -42,6 +44,7 @@ pub mod plots;
 pub mod recovery;
 pub mod replay;
 pub mod roles;
+pub mod run_dir;
 pub mod sources;
 pub mod state;
 pub mod storage;
@@ -56,12 +59,13 @@ pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};
 pub use observer::{IterationReport, Observer, Silent, Stage, SUMMARY_LEGEND};
 pub use pipeline::{
     solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,
-    SelfPlayBatch, CONFIG_KEY, LATEST_KEY, METRICS_KEY, PENDING_KEY,
+    SelfPlayBatch,
 };
 pub use record::{
     read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,
     RecordHeader,
 };
 pub use replay::{BatchSample, ReplayBuffer, Sample, SampleOptions};
+pub use run_dir::RunDir;
 pub use state::RunState;
 pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};

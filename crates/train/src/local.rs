@@ -4,17 +4,17 @@
 use std::path::Path;
 
 use crate::error::PipelineError;
-use crate::pipeline::CONFIG_KEY;
+use crate::run_dir::RunDir;
 use crate::storage::{LocalStorage, StorageError, LOCK_FILE};
 
-/// The text of the saved [`CONFIG_KEY`] of the run in `dir`, `None` when `dir` holds no run
+/// The text of the saved [`RunDir::CONFIG`] of the run in `dir`, `None` when `dir` holds no run
 /// (yet). Reads without creating or locking anything, so that a run's configuration is
 /// resolved ([`crate::sources::ConfigSources`]) before anything is written.
 ///
 /// # Errors
 /// [`PipelineError::Context`] naming the file when it exists but cannot be read as text.
 pub fn saved_config(dir: &Path) -> Result<Option<String>, PipelineError> {
-    let path = dir.join(CONFIG_KEY);
+    let path = dir.join(RunDir::CONFIG);
     if !path.is_file() {
         return Ok(None);
     }
@@ -79,9 +79,10 @@ pub fn check_new_run_directory(dir: &Path) -> Result<(), PipelineError> {
         ""
     };
     Err(PipelineError::Invalid(format!(
-        "--run {} exists and holds no training run (no {CONFIG_KEY}) but {} other entr{} \
+        "--run {} exists and holds no training run (no {}) but {} other entr{} \
          ({}{more}); give a new or empty directory, or add --force to start a run there anyway",
         dir.display(),
+        RunDir::CONFIG,
         names.len(),
         if names.len() == 1 { "y" } else { "ies" },
         shown.join(", "),

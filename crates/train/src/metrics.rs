@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::run_dir::{RunDir, SetAside};
 use crate::storage::{Storage, StorageError};
 
 /// An error reading or writing the metrics log.
@@ -260,9 +261,9 @@ pub struct MetricsLog {
 
 impl MetricsLog {
     /// The key beside the log that receives lines set aside as not being metrics records
-    /// (`metrics.jsonl.bad` for `metrics.jsonl`).
+    /// (`metrics.jsonl.bad` for `metrics.jsonl`, [`SetAside::Bad`]).
     pub fn bad_key(&self) -> String {
-        format!("{}.bad", self.key)
+        RunDir::set_aside(&self.key, SetAside::Bad)
     }
 
     /// Opens the log `key` of `storage` (an absent object is an empty log), cuts off a torn

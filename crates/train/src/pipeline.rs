@@ -1,11 +1,11 @@
 //! The stages of an AlphaZero iteration and the loop that chains them.
 //!
-//! Durability: every object goes through the run's [`Storage`] (atomic puts). The run state
-//! (`state/run.json`) is written last in an iteration: it is the commit point. The trainer
-//! checkpoint of an iteration is written as [`PENDING_KEY`] and becomes [`LATEST_KEY`] right
-//! after the state that names its step; [`crate::recovery`] undoes what an iteration that
-//! did not reach its commit left behind, so a run killed at any moment resumes exactly from
-//! its last committed iteration.
+//! Durability: every object goes through the run's [`Storage`] (atomic puts), under the keys
+//! [`RunDir`] names. The run state (`state/run.json`) is written last in an iteration: it is
+//! the commit point. The trainer checkpoint of an iteration is written as
+//! [`RunDir::PENDING`] and becomes [`RunDir::LATEST`] right after the state that names its
+//! step; [`crate::recovery`] undoes what an iteration that did not reach its commit left
+//! behind, so a run killed at any moment resumes exactly from its last committed iteration.
 //!
 //! The stages are usable by separate processes: [`Pipeline::self_play`] needs only the
 //! champion ([`Pipeline::champion`]) and writes one record batch; [`Pipeline::ingest`],
@@ -39,9 +39,10 @@ use crate::observer::{IterationReport, Observer, Stage};
 use crate::record::{write_records, GameRecord, RecordHeader};
 use crate::recovery;
 use crate::replay::{ReplayBuffer, SampleOptions};
+use crate::run_dir::RunDir;
 use crate::settings::{gating_search_config, network_config, selfplay_config, trainer_config};
 use crate::state::{ChampionInfo, RunState};
-use crate::storage::{champion_key, record_key, Storage};
+use crate::storage::Storage;
 
 /// Openings per chunk of the gating match's SPRT (each played with both colours: 10 games).
 const GATING_CHUNK_OPENINGS: usize = 5;
@@ -57,20 +58,6 @@ fn gating_failure(played: &MatchResult) -> Result<(), PipelineError> {
         None => Ok(()),
     }
 }
-
-/// The run's configuration as saved in its storage (TOML).
-pub const CONFIG_KEY: &str = "config.toml";
-/// The trainer's network and optimizer state of the last committed iteration.
-pub const LATEST_KEY: &str = "networks/latest.azc";
-/// The trainer checkpoint of an iteration that is not committed yet; it becomes
-/// [`LATEST_KEY`] right after the run state that names its step is saved.
-pub const PENDING_KEY: &str = "state/trainer-pending.azc";
-/// The metrics log: one JSON line per committed iteration.
-pub const METRICS_KEY: &str = "metrics.jsonl";
-/// The metrics as a CSV table (rewritten every iteration).
-const METRICS_CSV_KEY: &str = "metrics.csv";
-/// Where the plots go.
-const PLOTS_PREFIX: &str = "plots/";
 
 /// Limits of one invocation of [`Pipeline::run`] (not saved: the run's own limits are
 /// `run.iterations` and `run.time_budget_minutes`).
@@ -287,7 +274,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// # Errors
     /// As [`Pipeline::load_network`].
     pub fn champion(&self, state: &RunState) -> Result<PolicyValueNet, PipelineError> {
-        self.load_network(&champion_key(state.champion_id))
+        self.load_network(&RunDir::champion_key(state.champion_id))
     }
 
     fn save_network(
@@ -324,8 +311,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
 
     /// The trainer to go on with: from `init` for a run being started from a network (its
     /// weights, a fresh optimizer at step 0; recorded in `state`), else from
-    /// [`LATEST_KEY`], else a new random network. A new trainer is saved at once as
-    /// champion 0 and as [`LATEST_KEY`].
+    /// [`RunDir::LATEST`], else a new random network. A new trainer is saved at once as
+    /// champion 0 and as [`RunDir::LATEST`].
     ///
     /// # Errors
     /// A checkpoint that cannot be read, or whose shape is not the run's model.
@@ -349,19 +336,22 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             let t = Trainer::from_model(ck.model, &self.model_config, tc, &self.device, 0)?;
             return self.first_networks(t);
         }
-        if self.storage.exists(LATEST_KEY)? {
-            let ck = self.read_checkpoint(LATEST_KEY).map_err(|e| {
+        if self.storage.exists(RunDir::LATEST)? {
+            let ck = self.read_checkpoint(RunDir::LATEST).map_err(|e| {
                 e.context(format!(
-                    "networks/latest.azc (the trainer's network and optimizer state) cannot be \
-                     loaded; to go on from the champion instead, copy {} over it (the \
-                     optimizer state then starts afresh)",
-                    champion_key(state.champion_id)
+                    "{} (the trainer's network and optimizer state) cannot be loaded; to go \
+                     on from the champion instead, copy {} over it (the optimizer state then \
+                     starts afresh)",
+                    RunDir::LATEST,
+                    RunDir::champion_key(state.champion_id)
                 ))
             })?;
             if ck.header.model.without_aux() != self.model_config {
                 return Err(PipelineError::Invalid(format!(
-                    "networks/latest.azc has shape {:?}, the run's model is {:?}",
-                    ck.header.model, self.model_config
+                    "{} has shape {:?}, the run's model is {:?}",
+                    RunDir::LATEST,
+                    ck.header.model,
+                    self.model_config
                 )));
             }
             return Ok(ck.into_trainer(Some(tc), &self.device)?);
@@ -371,8 +361,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
 
     /// A new run's first networks: `t` saved as champion 0 and as the trainer's latest state.
     fn first_networks(&self, t: Trainer) -> Result<Trainer, PipelineError> {
-        self.save_network(&champion_key(0), &t.inference_model(), 0)?;
-        self.save_trainer(LATEST_KEY, &t)?;
+        self.save_network(&RunDir::champion_key(0), &t.inference_model(), 0)?;
+        self.save_trainer(RunDir::LATEST, &t)?;
         Ok(t)
     }
 
@@ -405,7 +395,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             iteration,
             observer,
         )?;
-        let key = record_key(record_id);
+        let key = RunDir::record_key(record_id);
         self.storage
             .put(&key, &self.record_file(first_game_id, &games)?)?;
         Ok(SelfPlayBatch {
@@ -502,17 +492,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         first_game_id: u64,
         games: &[GameRecord],
     ) -> Result<u64, PipelineError> {
-        let start = self.start_position();
-        let mut added = 0u64;
-        for (i, g) in games.iter().enumerate() {
-            added += buffer.add_game(start.clone(), g, first_game_id + i as u64)? as u64;
-        }
-        Ok(added)
+        Ok(buffer.add_games(&self.start_position(), first_game_id, games)?)
     }
 
     /// **Learn**: `train.steps_for(new_positions)` optimizer steps at learning rate `lr` on
     /// batches sampled from `buffer` (none while it holds fewer than `min(batch, 256)`
-    /// positions); the trainer is then saved as [`PENDING_KEY`].
+    /// positions); the trainer is then saved as [`RunDir::PENDING`].
     ///
     /// # Errors
     /// A network error; [`PipelineError::Storage`] writing the checkpoint.
@@ -604,7 +589,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         } else {
             0.0
         };
-        self.save_trainer(PENDING_KEY, trainer)?;
+        self.save_trainer(RunDir::PENDING, trainer)?;
         Ok(Learned {
             steps,
             lr,
@@ -812,18 +797,22 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                     champion_elo_se = (champion_elo_se.powi(2) + se * se).sqrt();
                 }
             }
-            self.save_network(&champion_key(id), &learned.candidate, learned.trainer_step)?;
+            self.save_network(
+                &RunDir::champion_key(id),
+                &learned.candidate,
+                learned.trainer_step,
+            )?;
             state.champion_id = id;
             state.champions.push(ChampionInfo {
                 id,
                 iteration: iter + 1,
-                key: champion_key(id),
+                key: RunDir::champion_key(id),
                 elo: champion_elo,
                 elo_se: champion_elo_se,
             });
         }
         if cfg.run.snapshot_every > 0 && (iter + 1).is_multiple_of(cfg.run.snapshot_every) {
-            let key = format!("networks/snapshot-{:05}.azc", iter + 1);
+            let key = RunDir::snapshot_key(iter + 1);
             self.save_network(&key, &learned.candidate, learned.trainer_step)?;
         }
         let games = batch.games.len() as u64;
@@ -873,21 +862,21 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         };
         metrics_log.append(self.storage, &m)?;
         let all = dedup_metrics(metrics_log.read_all(self.storage)?);
-        match crate::metrics::to_csv(&all, Path::new(METRICS_CSV_KEY)) {
+        match crate::metrics::to_csv(&all, Path::new(RunDir::METRICS_CSV)) {
             Ok(csv) => {
-                if let Err(e) = self.storage.put(METRICS_CSV_KEY, &csv) {
-                    observer.warning(&format!("{METRICS_CSV_KEY} not written: {e}"));
+                if let Err(e) = self.storage.put(RunDir::METRICS_CSV, &csv) {
+                    observer.warning(&format!("{} not written: {e}", RunDir::METRICS_CSV));
                 }
             }
-            Err(e) => observer.warning(&format!("{METRICS_CSV_KEY} not written: {e}")),
+            Err(e) => observer.warning(&format!("{} not written: {e}", RunDir::METRICS_CSV)),
         }
-        if let Err(e) = crate::plots::write_plots(&all, self.storage, PLOTS_PREFIX) {
+        if let Err(e) = crate::plots::write_plots(&all, self.storage, RunDir::PLOTS) {
             observer.warning(&format!("plots not written: {e}"));
         }
         state.trainer_step = Some(learned.trainer_step);
         state.save(self.storage)?;
         // Committed: the iteration's trainer checkpoint becomes the latest.
-        self.storage.rename(PENDING_KEY, LATEST_KEY)?;
+        self.storage.rename(RunDir::PENDING, RunDir::LATEST)?;
         Ok(IterationReport {
             metrics: m,
             selfplay: batch.stats.clone(),
@@ -928,18 +917,24 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         limits: &Limits,
         observer: &dyn Observer,
     ) -> Result<RunSummary, PipelineError> {
-        let mut state = recovery::load_state(self)?;
-        recovery::settle_pending_checkpoint(self, &state)?;
-        recovery::check_trainer_checkpoint(self.storage, &state)?;
-        recovery::set_aside_orphan_records(self, &state, observer)?;
-        recovery::set_aside_orphan_networks(self, &state, observer)?;
+        let storage = self.storage;
+        let mut state = recovery::load_state(storage, self.cfg.run.seed)?;
+        recovery::settle_pending_checkpoint(storage, &state, || {
+            self.read_checkpoint(RunDir::PENDING)
+                .ok()
+                .map(|ck| ck.header.step)
+        })?;
+        recovery::check_trainer_checkpoint(storage, &state)?;
+        let start = self.start_position();
+        recovery::set_aside_orphan_records(storage, &state, &start, observer)?;
+        recovery::set_aside_orphan_networks(storage, &state, observer)?;
         let lr0 = self.learning_rate(state.iteration, state.elapsed_s);
         let mut trainer = self.open_trainer(&mut state, init, lr0)?;
         if state.champions.is_empty() {
             state.champions.push(ChampionInfo {
                 id: 0,
                 iteration: 0,
-                key: champion_key(0),
+                key: RunDir::champion_key(0),
                 elo: 0.0,
                 elo_se: 0.0,
             });
@@ -950,8 +945,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             state.save(self.storage)?;
         }
         let mut champion = self.champion(&state)?;
-        let mut buffer = recovery::rebuild_buffer(self, &state, observer)?;
-        let metrics_log = recovery::open_metrics(self, &state, observer)?;
+        let capacity = self.cfg.replay.capacity as usize;
+        let mut buffer = recovery::rebuild_buffer(storage, &state, &start, capacity, observer)?;
+        let metrics_log = recovery::open_metrics(storage, &state, observer)?;
         if let Some(i) = &state.init {
             observer.info(&format!(
                 "networks initialised from {} (step {}, trained for {}, {})",
@@ -1040,7 +1036,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             iterations: state.iteration,
             total_games: state.total_games,
             champion_id: state.champion_id,
-            champion_key: champion_key(state.champion_id),
+            champion_key: RunDir::champion_key(state.champion_id),
             stopped_by_request,
             stopped_while_waiting,
         })

@@ -26,22 +26,26 @@
 //! - a run that committed training but has no `networks/latest.azc`: starting the trainer
 //!   from random weights would throw that training away ([`check_trainer_checkpoint`]);
 //! - a run whose champion network (the one its state names) is missing.
+//!
+//! Each step takes the run's [`Storage`] (its keys named by [`RunDir`]) and plain data, not
+//! the pipeline: [`crate::Pipeline::run`] calls them in order, and they can be tested on
+//! [`crate::MemoryStorage`] without a network.
 
-use alphazero_nn::Encode;
+use alphazero_game::Game;
 
 use crate::error::PipelineError;
 use crate::metrics::MetricsLog;
 use crate::observer::Observer;
-use crate::pipeline::{Pipeline, LATEST_KEY, METRICS_KEY, PENDING_KEY};
 use crate::record::{read_records, RecordFile};
 use crate::replay::ReplayBuffer;
+use crate::run_dir::{Network, RunDir, SetAside};
 use crate::state::RunState;
-use crate::storage::{champion_key, record_key, Storage, StorageError};
+use crate::storage::{Storage, StorageError};
 
 /// Checks, before anything is written, that the run in `storage` can go on without losing
 /// work, and returns its state (`None` for a new run): a storage without a state must hold
 /// nothing of a run, a run that has trained must have its trainer checkpoint
-/// [`LATEST_KEY`] (unless a pending checkpoint may still become it: then
+/// [`RunDir::LATEST`] (unless a pending checkpoint may still become it: then
 /// [`check_trainer_checkpoint`] decides after [`settle_pending_checkpoint`]), and the
 /// champion the state names must be there. Commands call
 /// it before they save the run's configuration; [`load_state`] calls it again.
@@ -59,7 +63,7 @@ pub fn check_resumable(storage: &dyn Storage) -> Result<Option<RunState>, Pipeli
             Ok(None)
         }
         Some(state) => {
-            if !storage.exists(PENDING_KEY)? {
+            if !storage.exists(RunDir::PENDING)? {
                 check_trainer_checkpoint(storage, &state)?;
             }
             check_champion(storage, &state)?;
@@ -79,7 +83,7 @@ fn check_champion(storage: &dyn Storage, state: &RunState) -> Result<(), Pipelin
     if storage.exists(&champion.key)? {
         return Ok(());
     }
-    let snapshot = format!("networks/snapshot-{:05}.azc", champion.iteration);
+    let snapshot = RunDir::snapshot_key(champion.iteration);
     let way_on = if champion.iteration > 0 && storage.exists(&snapshot)? {
         format!(
             "restore it (e.g. from a backup of the run), or copy {snapshot} (the same \
@@ -88,8 +92,9 @@ fn check_champion(storage: &dyn Storage, state: &RunState) -> Result<(), Pipelin
         )
     } else {
         format!(
-            "restore it (e.g. from a backup of the run), or copy {LATEST_KEY} (the trainer's \
+            "restore it (e.g. from a backup of the run), or copy {} (the trainer's \
              network, trained at least as far) to {} to make that the champion",
+            RunDir::LATEST,
             champion.key
         )
     };
@@ -102,18 +107,19 @@ fn check_champion(storage: &dyn Storage, state: &RunState) -> Result<(), Pipelin
     )))
 }
 
-/// The run state to resume ([`check_resumable`]), or for a new run a new state saved at
-/// once, before anything else is written: so a storage that holds the run's records,
-/// networks or metrics always holds its state too, and one without it has lost it.
+/// The run state to resume ([`check_resumable`]), or for a new run a new state of `seed`
+/// (`run.seed`) saved at once, before anything else is written: so a storage that holds the
+/// run's records, networks or metrics always holds its state too, and one without it has
+/// lost it.
 ///
 /// # Errors
 /// As [`check_resumable`], and the errors of [`RunState::save`].
-pub fn load_state<G: Encode>(p: &Pipeline<'_, G>) -> Result<RunState, PipelineError> {
-    if let Some(state) = check_resumable(p.storage())? {
+pub fn load_state(storage: &dyn Storage, seed: u64) -> Result<RunState, PipelineError> {
+    if let Some(state) = check_resumable(storage)? {
         return Ok(state);
     }
-    let state = RunState::new(p.config().run.seed);
-    state.save(p.storage())?;
+    let state = RunState::new(seed);
+    state.save(storage)?;
     Ok(state)
 }
 
@@ -121,10 +127,11 @@ pub fn load_state<G: Encode>(p: &Pipeline<'_, G>) -> Result<RunState, PipelineEr
 /// with a state writes: record files, networks, the pending trainer checkpoint or metrics
 /// lines.
 fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineError> {
-    let records = storage.list("records/")?;
-    let networks = storage.list("networks/")?;
-    let pending = storage.exists(PENDING_KEY)?;
-    let metrics_lines = match storage.get(METRICS_KEY) {
+    let run = RunDir::new(storage);
+    let records = run.records()?;
+    let networks = run.networks()?;
+    let pending = storage.exists(RunDir::PENDING)?;
+    let metrics_lines = match storage.get(RunDir::METRICS) {
         Ok(b) => b
             .split(|&c| c == b'\n')
             .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
@@ -135,15 +142,7 @@ fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineErr
     if records.is_empty() && networks.is_empty() && !pending && metrics_lines == 0 {
         return Ok(());
     }
-    let newest_champion = networks
-        .iter()
-        .filter_map(|k| {
-            k.strip_prefix("networks/champion-")?
-                .strip_suffix(".azc")?
-                .parse::<u32>()
-                .ok()
-        })
-        .max();
+    let newest_champion = networks.newest_champion();
     let mut held = Vec::new();
     let plural =
         |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
@@ -155,19 +154,21 @@ fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineErr
     }
     if metrics_lines > 0 {
         held.push(format!(
-            "{} in {METRICS_KEY}",
-            plural(metrics_lines, "line", "lines")
+            "{} in {}",
+            plural(metrics_lines, "line", "lines"),
+            RunDir::METRICS
         ));
     }
     if pending {
-        held.push(PENDING_KEY.to_string());
+        held.push(RunDir::PENDING.to_string());
     }
     let way_on = match newest_champion {
         Some(id) => format!(
             "or go on from its newest champion in a new run directory NEW: `alphazero train \
-             --run NEW --config RUN/config.toml --init RUN/{}` (RUN being this run), which \
-             keeps this run as it is",
-            champion_key(id)
+             --run NEW --config RUN/{} --init RUN/{}` (RUN being this run), which keeps this \
+             run as it is",
+            RunDir::CONFIG,
+            RunDir::champion_key(id)
         ),
         None => {
             "or, if none of it is worth keeping, start a new run in a new directory".to_string()
@@ -186,7 +187,7 @@ fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineErr
     )))
 }
 
-/// Refuses to go on without the trainer checkpoint [`LATEST_KEY`] once the run has one to
+/// Refuses to go on without the trainer checkpoint [`RunDir::LATEST`] once the run has one to
 /// lose: after a committed iteration (or a start from `--init`), a trainer started afresh
 /// from random weights would throw the run's training away (and without gating become the
 /// next champion). Called after [`settle_pending_checkpoint`].
@@ -199,7 +200,7 @@ pub fn check_trainer_checkpoint(
     state: &RunState,
 ) -> Result<(), PipelineError> {
     let new_run = state.iteration == 0 && state.trainer_step.is_none() && state.init.is_none();
-    if new_run || storage.exists(LATEST_KEY)? {
+    if new_run || storage.exists(RunDir::LATEST)? {
         return Ok(());
     }
     let trained = match (&state.init, state.iteration) {
@@ -213,44 +214,38 @@ pub fn check_trainer_checkpoint(
         ),
     };
     Err(PipelineError::Invalid(format!(
-        "{LATEST_KEY} (the trainer's network and optimizer state) is missing, though \
+        "{latest} (the trainer's network and optimizer state) is missing, though \
          {trained}: the trainer would start again from random weights and throw that \
          training away, so the run is not started. Restore it (e.g. from a backup of the \
-         run), or go on from the champion: copy {} to {LATEST_KEY} (the optimizer state then \
+         run), or go on from the champion: copy {} to {latest} (the optimizer state then \
          starts afresh)",
-        champion_key(state.champion_id)
+        RunDir::champion_key(state.champion_id),
+        latest = RunDir::LATEST,
     )))
 }
 
-/// The id of a record file key `records/<id>.azr` (`None` for other keys, e.g. set-aside
-/// `*.orphan` / `*.corrupt` files).
-pub fn record_id(key: &str) -> Option<u64> {
-    key.strip_prefix("records/")?
-        .strip_suffix(".azr")?
-        .parse()
-        .ok()
-}
-
 /// Finishes or drops the commit of the trainer checkpoint of the last iteration: the
-/// pending checkpoint becomes [`LATEST_KEY`] when `state` names its step (the process died
-/// between saving the state and the rename), and is deleted otherwise (its iteration was not
-/// committed and is done again).
+/// pending checkpoint [`RunDir::PENDING`] becomes [`RunDir::LATEST`] when `state` names its
+/// step (the process died between saving the state and the rename), and is deleted
+/// otherwise (its iteration was not committed and is done again). `pending_step` reads the
+/// pending checkpoint's optimizer step (`None` when it cannot be read); it is called only
+/// when there is one.
 ///
 /// # Errors
 /// [`PipelineError::Storage`].
-pub fn settle_pending_checkpoint<G: Encode>(
-    p: &Pipeline<'_, G>,
+pub fn settle_pending_checkpoint(
+    storage: &dyn Storage,
     state: &RunState,
+    pending_step: impl FnOnce() -> Option<u64>,
 ) -> Result<(), PipelineError> {
-    let storage = p.storage();
-    if !storage.exists(PENDING_KEY)? {
+    if !storage.exists(RunDir::PENDING)? {
         return Ok(());
     }
-    let step = p.read_checkpoint(PENDING_KEY).ok().map(|ck| ck.header.step);
+    let step = pending_step();
     if step.is_some() && step == state.trainer_step {
-        storage.rename(PENDING_KEY, LATEST_KEY)?;
+        storage.rename(RunDir::PENDING, RunDir::LATEST)?;
     } else {
-        storage.delete(PENDING_KEY)?;
+        storage.delete(RunDir::PENDING)?;
     }
     Ok(())
 }
@@ -258,28 +253,29 @@ pub fn settle_pending_checkpoint<G: Encode>(
 /// Sets aside record files that `state` does not know of (ids at or above
 /// `state.next_record_id`, written by an iteration that a crash interrupted before its
 /// commit) as `records/<id>.azr.orphan`, so that the redone iteration's games are not
-/// counted twice.
+/// counted twice. `start` is the run's start position (its game and action space name the
+/// games the warning counts).
 ///
 /// # Errors
 /// [`PipelineError::Storage`].
-pub fn set_aside_orphan_records<G: Encode>(
-    p: &Pipeline<'_, G>,
+pub fn set_aside_orphan_records<G: Game>(
+    storage: &dyn Storage,
     state: &RunState,
+    start: &G,
     observer: &dyn Observer,
 ) -> Result<(), PipelineError> {
-    let storage = p.storage();
-    for key in storage.list("records/")? {
-        let Some(id) = record_id(&key) else { continue };
+    let records = RunDir::new(storage).records()?;
+    for (id, key) in records.numbered() {
         if id < state.next_record_id {
             continue;
         }
         let games = storage
-            .get(&key)
+            .get(key)
             .ok()
-            .and_then(|b| read_records(&b, G::NAME, p.num_actions()).ok())
+            .and_then(|b| read_records(&b, G::NAME, start.num_actions() as u32).ok())
             .map_or_else(|| "its".to_string(), |f| f.games.len().to_string());
-        let to = format!("{key}.orphan");
-        storage.rename(&key, &to)?;
+        let to = RunDir::set_aside(key, SetAside::Orphan);
+        storage.rename(key, &to)?;
         observer.warning(&format!(
             "{key} was written by iteration {} that did not finish; moved it to {to} \
              ({games} games not counted); that iteration's self-play is done again",
@@ -297,29 +293,20 @@ pub fn set_aside_orphan_records<G: Encode>(
 ///
 /// # Errors
 /// [`PipelineError::Storage`].
-pub fn set_aside_orphan_networks<G: Encode>(
-    p: &Pipeline<'_, G>,
+pub fn set_aside_orphan_networks(
+    storage: &dyn Storage,
     state: &RunState,
     observer: &dyn Observer,
 ) -> Result<(), PipelineError> {
-    let storage = p.storage();
-    for key in storage.list("networks/")? {
-        let Some(name) = key
-            .strip_prefix("networks/")
-            .and_then(|k| k.strip_suffix(".azc"))
-        else {
-            continue;
-        };
-        let uncommitted = if let Some(id) = name.strip_prefix("champion-") {
-            id.parse::<u32>().is_ok_and(|id| id > state.champion_id)
-        } else if let Some(it) = name.strip_prefix("snapshot-") {
-            it.parse::<u32>().is_ok_and(|it| it > state.iteration)
-        } else {
-            false
+    let networks = RunDir::new(storage).networks()?;
+    for (key, network) in networks.parsed() {
+        let uncommitted = match network {
+            Network::Champion(id) => id > state.champion_id,
+            Network::Snapshot(iterations) => iterations > state.iteration,
         };
         if uncommitted {
-            let to = format!("{key}.orphan");
-            storage.rename(&key, &to)?;
+            let to = RunDir::set_aside(key, SetAside::Orphan);
+            storage.rename(key, &to)?;
             observer.warning(&format!(
                 "{key} was written by iteration {} that did not finish; moved it to {to} \
                  (that iteration is done again)",
@@ -331,7 +318,8 @@ pub fn set_aside_orphan_networks<G: Encode>(
 }
 
 /// The replay buffer of a resumed run: the committed record files, newest first, until the
-/// buffer's capacity (`replay.capacity`) is covered. A file that cannot be decoded or
+/// buffer's `capacity` (`replay.capacity`, in positions) is covered, their games played from
+/// `start` (the run's start position). A file that cannot be decoded or
 /// replayed is set aside as `records/<id>.azr.corrupt`, and a committed file that is missing
 /// is marked by `records/<id>.azr.missing` (a line saying so), each with a warning naming the
 /// games lost; a file set aside or marked before is passed over without a word.
@@ -339,14 +327,14 @@ pub fn set_aside_orphan_networks<G: Encode>(
 /// # Errors
 /// [`PipelineError::Storage`]; [`PipelineError::Replay`] only if a checked file fails to
 /// rebuild.
-pub fn rebuild_buffer<G: Encode>(
-    p: &Pipeline<'_, G>,
+pub fn rebuild_buffer<G: Game>(
+    storage: &dyn Storage,
     state: &RunState,
+    start: &G,
+    capacity: usize,
     observer: &dyn Observer,
 ) -> Result<ReplayBuffer<G>, PipelineError> {
-    let storage = p.storage();
-    let capacity = p.config().replay.capacity as usize;
-    let keys: std::collections::HashSet<String> = storage.list("records/")?.into_iter().collect();
+    let keys = RunDir::new(storage).records()?;
     let mut files: Vec<RecordFile> = Vec::new();
     let mut positions = 0usize;
     // Files lost now (unreadable or missing) waiting for the end of the next older readable
@@ -383,10 +371,11 @@ pub fn rebuild_buffer<G: Encode>(
         if positions >= capacity {
             break;
         }
-        let key = record_key(id);
+        let key = RunDir::record_key(id);
         if !keys.contains(&key) {
-            let missing = format!("{key}.missing");
-            if keys.contains(&missing) || keys.contains(&format!("{key}.corrupt")) {
+            let missing = RunDir::set_aside(&key, SetAside::Missing);
+            let corrupt = RunDir::set_aside(&key, SetAside::Corrupt);
+            if keys.contains(&missing) || keys.contains(&corrupt) {
                 before += 1;
                 continue;
             }
@@ -405,13 +394,13 @@ pub fn rebuild_buffer<G: Encode>(
             continue;
         }
         let bytes = storage.get(&key)?;
-        let checked = read_records(&bytes, G::NAME, p.num_actions())
+        let checked = read_records(&bytes, G::NAME, start.num_actions() as u32)
             .map_err(PipelineError::from)
             .and_then(|file| {
                 // Replay every game once (into a one-slot scratch buffer) so that a file
                 // whose moves do not replay is caught here, not in the rebuild.
                 let mut scratch = ReplayBuffer::<G>::new(1);
-                let n = p.ingest(&mut scratch, file.header.first_game_id, &file.games)?;
+                let n = scratch.add_games(start, file.header.first_game_id, &file.games)?;
                 Ok((file, n as usize))
             });
         match checked {
@@ -423,11 +412,12 @@ pub fn rebuild_buffer<G: Encode>(
                 files.push(file);
             }
             Err(e) => {
-                storage.rename(&key, &format!("{key}.corrupt"))?;
+                let corrupt = RunDir::set_aside(&key, SetAside::Corrupt);
+                storage.rename(&key, &corrupt)?;
                 let why = crate::storage::error_chain(&e);
                 lost.push((
                     key.clone(),
-                    format!("cannot be read ({why}); moved it to {key}.corrupt"),
+                    format!("cannot be read ({why}); moved it to {corrupt}"),
                 ));
             }
         }
@@ -436,7 +426,6 @@ pub fn rebuild_buffer<G: Encode>(
     // after a lost file), so their games start at id 0.
     report(&mut lost, &mut before, 0, upper);
     files.reverse();
-    let start = p.start_position();
     Ok(ReplayBuffer::rebuild_from(&files, capacity, |_, _| {
         Ok(start.clone())
     })?)
@@ -448,23 +437,24 @@ pub fn rebuild_buffer<G: Encode>(
 ///
 /// # Errors
 /// [`PipelineError::Metrics`].
-pub fn open_metrics<G: Encode>(
-    p: &Pipeline<'_, G>,
+pub fn open_metrics(
+    storage: &dyn Storage,
     state: &RunState,
     observer: &dyn Observer,
 ) -> Result<MetricsLog, PipelineError> {
-    let storage = p.storage();
-    let metrics = MetricsLog::open(storage, METRICS_KEY)?;
+    let metrics = MetricsLog::open(storage, RunDir::METRICS)?;
     if let Some(line) = metrics.torn_line() {
         let shown: String = line.chars().take(60).collect();
         observer.warning(&format!(
-            "{METRICS_KEY} ended in an incomplete line (an interrupted write); removed it, so \
-             that iteration's figures are missing from the metrics and plots: {shown:?}…"
+            "{} ended in an incomplete line (an interrupted write); removed it, so \
+             that iteration's figures are missing from the metrics and plots: {shown:?}…",
+            RunDir::METRICS
         ));
     }
     for b in metrics.bad_lines() {
         observer.warning(&format!(
-            "{METRICS_KEY} line {} is no metrics record ({}); moved it to {}: {:?}",
+            "{} line {} is no metrics record ({}); moved it to {}: {:?}",
+            RunDir::METRICS,
             b.line,
             b.reason,
             metrics.bad_key(),

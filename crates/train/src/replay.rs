@@ -443,6 +443,24 @@ impl<G: Game> ReplayBuffer<G> {
         Ok(n)
     }
 
+    /// Adds `games` (ids from `first_game_id` on, each played from `start`) with
+    /// [`ReplayBuffer::add_game`]; returns the number of samples added.
+    ///
+    /// # Errors
+    /// The first error of [`ReplayBuffer::add_game`]; the games before it stay added.
+    pub fn add_games(
+        &mut self,
+        start: &G,
+        first_game_id: u64,
+        games: &[GameRecord],
+    ) -> Result<u64, ReplayError> {
+        let mut added = 0u64;
+        for (i, g) in games.iter().enumerate() {
+            added += self.add_game(start.clone(), g, first_game_id + i as u64)? as u64;
+        }
+        Ok(added)
+    }
+
     /// Rebuilds a buffer (for resume) from record files, oldest file first: every game is
     /// replayed with [`ReplayBuffer::add_game`] under id `header.first_game_id + index`, and
     /// the buffer keeps the newest `capacity` positions. `start_of` builds each game's start

@@ -26,15 +26,14 @@ use crate::config::TrainConfig;
 use crate::error::PipelineError;
 use crate::metrics::ActorIntake;
 use crate::observer::Observer;
-use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch, CONFIG_KEY};
+use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch};
 use crate::record::{read_records, GameRecord};
 use crate::replay::ReplayBuffer;
+use crate::run_dir::{RunDir, SetAside};
 use crate::state::RunState;
-use crate::storage::exchange::{
-    batch_champion, read_run, ExchangeError, Inbox, Outbox, RunManifest, MANIFEST_KEY,
-};
+use crate::storage::exchange::{read_run, ExchangeError, Inbox, Outbox, RunManifest};
 use crate::storage::lease::LearnerLease;
-use crate::storage::{champion_key, record_key, Storage};
+use crate::storage::Storage;
 use crate::InitNetwork;
 use alphazero_game::mix_seed as mix;
 use alphazero_records::GameResult;
@@ -66,9 +65,10 @@ pub fn open_run(
         // there adopts it; an actor alone cannot.
         Err(ExchangeError::NoRun { .. }) if storage.exists(RunState::KEY)? => {
             return Err(PipelineError::Invalid(format!(
-                "{location} holds a run of `alphazero train` (no {MANIFEST_KEY}), not yet one of \
-                 a learner; start a learner there (`alphazero learner --storage {location}`), \
-                 which takes the run over, and actors join it then"
+                "{location} holds a run of `alphazero train` (no {}), not yet one of a \
+                 learner; start a learner there (`alphazero learner --storage {location}`), \
+                 which takes the run over, and actors join it then",
+                RunDir::MANIFEST
             )))
         }
         other => other?,
@@ -76,11 +76,12 @@ pub fn open_run(
     let text =
         crate::sources::saved_config(storage, location)?.ok_or_else(|| ExchangeError::NoRun {
             location: location.to_string(),
-            key: CONFIG_KEY.to_string(),
+            key: RunDir::CONFIG.to_string(),
         })?;
     let cfg = TrainConfig::from_toml_str(&text).map_err(|e| {
         PipelineError::Invalid(format!(
-            "{CONFIG_KEY} in {location} is not a run's configuration: {e}"
+            "{} in {location} is not a run's configuration: {e}",
+            RunDir::CONFIG
         ))
     })?;
     Ok((manifest, cfg))
@@ -119,7 +120,7 @@ pub struct ActorSummary {
 /// The run state's errors.
 pub fn committed_champion(storage: &dyn Storage) -> Result<(u32, String), PipelineError> {
     let id = RunState::load(storage)?.map_or(0, |s| s.champion_id);
-    Ok((id, champion_key(id)))
+    Ok((id, RunDir::champion_key(id)))
 }
 
 /// An actor: self-play batches of `selfplay.games_per_iteration` games with the run's
@@ -190,7 +191,7 @@ pub fn run_actor<G: Encode>(
                 break;
             }
         }
-        let wanted = committed.map(|s| (s.champion_id, champion_key(s.champion_id)));
+        let wanted = committed.map(|s| (s.champion_id, RunDir::champion_key(s.champion_id)));
         let have = champion.as_ref().map(|c| c.0);
         if let Some((id, key)) = wanted.clone().filter(|(id, _)| have != Some(*id)) {
             match storage.exists(&key) {
@@ -405,7 +406,7 @@ impl<'l> ActorBatches<'l> {
                         self.fetched.insert(key.clone(), file.games);
                     }
                     Err(e) => {
-                        let to = format!("{key}.corrupt");
+                        let to = RunDir::set_aside(&key, SetAside::Corrupt);
                         storage.rename(&key, &to)?;
                         observer.warning(&format!(
                             "{key} at {} is no record file of this run ({e}); moved it to \
@@ -459,7 +460,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
         let current = state.champion_id;
         // How many champions behind the current one a batch was played; `None` when its key
         // does not say (published before keys named their champion): never stale.
-        let lag = |key: &str| batch_champion(key).map(|c| current.saturating_sub(c));
+        let lag = |key: &str| RunDir::batch_champion(key).map(|c| current.saturating_sub(c));
         let stale = |key: &str| lag(key).is_some_and(|l| l > cfg.actors.max_champion_lag);
         let mut said = false;
         let (fresh, skipped) = loop {
@@ -490,7 +491,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
         let mut order = fresh;
         order.sort_by_key(|k| {
             let seq = k.rsplit('/').next().unwrap_or(k).to_string();
-            (batch_champion(k).unwrap_or(current), seq, k.clone())
+            (RunDir::batch_champion(k).unwrap_or(current), seq, k.clone())
         });
         let mut taken = Vec::new();
         let mut taken_games = 0u64;
@@ -524,7 +525,7 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
             ..backlog
         };
         let first_game_id = state.next_game_id;
-        let key = record_key(state.next_record_id);
+        let key = RunDir::record_key(state.next_record_id);
         self.check_lease()?;
         storage.put(&key, &p.record_file(first_game_id, &games)?)?;
         // The ledger names the batches before the iteration's commit.

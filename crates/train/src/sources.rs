@@ -10,11 +10,11 @@
 
 use crate::config::{self, ConfigError, TrainConfig};
 use crate::error::PipelineError;
-use crate::pipeline::CONFIG_KEY;
+use crate::run_dir::RunDir;
 use crate::storage::{Storage, StorageError};
 use alphazero_registry::{GameSpec, SpecError};
 
-/// The text of the run's saved [`CONFIG_KEY`] in `storage` (the run named `run` in
+/// The text of the run's saved [`RunDir::CONFIG`] in `storage` (the run named `run` in
 /// messages), `None` when the storage holds no run yet: the [`ConfigSources::saved`] of a run
 /// on any storage (a local directory before it is opened: [`crate::local::saved_config`]).
 ///
@@ -22,10 +22,11 @@ use alphazero_registry::{GameSpec, SpecError};
 /// [`PipelineError::Storage`] when it cannot be read, [`PipelineError::Invalid`] when it is
 /// not text.
 pub fn saved_config(storage: &dyn Storage, run: &str) -> Result<Option<String>, PipelineError> {
-    match storage.get(CONFIG_KEY) {
+    match storage.get(RunDir::CONFIG) {
         Ok(b) => String::from_utf8(b).map(Some).map_err(|e| {
             PipelineError::Invalid(format!(
-                "the run's saved {CONFIG_KEY} in {run} is not text: {e}"
+                "the run's saved {} in {run} is not text: {e}",
+                RunDir::CONFIG
             ))
         }),
         Err(StorageError::NotFound { .. }) => Ok(None),
@@ -33,14 +34,14 @@ pub fn saved_config(storage: &dyn Storage, run: &str) -> Result<Option<String>, 
     }
 }
 
-/// Saves `cfg` as the run's [`CONFIG_KEY`] in `storage` (every key, in the current layout):
+/// Saves `cfg` as the run's [`RunDir::CONFIG`] in `storage` (every key, in the current layout):
 /// what [`saved_config`] reads when the run resumes.
 ///
 /// # Errors
 /// [`PipelineError::Config`] when a value has no TOML form, [`PipelineError::Storage`] when
 /// the write fails.
 pub fn save_config(storage: &dyn Storage, cfg: &TrainConfig) -> Result<(), PipelineError> {
-    Ok(storage.put(CONFIG_KEY, cfg.to_toml_string()?.as_bytes())?)
+    Ok(storage.put(RunDir::CONFIG, cfg.to_toml_string()?.as_bytes())?)
 }
 
 /// An error resolving a run's configuration from its sources.
@@ -247,7 +248,7 @@ impl ConfigSources<'_> {
         set_games: &[String],
     ) -> Result<(TrainConfig, bool), SourcesError> {
         let old = TrainConfig::parse(saved, &[] as &[String])
-            .map_err(within("the run's saved config.toml"))?;
+            .map_err(within(format!("the run's saved {}", RunDir::CONFIG)))?;
         let old_game = old.game.name();
         if let Some(g) = self.game {
             if g != old_game {

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::run_dir::RunDir;
 use crate::storage::{Storage, StorageError};
 
 /// An error saving or loading the run state.
@@ -124,8 +125,8 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// The storage key of the run state.
-    pub const KEY: &'static str = "state/run.json";
+    /// The storage key of the run state ([`RunDir::STATE`]).
+    pub const KEY: &'static str = RunDir::STATE;
     /// The JSON format version written.
     pub const FORMAT_VERSION: u32 = 1;
 
@@ -197,7 +198,7 @@ impl RunState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::{champion_key, LocalStorage, MemoryStorage};
+    use crate::storage::{LocalStorage, MemoryStorage};
 
     fn example() -> RunState {
         let mut s = RunState::new(42);
@@ -220,7 +221,7 @@ mod tests {
             .map(|id| ChampionInfo {
                 id,
                 iteration: id * 3,
-                key: champion_key(id),
+                key: RunDir::champion_key(id),
                 elo: f64::from(id) * 50.0,
                 elo_se: f64::from(id) * 20.0,
             })

@@ -5,7 +5,7 @@
 //! `az://`) and opens the matching one. [`exchange`] is how actors and a learner share one.
 //!
 //! Keys are `/`-separated relative paths such as `records/000123.azr` or
-//! `networks/champion-0005.azc` (see [`record_key`] and [`champion_key`]). A key is valid when
+//! `networks/champion-0005.azc` (a run's keys are named by [`crate::RunDir`]). A key is valid when
 //! it is non-empty and every `/`-separated component is non-empty, does not start with `.`,
 //! and consists only of ASCII letters, digits, `.`, `_` and `-`. That keeps keys portable to
 //! object stores and lets [`LocalStorage`] use names starting with `.` for its temporary files.
@@ -168,16 +168,6 @@ pub trait Storage: Send + Sync {
     fn rename(&self, from: &str, to: &str) -> Result<(), StorageError>;
 }
 
-/// The key of game-record file number `id`: `records/000123.azr` (at least six digits).
-pub fn record_key(id: u64) -> String {
-    format!("records/{id:06}.azr")
-}
-
-/// The key of champion network number `id`: `networks/champion-0005.azc` (at least four digits).
-pub fn champion_key(id: u32) -> String {
-    format!("networks/champion-{id:04}.azc")
-}
-
 fn valid_component_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')
 }
@@ -318,6 +308,28 @@ impl LocalStorage {
             counter: AtomicU64::new(0),
             _lock: Some(file),
         })
+    }
+
+    /// The existing directory `root` as it is, for reading a run that another process may be
+    /// writing: nothing is created, and temporary files (that process's writes in flight)
+    /// are not cleaned.
+    ///
+    /// # Errors
+    /// [`StorageError::Open`] when `root` is not a directory (missing, or a file).
+    pub fn existing(root: impl Into<PathBuf>) -> Result<Self, StorageError> {
+        let root = root.into();
+        match fs::metadata(&root) {
+            Ok(m) if m.is_dir() => Ok(LocalStorage {
+                root,
+                counter: AtomicU64::new(0),
+                _lock: None,
+            }),
+            Ok(_) => Err(StorageError::Open {
+                root,
+                source: io::Error::new(io::ErrorKind::NotADirectory, "not a directory"),
+            }),
+            Err(source) => Err(StorageError::Open { root, source }),
+        }
     }
 
     /// Checks, without taking it, that no other process holds the run lock of `root` (as
@@ -882,13 +894,6 @@ mod tests {
             assert!(chain.contains("not a directory"), "{chain}");
             assert_eq!(chain.matches("not a directory").count(), 1, "{chain}");
         }
-    }
-
-    #[test]
-    fn key_helpers_format_fixed_width_ids() {
-        assert_eq!(record_key(123), "records/000123.azr");
-        assert_eq!(champion_key(5), "networks/champion-0005.azc");
-        validate_key(&record_key(1_234_567)).unwrap();
     }
 
     #[cfg(unix)]

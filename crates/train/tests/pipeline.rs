@@ -4,10 +4,9 @@ use std::cell::RefCell;
 
 use alphazero_registry::games::Connect4;
 use alphazero_train::record::read_records;
-use alphazero_train::storage::{champion_key, record_key};
 use alphazero_train::{
-    ActorIntake, Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunState,
-    Silent, Stage, Storage, TrainConfig, LATEST_KEY, METRICS_KEY, PENDING_KEY,
+    ActorIntake, Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunDir,
+    RunState, Silent, Stage, Storage, TrainConfig,
 };
 
 /// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
@@ -56,7 +55,7 @@ fn name_the_first_champion(state: &mut RunState) {
     state.champions.push(alphazero_train::state::ChampionInfo {
         id: 0,
         iteration: 0,
-        key: champion_key(0),
+        key: RunDir::champion_key(0),
         elo: 0.0,
         elo_se: 0.0,
     });
@@ -109,10 +108,10 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
     let state = RunState::load(&storage).unwrap().unwrap();
     assert_eq!((state.iteration, state.next_record_id), (2, 2));
     for key in [
-        record_key(0),
-        record_key(1),
-        champion_key(0),
-        LATEST_KEY.to_string(),
+        RunDir::record_key(0),
+        RunDir::record_key(1),
+        RunDir::champion_key(0),
+        RunDir::LATEST.to_string(),
         "networks/snapshot-00002.azc".to_string(),
         "metrics.csv".to_string(),
         "plots/losses.png".to_string(),
@@ -121,10 +120,10 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
         assert!(storage.exists(&key).unwrap(), "{key} is written");
     }
     assert!(
-        !storage.exists(PENDING_KEY).unwrap(),
+        !storage.exists(RunDir::PENDING).unwrap(),
         "the pending checkpoint is committed"
     );
-    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
     assert_eq!(log.read_all(&storage).unwrap().len(), 2);
     // Resume to 3 iterations: one more, the counters go on.
     let summary = pipeline(&storage, 3)
@@ -132,7 +131,7 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
         .unwrap();
     assert_eq!((summary.iterations, summary.total_games), (3, 18));
     assert_eq!(log.read_all(&storage).unwrap().len(), 3);
-    let third = read_records(&storage.get(&record_key(2)).unwrap(), "connect4", 7).unwrap();
+    let third = read_records(&storage.get(&RunDir::record_key(2)).unwrap(), "connect4", 7).unwrap();
     assert_eq!((third.header.first_game_id, third.games.len()), (12, 6));
     // The invocation's limit: no iteration when it is reached at once.
     let summary = pipeline(&storage, 3)
@@ -150,12 +149,19 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
     let p =
         Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
     p.run(None, &Limits::default(), &Silent).unwrap();
-    let metrics = MetricsLog::open(&storage, METRICS_KEY)
+    let metrics = MetricsLog::open(&storage, RunDir::METRICS)
         .unwrap()
         .read_all(&storage)
         .unwrap();
     let files: Vec<_> = (0..3)
-        .map(|id| read_records(&storage.get(&record_key(id)).unwrap(), "connect4", 7).unwrap())
+        .map(|id| {
+            read_records(
+                &storage.get(&RunDir::record_key(id)).unwrap(),
+                "connect4",
+                7,
+            )
+            .unwrap()
+        })
         .collect();
     // The first iteration has no earlier games: every game starts from the initial position.
     assert_eq!(metrics[0].restarted_games, 0);
@@ -222,7 +228,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
             .unwrap()
             .header
     };
-    assert_eq!(header(LATEST_KEY).model.aux_heads, None);
+    assert_eq!(header(RunDir::LATEST).model.aux_heads, None);
     let aux = [
         "train.aux_policy_weight=0.15",
         "train.aux_ownership_weight=1",
@@ -237,7 +243,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         .unwrap()
     };
     with_aux(3).run(None, &Limits::default(), &Silent).unwrap();
-    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
     let metrics = log.read_all(&storage).unwrap();
     assert_eq!(metrics.len(), 3);
     assert_eq!(
@@ -263,10 +269,12 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         reply_policy: true,
         ownership: true,
     };
-    assert_eq!(header(LATEST_KEY).model.aux(), both);
+    assert_eq!(header(RunDir::LATEST).model.aux(), both);
     let state = RunState::load(&storage).unwrap().unwrap();
     assert_eq!(
-        header(&champion_key(state.champion_id)).model.aux_heads,
+        header(&RunDir::champion_key(state.champion_id))
+            .model
+            .aux_heads,
         None
     );
     // Resumed with the heads off, the run keeps them in its checkpoint and logs no losses.
@@ -275,7 +283,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         .unwrap();
     let metrics = log.read_all(&storage).unwrap();
     assert_eq!(metrics[3].aux_policy_loss, None);
-    assert_eq!(header(LATEST_KEY).model.aux(), both);
+    assert_eq!(header(RunDir::LATEST).model.aux(), both);
 }
 
 #[test]
@@ -317,11 +325,11 @@ fn stages_called_alone_make_one_iteration_that_commits() {
         )
         .unwrap();
     assert_eq!(learned.steps, 3);
-    assert!(storage.exists(PENDING_KEY).unwrap());
+    assert!(storage.exists(RunDir::PENDING).unwrap());
     let gated = p.gate(&learned, &champion, 11, 0, &Silent).unwrap();
     let g = gated.metrics.as_ref().expect("gating is on");
     assert_eq!(g.wins + g.draws + g.losses, 2);
-    let log = MetricsLog::open(&storage, METRICS_KEY).unwrap();
+    let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
     let report = p
         .commit(
             &mut state, &batch, positions, &buffer, &learned, &gated, None, 1.0, &log, &Silent,
@@ -335,8 +343,8 @@ fn stages_called_alone_make_one_iteration_that_commits() {
         (1, 6, 6)
     );
     assert_eq!(saved.champion_id, u32::from(gated.promoted));
-    assert!(!storage.exists(PENDING_KEY).unwrap());
-    assert!(storage.exists(LATEST_KEY).unwrap());
+    assert!(!storage.exists(RunDir::PENDING).unwrap());
+    assert!(storage.exists(RunDir::LATEST).unwrap());
 }
 
 #[test]
@@ -347,13 +355,19 @@ fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_asid
         .unwrap();
     // An iteration that died before its commit: a record file and a pending checkpoint.
     storage
-        .put(&record_key(1), &storage.get(&record_key(0)).unwrap())
+        .put(
+            &RunDir::record_key(1),
+            &storage.get(&RunDir::record_key(0)).unwrap(),
+        )
         .unwrap();
     storage
-        .put(PENDING_KEY, &storage.get(LATEST_KEY).unwrap())
+        .put(RunDir::PENDING, &storage.get(RunDir::LATEST).unwrap())
         .unwrap();
     storage
-        .put(&champion_key(5), &storage.get(&champion_key(0)).unwrap())
+        .put(
+            &RunDir::champion_key(5),
+            &storage.get(&RunDir::champion_key(0)).unwrap(),
+        )
         .unwrap();
     let obs = Counting::default();
     let summary = pipeline(&storage, 2)
@@ -365,10 +379,10 @@ fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_asid
         "counted once"
     );
     assert!(storage
-        .exists(&format!("{}.orphan", record_key(1)))
+        .exists(&format!("{}.orphan", RunDir::record_key(1)))
         .unwrap());
     assert!(storage
-        .exists(&format!("{}.orphan", champion_key(5)))
+        .exists(&format!("{}.orphan", RunDir::champion_key(5)))
         .unwrap());
     let warnings = obs.warnings.borrow();
     assert!(
@@ -378,7 +392,7 @@ fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_asid
         "{warnings:?}"
     );
     // The redone iteration wrote its own record file 1.
-    assert!(storage.exists(&record_key(1)).unwrap());
+    assert!(storage.exists(&RunDir::record_key(1)).unwrap());
 }
 
 #[test]
@@ -387,17 +401,17 @@ fn corrupt_record_file_is_set_aside_and_the_run_goes_on() {
     pipeline(&storage, 1)
         .run(None, &Limits::default(), &Silent)
         .unwrap();
-    let mut bytes = storage.get(&record_key(0)).unwrap();
+    let mut bytes = storage.get(&RunDir::record_key(0)).unwrap();
     let mid = bytes.len() / 2;
     bytes[mid] ^= 0xff;
-    storage.put(&record_key(0), &bytes).unwrap();
+    storage.put(&RunDir::record_key(0), &bytes).unwrap();
     let obs = Counting::default();
     let summary = pipeline(&storage, 2)
         .run(None, &Limits::default(), &obs)
         .unwrap();
     assert_eq!(summary.iterations, 2);
     assert!(storage
-        .exists(&format!("{}.corrupt", record_key(0)))
+        .exists(&format!("{}.corrupt", RunDir::record_key(0)))
         .unwrap());
     let warnings = obs.warnings.borrow();
     assert!(
@@ -422,17 +436,14 @@ impl Observer for StopWhenTold {
 fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
     use alphazero_train::roles::{run_actor, run_learner, ActorBatches, ActorOptions};
     use alphazero_train::storage::exchange::{claim_run, Inbox, Outbox};
-    use alphazero_train::storage::lease::{LearnerLease, LEASE_PREFIX};
+    use alphazero_train::storage::lease::LearnerLease;
     use std::time::Duration;
 
     let storage = MemoryStorage::new();
     let cfg = tiny(3);
     claim_run(&storage, "mem://run", &cfg.game.words()).unwrap();
     storage
-        .put(
-            alphazero_train::CONFIG_KEY,
-            cfg.to_toml_string().unwrap().as_bytes(),
-        )
+        .put(RunDir::CONFIG, cfg.to_toml_string().unwrap().as_bytes())
         .unwrap();
     let poll = Duration::from_millis(20);
     let stop = StopWhenTold::default();
@@ -466,7 +477,7 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
     assert!(actor.run_complete && !actor.stopped_by_request, "{actor:?}");
     assert!(RunState::load(&storage).unwrap().unwrap().complete);
     // The lease is released when the learner stops: the next learner takes it at once.
-    let leases = storage.list(LEASE_PREFIX).unwrap();
+    let leases = storage.list(RunDir::LEASE_PREFIX).unwrap();
     let record: alphazero_train::storage::lease::LeaseRecord =
         serde_json::from_slice(&storage.get(&leases[0]).unwrap()).unwrap();
     assert!(record.released, "{record:?}");
@@ -475,7 +486,12 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
     let state = RunState::load(&storage).unwrap().unwrap();
     let mut counted = 0;
     for id in 0..state.next_record_id {
-        let file = read_records(&storage.get(&record_key(id)).unwrap(), "connect4", 7).unwrap();
+        let file = read_records(
+            &storage.get(&RunDir::record_key(id)).unwrap(),
+            "connect4",
+            7,
+        )
+        .unwrap();
         assert_eq!(file.header.first_game_id, counted);
         counted += file.games.len() as u64;
     }

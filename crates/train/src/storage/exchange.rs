@@ -2,50 +2,32 @@
 //! server of their own: every game counted once, nothing lost or duplicated when any of them
 //! is killed at any moment.
 //!
-//! - **The run's game** ([`claim_run`]): the first process writes [`MANIFEST_KEY`] with the
+//! - **The run's game** ([`claim_run`]): the first process writes [`RunDir::MANIFEST`] with the
 //!   game (a conditional put); any process of another game is refused before any work.
 //! - **Actors publish** record batches through an [`Outbox`]: each actor has a random id and
 //!   numbers its batches, and each batch is one object
-//!   `incoming/<actor>/<seq>-champion-<id>.azr` (the champion that played it) created
-//!   with [`Storage::put_if_absent`]. An object store shows an object only once its upload is
+//!   `incoming/<actor>/<seq>-champion-<id>.azr` ([`RunDir::batch_key`]: the champion that
+//!   played it) created with [`Storage::put_if_absent`]. An object store shows an object only once its upload is
 //!   complete, so an actor killed mid-upload leaves nothing, and a restarted actor takes a new
 //!   id (its old batches stay valid).
 //! - **The learner consumes** them through an [`Inbox`]: it lists what it has not consumed,
-//!   records the keys it takes for iteration `i` in [`INBOX_KEY`] *before* it commits `i`
+//!   records the keys it takes for iteration `i` in [`RunDir::INBOX`] *before* it commits `i`
 //!   (its run state), and on restart forgets the entries of iterations it never committed —
 //!   so a batch is consumed again only when the iteration that took it was lost. Consumed
 //!   batches of committed iterations are deleted afterwards ([`Inbox::tidy`]); their keys
 //!   are kept in the inbox, so a late duplicate upload is never counted twice. Batches the
-//!   learner skips (played by a champion too old, [`batch_champion`]) are recorded the same
+//!   learner skips (played by a champion too old, [`RunDir::batch_champion`]) are recorded the same
 //!   way, as skipped.
 //! - **Champions** are published by the learner under unique names
-//!   (`networks/champion-NNNN.azc`, [`super::champion_key`]); actors take the highest
-//!   ([`latest_champion`]).
+//!   (`networks/champion-NNNN.azc`, [`RunDir::champion_key`]); actors play the one the run
+//!   state names.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::{Storage, StorageError};
-
-/// The object naming the run's game: `run.json`.
-pub const MANIFEST_KEY: &str = "run.json";
-/// Where actors publish record batches: `incoming/<actor>/<seq>-champion-<id>.azr`.
-pub const INCOMING_PREFIX: &str = "incoming/";
-/// The learner's record of consumed batches: `state/inbox.json`.
-pub const INBOX_KEY: &str = "state/inbox.json";
-const CHAMPION_PREFIX: &str = "networks/champion-";
-/// What separates a batch's number from the id of the champion that played it in its key.
-const BATCH_CHAMPION: &str = "-champion-";
-
-/// The id of the champion that played the batch published under `key`
-/// (`incoming/<actor>/<seq>-champion-<id>.azr`); `None` for a key without one (batches
-/// published before keys named their champion, which the learner never counts as stale).
-pub fn batch_champion(key: &str) -> Option<u32> {
-    let stem = key.strip_suffix(".azr")?;
-    let (_, id) = stem.rsplit_once(BATCH_CHAMPION)?;
-    id.parse().ok()
-}
+use crate::run_dir::RunDir;
 
 /// An error of the actor/learner exchange.
 #[derive(Debug, thiserror::Error)]
@@ -58,12 +40,12 @@ pub enum ExchangeError {
     OtherGame {
         /// The storage's location (URL or directory).
         location: String,
-        /// The game in its [`MANIFEST_KEY`].
+        /// The game in its [`RunDir::MANIFEST`].
         found: String,
         /// The game of this process.
         expected: String,
     },
-    /// The storage holds no run yet (no [`MANIFEST_KEY`] or no configuration): an actor
+    /// The storage holds no run yet (no [`RunDir::MANIFEST`] or no configuration): an actor
     /// waits for a learner to start it.
     #[error(
         "{location} holds no run yet (no {key}); start one there first with `alphazero \
@@ -119,7 +101,7 @@ pub enum ExchangeError {
     },
 }
 
-/// The run's identity, [`MANIFEST_KEY`].
+/// The run's identity, [`RunDir::MANIFEST`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunManifest {
     /// Format version (1).
@@ -141,13 +123,13 @@ pub fn read_run(
     location: &str,
     game: Option<&str>,
 ) -> Result<RunManifest, ExchangeError> {
-    if !storage.exists(MANIFEST_KEY)? {
+    if !storage.exists(RunDir::MANIFEST)? {
         return Err(ExchangeError::NoRun {
             location: location.to_string(),
-            key: MANIFEST_KEY.to_string(),
+            key: RunDir::MANIFEST.to_string(),
         });
     }
-    let there: RunManifest = parse(storage, location, MANIFEST_KEY)?;
+    let there: RunManifest = parse(storage, location, RunDir::MANIFEST)?;
     if let Some(game) = game {
         let mut ours = game.split_whitespace();
         let matches = there
@@ -182,10 +164,10 @@ pub fn claim_run(
         game: game.to_string(),
     };
     let bytes = serde_json::to_vec_pretty(&ours).expect("a manifest serializes");
-    if storage.put_if_absent(MANIFEST_KEY, &bytes)? {
+    if storage.put_if_absent(RunDir::MANIFEST, &bytes)? {
         return Ok(ours);
     }
-    let there: RunManifest = parse(storage, location, MANIFEST_KEY)?;
+    let there: RunManifest = parse(storage, location, RunDir::MANIFEST)?;
     if there.game != game {
         return Err(ExchangeError::OtherGame {
             location: location.to_string(),
@@ -249,10 +231,7 @@ impl Outbox {
     /// The key batch `seq` of this actor, played by champion `champion`, gets:
     /// `incoming/<actor>/<seq, 8 digits>-champion-<champion, 4 digits>.azr`.
     pub fn key(&self, seq: u64, champion: u32) -> String {
-        format!(
-            "{INCOMING_PREFIX}{}/{seq:08}{BATCH_CHAMPION}{champion:04}.azr",
-            self.actor
-        )
+        RunDir::batch_key(&self.actor, seq, champion)
     }
 
     /// Publishes one record batch (the bytes of a record file) played by champion `champion`
@@ -294,7 +273,7 @@ pub struct Inbox {
 }
 
 impl Inbox {
-    /// Loads [`INBOX_KEY`] (empty when absent) and forgets the batches consumed by iterations
+    /// Loads [`RunDir::INBOX`] (empty when absent) and forgets the batches consumed by iterations
     /// `committed_iterations` and later, which were never committed (the learner's run state
     /// says how many iterations it committed): those batches are pending again.
     ///
@@ -305,8 +284,8 @@ impl Inbox {
         location: &str,
         committed_iterations: u32,
     ) -> Result<Self, ExchangeError> {
-        let mut inbox: Inbox = match storage.exists(INBOX_KEY)? {
-            true => parse(storage, location, INBOX_KEY)?,
+        let mut inbox: Inbox = match storage.exists(RunDir::INBOX)? {
+            true => parse(storage, location, RunDir::INBOX)?,
             false => Inbox {
                 version: 1,
                 consumed: BTreeMap::new(),
@@ -325,7 +304,7 @@ impl Inbox {
     /// # Errors
     /// [`ExchangeError::Storage`].
     pub fn pending(&self, storage: &dyn Storage) -> Result<Vec<String>, ExchangeError> {
-        let mut keys = storage.list(INCOMING_PREFIX)?;
+        let mut keys = storage.list(RunDir::INCOMING)?;
         keys.retain(|k| {
             k.ends_with(".azr") && !self.consumed.contains_key(k) && !self.skipped.contains_key(k)
         });
@@ -352,7 +331,7 @@ impl Inbox {
             self.skipped.insert(k.clone(), iteration);
         }
         let bytes = serde_json::to_vec(self).expect("an inbox serializes");
-        storage.put(INBOX_KEY, &bytes)?;
+        storage.put(RunDir::INBOX, &bytes)?;
         Ok(())
     }
 
@@ -388,7 +367,7 @@ impl Inbox {
         committed_iterations: u32,
     ) -> Result<usize, ExchangeError> {
         let mut deleted = 0;
-        for key in storage.list(INCOMING_PREFIX)? {
+        for key in storage.list(RunDir::INCOMING)? {
             let by = self.consumed.get(&key).or(self.skipped.get(&key));
             if by.is_some_and(|&it| it < committed_iterations) {
                 storage.delete(&key)?;
@@ -399,29 +378,9 @@ impl Inbox {
     }
 }
 
-/// The highest champion published (`networks/champion-NNNN.azc`): its id and key, `None`
-/// before the first.
-///
-/// # Errors
-/// [`ExchangeError::Storage`].
-pub fn latest_champion(storage: &dyn Storage) -> Result<Option<(u32, String)>, ExchangeError> {
-    Ok(storage
-        .list(CHAMPION_PREFIX)?
-        .into_iter()
-        .filter_map(|k| {
-            let id = k
-                .strip_prefix(CHAMPION_PREFIX)?
-                .strip_suffix(".azc")?
-                .parse()
-                .ok()?;
-            Some((id, k))
-        })
-        .max_by_key(|&(id, _)| id))
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::{champion_key, MemoryStorage};
+    use super::super::MemoryStorage;
     use super::*;
 
     #[test]
@@ -517,14 +476,8 @@ mod tests {
         let mut a = Outbox::named("box-1");
         let k = a.publish(&s, b"a", 17).unwrap();
         assert!(k.ends_with("/00000000-champion-0017.azr"), "{k}");
-        assert_eq!(batch_champion(&k), Some(17));
-        assert_eq!(batch_champion(&a.key(3, 12345)), Some(12345));
-        // Keys of batches published before keys named their champion.
-        assert_eq!(
-            batch_champion("incoming/0123456789abcdef/00000004.azr"),
-            None
-        );
-        assert_eq!(batch_champion("incoming/a/00000004-champion-x.azr"), None);
+        assert_eq!(RunDir::batch_champion(&k), Some(17));
+        assert_eq!(RunDir::batch_champion(&a.key(3, 12345)), Some(12345));
     }
 
     #[test]
@@ -548,16 +501,5 @@ mod tests {
         s.put(&k0, b"late duplicate").unwrap();
         assert!(committed.pending(&s).unwrap().is_empty());
         assert_eq!(committed.skipped_count(), 1);
-    }
-
-    #[test]
-    fn the_latest_champion_is_the_highest_id_not_the_last_listed() {
-        let s = MemoryStorage::new();
-        assert_eq!(latest_champion(&s).unwrap(), None);
-        for id in [0, 2, 10, 9] {
-            s.put(&champion_key(id), b"net").unwrap();
-        }
-        s.put("networks/champion-notes.txt", b"x").unwrap();
-        assert_eq!(latest_champion(&s).unwrap(), Some((10, champion_key(10))));
     }
 }

@@ -2,12 +2,12 @@
 //! the learner holding the run (a random holder id, its host and pid) and that the holder
 //! renews every third of the lease time.
 //!
-//! Leases are numbered: lease `n` is the object `state/learner-lease-<n, 8 digits>.json`,
-//! created with [`Storage::put_if_absent`], and the run's lease is the highest number. Only
-//! its holder writes it (renewals overwrite it with a new count and time); taking the run
-//! over creates lease `n + 1`, which exactly one of several takers can do. A holder has lost
-//! the run as soon as a higher lease exists, which it checks ([`LearnerLease::check`]) before
-//! each write of the run's shared state.
+//! Leases are numbered: lease `n` is the object `state/learner-lease-<n, 8 digits>.json`
+//! ([`RunDir::lease_key`]), created with [`Storage::put_if_absent`], and the run's lease is
+//! the highest number. Only its holder writes it (renewals overwrite it with a new count and
+//! time); taking the run over creates lease `n + 1`, which exactly one of several takers can
+//! do. A holder has lost the run as soon as a higher lease exists, which it checks
+//! ([`LearnerLease::check`]) before each write of the run's shared state.
 //!
 //! A learner that finds the run's lease ([`LearnerLease::acquire`]):
 //! - released (its holder stopped cleanly) or older than the lease time by the clock: takes
@@ -28,9 +28,8 @@ use serde::{Deserialize, Serialize};
 
 use super::exchange::ExchangeError;
 use super::{Storage, StorageError};
+use crate::run_dir::RunDir;
 
-/// The prefix of the lease objects: `state/learner-lease-<n>.json`.
-pub const LEASE_PREFIX: &str = "state/learner-lease-";
 /// The lease time of `alphazero learner` unless `--lease-seconds` says otherwise.
 pub const DEFAULT_LEASE: Duration = Duration::from_secs(60);
 
@@ -66,11 +65,6 @@ impl LeaseRecord {
     }
 }
 
-/// The key of lease number `n`.
-pub fn lease_key(n: u64) -> String {
-    format!("{LEASE_PREFIX}{n:08}.json")
-}
-
 /// Seconds in words: `60 s`, `0.3 s`.
 fn seconds(s: f64) -> String {
     if s >= 10.0 {
@@ -103,16 +97,9 @@ fn current(
     location: &str,
 ) -> Result<Option<(u64, LeaseRecord)>, ExchangeError> {
     let Some((n, key)) = storage
-        .list(LEASE_PREFIX)?
+        .list(RunDir::LEASE_PREFIX)?
         .into_iter()
-        .filter_map(|k| {
-            let n = k
-                .strip_prefix(LEASE_PREFIX)?
-                .strip_suffix(".json")?
-                .parse()
-                .ok()?;
-            Some((n, k))
-        })
+        .filter_map(|k| Some((RunDir::lease_number(&k)?, k)))
         .max_by_key(|&(n, _)| n)
     else {
         return Ok(None);
@@ -221,7 +208,7 @@ impl<'s> LearnerLease<'s> {
             let mut record = ours.clone();
             record.renewed_unix = now_unix();
             let bytes = serde_json::to_vec_pretty(&record).expect("a lease serializes");
-            if !storage.put_if_absent(&lease_key(number), &bytes)? {
+            if !storage.put_if_absent(&RunDir::lease_key(number), &bytes)? {
                 // Another learner took it first: watch its lease.
                 watching = None;
                 continue;
@@ -239,7 +226,7 @@ impl<'s> LearnerLease<'s> {
             }
             // Older leases are history: tidied (best effort).
             for n in 0..number {
-                let _ = storage.delete(&lease_key(n));
+                let _ = storage.delete(&RunDir::lease_key(n));
             }
             return Ok(LearnerLease {
                 storage,
@@ -310,7 +297,7 @@ impl<'s> LearnerLease<'s> {
             r.released = released;
             serde_json::to_vec_pretty(&*r).expect("a lease serializes")
         };
-        Ok(self.storage.put(&lease_key(self.number), &bytes)?)
+        Ok(self.storage.put(&RunDir::lease_key(self.number), &bytes)?)
     }
 }
 
@@ -375,7 +362,10 @@ mod tests {
         assert!(e.to_string().contains(&next.record().holder), "{e}");
         assert!(killed.renew().is_err(), "a lost lease is not renewed");
         // Only the current lease is kept.
-        assert_eq!(s.list(LEASE_PREFIX).unwrap(), vec![lease_key(1)]);
+        assert_eq!(
+            s.list(RunDir::LEASE_PREFIX).unwrap(),
+            vec![RunDir::lease_key(1)]
+        );
     }
 
     #[test]
