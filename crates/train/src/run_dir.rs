@@ -1,26 +1,30 @@
 //! The run folder: [`RunDir`] names every object of a training run in its [`Storage`] (a local
 //! directory or an object-store prefix), parses those names back, and lists the run's record
-//! files and networks through the storage. No other part of the crate, and no program that
-//! reads a run, spells a key of its own.
+//! files and networks through the storage. The rest of the crate and the programs that read a
+//! run ask it rather than spell keys themselves.
 //!
 //! The layout (keys relative to the run's root; numbers zero-padded to the width shown):
 //!
-//! | key | what | written by |
-//! | --- | --- | --- |
-//! | `run.json` ([`RunDir::MANIFEST`]) | the run's game, for actors and learners | the first learner |
-//! | `config.toml` ([`RunDir::CONFIG`]) | the run's configuration | `train`, `learner` |
-//! | `state/run.json` ([`RunDir::STATE`]) | the run state: the commit point | each commit |
-//! | `state/trainer-pending.azc` ([`RunDir::PENDING`]) | the trainer checkpoint of an iteration not committed yet | learn |
-//! | `state/inbox.json` ([`RunDir::INBOX`]) | the actors' batches the learner took or skipped | the learner |
-//! | `state/learner-lease-00000003.json` ([`RunDir::lease_key`]) | the learner lease | the learner |
-//! | `networks/champion-0005.azc` ([`RunDir::champion_key`]) | champion 5 | commit |
-//! | `networks/snapshot-00010.azc` ([`RunDir::snapshot_key`]) | the network after 10 iterations | commit |
-//! | `networks/latest.azc` ([`RunDir::LATEST`]) | the trainer's network and optimizer state | commit |
-//! | `records/000123.azr` ([`RunDir::record_key`]) | one iteration's games | self-play, the learner |
-//! | `incoming/<actor>/00000007-champion-0005.azr` ([`RunDir::batch_key`]) | a batch an actor published | actors |
-//! | `metrics.jsonl`, `metrics.csv`, `plots/` | the metrics, as lines, a table and plots | commit |
-//! | `ladder.png` ([`RunDir::LADDER`]) | the snapshot ladder | `arena --snapshots` |
-//! | `<key>.orphan`, `.corrupt`, `.missing`, `.bad` ([`RunDir::set_aside`]) | what recovery set aside | recovery, the learner |
+//! - `run.json` ([`RunDir::MANIFEST`]): the run's game, for actors and learners to agree on;
+//! - `config.toml` ([`RunDir::CONFIG`]): the run's configuration;
+//! - `state/run.json` ([`RunDir::STATE`]): the run state, written last in an iteration (the
+//!   commit point);
+//! - `state/trainer-pending.azc` ([`RunDir::PENDING`]): the trainer checkpoint of an
+//!   iteration not committed yet;
+//! - `state/inbox.json` ([`RunDir::INBOX`]): the actors' batches the learner took or skipped;
+//! - `state/learner-lease-00000003.json` ([`RunDir::lease_key`]): the learner lease;
+//! - `networks/champion-0005.azc` ([`RunDir::champion_key`]): champion 5;
+//! - `networks/snapshot-00010.azc` ([`RunDir::snapshot_key`]): the network after 10
+//!   iterations;
+//! - `networks/latest.azc` ([`RunDir::LATEST`]): the trainer's network and optimizer state;
+//! - `records/000123.azr` ([`RunDir::record_key`]): one iteration's games;
+//! - `incoming/<actor>/00000007-champion-0005.azr` ([`RunDir::batch_key`]): a batch an actor
+//!   published, played by champion 5;
+//! - `metrics.jsonl`, `metrics.csv`, `plots/` ([`RunDir::METRICS`], [`RunDir::METRICS_CSV`],
+//!   [`RunDir::PLOTS`]): the metrics as lines, as a table and as plots;
+//! - `ladder.png` ([`RunDir::LADDER`]): the snapshot ladder of `arena --snapshots`;
+//! - `<key>.orphan`, `<key>.corrupt`, `<key>.missing`, `<key>.bad` ([`RunDir::set_aside`]):
+//!   what recovery (or the learner) set aside.
 //!
 //! A local run directory also holds the lock file of [`crate::storage::LocalStorage`]
 //! (`lock`, [`crate::storage::LOCK_FILE`]): the storage's, not an object of the run.

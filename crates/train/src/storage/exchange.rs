@@ -7,9 +7,9 @@
 //! - **Actors publish** record batches through an [`Outbox`]: each actor has a random id and
 //!   numbers its batches, and each batch is one object
 //!   `incoming/<actor>/<seq>-champion-<id>.azr` ([`RunDir::batch_key`]: the champion that
-//!   played it) created with [`Storage::put_if_absent`]. An object store shows an object only once its upload is
-//!   complete, so an actor killed mid-upload leaves nothing, and a restarted actor takes a new
-//!   id (its old batches stay valid).
+//!   played it) created with [`Storage::put_if_absent`]. An object store shows an object
+//!   only once its upload is complete, so an actor killed mid-upload leaves nothing, and a
+//!   restarted actor takes a new id (its old batches stay valid).
 //! - **The learner consumes** them through an [`Inbox`]: it lists what it has not consumed,
 //!   records the keys it takes for iteration `i` in [`RunDir::INBOX`] *before* it commits `i`
 //!   (its run state), and on restart forgets the entries of iterations it never committed —
