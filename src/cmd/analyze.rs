@@ -133,7 +133,7 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
     }
     let dev = device(&args.device)?;
     let (eval, _) = load_evaluator::<G>(args.model.as_deref(), cfg, &dev)?;
-    let config = crate::engine::play_search::<G>(args.sims, 0);
+    let config = crate::engine::play_search::<G>(Some(args.sims), 0);
     let r = search_position(&game, &*eval, &config, None)?;
     println!("{}", board_text(pos, use_color()));
     println!(

@@ -18,7 +18,7 @@ use alphazero_engine::present::BoardView;
 use alphazero_engine::{device, load_network};
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
-use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchConfig};
+use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchBudget, SearchConfig};
 use alphazero_nn::Device;
 use alphazero_registry::with_game;
 use alphazero_registry::{GameSpec, Registered};
@@ -74,11 +74,11 @@ impl NetSearch {
         }
     }
 
-    /// The search of a network player: the game's [`alphazero_engine::play_search`] with `simulations`
-    /// and `seed`, and these flags where given (the experiments the flags are for: a constant
-    /// c_puct, another batch of leaves, a Gumbel root).
-    pub(crate) fn config<G: Registered>(self, simulations: u32, seed: u64) -> SearchConfig {
-        let play = alphazero_engine::play_search::<G>(simulations, seed);
+    /// How a network player searches: the game's [`alphazero_engine::play_search`], and these
+    /// flags where given (the experiments the flags are for: a constant c_puct, another batch
+    /// of leaves, a Gumbel root).
+    pub(crate) fn config<G: Registered>(self) -> SearchConfig {
+        let play = G::play_search();
         SearchConfig {
             c_puct: self.c_puct.map_or(play.c_puct, CPuct::Constant),
             leaves_per_batch: self.leaves_per_batch.unwrap_or(play.leaves_per_batch),
@@ -124,7 +124,7 @@ fn net_entrant<G: ArenaGame>(
     search: NetSearch,
 ) -> Result<Entrant<G>> {
     let (eval, desc) = load_network::<G>(file, cfg, dev)?;
-    let shown = search.config::<G>(1, seed);
+    let shown = search.config::<G>();
     let c = match shown.c_puct {
         CPuct::Constant(c) => format!("c_puct {c}"),
         CPuct::AlphaZero { .. } => "c_puct AlphaZero c(N)".into(),
@@ -165,11 +165,11 @@ fn mcts_entrant<G: Registered>(
 ) -> Entrant<G> {
     let n = name.clone();
     Entrant::new(name, move || {
-        let p = MctsPlayer::new(
-            n.clone(),
-            eval.clone(),
-            search.config::<G>(sims.unwrap_or(default_sims), seed),
-        );
+        let budget = SearchBudget {
+            seed,
+            ..SearchBudget::simulations(sims.unwrap_or(default_sims))
+        };
+        let p = MctsPlayer::new(n.clone(), eval.clone(), search.config::<G>(), budget);
         with_sims(Box::new(p), sims)
     })
 }
@@ -933,18 +933,15 @@ pub fn run(spec: &GameSpec, args: &ArenaArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alphazero_registry::play::play_settings;
 
     /// The arena's `net:` players without search flags search a game with its registry play
-    /// search, their budget apart, as `play`, `analyze` and the protocol engines do (checked
-    /// in `alphazero_engine`).
+    /// search (their budget is their own), as `play`, `analyze` and the protocol engines do
+    /// (checked in `alphazero_engine`).
     #[test]
     fn net_players_without_search_flags_use_the_registry_play_search() {
         for spec in GameSpec::DEFAULTS {
-            let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>(37, 5));
-            assert_eq!(play_settings(&config), spec.play_search(), "{spec}");
-            assert_eq!((config.simulations, config.seed), (37, 5), "{spec}");
-            assert!(!config.root_noise, "{spec}");
+            let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>());
+            assert_eq!(config, spec.play_search(), "{spec}");
         }
     }
 }

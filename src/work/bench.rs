@@ -6,7 +6,7 @@ use alphazero_engine::device;
 use alphazero_engine::position::PositionText;
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
-use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{bench_simulations, SearchBudget, SearchConfig, UniformEvaluator};
 use alphazero_nn::bench::{
     bench_fma_peak, bench_inference, bench_inference_folded, bench_inference_folded_with,
     bench_matmul, bench_training, bench_training_layers, compute_threads, gomoku15_config,
@@ -76,11 +76,14 @@ fn perft(quick: bool) {
 }
 
 fn search_one<G: Game>(name: &str, pos: &G, sims: u32, runs: u32) -> Result<()> {
-    let cfg = SearchConfig {
-        simulations: sims,
-        ..SearchConfig::default()
-    };
-    let r = bench_simulations(pos, &cfg, &UniformEvaluator, runs)?;
+    let budget = SearchBudget::simulations(sims);
+    let r = bench_simulations(
+        pos,
+        &SearchConfig::default(),
+        &budget,
+        &UniformEvaluator,
+        runs,
+    )?;
     eprintln!(
         "search {name}: {runs} searches of {sims} simulations ({} in all) in {:.3} s, last tree {} nodes",
         r.simulations, r.seconds, r.tree_size
@@ -395,11 +398,7 @@ fn selfplay(quick: bool, dev: &alphazero_nn::Device) -> Result<()> {
     let net = mcfg.init(dev);
     let eval = NetworkEvaluator::<Connect4>::new(&net, &mcfg, dev)?;
     let config = SelfPlayConfig {
-        search: SearchConfig {
-            simulations: sims,
-            root_noise: true,
-            ..SearchConfig::default()
-        },
+        simulations: sims,
         parallel_games: games as usize,
         ..SelfPlayConfig::default()
     };

@@ -160,7 +160,7 @@ pub fn run_connect4(args: &Connect4Args) -> Result<()> {
     };
     let mut search_err: Option<anyhow::Error> = None;
     // The move a player would make: Connect Four's play search.
-    let config = alphazero_engine::play_search::<Connect4>(sims.max(1), 0);
+    let config = alphazero_engine::play_search::<Connect4>(Some(sims.max(1)), 0);
     let mut chooser = |pos: &Connect4| -> C4Move {
         let h = History::new(*pos);
         match search_position(&h, &*eval, &config, None) {

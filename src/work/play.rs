@@ -13,10 +13,10 @@ use alphazero_engine::files::check_output_path;
 use alphazero_engine::present::{
     board_text_marked, moves_lines, top_moves_table, use_color, BoardView, WebGame,
 };
-use alphazero_engine::{device, load_evaluator, search_position};
+use alphazero_engine::{device, load_evaluator, search_position, PlaySearch};
 use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
-use alphazero_mcts::{Evaluator, SearchConfig};
+use alphazero_mcts::Evaluator;
 use alphazero_registry::{with_game, GameSpec};
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, Write};
@@ -79,7 +79,7 @@ struct Session<'a, G: BoardView + WebGame> {
     saved: Option<Arc<SaveFile<G>>>,
     human: Option<Side>,
     eval: &'a dyn Evaluator<G>,
-    config: SearchConfig,
+    config: PlaySearch,
     movetime: Option<u64>,
     color: bool,
 }
@@ -321,7 +321,7 @@ fn run_for<G: BoardView + WebGame>(cfg: &G::Config, args: &PlayArgs) -> Result<(
         saved: saved.clone(),
         human,
         eval: &*eval,
-        config: alphazero_engine::play_search::<G>(args.sims, args.seed),
+        config: alphazero_engine::play_search::<G>(Some(args.sims), args.seed),
         movetime: args.movetime,
         color: use_color(),
     };

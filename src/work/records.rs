@@ -5,9 +5,7 @@
 //! PGN, PSQ and SGF files, used by `analyze --file`) and [`save_records`] (atomic writes, used
 //! by `arena`, `play --save` and `records export`). Self-play record files are read by
 //! [`alphazero_engine::files::read_record_file`] (the Python package reads them too).
-use alphazero_engine::files::{
-    check_output_path, read_bounded, read_record_file, write_atomic,
-};
+use alphazero_engine::files::{check_output_path, read_bounded, read_record_file, write_atomic};
 use alphazero_engine::position::{replay, spec_from_flags};
 use alphazero_engine::present::{moves_lines, BoardView};
 use alphazero_formats::{

@@ -12,18 +12,21 @@
 use std::sync::Arc;
 
 use alphazero_game::{Game, History, Side};
-use alphazero_mcts::{Driver, Evaluator, Search, SearchConfig};
+use alphazero_mcts::{Driver, Evaluator, Search, SearchBudget, SearchConfig};
 
 use crate::matches::{player_seed, MatchConfig, Scheduled, Termination};
 
-/// An entrant's search for batched matches: the evaluator its leaves go to and its search
-/// settings (`simulations` per move; root noise is switched off, the seed is set per game).
+/// An entrant's search for batched matches: the evaluator its leaves go to, how it searches
+/// and its simulations per move (no root noise; the seed is set per game).
 #[derive(Clone)]
 pub struct BatchedSearch<G: Game> {
     /// Values the leaves of all the games this entrant is to move in, one call per round.
     pub evaluator: Arc<dyn Evaluator<G>>,
     /// The search settings.
     pub config: SearchConfig,
+    /// Simulations per move (≥ 1) when the match's [`Limits::simulations`](crate::Limits)
+    /// does not set them.
+    pub simulations: u32,
 }
 
 /// How a game of a batched match ended: the winner (`None` for a draw), why, and the game.
@@ -95,15 +98,20 @@ impl<G: Game> Slot<G> {
         let side = self.mover();
         let i = side_index(side);
         let entrant = self.entrants[i];
-        let mut search = searches[entrant].config.clone();
-        search.root_noise = false;
-        if let Some(s) = config.limits.simulations {
-            search.simulations = s.max(1);
-        }
-        search.seed = player_seed(config.seed, self.index, side);
+        let search = searches[entrant];
+        let budget = SearchBudget {
+            simulations: Some(
+                config
+                    .limits
+                    .simulations
+                    .map_or(search.simulations, |s| s.max(1)),
+            ),
+            root_noise: false,
+            seed: player_seed(config.seed, self.index, side),
+        };
         let built = match self.trees[i].take() {
-            Some(mut t) => t.set_config(search).map(|()| t),
-            None => Search::from_history(&self.history, search),
+            Some(mut t) => t.set_budget(budget).map(|()| t),
+            None => Search::from_history(&self.history, search.config.clone(), budget),
         };
         match built {
             Ok(mut t) => {

@@ -236,15 +236,16 @@ impl<G: Game> Entrant<G> {
         }
     }
 
-    /// A search entrant (PUCT with `evaluator`, `config.simulations` per move, no root noise)
-    /// that plays batched: in a match where every entrant is one, all games run at once and
-    /// each round sends the leaves of every game where this entrant is to move to
+    /// A search entrant (PUCT with `evaluator` as `config` says, `simulations` per move, no
+    /// root noise) that plays batched: in a match where every entrant is one, all games run at
+    /// once and each round sends the leaves of every game where this entrant is to move to
     /// `evaluator` in one call (see [`run_match`]). Elsewhere it plays as the
     /// [`MctsPlayer`] with the same settings, and the games are the same.
     pub fn batched_search(
         name: impl Into<String>,
         evaluator: Arc<dyn alphazero_mcts::Evaluator<G>>,
         config: alphazero_mcts::SearchConfig,
+        simulations: u32,
     ) -> Self {
         let name = name.into();
         let (player_name, player_eval, player_config) =
@@ -255,10 +256,15 @@ impl<G: Game> Entrant<G> {
                     player_name.clone(),
                     player_eval.clone(),
                     player_config.clone(),
+                    alphazero_mcts::SearchBudget::simulations(simulations),
                 )) as Box<dyn Player<G>>
             }),
             name,
-            batched: Some(BatchedSearch { evaluator, config }),
+            batched: Some(BatchedSearch {
+                evaluator,
+                config,
+                simulations,
+            }),
         }
     }
 }

@@ -13,9 +13,8 @@ use alphazero_mcts::{
     EvalError, EvalRequest, Evaluator, RolloutEvaluator, SearchConfig, UniformEvaluator,
 };
 
-fn search(simulations: u32) -> SearchConfig {
+fn search() -> SearchConfig {
     SearchConfig {
-        simulations,
         terminal_check: true,
         ..SearchConfig::default()
     }
@@ -28,9 +27,10 @@ fn rollout_vs_uniform<G: Game>(start: G, sims: u32, batched: bool, threads: usiz
         Entrant::batched_search(
             "rollout",
             Arc::new(RolloutEvaluator::new(1, 9)),
-            search(sims),
+            search(),
+            sims,
         ),
-        Entrant::batched_search("uniform", Arc::new(UniformEvaluator), search(sims)),
+        Entrant::batched_search("uniform", Arc::new(UniformEvaluator), search(), sims),
     ];
     if !batched {
         for e in &mut entrants {
@@ -93,8 +93,8 @@ impl<G: Game> Evaluator<G> for Broken {
 /// A search with uniform priors against one whose evaluator always fails.
 fn good_against_broken() -> MatchConfig<Connect4> {
     let entrants = vec![
-        Entrant::batched_search("good", Arc::new(UniformEvaluator), search(8)),
-        Entrant::batched_search("broken", Arc::new(Broken), search(8)),
+        Entrant::batched_search("good", Arc::new(UniformEvaluator), search(), 8),
+        Entrant::batched_search("broken", Arc::new(Broken), search(), 8),
     ];
     MatchConfig::new(entrants, Connect4::default())
 }

@@ -22,7 +22,7 @@ use std::time::Instant;
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
     CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
-    SearchConfig, SearchResult, UniformEvaluator,
+    SearchBudget, SearchConfig, SearchResult, UniformEvaluator,
 };
 use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
 use alphazero_registry::Registered;
@@ -334,23 +334,25 @@ pub fn device_words(device: &Device) -> String {
     }
 }
 
-/// Runs one search from the current position of `game` with `config.simulations` simulations,
-/// or until `movetime_ms` has passed when given, whichever comes first (the search driver's
-/// deadline, [`RunLimits::deadline`]: no evaluator batch is started that is expected to end
-/// after it, and at least one simulation is done). Root noise is off.
+/// Runs one search from the current position of `game` as `search.config` says, for the
+/// simulations of `search.budget`, or until `movetime_ms` has passed when given, whichever
+/// comes first (the search driver's deadline, [`RunLimits::deadline`]: no evaluator batch is
+/// started that is expected to end after it, and at least one simulation is done); a budget
+/// without a simulation cap needs the time. Root noise is off.
 ///
 /// # Errors
-/// A bad search configuration or an evaluator failure.
+/// A bad search configuration or budget (no simulation cap and no time), or an evaluator
+/// failure.
 pub fn search_position<G: Game>(
     game: &History<G>,
     evaluator: &dyn Evaluator<G>,
-    config: &SearchConfig,
+    search: &PlaySearch,
     movetime_ms: Option<u64>,
 ) -> Result<SearchResult<G>> {
     search_position_until(
         game,
         evaluator,
-        config,
+        search,
         movetime_ms,
         &AtomicBool::new(false),
     )
@@ -364,18 +366,19 @@ pub fn search_position<G: Game>(
 pub fn search_position_until<G: Game>(
     game: &History<G>,
     evaluator: &dyn Evaluator<G>,
-    config: &SearchConfig,
+    search: &PlaySearch,
     movetime_ms: Option<u64>,
     stop: &AtomicBool,
 ) -> Result<SearchResult<G>> {
-    let mut config = SearchConfig {
+    let budget = SearchBudget {
         root_noise: false,
-        ..config.clone()
+        ..search.budget
     };
-    if movetime_ms.is_some() && config.simulations == 0 {
-        config.simulations = u32::MAX / 2;
+    if budget.simulations.is_none() && movetime_ms.is_none() {
+        bail!("a search without a simulation cap needs a time limit");
     }
-    let mut search = Search::from_history(game, config).context("search configuration")?;
+    let mut search = Search::from_history(game, search.config.clone(), budget)
+        .context("search configuration")?;
     let mut limits = RunLimits {
         deadline: movetime_ms.map(|ms| Instant::now() + std::time::Duration::from_millis(ms)),
         ..RunLimits::default()
@@ -447,16 +450,28 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
     }
 }
 
+/// How a program searches a game and for how long: [`play_search`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlaySearch {
+    /// How: the game's play preset ([`Registered::play_search`]).
+    pub config: SearchConfig,
+    /// How long and the seed, the program's; no root noise.
+    pub budget: SearchBudget,
+}
+
 /// The search every program plays game `G` with (`play`, `analyze`, the arena's `net:`
 /// players, the Gomocup brain and the UCCI/UCI engine; `serve` takes the same preset from the
 /// registry): the game's play preset ([`Registered::play_search`]: its decisive-move check and
-/// tactics, the same whichever program is asked), with the program's budget, `simulations`
-/// and `seed`. Root noise is off.
-pub fn play_search<G: Registered>(simulations: u32, seed: u64) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        seed,
-        ..G::play_search()
+/// tactics, the same whichever program is asked), with the program's budget: `simulations`
+/// (`None`: no cap, for a search limited by time) and `seed`, without root noise.
+pub fn play_search<G: Registered>(simulations: Option<u32>, seed: u64) -> PlaySearch {
+    PlaySearch {
+        config: G::play_search(),
+        budget: SearchBudget {
+            simulations,
+            root_noise: false,
+            seed,
+        },
     }
 }
 
@@ -479,10 +494,13 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
     let defaults = alphazero_protocols::EngineConfig::default();
     let (simulations, fixed) = match opts.fixed_simulations {
         Some(n) => (n.max(1), true),
-        None => (defaults.search.simulations, false),
+        None => (defaults.simulations, false),
     };
+    let play = play_search::<G>(Some(simulations), 0);
     alphazero_protocols::EngineConfig {
-        search: play_search::<G>(simulations, 0),
+        search: play.config,
+        simulations,
+        seed: play.budget.seed,
         fixed_simulations: fixed,
         ..defaults
     }
@@ -599,7 +617,6 @@ pub fn run_ucci_engine(opts: &BrainOptions) -> Result<()> {
 mod tests {
     use super::*;
     use alphazero_registry::games::{Gomoku, Xiangqi, XiangqiConfig};
-    use alphazero_registry::play::play_settings;
     use alphazero_registry::{with_game, GameSpec};
 
     /// `play` and `analyze` ([`play_search`]), the Gomocup brain and the UCCI/UCI engine all
@@ -610,10 +627,17 @@ mod tests {
     fn every_program_plays_each_game_with_its_registry_play_search() {
         for spec in GameSpec::DEFAULTS {
             let preset = spec.play_search();
-            let config = with_game!(&spec, G, _cfg => play_search::<G>(37, 5));
-            assert_eq!(play_settings(&config), preset, "{spec}");
-            assert_eq!((config.simulations, config.seed), (37, 5), "{spec}");
-            assert!(!config.root_noise, "{spec}");
+            let search = with_game!(&spec, G, _cfg => play_search::<G>(Some(37), 5));
+            assert_eq!(search.config, preset, "{spec}");
+            assert_eq!(
+                search.budget,
+                SearchBudget {
+                    simulations: Some(37),
+                    root_noise: false,
+                    seed: 5
+                },
+                "{spec}"
+            );
         }
         for opts in [
             BrainOptions::default(),
@@ -636,14 +660,14 @@ mod tests {
                 (GameSpec::DEFAULTS[0], gomocup.config()),
                 (GameSpec::Xiangqi, ucci.config()),
             ] {
-                assert_eq!(play_settings(&config.search), spec.play_search(), "{spec}");
+                assert_eq!(config.search, spec.play_search(), "{spec}");
                 assert_eq!(
                     config.fixed_simulations,
                     opts.fixed_simulations.is_some(),
                     "{spec}"
                 );
                 if let Some(n) = opts.fixed_simulations {
-                    assert_eq!(config.search.simulations, n, "{spec}");
+                    assert_eq!(config.simulations, n, "{spec}");
                 }
             }
         }

@@ -4,19 +4,24 @@
 
 use alphazero_game::{Game, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule};
-use alphazero_mcts::{bench_simulations, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{bench_simulations, SearchBudget, SearchConfig, UniformEvaluator};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 
 fn report<G: Game>(name: &str, pos: &G) {
     for (k, tc) in [(1, true), (8, true), (8, false)] {
         let cfg = SearchConfig {
-            simulations: 800,
             leaves_per_batch: k,
             terminal_check: tc,
             ..Default::default()
         };
-        let r = bench_simulations(pos, &cfg, &UniformEvaluator, 20)
-            .expect("uniform evaluator cannot fail");
+        let r = bench_simulations(
+            pos,
+            &cfg,
+            &SearchBudget::simulations(800),
+            &UniformEvaluator,
+            20,
+        )
+        .expect("uniform evaluator cannot fail");
         println!(
             "{name:<28} K={k} terminal_check={tc:<5} {:>10.0} sims/s  ({} sims in {:.3} s, last tree {} nodes)",
             r.sims_per_sec, r.simulations, r.seconds, r.tree_size

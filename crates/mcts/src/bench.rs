@@ -5,6 +5,7 @@ use std::time::Instant;
 use alphazero_game::{mix_seed, Game};
 
 use crate::config::SearchConfig;
+use crate::driver::SearchBudget;
 use crate::evaluator::{EvalError, Evaluator};
 use crate::search::Search;
 
@@ -21,14 +22,16 @@ pub struct BenchReport {
     pub tree_size: usize,
 }
 
-/// Measures search speed: `runs` fresh searches of `position` (no history) with `config`
-/// and `evaluator`, timed together.
+/// Measures search speed: `runs` fresh searches of `position` (no history) with `config`,
+/// `budget` (run `i` seeded with `budget.seed` mixed with `i`) and `evaluator`, timed together.
 ///
 /// # Errors
-/// [`EvalError`] as from [`Search::run`]; a bad config is reported as an `EvalError` naming it.
+/// [`EvalError`] as from [`Search::run`]; a bad config or budget is reported as an
+/// `EvalError` naming it.
 pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(
     position: &G,
     config: &SearchConfig,
+    budget: &SearchBudget,
     evaluator: &E,
     runs: u32,
 ) -> Result<BenchReport, EvalError> {
@@ -36,12 +39,12 @@ pub fn bench_simulations<G: Game, E: Evaluator<G> + ?Sized>(
     let mut sims = 0u64;
     let mut tree_size = 0;
     for i in 0..runs {
-        let cfg = SearchConfig {
-            seed: mix_seed(config.seed, u64::from(i)),
-            ..config.clone()
+        let budget = SearchBudget {
+            seed: mix_seed(budget.seed, u64::from(i)),
+            ..*budget
         };
-        let mut s =
-            Search::new(position.clone(), Vec::new(), cfg).map_err(|e| EvalError(e.to_string()))?;
+        let mut s = Search::new(position.clone(), Vec::new(), config.clone(), budget)
+            .map_err(|e| EvalError(e.to_string()))?;
         let r = s.run(evaluator)?;
         sims += r.simulations as u64;
         tree_size = s.tree_size();

@@ -178,24 +178,23 @@ mod zero_is_off {
     }
 }
 
-/// Everything that controls one search. `Default` gives the AlphaZero paper's values.
+/// How to search: every setting of the search itself. `Default` gives the AlphaZero paper's
+/// values.
+///
+/// How long a search runs, whether its root gets noise and its seed are the caller's, for
+/// each search: [`crate::SearchBudget`] (and [`crate::RunLimits`] for nodes, time and depth);
+/// the temperature of the move choice is the caller's argument to [`crate::select_move`].
 ///
 /// # In a config file
-/// Serde (de)serializes it as a table of its fields by name — the training configuration's
-/// `[selfplay.search]` — with unknown keys refused and missing keys taking the defaults
-/// below. Not in the table, since the caller sets them for each search: `simulations`,
-/// `root_noise`, `temperature` and `seed`. [`SearchConfig::c_puct`] is a number or a table,
-/// [`SearchConfig::gumbel`] `false`, `true` or a table; the optional budgets and
+/// Serde (de)serializes it as a table of all its fields by name — the training
+/// configuration's `[selfplay.search]` — with unknown keys refused and missing keys taking the
+/// defaults below. [`SearchConfig::c_puct`] is a number or a table, [`SearchConfig::gumbel`]
+/// `false`, `true` or a table; the optional tactical budgets and
 /// [`SearchConfig::dirichlet_alpha_total`] are written as a number, 0 meaning `None` (so
 /// `Some(0)` has no written form).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchConfig {
-    /// Simulations (completed leaf back-ups, evaluated or terminal) per [`crate::Search::run`]
-    /// (800). Visits already in a reused subtree do not count against it. Not a config-file
-    /// key: the caller sets it (training: `selfplay.simulations`, `gating.simulations`).
-    #[serde(skip)]
-    pub simulations: u32,
     /// PUCT exploration coefficient (AlphaZero `c_base` 19652, `c_init` 1.25).
     pub c_puct: CPuct,
     /// First-play urgency reduction (0.25, as in lc0 / KataGo): an unvisited child is valued
@@ -206,16 +205,6 @@ pub struct SearchConfig {
     pub dirichlet_alpha: f32,
     /// Weight `ε` of the root noise: `P = (1 − ε) P + ε η` (0.25).
     pub dirichlet_epsilon: f32,
-    /// Whether to add Dirichlet noise to the root priors (self-play: on; play/arena: off).
-    /// Default `false`. Ignored when [`SearchConfig::gumbel`] is set (Gumbel sampling is the
-    /// exploration there). Not a config-file key: the caller sets it.
-    #[serde(skip)]
-    pub root_noise: bool,
-    /// The move-choice temperature τ a caller should pass to [`crate::select_move`] (1.0).
-    /// The search itself does not read it; schedules such as "τ = 1 for the first 30 moves"
-    /// are up to the caller. Not a config-file key (self-play has its own temperatures).
-    #[serde(skip)]
-    pub temperature: f32,
     /// Virtual loss per in-flight visit (1.0): while a leaf waits for the evaluator, each
     /// edge on its path counts as visited once more with value −`virtual_loss`.
     pub virtual_loss: f32,
@@ -263,17 +252,16 @@ pub struct SearchConfig {
     /// (Gomoku's candidate points). `None` (default): [`SearchConfig::dirichlet_alpha`] as is.
     #[serde(with = "zero_is_off")]
     pub dirichlet_alpha_total: Option<f32>,
-    /// Forced playouts and policy target pruning (KataGo, Wu 2019, §3.1), with this `k`
-    /// (KataGo: 2). Active only at the root of a search with root noise
-    /// ([`SearchConfig::root_noise`], i.e. self-play's full searches) and PUCT (not Gumbel):
-    /// a root child that has been visited but has fewer than `n_forced = sqrt(k · P · N)`
-    /// visits (`P` its noised prior, `N` the root children's visits) is selected regardless
-    /// of its PUCT score, so that the noise's picks get a real look; the visit distribution
-    /// reported as the policy ([`crate::SearchResult::policy`], the training target π) then
-    /// subtracts from every child but the most visited up to `n_forced` visits as long as its
-    /// PUCT score stays below the most visited child's, and drops a child left with one visit,
-    /// so that π keeps the visits the search wanted, not the forced ones. `None` (default, 0
-    /// in a config file): off.
+    /// Forced playouts and policy target pruning (KataGo, Wu 2019, §3.1), with this `k` (KataGo:
+    /// 2). Active only at the root of a search with root noise
+    /// ([`crate::SearchBudget::root_noise`], i.e. self-play's full searches) and PUCT (not Gumbel):
+    /// a root child that has been visited but has fewer than `n_forced = sqrt(k · P · N)` visits
+    /// (`P` its noised prior, `N` the root children's visits) is selected regardless of its PUCT
+    /// score, so that the noise's picks get a real look; the visit distribution reported as the
+    /// policy ([`crate::SearchResult::policy`], the training target π) then subtracts from every
+    /// child but the most visited up to `n_forced` visits as long as its PUCT score stays below the
+    /// most visited child's, and drops a child left with one visit, so that π keeps the visits the
+    /// search wanted, not the forced ones. `None` (default, 0 in a config file): off.
     #[serde(with = "zero_is_off")]
     pub forced_playouts: Option<f32>,
     /// Contempt: the value of a drawn end of the game (repetition, move limit, proven draw)
@@ -284,22 +272,15 @@ pub struct SearchConfig {
     /// values (root value, child Q) include it. Values kept in a reused subtree were backed up
     /// under the earlier root's side.
     pub draw_score: f32,
-    /// Seed of the search's RNG (Dirichlet noise, Gumbel samples). Not a config-file key: the
-    /// caller sets it.
-    #[serde(skip)]
-    pub seed: u64,
 }
 
 impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
-            simulations: 800,
             c_puct: CPuct::default(),
             fpu_reduction: 0.25,
             dirichlet_alpha: 0.3,
             dirichlet_epsilon: 0.25,
-            root_noise: false,
-            temperature: 1.0,
             virtual_loss: 1.0,
             leaves_per_batch: 8,
             use_candidate_moves: true,
@@ -312,12 +293,12 @@ impl Default for SearchConfig {
             dirichlet_alpha_total: None,
             forced_playouts: None,
             draw_score: 0.0,
-            seed: 0,
         }
     }
 }
 
-/// A [`SearchConfig`] field has a value the search cannot use. Names the field and the value.
+/// A [`SearchConfig`] or [`crate::SearchBudget`] field has a value the search cannot use.
+/// Names the field and the value.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[error("invalid search config: {field} = {value}: {reason}")]
 pub struct ConfigError {
@@ -329,7 +310,7 @@ pub struct ConfigError {
     pub reason: &'static str,
 }
 
-fn check(
+pub(crate) fn check(
     ok: bool,
     field: &'static str,
     value: impl ToString,
@@ -350,18 +331,11 @@ impl SearchConfig {
     /// Checks every field.
     ///
     /// # Errors
-    /// [`ConfigError`] naming the first bad field: `simulations` must be ≥ 1, coefficients
-    /// finite and in range (`c_puct` > 0, `c_base` > 0, `fpu_reduction` ≥ 0,
-    /// `dirichlet_alpha` > 0, `dirichlet_epsilon` in [0, 1], `temperature` ≥ 0,
-    /// `virtual_loss` ≥ 0, `draw_score` in [-1, 1]), `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1,
-    /// `c_visit` ≥ 0, `c_scale` > 0.
+    /// [`ConfigError`] naming the first bad field: coefficients finite and in range
+    /// (`c_puct` > 0, `c_base` > 0, `fpu_reduction` ≥ 0, `dirichlet_alpha` > 0,
+    /// `dirichlet_epsilon` in [0, 1], `virtual_loss` ≥ 0, `draw_score` in [-1, 1]),
+    /// `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1, `c_visit` ≥ 0, `c_scale` > 0.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check(
-            self.simulations >= 1,
-            "simulations",
-            self.simulations,
-            "must be at least 1",
-        )?;
         match self.c_puct {
             CPuct::Constant(c) => check(
                 c.is_finite() && c > 0.0,
@@ -421,13 +395,6 @@ impl SearchConfig {
             e,
             "must be in [0, 1]",
         )?;
-        let t = self.temperature;
-        check(
-            t.is_finite() && t >= 0.0,
-            "temperature",
-            t,
-            "must be finite and >= 0",
-        )?;
         let v = self.virtual_loss;
         check(
             v.is_finite() && v >= 0.0,
@@ -486,13 +453,6 @@ mod tests {
         let cases: Vec<(SearchConfig, &str)> = vec![
             (
                 SearchConfig {
-                    simulations: 0,
-                    ..Default::default()
-                },
-                "simulations",
-            ),
-            (
-                SearchConfig {
                     c_puct: CPuct::Constant(-1.0),
                     ..Default::default()
                 },
@@ -528,13 +488,6 @@ mod tests {
                     ..Default::default()
                 },
                 "dirichlet_epsilon",
-            ),
-            (
-                SearchConfig {
-                    temperature: -1.0,
-                    ..Default::default()
-                },
-                "temperature",
             ),
             (
                 SearchConfig {
@@ -629,10 +582,13 @@ mod tests {
             Some(2.0)
         );
         assert_eq!(read("forced_playouts = 0").unwrap().forced_playouts, None);
-        // Keys the caller sets, and unknown keys, are refused by name.
+        // The budget's keys (the caller's, per search: `SearchBudget`) are no settings of the
+        // search, and are refused by name as any unknown key.
         for bad in [
             "simulations = 5",
             "seed = 1",
+            "root_noise = true",
+            "temperature = 1.0",
             "c_puct = { c_base = 1.0, x = 1 }",
         ] {
             let err = read(bad).unwrap_err().to_string();

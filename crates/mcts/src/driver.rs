@@ -12,16 +12,77 @@ use std::time::{Duration, Instant};
 
 use alphazero_game::Game;
 
+use crate::config::{check, ConfigError, SearchConfig};
 use crate::evaluator::{EvalError, EvalRequest, Evaluator};
 use crate::search::{Search, SearchResult};
 
 /// Rounds whose durations predict the next one (see [`RunLimits::deadline`]).
 const RECENT_ROUNDS: usize = 8;
 
+/// How long one tree searches, whether its root gets noise, and its seed: the caller's part of
+/// a search, apart from how it searches ([`crate::SearchConfig`]).
+///
+/// Each tree has its own ([`Search::new`], [`Search::set_budget`]); [`RunLimits`] adds the
+/// conditions of a whole [`Driver::run`] (node cap, deadline, PV depth). `Default`: 800
+/// simulations, no root noise, seed 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchBudget {
+    /// Simulations (completed leaf back-ups, evaluated or terminal) per run of the tree (a
+    /// [`Search::run`], a [`Driver::run`], or [`Search::begin_run`] and rounds); visits
+    /// already in a reused subtree do not count against it. `Some(n)`: at most `n` (≥ 1), fewer
+    /// when the root gets proven. `None`: no simulation cap, for a search limited by time or
+    /// nodes: the run ends only by [`RunLimits`], a [`Driver::run`] callback or a proven
+    /// root (a run without any of them would not end). A Gumbel root
+    /// ([`crate::SearchConfig::gumbel`]) needs a cap: its sequential halving is planned over
+    /// the run's simulations.
+    pub simulations: Option<u32>,
+    /// Whether to add Dirichlet noise to the root priors (self-play's full searches: on; play,
+    /// analysis, the arena: off). Ignored with a Gumbel root (its sampling is the exploration
+    /// there).
+    pub root_noise: bool,
+    /// Seed of the tree's RNG (Dirichlet noise, Gumbel samples). Read when the tree is built:
+    /// the tree keeps its random stream across runs and [`Search::set_budget`] does not
+    /// re-seed it.
+    pub seed: u64,
+}
+
+impl Default for SearchBudget {
+    fn default() -> Self {
+        SearchBudget::simulations(800)
+    }
+}
+
+impl SearchBudget {
+    /// `n` simulations per run, no root noise, seed 0.
+    pub const fn simulations(n: u32) -> Self {
+        SearchBudget {
+            simulations: Some(n),
+            root_noise: false,
+            seed: 0,
+        }
+    }
+
+    /// Checks the budget on its own and with `config`, the settings it is to search with.
+    ///
+    /// # Errors
+    /// [`ConfigError`] on `simulations`: `Some(0)`, or `None` with a Gumbel root.
+    pub fn validate(&self, config: &SearchConfig) -> Result<(), ConfigError> {
+        match self.simulations {
+            Some(n) => check(n >= 1, "simulations", n, "must be at least 1"),
+            None => check(
+                config.gumbel.is_none(),
+                "simulations",
+                "none",
+                "a Gumbel root needs a simulation cap",
+            ),
+        }
+    }
+}
+
 /// The run-wide stop conditions of [`Driver::run`], besides each tree's own budget.
 ///
-/// A tree always stops when [`Search::is_done`]: its `SearchConfig::simulations` simulations
-/// of this run are backed up, or its root is terminal or proven (solver). The fields below add
+/// A tree always stops when [`Search::is_done`]: the simulations of its [`SearchBudget`] for
+/// this run are backed up, or its root is terminal or proven (solver). The fields below add
 /// conditions; `None` means no such limit. [`RunLimits::default`] has none: a run then ends
 /// when every tree is done.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -350,9 +411,9 @@ fn finished<G: Game>(tree: &Search<G>, limits: &RunLimits) -> bool {
 
 /// Runs one search on each tree at once ([`Driver::run`] without limits or callback): every
 /// round sends the pending leaves of all unfinished trees to `evaluator` in ONE call (this
-/// keeps a network busy). Each tree uses its own config (simulations, `leaves_per_batch`,
-/// seed). Results are in the order of `searches` and identical to running each tree alone with
-/// the same deterministic evaluator.
+/// keeps a network busy). Each tree uses its own config (`leaves_per_batch`, …) and budget
+/// (simulations, seed). Results are in the order of `searches` and identical to running each
+/// tree alone with the same deterministic evaluator.
 ///
 /// # Errors
 /// [`EvalError`] by the [error rule](Driver#error-rule) (mixed action spaces included).

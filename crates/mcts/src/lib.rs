@@ -1,8 +1,10 @@
 //! PUCT Monte-Carlo tree search, generic over [`alphazero_game::Game`] and a batched
 //! [`Evaluator`].
 //!
-//! * [`SearchConfig`]: every knob, with the AlphaZero paper's defaults, validated into a
-//!   [`ConfigError`] naming the bad field.
+//! * [`SearchConfig`]: how to search, every knob, with the AlphaZero paper's defaults,
+//!   validated into a [`ConfigError`] naming the bad field. [`SearchBudget`]: how long (the
+//!   simulations of each run, or none for a search limited by time), root noise and seed, the
+//!   caller's for each search.
 //! * [`Search`]: one tree (arena of `u32`-indexed nodes, compact edges `(move, action, P, N,
 //!   W)` allocated on expansion), PUCT with FPU reduction, virtual loss and `K` leaves per
 //!   evaluator call, Dirichlet root noise over the candidate moves, MCTS-solver, tree reuse
@@ -33,7 +35,7 @@ mod select;
 
 pub use bench::{bench_simulations, BenchReport};
 pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
-pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits};
+pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits, SearchBudget};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
 pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;

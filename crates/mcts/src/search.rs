@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Gamma, Gumbel};
 
 use crate::config::{ConfigError, SearchConfig};
-use crate::driver::{Control, Driver, RunLimits};
+use crate::driver::{Control, Driver, RunLimits, SearchBudget};
 use crate::evaluator::{EvalError, EvalRequest, Evaluator};
 use crate::gumbel;
 
@@ -162,6 +162,7 @@ struct GumbelRoot {
 /// [`Search::result`]) stays public for tests and tools that step a tree by hand.
 pub struct Search<G: Game> {
     config: SearchConfig,
+    budget: SearchBudget,
     rng: StdRng,
     /// Entries of the positions before the root, oldest first.
     history: Vec<HistoryEntry>,
@@ -174,7 +175,8 @@ pub struct Search<G: Game> {
     moves: Vec<G::Move>,
     path: Vec<HistoryEntry>,
     sims_done: u32,
-    sims_target: u32,
+    /// The current run's simulation cap ([`SearchBudget::simulations`] at its start).
+    sims_target: Option<u32>,
     root_prepared: bool,
     noise_applied: bool,
     gumbel: Option<GumbelRoot>,
@@ -201,37 +203,46 @@ fn from_view(o: Outcome, of: Side, to: Side) -> Outcome {
 impl<G: Game> Search<G> {
     /// A new tree rooted at `position`. `history` holds the entries of the earlier positions
     /// of the game, oldest first, not including `position` (what [`History::entries`] gives);
-    /// repetition rules inside the tree read it.
+    /// repetition rules inside the tree read it. It searches as `config` says, for as long as
+    /// `budget` says (each run; see [`Search::set_budget`]), its RNG seeded with `budget.seed`.
     ///
     /// # Errors
-    /// [`ConfigError`] when `config` does not validate.
+    /// [`ConfigError`] when `config` or `budget` does not validate.
     pub fn new(
         position: G,
         history: Vec<HistoryEntry>,
         config: SearchConfig,
+        budget: SearchBudget,
     ) -> Result<Self, ConfigError> {
         config.validate()?;
+        budget.validate(&config)?;
         let entry = HistoryEntry {
             hash: position.zobrist(),
             in_check: position.in_check(),
             // Unknown: not stopping the repetition scan here is always safe.
             irreversible: history.is_empty(),
         };
-        Ok(Self::with_root(position, entry, history, config))
+        Ok(Self::with_root(position, entry, history, config, budget))
     }
 
     /// A new tree rooted at the current position of a game record (history and the root's own
-    /// irreversibility flag taken from it).
+    /// irreversibility flag taken from it), with `config` and `budget` as in [`Search::new`].
     ///
     /// # Errors
-    /// [`ConfigError`] when `config` does not validate.
-    pub fn from_history(game: &History<G>, config: SearchConfig) -> Result<Self, ConfigError> {
+    /// [`ConfigError`] when `config` or `budget` does not validate.
+    pub fn from_history(
+        game: &History<G>,
+        config: SearchConfig,
+        budget: SearchBudget,
+    ) -> Result<Self, ConfigError> {
         config.validate()?;
+        budget.validate(&config)?;
         Ok(Self::with_root(
             game.current().clone(),
             game.current_entry(),
             game.entries().to_vec(),
             config,
+            budget,
         ))
     }
 
@@ -240,10 +251,12 @@ impl<G: Game> Search<G> {
         entry: HistoryEntry,
         history: Vec<HistoryEntry>,
         config: SearchConfig,
+        budget: SearchBudget,
     ) -> Self {
-        let rng = StdRng::seed_from_u64(config.seed);
+        let rng = StdRng::seed_from_u64(budget.seed);
         let mut s = Search {
             config,
+            budget,
             rng,
             history,
             nodes: Vec::new(),
@@ -254,7 +267,7 @@ impl<G: Game> Search<G> {
             moves: Vec::new(),
             path: Vec::new(),
             sims_done: 0,
-            sims_target: 0,
+            sims_target: Some(0),
             root_prepared: false,
             noise_applied: false,
             gumbel: None,
@@ -297,19 +310,39 @@ impl<G: Game> Search<G> {
         self.reply_threat = None;
     }
 
-    /// The configuration.
+    /// The configuration: how the tree is searched.
     pub fn config(&self) -> &SearchConfig {
         &self.config
     }
 
-    /// Replaces the configuration (e.g. switching root noise or the simulation count between
-    /// moves); the tree is kept.
+    /// Replaces the configuration; the tree is kept.
     ///
     /// # Errors
-    /// [`ConfigError`] when `config` does not validate; nothing changes then.
+    /// [`ConfigError`] when `config` does not validate, or does not go with the budget (a
+    /// Gumbel root without a simulation cap); nothing changes then.
     pub fn set_config(&mut self, config: SearchConfig) -> Result<(), ConfigError> {
         config.validate()?;
+        self.budget.validate(&config)?;
         self.config = config;
+        Ok(())
+    }
+
+    /// The budget: how long each run searches, root noise, seed.
+    pub fn budget(&self) -> &SearchBudget {
+        &self.budget
+    }
+
+    /// Replaces the budget of the next runs (e.g. self-play switching between a full search
+    /// with root noise and a fast one between moves); the tree is kept, and so is its RNG
+    /// (`budget.seed` is read only when the tree is built). A run already begun keeps the
+    /// simulation cap it began with.
+    ///
+    /// # Errors
+    /// [`ConfigError`] when `budget` does not validate with the configuration; nothing changes
+    /// then.
+    pub fn set_budget(&mut self, budget: SearchBudget) -> Result<(), ConfigError> {
+        budget.validate(&self.config)?;
+        self.budget = budget;
         Ok(())
     }
 
@@ -333,8 +366,9 @@ impl<G: Game> Search<G> {
         self.nodes[0].n
     }
 
-    /// Runs `config.simulations` simulations (fewer if the root gets proven) and returns the
-    /// result: [`Search::run_with`] without limits. Leaves are evaluated `leaves_per_batch` at
+    /// Runs the budget's simulations (fewer if the root gets proven) and returns the result:
+    /// [`Search::run_with`] without limits. The budget must have a simulation cap: without
+    /// one only a proven root ends this run. Leaves are evaluated `leaves_per_batch` at
     /// a time, one evaluator call each.
     ///
     /// # Errors
@@ -348,7 +382,7 @@ impl<G: Game> Search<G> {
     }
 
     /// Runs this tree alone through the [`Driver`] under `limits` (node cap, deadline, PV
-    /// depth; see [`RunLimits`]) besides `config.simulations`, and returns the result.
+    /// depth; see [`RunLimits`]) besides the budget's simulations, and returns the result.
     ///
     /// # Errors
     /// As [`Search::run`].
@@ -367,11 +401,11 @@ impl<G: Game> Search<G> {
     }
 
     /// Starts a new run of the step API: resets the simulation counter to 0 and the target to
-    /// `config.simulations`, discards pending leaves, and re-samples the Gumbel root.
+    /// the budget's simulations, discards pending leaves, and re-samples the Gumbel root.
     pub fn begin_run(&mut self) {
         self.cancel_pending();
         self.sims_done = 0;
-        self.sims_target = self.config.simulations;
+        self.sims_target = self.budget.simulations;
         self.root_prepared = false;
         self.gumbel = None;
     }
@@ -385,7 +419,8 @@ impl<G: Game> Search<G> {
         let root = &self.nodes[0];
         root.state == NodeState::Terminal
             || (self.config.solver && root.proven.is_some())
-            || (root.state == NodeState::Expanded && self.sims_done >= self.sims_target)
+            || (root.state == NodeState::Expanded
+                && self.sims_target.is_some_and(|t| self.sims_done >= t))
     }
 
     /// Number of leaves waiting for [`Search::apply_evaluations`].
@@ -434,7 +469,9 @@ impl<G: Game> Search<G> {
         }
         let k = self.config.leaves_per_batch;
         for _ in 0..k {
-            if self.sims_done + self.pending.len() as u32 >= self.sims_target
+            if self
+                .sims_target
+                .is_some_and(|t| self.sims_done + self.pending.len() as u32 >= t)
                 || (self.config.solver && self.nodes[0].proven.is_some())
             {
                 break;
@@ -893,7 +930,10 @@ impl<G: Game> Search<G> {
                 .collect();
             let base = edges.iter().map(|e| e.n).collect();
             let m = (gc.num_sampled_actions as usize).min(n);
-            let budget = self.sims_target.saturating_sub(self.sims_done) as usize;
+            // A Gumbel root's budget always has a cap (`SearchBudget::validate`).
+            let budget = self
+                .sims_target
+                .map_or(0, |t| t.saturating_sub(self.sims_done)) as usize;
             let table = gumbel::considered_visit_sequence(m, budget);
             self.gumbel = Some(GumbelRoot {
                 g,
@@ -901,7 +941,7 @@ impl<G: Game> Search<G> {
                 base,
                 table,
             });
-        } else if self.config.root_noise && !self.noise_applied {
+        } else if self.budget.root_noise && !self.noise_applied {
             self.noise_applied = true;
             let mut priors: Vec<f32> = self.edges[f..f + n].iter().map(|e| e.prior).collect();
             let alpha = match self.config.dirichlet_alpha_total {
@@ -1066,7 +1106,7 @@ impl<G: Game> Search<G> {
     /// root of a PUCT search with root noise ([`SearchConfig::forced_playouts`]).
     fn forced_k(&self) -> Option<f32> {
         match self.config.forced_playouts {
-            Some(k) if self.config.root_noise && self.config.gumbel.is_none() => Some(k),
+            Some(k) if self.budget.root_noise && self.config.gumbel.is_none() => Some(k),
             _ => None,
         }
     }

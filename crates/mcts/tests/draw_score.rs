@@ -5,7 +5,9 @@
 mod common;
 
 use alphazero_game::{Game, History, Outcome, Side};
-use alphazero_mcts::{EvalError, EvalRequest, Evaluator, Search, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{
+    EvalError, EvalRequest, Evaluator, Search, SearchBudget, SearchConfig, UniformEvaluator,
+};
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::Ttt;
 
@@ -51,12 +53,11 @@ fn repetition_history() -> History<Xiangqi> {
 fn best_move(draw_score: f32) -> String {
     let h = repetition_history();
     let config = SearchConfig {
-        simulations: 400,
         leaves_per_batch: 1,
         draw_score,
         ..SearchConfig::default()
     };
-    let mut s = Search::from_history(&h, config).unwrap();
+    let mut s = Search::from_history(&h, config, SearchBudget::simulations(400)).unwrap();
     let r = s.run(&SideIsWorse(Side::Second)).unwrap();
     h.current().format_move(r.best_move.unwrap())
 }
@@ -76,11 +77,11 @@ fn a_proven_draw_is_worth_draw_score_to_the_root_side_and_its_move() {
     // X to move, one empty square left: the last move draws.
     for draw_score in [0.0f32, -0.3, 0.25] {
         let config = SearchConfig {
-            simulations: 20,
             draw_score,
             ..SearchConfig::default()
         };
-        let mut s = Search::new(Ttt::from_str("xoxxooox."), Vec::new(), config).unwrap();
+        let budget = SearchBudget::simulations(20);
+        let mut s = Search::new(Ttt::from_str("xoxxooox."), Vec::new(), config, budget).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         assert_eq!(r.proven, Some(Outcome::Draw));
         assert_eq!(r.root_value, draw_score);

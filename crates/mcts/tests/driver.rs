@@ -10,28 +10,42 @@ use alphazero_connect4::Connect4;
 use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{
-    run_many, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
-    SearchResult,
+    run_many, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchBudget,
+    SearchConfig, SearchResult,
 };
 use common::HashEvaluator;
 
-fn cfg(simulations: u32, leaves_per_batch: u32, seed: u64) -> SearchConfig {
-    SearchConfig {
-        simulations,
+fn cfg(simulations: u32, leaves_per_batch: u32, seed: u64) -> (SearchConfig, SearchBudget) {
+    let (config, budget) = uncapped(leaves_per_batch, seed);
+    let budget = SearchBudget {
+        simulations: Some(simulations),
+        ..budget
+    };
+    (config, budget)
+}
+
+/// A search without a simulation cap: only the run's limits or its callback end it.
+fn uncapped(leaves_per_batch: u32, seed: u64) -> (SearchConfig, SearchBudget) {
+    let config = SearchConfig {
         leaves_per_batch,
-        seed,
         ..SearchConfig::default()
-    }
+    };
+    let budget = SearchBudget {
+        simulations: None,
+        root_noise: false,
+        seed,
+    };
+    (config, budget)
 }
 
 /// Connect Four after `moves` (columns 1–7), a fresh tree.
-fn tree(moves: &str, config: SearchConfig) -> Search<Connect4> {
+fn tree(moves: &str, (config, budget): (SearchConfig, SearchBudget)) -> Search<Connect4> {
     let pos = if moves.is_empty() {
         Connect4::default()
     } else {
         Connect4::from_moves(moves).unwrap()
     };
-    Search::new(pos, Vec::new(), config).unwrap()
+    Search::new(pos, Vec::new(), config, budget).unwrap()
 }
 
 /// Everything a result says, for equality between two searches.
@@ -177,7 +191,7 @@ fn a_passed_deadline_still_gives_one_round_of_simulations() {
     // Round 1 evaluates the root (no simulation yet), round 2 the first leaves; the deadline,
     // already passed, stops the run right after.
     for k in [1, 8] {
-        let r = tree("", cfg(10_000, k, 0))
+        let r = tree("", uncapped(k, 0))
             .run_with(
                 &HashEvaluator,
                 RunLimits {
@@ -186,7 +200,7 @@ fn a_passed_deadline_still_gives_one_round_of_simulations() {
                 },
             )
             .unwrap();
-        let mut two_rounds = [tree("", cfg(10_000, k, 0))];
+        let mut two_rounds = [tree("", uncapped(k, 0))];
         run_rounds(&mut two_rounds, 2);
         assert!(r.simulations >= 1, "k {k}");
         assert!(same(&r, &two_rounds[0].result()), "k {k}");
@@ -196,7 +210,7 @@ fn a_passed_deadline_still_gives_one_round_of_simulations() {
 #[test]
 fn callback_sees_every_evaluating_round_and_may_stop_the_run_or_set_a_deadline() {
     let mut seen = Vec::new();
-    let mut t = [tree("", cfg(10_000, 4, 0))];
+    let mut t = [tree("", uncapped(4, 0))];
     Driver::new()
         .run(&mut t, &HashEvaluator, &mut RunLimits::default(), |p, _| {
             seen.push((
@@ -214,7 +228,7 @@ fn callback_sees_every_evaluating_round_and_may_stop_the_run_or_set_a_deadline()
     assert_eq!(seen, vec![(1, 1, 0), (2, 4, 4), (3, 4, 8)]);
     assert_eq!(t[0].result().simulations, 8);
     // A deadline set by the callback (a ponder hit) is read by the checks after it.
-    let mut t = [tree("", cfg(10_000, 4, 0))];
+    let mut t = [tree("", uncapped(4, 0))];
     Driver::new()
         .run(&mut t, &HashEvaluator, &mut RunLimits::default(), |p, l| {
             if p.rounds() == 5 {
@@ -312,9 +326,10 @@ fn non_finite_value_for_one_tree_applies_nothing_to_any_tree() {
 #[test]
 fn trees_with_other_action_spaces_in_one_round_are_an_error() {
     let board = |size| Gomoku::new(&GomokuConfig::new(size, Rule::Freestyle).unwrap());
+    let (config, budget) = cfg(20, 4, 0);
     let mut trees = vec![
-        Search::new(board(9), Vec::new(), cfg(20, 4, 0)).unwrap(),
-        Search::new(board(15), Vec::new(), cfg(20, 4, 0)).unwrap(),
+        Search::new(board(9), Vec::new(), config.clone(), budget).unwrap(),
+        Search::new(board(15), Vec::new(), config, budget).unwrap(),
     ];
     let err = run_many(&mut trees, &HashEvaluator).unwrap_err();
     assert!(

@@ -5,23 +5,31 @@ use alphazero_connect4::{C4Move, Connect4};
 use alphazero_game::{Game, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule};
 use alphazero_mcts::{
-    run_many, Evaluator, RolloutEvaluator, Search, SearchConfig, UniformEvaluator,
+    run_many, Evaluator, RolloutEvaluator, Search, SearchBudget, SearchConfig, UniformEvaluator,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 
 /// Search without a network: the decisive-move check is what makes 800 uniform simulations
 /// see a one-ply threat on a 15×15 board.
-fn cfg(sims: u32, k: u32) -> SearchConfig {
+fn cfg(k: u32) -> SearchConfig {
     SearchConfig {
-        simulations: sims,
         leaves_per_batch: k,
         terminal_check: true,
         ..Default::default()
     }
 }
 
-fn best<G: Game, E: Evaluator<G>>(pos: &G, config: SearchConfig, e: &E) -> G::Move {
-    let mut s = Search::new(pos.clone(), Vec::new(), config).unwrap();
+fn sims(n: u32) -> SearchBudget {
+    SearchBudget::simulations(n)
+}
+
+fn best<G: Game, E: Evaluator<G>>(
+    pos: &G,
+    config: SearchConfig,
+    budget: SearchBudget,
+    e: &E,
+) -> G::Move {
+    let mut s = Search::new(pos.clone(), Vec::new(), config, budget).unwrap();
     s.run(e).unwrap().best_move.unwrap()
 }
 
@@ -54,14 +62,15 @@ fn gomoku_win(to_move: Side) -> (Gomoku, [GomokuMove; 2]) {
 #[test]
 fn gomoku_uniform_search_blocks_the_four() {
     let pos = gomoku_block();
-    assert_eq!(best(&pos, cfg(800, 8), &UniformEvaluator), m(7, 7));
+    assert_eq!(best(&pos, cfg(8), sims(800), &UniformEvaluator), m(7, 7));
     assert_eq!(
         best(
             &pos,
             SearchConfig {
                 solver: false,
-                ..cfg(800, 8)
+                ..cfg(8)
             },
+            sims(800),
             &UniformEvaluator
         ),
         m(7, 7)
@@ -72,14 +81,14 @@ fn gomoku_uniform_search_blocks_the_four() {
 fn gomoku_rollout_search_blocks_the_four() {
     let pos = gomoku_block();
     let rollout = RolloutEvaluator::new(1, 11);
-    assert_eq!(best(&pos, cfg(1000, 8), &rollout), m(7, 7));
+    assert_eq!(best(&pos, cfg(8), sims(1000), &rollout), m(7, 7));
 }
 
 #[test]
 fn gomoku_win_in_one_for_both_colours() {
     for side in [Side::First, Side::Second] {
         let (pos, wins) = gomoku_win(side);
-        let mv = best(&pos, cfg(800, 8), &UniformEvaluator);
+        let mv = best(&pos, cfg(8), sims(800), &UniformEvaluator);
         assert!(wins.contains(&mv), "{side:?} played {mv}");
     }
 }
@@ -88,26 +97,26 @@ fn gomoku_win_in_one_for_both_colours() {
 fn connect4_win_in_one_and_block_for_both_colours() {
     // First player: three in column 1, to move -> wins in column 1.
     let p = Connect4::from_moves("121212").unwrap();
-    assert_eq!(best(&p, cfg(800, 8), &UniformEvaluator), C4Move(0));
+    assert_eq!(best(&p, cfg(8), sims(800), &UniformEvaluator), C4Move(0));
     // Second player to move with three in column 2 -> wins there.
     let p = Connect4::from_moves("1212123").unwrap();
-    assert_eq!(best(&p, cfg(800, 8), &UniformEvaluator), C4Move(1));
+    assert_eq!(best(&p, cfg(8), sims(800), &UniformEvaluator), C4Move(1));
     // Second player must block column 1.
     let p = Connect4::from_moves("12121").unwrap();
-    assert_eq!(best(&p, cfg(800, 8), &UniformEvaluator), C4Move(0));
+    assert_eq!(best(&p, cfg(8), sims(800), &UniformEvaluator), C4Move(0));
     // Second player to move with three in column 1 wins there.
     let p = Connect4::from_moves("2121213").unwrap();
-    assert_eq!(best(&p, cfg(800, 8), &UniformEvaluator), C4Move(0));
+    assert_eq!(best(&p, cfg(8), sims(800), &UniformEvaluator), C4Move(0));
     // First player (bottom row c, e, g; no win) must block column 1.
     let p = Connect4::from_moves("317151").unwrap();
-    assert_eq!(best(&p, cfg(800, 8), &UniformEvaluator), C4Move(0));
+    assert_eq!(best(&p, cfg(8), sims(800), &UniformEvaluator), C4Move(0));
 }
 
 #[test]
 fn xiangqi_mate_in_one_is_found() {
     // Red chariot a8 holds rank 8; the chariot b0 -> b9 mates the lone black general e9.
     let p = Xiangqi::from_fen("4k4/R8/9/9/9/9/9/9/9/1R1K5 w", XiangqiConfig::default()).unwrap();
-    let mut s = Search::new(p.clone(), Vec::new(), cfg(800, 8)).unwrap();
+    let mut s = Search::new(p.clone(), Vec::new(), cfg(8), sims(800)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     let mv = r.best_move.unwrap();
     let mut after = p.clone();
@@ -119,16 +128,17 @@ fn xiangqi_mate_in_one_is_found() {
 #[test]
 fn batched_serial_and_multi_tree_agree_on_tactics() {
     let pos = gomoku_block();
-    let serial = best(&pos, cfg(400, 1), &UniformEvaluator);
-    let batched = best(&pos, cfg(400, 8), &UniformEvaluator);
+    let serial = best(&pos, cfg(1), sims(400), &UniformEvaluator);
+    let batched = best(&pos, cfg(8), sims(400), &UniformEvaluator);
     let mut many: Vec<_> = (0..4)
         .map(|i| {
             Search::new(
                 pos.clone(),
                 Vec::new(),
-                SearchConfig {
+                cfg(8),
+                SearchBudget {
                     seed: i,
-                    ..cfg(400, 8)
+                    ..sims(400)
                 },
             )
             .unwrap()
@@ -140,15 +150,15 @@ fn batched_serial_and_multi_tree_agree_on_tactics() {
     assert!(rs.iter().all(|r| r.best_move == Some(serial)));
 
     let c4 = Connect4::from_moves("12121").unwrap();
-    let s1 = best(&c4, cfg(400, 1), &UniformEvaluator);
-    assert_eq!(best(&c4, cfg(400, 8), &UniformEvaluator), s1);
+    let s1 = best(&c4, cfg(1), sims(400), &UniformEvaluator);
+    assert_eq!(best(&c4, cfg(8), sims(400), &UniformEvaluator), s1);
     assert_eq!(s1, C4Move(0));
 }
 
 #[test]
 fn tree_reuse_on_gomoku_keeps_visits() {
     let pos = gomoku_block();
-    let mut s = Search::new(pos, Vec::new(), cfg(400, 8)).unwrap();
+    let mut s = Search::new(pos, Vec::new(), cfg(8), sims(400)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     let mv = r.best_move.unwrap();
     let visits = r.children.iter().find(|c| c.mv == mv).unwrap().visits;

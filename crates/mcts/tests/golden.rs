@@ -5,7 +5,7 @@ mod common;
 
 use alphazero_connect4::Connect4;
 use alphazero_game::Game;
-use alphazero_mcts::{GumbelConfig, Search, SearchConfig, SearchResult};
+use alphazero_mcts::{GumbelConfig, Search, SearchBudget, SearchConfig, SearchResult};
 use common::{HashEvaluator, Ttt};
 use serde_json::{json, Value};
 
@@ -61,51 +61,61 @@ fn check(name: &str, got: Value) {
     );
 }
 
-fn run<G: Game>(pos: G, config: SearchConfig) -> Value {
-    let mut s = Search::new(pos, Vec::new(), config).unwrap();
+fn run<G: Game>(pos: G, config: SearchConfig, budget: SearchBudget) -> Value {
+    let mut s = Search::new(pos, Vec::new(), config, budget).unwrap();
     dump(&s.run(&HashEvaluator).unwrap())
 }
 
 #[test]
 fn golden_tictactoe_puct_with_noise() {
     let c = SearchConfig {
-        simulations: 300,
         leaves_per_batch: 4,
-        root_noise: true,
-        seed: 7,
         ..Default::default()
     };
-    check("tictactoe_puct_noise", run(Ttt::from_str("........."), c));
+    let b = SearchBudget {
+        simulations: Some(300),
+        root_noise: true,
+        seed: 7,
+    };
+    check(
+        "tictactoe_puct_noise",
+        run(Ttt::from_str("........."), c, b),
+    );
 }
 
 #[test]
 fn golden_connect4_puct_serial() {
     let c = SearchConfig {
-        simulations: 400,
         leaves_per_batch: 1,
         terminal_check: true,
         ..Default::default()
     };
     check(
         "connect4_puct_serial",
-        run(Connect4::from_moves("4453").unwrap(), c),
+        run(
+            Connect4::from_moves("4453").unwrap(),
+            c,
+            SearchBudget::simulations(400),
+        ),
     );
 }
 
 #[test]
 fn golden_connect4_gumbel() {
     let c = SearchConfig {
-        simulations: 64,
         leaves_per_batch: 8,
         gumbel: Some(GumbelConfig {
             num_sampled_actions: 4,
             ..Default::default()
         }),
-        seed: 3,
         ..Default::default()
+    };
+    let b = SearchBudget {
+        seed: 3,
+        ..SearchBudget::simulations(64)
     };
     check(
         "connect4_gumbel",
-        run(Connect4::from_moves("4453").unwrap(), c),
+        run(Connect4::from_moves("4453").unwrap(), c, b),
     );
 }

@@ -6,22 +6,41 @@ mod common;
 use alphazero_game::{Game, History, Outcome};
 use alphazero_mcts::{
     run_many, select_move, CachedEvaluator, EvalError, EvalRequest, Evaluator, GumbelConfig,
-    RolloutEvaluator, Search, SearchConfig, SearchResult, UniformEvaluator,
+    RolloutEvaluator, Search, SearchBudget, SearchConfig, SearchResult, UniformEvaluator,
 };
 use common::{CountingEvaluator, HashEvaluator, Ttt};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-fn cfg(sims: u32, k: u32) -> SearchConfig {
+/// The default search with `k` leaves per evaluator call.
+fn cfg(k: u32) -> SearchConfig {
     SearchConfig {
-        simulations: sims,
         leaves_per_batch: k,
         ..Default::default()
     }
 }
 
-fn search<E: Evaluator<Ttt>>(board: &str, config: SearchConfig, e: &E) -> SearchResult<Ttt> {
-    let mut s = Search::new(Ttt::from_str(board), Vec::new(), config).unwrap();
+/// `n` simulations, no root noise, seed 0.
+fn sims(n: u32) -> SearchBudget {
+    SearchBudget::simulations(n)
+}
+
+/// `n` simulations with root noise, seeded with `seed`.
+fn noisy(n: u32, seed: u64) -> SearchBudget {
+    SearchBudget {
+        simulations: Some(n),
+        root_noise: true,
+        seed,
+    }
+}
+
+fn search<E: Evaluator<Ttt>>(
+    board: &str,
+    config: SearchConfig,
+    budget: SearchBudget,
+    e: &E,
+) -> SearchResult<Ttt> {
+    let mut s = Search::new(Ttt::from_str(board), Vec::new(), config, budget).unwrap();
     s.run(e).unwrap()
 }
 
@@ -30,13 +49,10 @@ fn win_in_one_is_taken_by_both_sides() {
     // X to move wins at 2; O to move wins at 5.
     for (board, win) in [("xx.oo....", 2u8), ("xx.oo.x..", 5u8)] {
         for solver in [true, false] {
-            let c = SearchConfig {
-                solver,
-                ..cfg(200, 1)
-            };
-            let r = search(board, c.clone(), &UniformEvaluator);
+            let c = SearchConfig { solver, ..cfg(1) };
+            let r = search(board, c.clone(), sims(200), &UniformEvaluator);
             assert_eq!(r.best_move, Some(win), "{board} solver={solver}");
-            let r = search(board, c, &HashEvaluator);
+            let r = search(board, c, sims(200), &HashEvaluator);
             assert_eq!(r.best_move, Some(win), "{board} solver={solver}");
         }
     }
@@ -47,17 +63,14 @@ fn loss_in_one_is_avoided_by_both_sides() {
     // X to move must block at 1; O to move must block at 1.
     for board in ["o.o.x....", "x.x.o...."] {
         for solver in [true, false] {
-            let c = SearchConfig {
-                solver,
-                ..cfg(400, 1)
-            };
+            let c = SearchConfig { solver, ..cfg(1) };
             assert_eq!(
-                search(board, c.clone(), &UniformEvaluator).best_move,
+                search(board, c.clone(), sims(400), &UniformEvaluator).best_move,
                 Some(1),
                 "{board}"
             );
             assert_eq!(
-                search(board, c, &HashEvaluator).best_move,
+                search(board, c, sims(400), &HashEvaluator).best_move,
                 Some(1),
                 "{board}"
             );
@@ -72,8 +85,9 @@ fn values_have_the_side_to_move_sign() {
         "xx.oo....",
         SearchConfig {
             solver: false,
-            ..cfg(200, 1)
+            ..cfg(1)
         },
+        sims(200),
         &UniformEvaluator,
     );
     assert!(r.root_value > 0.5, "{}", r.root_value);
@@ -85,8 +99,9 @@ fn values_have_the_side_to_move_sign() {
         "x.x.o...x",
         SearchConfig {
             solver: false,
-            ..cfg(400, 1)
+            ..cfg(1)
         },
+        sims(400),
         &UniformEvaluator,
     );
     assert!(r.root_value < -0.3, "{}", r.root_value);
@@ -94,7 +109,7 @@ fn values_have_the_side_to_move_sign() {
 
 #[test]
 fn proven_win_stops_early_and_is_chosen() {
-    let r = search("xx.oo....", cfg(800, 8), &UniformEvaluator);
+    let r = search("xx.oo....", cfg(8), sims(800), &UniformEvaluator);
     assert_eq!(r.proven, Some(Outcome::Win));
     assert_eq!(r.best_move, Some(2));
     assert_eq!(r.root_value, 1.0);
@@ -109,7 +124,7 @@ fn proven_win_stops_early_and_is_chosen() {
 #[test]
 fn proven_loss_propagates_from_every_reply() {
     // O to move; X threatens 1 and 5; O has no win: every move loses.
-    let r = search("x.x.o...x", cfg(800, 1), &UniformEvaluator);
+    let r = search("x.x.o...x", cfg(1), sims(800), &UniformEvaluator);
     assert_eq!(r.proven, Some(Outcome::Loss));
     assert_eq!(r.root_value, -1.0);
     assert!(r.children.iter().all(|c| c.proven == Some(Outcome::Loss)));
@@ -119,7 +134,7 @@ fn proven_loss_propagates_from_every_reply() {
 #[test]
 fn proven_draw_near_the_end() {
     // x o x / x o o / . x .  -> O to move (x=4, o=3); best play draws.
-    let r = search("xoxxoo.x.", cfg(800, 1), &UniformEvaluator);
+    let r = search("xoxxoo.x.", cfg(1), sims(800), &UniformEvaluator);
     assert_eq!(r.proven, Some(Outcome::Draw));
     assert_eq!(r.root_value, 0.0);
 }
@@ -134,16 +149,17 @@ fn batched_and_multi_tree_search_pick_the_serial_move() {
         "x...o....",
     ];
     for board in boards {
-        let serial = search(board, cfg(400, 1), &HashEvaluator).best_move;
-        let batched = search(board, cfg(400, 8), &HashEvaluator).best_move;
+        let serial = search(board, cfg(1), sims(400), &HashEvaluator).best_move;
+        let batched = search(board, cfg(8), sims(400), &HashEvaluator).best_move;
         let mut many: Vec<_> = (0..3)
             .map(|i| {
                 Search::new(
                     Ttt::from_str(board),
                     Vec::new(),
-                    SearchConfig {
+                    cfg(8),
+                    SearchBudget {
                         seed: i,
-                        ..cfg(400, 8)
+                        ..sims(400)
                     },
                 )
                 .unwrap()
@@ -167,12 +183,12 @@ fn multi_tree_driver_matches_single_runs_and_batches_all_trees() {
     let boards = ["x...o....", ".........", "x.x.o...."];
     let mut many: Vec<_> = boards
         .iter()
-        .map(|b| Search::new(Ttt::from_str(b), Vec::new(), cfg(200, 4)).unwrap())
+        .map(|b| Search::new(Ttt::from_str(b), Vec::new(), cfg(4), sims(200)).unwrap())
         .collect();
     let counting = CountingEvaluator::default();
     let rs = run_many(&mut many, &counting).unwrap();
     for (b, r) in boards.iter().zip(&rs) {
-        let single = search(b, cfg(200, 4), &HashEvaluator);
+        let single = search(b, cfg(4), sims(200), &HashEvaluator);
         assert_eq!(single.children, r.children, "{b}");
         assert_eq!(single.pv, r.pv);
     }
@@ -186,22 +202,17 @@ fn multi_tree_driver_matches_single_runs_and_batches_all_trees() {
 
 #[test]
 fn search_is_deterministic_for_a_seed() {
-    let c = SearchConfig {
-        root_noise: true,
-        seed: 42,
-        ..cfg(300, 8)
-    };
-    let a = search(".........", c.clone(), &HashEvaluator);
-    let b = search(".........", c.clone(), &HashEvaluator);
+    let a = search(".........", cfg(8), noisy(300, 42), &HashEvaluator);
+    let b = search(".........", cfg(8), noisy(300, 42), &HashEvaluator);
     assert_eq!(a.children, b.children);
     assert_eq!(a.pv, b.pv);
-    let d = search(".........", SearchConfig { seed: 43, ..c }, &HashEvaluator);
+    let d = search(".........", cfg(8), noisy(300, 43), &HashEvaluator);
     assert_ne!(a.children, d.children);
 }
 
 #[test]
 fn tree_reuse_keeps_the_child_statistics() {
-    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(400, 4)).unwrap();
+    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(4), sims(400)).unwrap();
     let r = s.run(&HashEvaluator).unwrap();
     let mv = r.best_move.unwrap();
     let child = r.children.iter().find(|c| c.mv == mv).unwrap().clone();
@@ -229,23 +240,15 @@ fn tree_reuse_keeps_the_child_statistics() {
 fn repetition_history_reaches_the_tree() {
     let mut h = History::new(Ttt::from_str("........."));
     h.play(4).unwrap();
-    let s = Search::from_history(&h, cfg(10, 1)).unwrap();
+    let s = Search::from_history(&h, cfg(1), sims(10)).unwrap();
     assert_eq!(s.history(), h.entries());
 }
 
 #[test]
 fn dirichlet_noise_covers_only_legal_moves_and_sums_to_one() {
     let board = "x...o..x.";
-    let clean = search(board, cfg(50, 1), &HashEvaluator);
-    let noisy = search(
-        board,
-        SearchConfig {
-            root_noise: true,
-            seed: 3,
-            ..cfg(50, 1)
-        },
-        &HashEvaluator,
-    );
+    let clean = search(board, cfg(1), sims(50), &HashEvaluator);
+    let noisy = search(board, cfg(1), noisy(50, 3), &HashEvaluator);
     let legal = Ttt::from_str(board).legal_moves_vec();
     assert_eq!(noisy.children.len(), legal.len());
     assert!(noisy.children.iter().all(|c| legal.contains(&c.mv)));
@@ -268,14 +271,14 @@ fn gumbel_root_takes_the_win_and_gives_an_improved_policy() {
     let g = SearchConfig {
         gumbel: Some(GumbelConfig::default()),
         solver: false,
-        ..cfg(64, 4)
+        ..cfg(4)
     };
-    let r = search("xx.oo.x..", g.clone(), &HashEvaluator);
+    let r = search("xx.oo.x..", g.clone(), sims(64), &HashEvaluator);
     assert_eq!(r.best_move, Some(5));
     let sum: f32 = r.policy.iter().sum();
     assert!((sum - 1.0).abs() < 1e-5);
     assert_eq!(r.policy.iter().cloned().fold(0.0, f32::max), r.policy[5]);
-    let r = search("o.o.x....", g, &UniformEvaluator);
+    let r = search("o.o.x....", g, sims(64), &UniformEvaluator);
     assert_eq!(r.best_move, Some(1));
 }
 
@@ -287,9 +290,9 @@ fn gumbel_visits_follow_sequential_halving() {
             ..Default::default()
         }),
         solver: false,
-        ..cfg(8, 1)
+        ..cfg(1)
     };
-    let r = search(".........", g, &HashEvaluator);
+    let r = search(".........", g, sims(8), &HashEvaluator);
     let mut visits: Vec<u32> = r
         .children
         .iter()
@@ -302,7 +305,7 @@ fn gumbel_visits_follow_sequential_halving() {
 
 #[test]
 fn select_move_respects_temperature() {
-    let r = search("x...o....", cfg(300, 1), &HashEvaluator);
+    let r = search("x...o....", cfg(1), sims(300), &HashEvaluator);
     let mut rng = StdRng::seed_from_u64(9);
     assert_eq!(select_move(&r, 0.0, &mut rng), r.best_move);
     let visited: Vec<u8> = r
@@ -322,7 +325,7 @@ fn select_move_respects_temperature() {
 
 #[test]
 fn terminal_root_gives_no_move() {
-    let mut s = Search::new(Ttt::from_str("xxxoo...."), Vec::new(), cfg(10, 1)).unwrap();
+    let mut s = Search::new(Ttt::from_str("xxxoo...."), Vec::new(), cfg(1), sims(10)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!(r.best_move, None);
     assert_eq!(r.proven, Some(Outcome::Loss));
@@ -343,27 +346,42 @@ impl Evaluator<Ttt> for Broken {
 
 #[test]
 fn non_finite_values_are_an_error_not_a_panic() {
-    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(10, 1)).unwrap();
+    let mut s = Search::new(Ttt::from_str("........."), Vec::new(), cfg(1), sims(10)).unwrap();
     assert!(s.run(&Broken).is_err());
     assert!(s.apply_evaluations(&[0.0; 3], &[0.0]).is_err());
 }
 
 #[test]
-fn invalid_config_is_refused() {
-    let e = Search::new(Ttt::from_str("........."), Vec::new(), cfg(0, 1))
-        .err()
-        .unwrap();
+fn invalid_budget_is_refused() {
+    let new = |config, budget| Search::new(Ttt::from_str("........."), Vec::new(), config, budget);
+    let e = new(cfg(1), sims(0)).err().unwrap();
     assert_eq!(e.field, "simulations");
+    // No cap is a budget (a search limited by time), but not for a Gumbel root, whose
+    // sequential halving is planned over the run's simulations.
+    let uncapped = SearchBudget {
+        simulations: None,
+        ..sims(1)
+    };
+    assert!(new(cfg(1), uncapped).is_ok());
+    let gumbel = SearchConfig {
+        gumbel: Some(GumbelConfig::default()),
+        ..cfg(1)
+    };
+    let e = new(gumbel.clone(), uncapped).err().unwrap();
+    assert_eq!(e.field, "simulations");
+    let mut s = new(gumbel, sims(10)).unwrap();
+    assert_eq!(s.set_budget(uncapped).unwrap_err().field, "simulations");
+    assert_eq!(s.budget(), &sims(10), "a refused budget changes nothing");
 }
 
 #[test]
 fn cached_evaluator_gives_the_same_search_and_counts_hits() {
     let cached = CachedEvaluator::new(HashEvaluator, 10_000);
-    let a = search("x...o....", cfg(300, 4), &cached);
-    let b = search("x...o....", cfg(300, 4), &HashEvaluator);
+    let a = search("x...o....", cfg(4), sims(300), &cached);
+    let b = search("x...o....", cfg(4), sims(300), &HashEvaluator);
     assert_eq!(a.children, b.children);
     let misses = cached.misses();
-    let _ = search("x...o....", cfg(300, 4), &cached);
+    let _ = search("x...o....", cfg(4), sims(300), &cached);
     assert_eq!(
         cached.misses(),
         misses,
@@ -371,15 +389,15 @@ fn cached_evaluator_gives_the_same_search_and_counts_hits() {
     );
     assert!(cached.hits() >= misses);
     let small = CachedEvaluator::new(HashEvaluator, 16);
-    let _ = search("x...o....", cfg(300, 4), &small);
+    let _ = search("x...o....", cfg(4), sims(300), &small);
     assert!(small.len() <= 16);
 }
 
 #[test]
 fn rollout_evaluator_is_deterministic_and_finds_the_block() {
     let r = RolloutEvaluator::new(1, 5);
-    let a = search("o.o.x....", cfg(300, 8), &r);
-    let b = search("o.o.x....", cfg(300, 8), &r);
+    let a = search("o.o.x....", cfg(8), sims(300), &r);
+    let b = search("o.o.x....", cfg(8), sims(300), &r);
     assert_eq!(a.children, b.children);
     assert_eq!(a.best_move, Some(1));
     let mut values = [0.0];
@@ -397,7 +415,7 @@ fn rollout_evaluator_is_deterministic_and_finds_the_block() {
 
 #[test]
 fn pv_from_each_root_move_follows_best_children_and_matches_the_result_pv_for_the_best_move() {
-    let mut s = Search::new(Ttt::from_str("x...o...."), Vec::new(), cfg(300, 4)).unwrap();
+    let mut s = Search::new(Ttt::from_str("x...o...."), Vec::new(), cfg(4), sims(300)).unwrap();
     let r = s.run(&HashEvaluator).unwrap();
     let best = r.best_move.unwrap();
     assert_eq!(s.pv_from(best).as_deref(), Some(&r.pv[..]));
@@ -427,14 +445,12 @@ fn pv_from_each_root_move_follows_best_children_and_matches_the_result_pv_for_th
 }
 
 /// A self-play search (root noise on) with forced playouts `k`.
-fn forced(sims: u32, k: Option<f32>, seed: u64) -> SearchConfig {
+fn forced(k: Option<f32>) -> SearchConfig {
     SearchConfig {
-        root_noise: true,
         forced_playouts: k,
-        seed,
         // Proven roots report a one-hot π; these tests look at visit counts.
         solver: false,
-        ..cfg(sims, 1)
+        ..cfg(1)
     }
 }
 
@@ -453,10 +469,15 @@ fn forced_playouts_give_every_visited_root_child_its_minimum() {
     let boards = [".........", "x...o....", "x.o......", "....x...."];
     let mut short_without = 0;
     for (i, board) in boards.iter().enumerate() {
-        let on = search(board, forced(600, Some(2.0), i as u64), &HashEvaluator);
+        let on = search(
+            board,
+            forced(Some(2.0)),
+            noisy(600, i as u64),
+            &HashEvaluator,
+        );
         // The last simulation may leave a child one visit short of a bound that grew with it.
         assert!(forced_shortfall(&on, 2.0) <= 1.0, "{board}");
-        let off = search(board, forced(600, None, i as u64), &HashEvaluator);
+        let off = search(board, forced(None), noisy(600, i as u64), &HashEvaluator);
         if forced_shortfall(&off, 2.0) > 1.0 {
             short_without += 1;
         }
@@ -470,7 +491,12 @@ fn policy_target_pruning_removes_only_visits_puct_did_not_want() {
     let k = 2.0;
     let mut pruned_some = false;
     for (i, board) in [".........", "x...o....", "x.o......"].iter().enumerate() {
-        let r = search(board, forced(600, Some(k), 10 + i as u64), &HashEvaluator);
+        let r = search(
+            board,
+            forced(Some(k)),
+            noisy(600, 10 + i as u64),
+            &HashEvaluator,
+        );
         let sum: f32 = r.policy.iter().sum();
         assert!((sum - 1.0).abs() < 1e-5, "{board}: π sums to {sum}");
         let best = r.children.iter().max_by_key(|c| c.visits).unwrap();
@@ -504,17 +530,17 @@ fn policy_target_pruning_removes_only_visits_puct_did_not_want() {
 #[test]
 fn forced_playouts_are_off_without_root_noise() {
     for board in [".........", "x...o...."] {
-        let plain = SearchConfig {
+        let budget = SearchBudget {
             seed: 3,
-            ..cfg(300, 1)
+            ..sims(300)
         };
         let with_k = SearchConfig {
             forced_playouts: Some(2.0),
-            ..plain.clone()
+            ..cfg(1)
         };
         let (a, b) = (
-            search(board, plain, &HashEvaluator),
-            search(board, with_k, &HashEvaluator),
+            search(board, cfg(1), budget, &HashEvaluator),
+            search(board, with_k, budget, &HashEvaluator),
         );
         assert_eq!(a.children, b.children, "{board}");
         assert_eq!(a.policy, b.policy, "{board}");

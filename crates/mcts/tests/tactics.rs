@@ -4,15 +4,18 @@
 
 use alphazero_game::{Game, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, VcfResult};
-use alphazero_mcts::{Search, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{Search, SearchBudget, SearchConfig, UniformEvaluator};
+
+fn sims(n: u32) -> SearchBudget {
+    SearchBudget::simulations(n)
+}
 
 fn p(s: &str) -> GomokuMove {
     GomokuMove::parse_coord(s).unwrap()
 }
 
-fn cfg(sims: u32, tactics: Option<u32>) -> SearchConfig {
+fn cfg(tactics: Option<u32>) -> SearchConfig {
     SearchConfig {
-        simulations: sims,
         terminal_check: true,
         tactical_budget: tactics,
         ..SearchConfig::default()
@@ -43,7 +46,7 @@ fn vcf_positions() -> Vec<(String, Gomoku)> {
 #[test]
 fn vcf_positions_are_proven_won_and_the_vcf_move_is_played() {
     for (text, pos) in vcf_positions() {
-        let mut s = Search::new(pos.clone(), Vec::new(), cfg(400, Some(20_000))).unwrap();
+        let mut s = Search::new(pos.clone(), Vec::new(), cfg(Some(20_000)), sims(400)).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         assert_eq!(r.proven, Some(Outcome::Win), "{text}");
         assert_eq!(r.root_value, 1.0);
@@ -72,7 +75,7 @@ fn without_tactics_the_uniform_search_does_not_prove_the_vcf_positions() {
     let proven = vcf_positions()
         .into_iter()
         .filter(|(_, pos)| {
-            let mut s = Search::new(pos.clone(), Vec::new(), cfg(400, None)).unwrap();
+            let mut s = Search::new(pos.clone(), Vec::new(), cfg(None), sims(400)).unwrap();
             s.run(&UniformEvaluator).unwrap().proven == Some(Outcome::Win)
         })
         .count();
@@ -102,7 +105,7 @@ fn four_and_three() -> Gomoku {
 #[test]
 fn a_forced_block_into_a_lost_position_is_proven_lost_at_once() {
     let pos = four_and_three();
-    let mut s = Search::new(pos, Vec::new(), cfg(800, Some(2_000))).unwrap();
+    let mut s = Search::new(pos, Vec::new(), cfg(Some(2_000)), sims(800)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!(r.proven, Some(Outcome::Loss));
     assert_eq!(
@@ -123,7 +126,7 @@ fn an_open_four_against_the_side_to_move_is_proven_lost_without_search() {
     let white = [p("h1"), p("j2"), p("l3"), p("n5")];
     let pos = Gomoku::from_stones(&cfg15, &black, &white, Side::Second).unwrap();
     for tactics in [Some(0), None] {
-        let mut s = Search::new(pos.clone(), Vec::new(), cfg(800, tactics)).unwrap();
+        let mut s = Search::new(pos.clone(), Vec::new(), cfg(tactics), sims(800)).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         assert_eq!(r.proven, Some(Outcome::Loss), "tactics {tactics:?}");
         assert!(r.simulations <= 4, "{} simulations", r.simulations);
@@ -166,7 +169,7 @@ fn the_defender_of_a_vcf_position_avoids_moves_that_leave_the_vcf() {
         if safe.is_empty() || safe.len() == moves.len() {
             continue;
         }
-        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(800, Some(20_000))).unwrap();
+        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(Some(20_000)), sims(800)).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         if r.proven == Some(Outcome::Win) {
             continue; // the defender has its own forced win
@@ -205,7 +208,7 @@ fn tree_reuse_keeps_the_winning_edge_of_a_tactically_proven_node() {
             defender,
         )
         .unwrap();
-        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(300, Some(20_000))).unwrap();
+        let mut s = Search::new(flipped.clone(), Vec::new(), cfg(Some(20_000)), sims(300)).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         // A move after which the attacker's VCF was proven inside the tree.
         let Some(lost) = r
@@ -234,17 +237,17 @@ fn root_vct_plays_a_double_three_the_per_node_tactics_cannot_prove() {
     let black = [p("f8"), p("g8"), p("h6"), p("h7")];
     let white = [p("a15"), p("c15"), p("o1"), p("m1")];
     let pos = Gomoku::from_stones(&cfg15, &black, &white, Side::First).unwrap();
-    let mut config = cfg(200, Some(2_000));
-    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let mut config = cfg(Some(2_000));
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone(), sims(200)).unwrap();
     let plain = s.run(&UniformEvaluator).unwrap();
     assert_ne!(plain.proven, Some(Outcome::Win));
     config.root_tactical_budget = Some(200_000);
-    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone(), sims(200)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!((r.proven, r.best_move), (Some(Outcome::Win), Some(p("h8"))));
     // A reused root (expanded as an inner node) gets the root tactics on its next run.
     let white_first = Gomoku::from_stones(&cfg15, &black, &white[..3], Side::Second).unwrap();
-    let mut s = Search::new(white_first, Vec::new(), config).unwrap();
+    let mut s = Search::new(white_first, Vec::new(), config, sims(200)).unwrap();
     s.run(&UniformEvaluator).unwrap();
     s.advance(p("m1")).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
@@ -275,8 +278,8 @@ fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
             .find(|c| c.mv == p("f7"))
             .map(|c| c.proven)
     };
-    let mut config = cfg(600, Some(2_000));
-    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let mut config = cfg(Some(2_000));
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone(), sims(600)).unwrap();
     let plain = s.run(&UniformEvaluator).unwrap();
     assert_eq!(
         f7(&plain),
@@ -285,7 +288,7 @@ fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
     );
 
     config.reply_tactical_budget = Some(3_000);
-    let mut s = Search::new(pos.clone(), Vec::new(), config.clone()).unwrap();
+    let mut s = Search::new(pos.clone(), Vec::new(), config.clone(), sims(600)).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();
     assert_eq!(
         f7(&r),
@@ -301,15 +304,7 @@ fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
     for m in &moves {
         before.play(p(m)).unwrap();
     }
-    let mut s = Search::new(
-        before,
-        Vec::new(),
-        SearchConfig {
-            simulations: 30_000,
-            ..config
-        },
-    )
-    .unwrap();
+    let mut s = Search::new(before, Vec::new(), config, sims(30_000)).unwrap();
     s.run(&UniformEvaluator).unwrap();
     s.advance(p("d5")).unwrap();
     let r = s.run(&UniformEvaluator).unwrap();

@@ -4,7 +4,7 @@
 //! move the network rates low is never tried".
 
 use alphazero_game::{Game, Outcome};
-use alphazero_mcts::{EvalError, EvalRequest, Evaluator, Search, SearchConfig};
+use alphazero_mcts::{EvalError, EvalRequest, Evaluator, Search, SearchBudget, SearchConfig};
 use alphazero_xiangqi::{reference, Move, Xiangqi, XiangqiConfig};
 
 const DATA: &str = include_str!("../../xiangqi/tests/data/mates.tsv");
@@ -49,11 +49,11 @@ fn mates() -> Vec<(Xiangqi, u32, usize)> {
 /// The move the search plays at 200 simulations, and whether it proved the root won.
 fn play(pos: &Xiangqi, tactical_budget: Option<u32>) -> (Option<Move>, bool) {
     let config = SearchConfig {
-        simulations: 200,
         tactical_budget,
         ..SearchConfig::default()
     };
-    let mut search = Search::new(pos.clone(), Vec::new(), config).unwrap();
+    let budget = SearchBudget::simulations(200);
+    let mut search = Search::new(pos.clone(), Vec::new(), config, budget).unwrap();
     let r = search.run(&MateBlind).unwrap();
     (r.best_move, r.proven == Some(Outcome::Win))
 }

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use alphazero_game::{Game, Outcome};
-use alphazero_mcts::{Evaluator, Search, SearchConfig, UniformEvaluator};
+use alphazero_mcts::{Evaluator, Search, SearchBudget, SearchConfig, UniformEvaluator};
 use alphazero_nn::{default_device, load_checkpoint, NetworkEvaluator};
 use alphazero_xiangqi::{reference, Move, Xiangqi, XiangqiConfig};
 
@@ -151,15 +151,15 @@ fn main() {
         for &s in &sims {
             for &b in &budgets {
                 let config = SearchConfig {
-                    simulations: s,
                     tactical_budget: b,
                     ..SearchConfig::default()
                 };
+                let sims = SearchBudget::simulations(s);
                 let mut found: BTreeMap<&str, usize> = BTreeMap::new();
                 let mut missed = Vec::new();
                 let start = Instant::now();
                 for p in &positions {
-                    let mut search = Search::new(p.pos.clone(), Vec::new(), config.clone())
+                    let mut search = Search::new(p.pos.clone(), Vec::new(), config.clone(), sims)
                         .expect("valid search config");
                     let r = search.run(eval.as_ref()).expect("evaluation");
                     // A root proven won plays a proven win (the tactics and the solver are
@@ -209,13 +209,17 @@ fn cost(name: &str, eval: &dyn Evaluator<Xiangqi>, games: u64, budgets: &[Option
                 break;
             }
             roots.push(pos.clone());
-            let config = SearchConfig {
-                simulations: 96,
+            let budget = SearchBudget {
                 seed: g * 1000 + ply,
-                ..SearchConfig::default()
+                ..SearchBudget::simulations(96)
             };
-            let mut search =
-                Search::new(pos.clone(), history.clone(), config).expect("valid search config");
+            let mut search = Search::new(
+                pos.clone(),
+                history.clone(),
+                SearchConfig::default(),
+                budget,
+            )
+            .expect("valid search config");
             let r = search.run(eval).expect("evaluation");
             let mv = if ply < 20 {
                 let x = random();

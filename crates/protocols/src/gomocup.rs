@@ -861,7 +861,7 @@ impl GomocupEngine {
 
     /// The simulation cap of one search: the configured one, lowered by `INFO max_memory`.
     fn simulation_cap(&self) -> u32 {
-        let mut cap = self.config.search.simulations;
+        let mut cap = self.config.simulations;
         if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
             cap = cap.min(
                 (mem / self.config.bytes_per_simulation.max(1)).clamp(1, u64::from(u32::MAX))
@@ -890,6 +890,7 @@ impl GomocupEngine {
         let Some(time) = time else {
             let mut limits = ThinkLimits {
                 max_simulations: cap,
+                seed: self.config.seed,
                 deadline: None,
                 depth: None,
                 snapshot_every: None,
@@ -918,6 +919,7 @@ impl GomocupEngine {
             let search = self.config.search.clone();
             let mut limits = ThinkLimits {
                 max_simulations: cap,
+                seed: self.config.seed,
                 deadline: Some(received + time.search),
                 depth: None,
                 snapshot_every: Some(Duration::from_millis(5)),
@@ -1462,8 +1464,10 @@ mod tests {
 
     fn engine(infos: &[&str]) -> GomocupEngine {
         // Clock-based config (for the budget) with a tiny simulation cap (fast searches).
-        let mut config = EngineConfig::default();
-        config.search.simulations = 8;
+        let config = EngineConfig {
+            simulations: 8,
+            ..EngineConfig::default()
+        };
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
         let mut sink = Vec::new();
         for l in ["START 15"].iter().chain(infos) {

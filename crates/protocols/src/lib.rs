@@ -69,15 +69,18 @@ pub use ucci::{format_move, parse_move, run_ucci, Dialect, Notation, UcciEngine}
 /// Settings shared by both engines.
 #[derive(Clone, Debug)]
 pub struct EngineConfig {
-    /// Search settings. `search.simulations` is the most simulations one move may use (the
-    /// cap for time-limited searches, the exact count with [`EngineConfig::fixed_simulations`]
-    /// or when no time is given). Root noise should be off for play. The defaults here are the
+    /// How the engine searches (its searches have no root noise). The defaults here are the
     /// paper's, with no tactics; the programs (`alphazero gomocup`, `alphazero ucci`) play with
     /// their game's play search from the registry (`alphazero_engine::brain_config`).
     pub search: SearchConfig,
+    /// The most simulations one move may use (200,000): the cap for time-limited searches,
+    /// the exact count with [`EngineConfig::fixed_simulations`] or when no time is given.
+    pub simulations: u32,
+    /// Seed of every search's RNG (0).
+    pub seed: u64,
     /// When `true` the clock never decides anything: every search without an explicit node
-    /// limit runs exactly `search.simulations` simulations (or stops when the root is proven),
-    /// `INFO time_left` / `go movetime` are ignored. For golden tests and reproducible
+    /// limit runs exactly [`EngineConfig::simulations`] simulations (or stops when the root is
+    /// proven), `INFO time_left` / `go movetime` are ignored. For golden tests and reproducible
     /// analysis. Default `false`.
     pub fixed_simulations: bool,
     /// Thinking time per move when the GUI gives none (1 s).
@@ -121,10 +124,9 @@ pub struct EngineConfig {
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
-            search: SearchConfig {
-                simulations: 200_000,
-                ..SearchConfig::default()
-            },
+            search: SearchConfig::default(),
+            simulations: 200_000,
+            seed: 0,
             fixed_simulations: false,
             default_move_time: Duration::from_millis(1000),
             safety_margin: Duration::from_millis(50),
@@ -145,11 +147,8 @@ impl EngineConfig {
     /// A deterministic configuration: exactly `simulations` per move, no clock, `seed`.
     pub fn fixed(simulations: u32, seed: u64) -> Self {
         EngineConfig {
-            search: SearchConfig {
-                simulations,
-                seed,
-                ..SearchConfig::default()
-            },
+            simulations,
+            seed,
             fixed_simulations: true,
             ..EngineConfig::default()
         }

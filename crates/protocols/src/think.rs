@@ -16,14 +16,18 @@ use alphazero_game::{Game, History, Outcome};
 /// What the callback of [`think`] answers: the search driver's [`Control`].
 pub(crate) use alphazero_mcts::Control;
 use alphazero_mcts::{
-    ChildStats, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchConfig,
+    ChildStats, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search, SearchBudget,
+    SearchConfig,
 };
 
-/// When a search stops (whichever comes first; the root being proven also stops it).
+/// The budget of a search: when it stops (whichever comes first; the root being proven also
+/// stops it), its seed, and what it reports.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ThinkLimits {
     /// Simulation cap (≥ 1).
     pub max_simulations: u32,
+    /// Seed of the search's RNG ([`SearchBudget::seed`]).
+    pub seed: u64,
     /// Wall-clock deadline: no batch is started that is expected to end after it.
     pub deadline: Option<Instant>,
     /// Stop once the principal variation has this many plies.
@@ -246,11 +250,11 @@ fn thought_of<G: Game>(
 /// Searches `game.current()` and returns the move to play.
 ///
 /// Order of business: no legal move → `mv: None`; an immediately winning candidate or a single
-/// candidate → answered without search; otherwise MCTS (with `search`, its simulation count
-/// replaced by `limits.max_simulations`) until the cap, the deadline, the depth goal, a proven
-/// root, or the callback says stop. Moves in `banned` are never chosen (prior 0 at the root and
-/// filtered from the final choice). A root decided by repetition while moves remain is
-/// searched without its history.
+/// candidate → answered without search; otherwise MCTS (as `search` says, without root noise,
+/// seeded with `limits.seed`) until `limits.max_simulations`, the deadline, the depth goal, a
+/// proven root, or the callback says stop. Moves in `banned` are never chosen (prior 0 at the
+/// root and filtered from the final choice). A root decided by repetition while moves remain
+/// is searched without its history.
 ///
 /// # Errors
 /// [`EvalError`] from the evaluator or an invalid search config.
@@ -306,16 +310,17 @@ pub(crate) fn think<G: Game>(
             "single candidate",
         ));
     }
-    let cfg = SearchConfig {
-        simulations: limits.max_simulations.max(1),
-        ..search.clone()
+    let budget = SearchBudget {
+        seed: limits.seed,
+        ..SearchBudget::simulations(limits.max_simulations.max(1))
     };
+    let cfg = search.clone();
     let cfg_err = |e: alphazero_mcts::ConfigError| EvalError(e.to_string());
     let mut s = if game.outcome().is_some() {
         // Over by repetition but moves remain (the GUI decides): search the bare position.
-        Search::new(pos.clone(), Vec::new(), cfg).map_err(cfg_err)?
+        Search::new(pos.clone(), Vec::new(), cfg, budget).map_err(cfg_err)?
     } else {
-        Search::from_history(game, cfg).map_err(cfg_err)?
+        Search::from_history(game, cfg, budget).map_err(cfg_err)?
     };
     let banned_actions: Vec<usize> = banned
         .iter()
@@ -389,6 +394,7 @@ mod tests {
     fn limits(sims: u32, multipv: usize) -> ThinkLimits {
         ThinkLimits {
             max_simulations: sims,
+            seed: 5,
             deadline: None,
             depth: None,
             snapshot_every: None,
@@ -399,11 +405,7 @@ mod tests {
     #[test]
     fn multipv_lines_are_the_move_played_then_the_ranked_children_each_with_its_own_pv() {
         let game = History::new(Xiangqi::start(XiangqiConfig::default()));
-        let search = SearchConfig {
-            simulations: 300,
-            seed: 5,
-            ..SearchConfig::default()
-        };
+        let search = SearchConfig::default();
         let think_with = |banned: &[Move], multipv: usize| {
             think(
                 &game,
@@ -418,7 +420,11 @@ mod tests {
         };
         let t = think_with(&[], 6);
         // The same search by hand.
-        let mut s = Search::from_history(&game, search.clone()).unwrap();
+        let budget = SearchBudget {
+            seed: 5,
+            ..SearchBudget::simulations(300)
+        };
+        let mut s = Search::from_history(&game, search.clone(), budget).unwrap();
         let r = s.run(&UniformEvaluator).unwrap();
         assert_eq!(t.mv, r.best_move);
         assert_eq!(t.lines[0].pv, t.pv);

@@ -519,7 +519,7 @@ impl UcciEngine {
                 Opt::Simulations,
                 Some("Simulations"),
                 Some("simulations"),
-                spin(i64::from(d.search.simulations), 1, 100_000_000),
+                spin(i64::from(d.simulations), 1, 100_000_000),
             ),
             spec(Opt::RankBase, None, Some("rankbase"), spin(0, 0, 1)),
             spec(Opt::MultiPv, Some("MultiPV"), None, spin(1, 1, MAX_MULTIPV)),
@@ -861,7 +861,7 @@ impl UcciEngine {
                 };
                 self.notation_chosen = true;
             }
-            Opt::Simulations => self.config.search.simulations = n32,
+            Opt::Simulations => self.config.simulations = n32,
             Opt::MultiPv => self.multipv = n32,
             Opt::ShowWdl => self.show_wdl = number == 1,
             Opt::UseMillisec => self.millisec = number == 1,
@@ -1177,13 +1177,14 @@ impl UcciEngine {
                 ..go
             })
         };
-        let cap = self.config.search.simulations;
+        let cap = self.config.simulations;
         let max_simulations = match go.nodes {
             Some(n) => n.clamp(1, u64::from(u32::MAX)) as u32,
             None => cap,
         };
         let mut limits = ThinkLimits {
             max_simulations,
+            seed: self.config.seed,
             deadline: if waiting {
                 None
             } else {

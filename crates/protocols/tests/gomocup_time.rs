@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alphazero_gomoku::Gomoku;
-use alphazero_mcts::{EvalError, EvalRequest, Evaluator, SearchConfig};
+use alphazero_mcts::{EvalError, EvalRequest, Evaluator};
 use alphazero_protocols::{EngineConfig, GomocupEngine};
 
 /// Uniform outputs, but every batch burns CPU for a while: 10 ms, and every 6th batch 700 ms
@@ -78,10 +78,7 @@ impl Drop for Load {
 
 fn brain(evaluator: Arc<dyn Evaluator<Gomoku>>) -> GomocupEngine {
     let config = EngineConfig {
-        search: SearchConfig {
-            simulations: 1_000_000,
-            ..SearchConfig::default()
-        },
+        simulations: 1_000_000,
         ..EngineConfig::default()
     };
     GomocupEngine::new(evaluator, config)

@@ -278,7 +278,7 @@ struct SearchOut {
 fn search_game<G: BoardView>(
     game: &History<G>,
     evaluator: &dyn Evaluator<G>,
-    simulations: u32,
+    simulations: Option<u32>,
     time_ms: Option<u64>,
     seed: u64,
     stop: &AtomicBool,
@@ -392,9 +392,9 @@ pub fn search(
                  would outgrow the memory); use time_ms for a long search"
             )))
         }
-        (Some(n), _) => n,
-        (None, Some(_)) => 0,
-        (None, None) => 800,
+        (Some(n), _) => Some(n),
+        (None, Some(_)) => None,
+        (None, None) => Some(800),
     };
     let spec = game.inner.spec();
     let out = with_game!(&spec, G, _cfg => {

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use alphazero_game::{mix_seed, Game, History, Outcome, Side};
 use alphazero_mcts::{
-    select_move, ConfigError, Driver, EvalError, Evaluator, Search, SearchConfig,
+    select_move, ConfigError, Driver, EvalError, Evaluator, Search, SearchBudget, SearchConfig,
 };
 use alphazero_records::{GameFlags, GameRecord, GameResult, PlyRecord};
 use rand::rngs::StdRng;
@@ -127,13 +127,16 @@ impl Restarts {
     }
 }
 
-/// Everything that controls self-play. The search's own knobs (c_puct, FPU, Dirichlet α/ε,
-/// virtual loss, K leaves per batch, Gumbel) are in `search`; `search.simulations` is the full
-/// search's budget and `search.root_noise` should be on.
+/// Everything that controls self-play. How it searches (c_puct, FPU, Dirichlet α/ε, virtual
+/// loss, K leaves per batch, Gumbel) is `search`; how long is `simulations` (a full move, with
+/// root noise) and `playout_cap` (a fast move, without).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SelfPlayConfig {
-    /// The search configuration of a full move.
+    /// How every move is searched.
     pub search: SearchConfig,
+    /// Simulations of a full move's search (≥ 1), which has root noise and is a training
+    /// target (800).
+    pub simulations: u32,
     /// Games played at the same time (their leaves share one evaluator call).
     pub parallel_games: usize,
     /// Plies played with temperature `temperature`; later plies use `final_temperature`.
@@ -149,19 +152,37 @@ pub struct SelfPlayConfig {
     /// A game reaching this many plies is stopped and scored a draw (flag `truncated`).
     pub max_plies: u32,
     /// Seed of move choice, playout-cap draws and the no-resign draw; each game's search is
-    /// seeded from it and the game's index.
+    /// seeded from it and the game's index ([`alphazero_mcts::SearchBudget::seed`]).
     pub seed: u64,
     /// Game restarts (none by default).
     pub restarts: Restarts,
 }
 
+impl SelfPlayConfig {
+    /// The budget of a full move's search: `simulations`, root noise on, `seed`.
+    fn full_search(&self, seed: u64) -> SearchBudget {
+        SearchBudget {
+            simulations: Some(self.simulations),
+            root_noise: true,
+            seed,
+        }
+    }
+
+    /// Checks the search settings and the full moves' simulations.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the bad field (`simulations` for a full search of 0).
+    pub(crate) fn validate_search(&self) -> Result<(), ConfigError> {
+        self.search.validate()?;
+        self.full_search(self.seed).validate(&self.search)
+    }
+}
+
 impl Default for SelfPlayConfig {
     fn default() -> Self {
         SelfPlayConfig {
-            search: SearchConfig {
-                root_noise: true,
-                ..SearchConfig::default()
-            },
+            search: SearchConfig::default(),
+            simulations: 800,
             parallel_games: 32,
             temperature_moves: 8,
             temperature: 1.0,
@@ -330,7 +351,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     first_game_index: u64,
     mut on_game: impl FnMut(GameRecord),
 ) -> Result<SelfPlayStats, SelfPlayError> {
-    config.search.validate()?;
+    config.validate_search()?;
     if config.parallel_games == 0 {
         return Err(SelfPlayError::Invalid {
             field: "parallel_games",
@@ -365,15 +386,14 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
     let new_slot = |next_game: &mut u64, rng: &mut StdRng| -> Result<Slot<G>, SelfPlayError> {
         let game_index = first_game_index + *next_game;
         *next_game += 1;
-        let mut sc = config.search.clone();
-        sc.seed = mix_seed(config.search.seed, 2 * game_index + 1);
+        let budget = config.full_search(mix_seed(config.seed, 2 * game_index + 1));
         let prefix = config
             .restarts
             .choose(config.seed, game_index)
             .unwrap_or_default()
             .to_vec();
         let history = replay_prefix(start, &prefix, game_index)?;
-        let search = Search::from_history(&history, sc)?;
+        let search = Search::from_history(&history, config.search.clone(), budget)?;
         let no_resign = match config.resign {
             Some(r) => rng.random::<f32>() < r.no_resign_fraction,
             None => false,
@@ -480,15 +500,17 @@ fn start_move<G: Game>(
         None => true,
     };
     slot.full_move = full;
-    let mut sc = slot.search.config().clone();
-    if full {
-        sc.simulations = config.search.simulations;
-        sc.root_noise = config.search.root_noise;
-    } else if let Some(pc) = config.playout_cap {
-        sc.simulations = pc.fast_simulations;
-        sc.root_noise = false;
-    }
-    slot.search.set_config(sc)?;
+    // The tree keeps the seed it was built with.
+    let seed = slot.search.budget().seed;
+    let budget = match config.playout_cap {
+        Some(pc) if !full => SearchBudget {
+            simulations: Some(pc.fast_simulations),
+            root_noise: false,
+            seed,
+        },
+        _ => config.full_search(seed),
+    };
+    slot.search.set_budget(budget)?;
     slot.search.begin_run();
     Ok(())
 }

@@ -79,7 +79,7 @@ where
             on_game,
         );
     }
-    config.search.validate()?;
+    config.validate_search()?;
     let t0 = Instant::now();
     let per_worker = SelfPlayConfig {
         parallel_games: config.parallel_games.div_ceil(n),

@@ -15,12 +15,8 @@ use alphazero_selfplay::{
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
     SelfPlayConfig {
-        search: SearchConfig {
-            simulations: 32,
-            root_noise: true,
-            seed,
-            ..SearchConfig::default()
-        },
+        search: SearchConfig::default(),
+        simulations: 32,
         parallel_games: 4,
         temperature_moves: 6,
         max_plies: 42,
@@ -105,7 +101,7 @@ fn selfplay_policy_has_no_weight_on_moves_the_solver_proved_losing() {
     // move loses to d1 and is proven so by the search (terminal check + solver).
     let start = Connect4::from_moves("17273").unwrap();
     let mut cfg = c4_config(5);
-    cfg.search.simulations = 200;
+    cfg.simulations = 200;
     cfg.search.terminal_check = true;
     cfg.search.solver = true;
     cfg.parallel_games = 2;

@@ -700,11 +700,16 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         observer: &dyn Observer,
     ) -> Result<GatingMetrics, PipelineError> {
         let g = &self.cfg.gating;
-        let search = gating_search_config(&self.cfg, 0)?;
+        let search = gating_search_config(&self.cfg)?;
         let entrant = |name: &str, net: &PolicyValueNet| -> Result<Entrant<G>, PipelineError> {
             let eval = NetworkEvaluator::<G>::new(net, &self.model_config, &self.device)?;
             let eval = Arc::new(CachedEvaluator::new(eval, 100_000));
-            Ok(Entrant::batched_search(name, eval, search.clone()))
+            Ok(Entrant::batched_search(
+                name,
+                eval,
+                search.clone(),
+                g.simulations,
+            ))
         };
         let config = MatchConfig {
             pairing: Pairing::RoundRobin,

@@ -129,30 +129,24 @@ fn every_key_of_selfplay_search_reaches_the_searches_the_pipeline_runs() {
                 let cfg = base
                     .with_overrides(&[format!("{written}={new}")])
                     .unwrap_or_else(|e| panic!("{name} {written}={new}: {e}"));
-                // Self-play: the search of every move, with the loop's own fields.
-                let sp = selfplay_config(&cfg, 9).search;
+                // Self-play: the search of every move, its budget the loop's.
+                let sp = selfplay_config(&cfg, 9);
                 assert_eq!(
                     search_table(&cfg).get(key),
                     Some(&as_stored(&new)),
                     "{name} {written}={new}"
                 );
-                assert_eq!(
-                    sp,
-                    SearchConfig {
-                        simulations: cfg.selfplay.simulations,
-                        root_noise: true,
-                        seed: 9,
-                        ..cfg.selfplay.search.clone()
-                    }
+                assert_eq!(sp.search, cfg.selfplay.search);
+                assert_eq!(sp.simulations, cfg.selfplay.simulations);
+                assert_ne!(
+                    sp.search,
+                    selfplay_config(&base, 9).search,
+                    "{name} {written}"
                 );
-                assert_ne!(sp, selfplay_config(&base, 9).search, "{name} {written}");
-                // Gating searches as self-play does (without root noise).
+                // Gating searches as self-play does (its budget without root noise).
                 assert_eq!(
-                    gating_search_config(&cfg, 0).unwrap(),
-                    SearchConfig {
-                        simulations: cfg.gating.simulations,
-                        ..cfg.selfplay.search.clone()
-                    },
+                    gating_search_config(&cfg).unwrap(),
+                    cfg.selfplay.search,
                     "{name} {written}: gating"
                 );
             }
@@ -163,8 +157,8 @@ fn every_key_of_selfplay_search_reaches_the_searches_the_pipeline_runs() {
                     .unwrap();
                 assert_eq!(cfg.selfplay.search, base.selfplay.search);
                 assert_ne!(
-                    gating_search_config(&cfg, 0).unwrap(),
-                    gating_search_config(&base, 0).unwrap(),
+                    gating_search_config(&cfg).unwrap(),
+                    gating_search_config(&base).unwrap(),
                     "{name} gating.search.{key}"
                 );
             }

@@ -34,7 +34,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, Side};
-use alphazero_mcts::{Evaluator, UniformEvaluator};
+use alphazero_mcts::{Evaluator, SearchBudget, UniformEvaluator};
 use alphazero_registry::{with_game, GameSpec, SpecError};
 use axum::extract::rejection::{JsonRejection, QueryRejection};
 use axum::extract::{Query, State};
@@ -592,7 +592,7 @@ async fn think(
     play: bool,
     ply: Option<usize>,
 ) -> Result<Json<StateJson>, ApiError> {
-    let (game, version, config) = app.with_session(&id, |s| {
+    let (game, version, config, budget) = app.with_session(&id, |s| {
         if s.thinking {
             return Err(ApiError::Conflict(
                 "the engine is already thinking in this session".into(),
@@ -606,8 +606,8 @@ async fn think(
             s.game_changes();
         }
         s.thinking = true;
-        let config = s.game.search(s.simulations);
-        Ok((s.game.clone(), s.version, config))
+        let budget = SearchBudget::simulations(s.simulations);
+        Ok((s.game.clone(), s.version, s.game.search(), budget))
     })?;
     let result = async {
         let _permit = app
@@ -617,7 +617,7 @@ async fn think(
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         tokio::task::spawn_blocking(move || {
             let mut game = game;
-            game.think(&config, play, ply).map(|()| game)
+            game.think(&config, budget, play, ply).map(|()| game)
         })
         .await
         .map_err(|e| ApiError::Internal(format!("search task failed: {e}")))?
@@ -687,8 +687,7 @@ async fn analysis_start(
     let (analyser, state) = app.with_session(&req.session, |s| {
         s.check_idle()?;
         // Each step sets its own simulations.
-        let config = s.game.search(1);
-        let analyser = s.game.analyser(&config, req.ply)?;
+        let analyser = s.game.analyser(&s.game.search(), req.ply)?;
         s.live = Some(Live {
             key,
             ply: req.ply.unwrap_or_else(|| s.game.len()),
@@ -905,14 +904,7 @@ mod tests {
             let (game, _) =
                 with_game!(&spec, G, cfg => new_match::<G>(&spec, cfg, &req, Side::First, &engines))
                     .unwrap();
-            let config = game.search(req.simulations);
-            assert_eq!(config.simulations, 50, "{spec}");
-            assert!(!config.root_noise, "{spec}");
-            assert_eq!(
-                alphazero_registry::play::play_settings(&config),
-                spec.play_search(),
-                "{spec}"
-            );
+            assert_eq!(game.search(), spec.play_search(), "{spec}");
         }
     }
 }

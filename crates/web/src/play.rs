@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use alphazero_formats::{MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
-use alphazero_mcts::{ChildStats, Evaluator, Search, SearchConfig, SearchResult};
+use alphazero_mcts::{ChildStats, Evaluator, Search, SearchBudget, SearchConfig, SearchResult};
 use serde::Serialize;
 
 use crate::error::ApiError;
@@ -317,12 +317,8 @@ pub(crate) struct LiveSearch<G: WebGame> {
 
 impl<G: WebGame> Analyser for LiveSearch<G> {
     fn step(&mut self, simulations: u32) -> Result<(AnalysisJson, bool), ApiError> {
-        let config = SearchConfig {
-            simulations: simulations.max(1),
-            ..self.search.config().clone()
-        };
         self.search
-            .set_config(config)
+            .set_budget(SearchBudget::simulations(simulations.max(1)))
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         let result = self
             .search
@@ -492,17 +488,19 @@ impl<G: WebGame> Match<G> {
         Ok(())
     }
 
-    /// Searches the position after `ply` moves (the current one for `None`; blocking) and,
-    /// with `play`, plays the engine's move at the end of the game.
+    /// Searches the position after `ply` moves (the current one for `None`; blocking) as
+    /// `config` says, for `budget`, and, with `play`, plays the engine's move at the end of
+    /// the game.
     pub fn think(
         &mut self,
         config: &SearchConfig,
+        budget: SearchBudget,
         play: bool,
         ply: Option<usize>,
     ) -> Result<(), ApiError> {
         self.check_search(play, ply)?;
         let at = self.at(ply)?;
-        let mut search = Search::from_history(&at, config.clone())
+        let mut search = Search::from_history(&at, config.clone(), budget)
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         let result = search
             .run(&*self.evaluator)
@@ -523,7 +521,8 @@ impl<G: WebGame> Match<G> {
         Ok(())
     }
 
-    /// A continuous analysis of the position after `ply` moves (the end for `None`).
+    /// A continuous analysis of the position after `ply` moves (the end for `None`), searched
+    /// as `config` says (each step sets its own simulations).
     pub fn analyser(
         &self,
         config: &SearchConfig,
@@ -531,7 +530,7 @@ impl<G: WebGame> Match<G> {
     ) -> Result<LiveSearch<G>, ApiError> {
         self.check_search(false, ply)?;
         let at = self.at(ply)?;
-        let search = Search::from_history(&at, config.clone())
+        let search = Search::from_history(&at, config.clone(), SearchBudget::simulations(1))
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(LiveSearch {
             search,
@@ -702,6 +701,7 @@ pub(crate) trait AnyMatch: Send {
     fn think(
         &mut self,
         config: &SearchConfig,
+        budget: SearchBudget,
         play: bool,
         ply: Option<usize>,
     ) -> Result<(), ApiError>;
@@ -730,9 +730,8 @@ pub(crate) trait AnyMatch: Send {
     /// The game's name ([`Game::NAME`]).
     fn name(&self) -> &'static str;
     /// How this game is searched: its play search from the registry
-    /// ([`alphazero_registry::Registered::play_search`], as every program plays the game) with
-    /// `simulations`.
-    fn search(&self, simulations: u32) -> SearchConfig;
+    /// ([`alphazero_registry::Registered::play_search`], as every program plays the game).
+    fn search(&self) -> SearchConfig;
     /// A copy of the match (a search runs on a copy).
     fn clone_box(&self) -> Box<dyn AnyMatch>;
 }
@@ -759,10 +758,11 @@ impl<G: WebGame> AnyMatch for Match<G> {
     fn think(
         &mut self,
         config: &SearchConfig,
+        budget: SearchBudget,
         play: bool,
         ply: Option<usize>,
     ) -> Result<(), ApiError> {
-        Match::think(self, config, play, ply)
+        Match::think(self, config, budget, play, ply)
     }
 
     fn analyser(
@@ -803,11 +803,8 @@ impl<G: WebGame> AnyMatch for Match<G> {
         G::NAME
     }
 
-    fn search(&self, simulations: u32) -> SearchConfig {
-        SearchConfig {
-            simulations,
-            ..G::play_search()
-        }
+    fn search(&self) -> SearchConfig {
+        G::play_search()
     }
 
     fn clone_box(&self) -> Box<dyn AnyMatch> {

@@ -1,6 +1,7 @@
 //! The search as a player, with any evaluator (uniform, rollouts, a network).
 //!
-//! A player searches with the [`SearchConfig`] it is given: the network players of
+//! A player searches with the [`SearchConfig`] and [`SearchBudget`] it is given: the network
+//! players of
 //! `alphazero arena` get their game's play search from the registry, as every program that
 //! plays a game does. The baselines here ([`MctsPlayer::rollout`], [`MctsPlayer::uniform`])
 //! keep their own fixed search (the decisive-move check, no game tactics): they are yardsticks,
@@ -11,7 +12,7 @@ use std::time::Instant;
 
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
-    Evaluator, RolloutEvaluator, RunLimits, Search, SearchConfig, UniformEvaluator,
+    Evaluator, RolloutEvaluator, RunLimits, Search, SearchBudget, SearchConfig, UniformEvaluator,
 };
 
 use crate::player::{Limits, MoveChoice, Player, PlayerError};
@@ -23,14 +24,16 @@ use crate::player::{Limits, MoveChoice, Player, PlayerError};
 /// moves as a prefix), the tree is advanced through the new moves with [`Search::advance`];
 /// otherwise it is rebuilt from the game's history. [`Player::new_game`] drops it.
 ///
-/// Limits: [`Limits::simulations`] replaces the default simulation count for that move;
+/// Limits: [`Limits::simulations`] replaces the budget's simulation count for that move;
 /// [`Limits::movetime`] is the search driver's deadline ([`RunLimits::deadline`]: no
 /// evaluator batch is started that is expected to end after it, and at least one simulation
-/// is done). With both, whichever comes first. [`Limits::depth`] is ignored.
+/// is done). With both, whichever comes first; with the time alone, the search has no
+/// simulation cap. [`Limits::depth`] is ignored.
 pub struct MctsPlayer<G: Game> {
     name: String,
     evaluator: Arc<dyn Evaluator<G>>,
     config: SearchConfig,
+    budget: SearchBudget,
     search: Option<Search<G>>,
     /// Start position and moves of the game at the tree's root.
     searched: Option<(G, Vec<G::Move>)>,
@@ -40,19 +43,22 @@ pub struct MctsPlayer<G: Game> {
 }
 
 impl<G: Game> MctsPlayer<G> {
-    /// A search player named `name` with `evaluator` and `config`. `config.simulations` is the
-    /// default per move; root noise is switched off.
+    /// A search player named `name` with `evaluator`, searching as `config` says.
+    /// `budget.simulations` is the default per move and `budget.seed` the seed until
+    /// [`Player::set_seed`]; root noise is switched off.
     pub fn new(
         name: impl Into<String>,
         evaluator: Arc<dyn Evaluator<G>>,
         config: SearchConfig,
+        budget: SearchBudget,
     ) -> Self {
         MctsPlayer {
             name: name.into(),
             evaluator,
-            config: SearchConfig {
+            config,
+            budget: SearchBudget {
                 root_noise: false,
-                ..config
+                ..budget
             },
             search: None,
             searched: None,
@@ -71,13 +77,15 @@ impl<G: Game> MctsPlayer<G> {
             format!("rollout-{playouts}"),
             Arc::new(RolloutEvaluator::new(1, seed)),
             SearchConfig {
-                simulations: playouts.max(1),
-                seed,
                 // The strong form of the classic baseline: immediate wins and forced
                 // replies are seen when a node is expanded (a naive rollout MCTS misses
                 // them and fails to block a Gomoku four).
                 terminal_check: true,
                 ..SearchConfig::default()
+            },
+            SearchBudget {
+                seed,
+                ..SearchBudget::simulations(playouts.max(1))
             },
         );
         player.rollout_playouts = Some(1);
@@ -91,16 +99,22 @@ impl<G: Game> MctsPlayer<G> {
             format!("uniform-{simulations}"),
             Arc::new(UniformEvaluator),
             SearchConfig {
-                simulations: simulations.max(1),
                 terminal_check: true,
                 ..SearchConfig::default()
             },
+            SearchBudget::simulations(simulations.max(1)),
         )
     }
 
-    /// The search configuration (its `simulations` is the default per move).
+    /// The search configuration.
     pub fn config(&self) -> &SearchConfig {
         &self.config
+    }
+
+    /// The budget of a move without limits of its own (its `simulations` is the default per
+    /// move).
+    pub fn budget(&self) -> &SearchBudget {
+        &self.budget
     }
 
     /// Nodes in the tree kept for the next move (0 when there is none).
@@ -146,18 +160,22 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
         game: &History<G>,
         limits: &Limits,
     ) -> Result<MoveChoice<G>, PlayerError> {
-        let mut config = self.config.clone();
-        match (limits.simulations, limits.movetime) {
-            (Some(s), _) => config.simulations = s.max(1),
-            (None, Some(_)) => config.simulations = u32::MAX / 2,
-            (None, None) => {}
-        }
+        let simulations = match (limits.simulations, limits.movetime) {
+            (Some(s), _) => Some(s.max(1)),
+            (None, Some(_)) => None,
+            (None, None) => self.budget.simulations,
+        };
+        let budget = SearchBudget {
+            simulations,
+            ..self.budget
+        };
         let mut search = match self.reuse(game) {
             Some(mut s) => {
-                s.set_config(config).map_err(|e| self.failed(e))?;
+                s.set_budget(budget).map_err(|e| self.failed(e))?;
                 s
             }
-            None => Search::from_history(game, config).map_err(|e| self.failed(e))?,
+            None => Search::from_history(game, self.config.clone(), budget)
+                .map_err(|e| self.failed(e))?,
         };
         let run_limits = RunLimits {
             deadline: limits.movetime.map(|t| Instant::now() + t),
@@ -192,7 +210,7 @@ impl<G: Game> Player<G> for MctsPlayer<G> {
     }
 
     fn set_seed(&mut self, seed: u64) {
-        self.config.seed = seed;
+        self.budget.seed = seed;
         if let Some(k) = self.rollout_playouts {
             self.evaluator = Arc::new(RolloutEvaluator::new(k, seed));
             self.search = None;

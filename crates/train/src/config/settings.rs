@@ -69,17 +69,6 @@ pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
     }
 }
 
-/// `[selfplay.search]` with `simulations` simulations, root noise on or off, and the
-/// search's seed.
-pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64) -> SearchConfig {
-    SearchConfig {
-        simulations,
-        root_noise: noise,
-        seed,
-        ..cfg.selfplay.search.clone()
-    }
-}
-
 /// The self-play settings of `[selfplay]` (full searches of `selfplay.simulations` with
 /// root noise, playout cap, resignation, temperatures, ply cap, the share of restarted
 /// games), seeded with `seed`. The restart positions are left empty: they come from the
@@ -87,7 +76,8 @@ pub fn search_config(cfg: &TrainConfig, simulations: u32, noise: bool, seed: u64
 pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
     let s = &cfg.selfplay;
     SelfPlayConfig {
-        search: search_config(cfg, s.simulations, true, seed),
+        search: s.search.clone(),
+        simulations: s.simulations,
         parallel_games: s.parallel_games as usize,
         temperature_moves: s.temperature_moves,
         temperature: s.temperature as f32,
@@ -110,15 +100,13 @@ pub fn selfplay_config(cfg: &TrainConfig, seed: u64) -> SelfPlayConfig {
     }
 }
 
-/// The search of the gating match (`[gating]`): the self-play search with
-/// `gating.simulations`, no root noise, and every key `[gating.search]` sets in place of
-/// `[selfplay.search]`'s (the arena sets each game's seed; `seed` is the config's default).
+/// How the gating match (`[gating]`) searches: the self-play search with every key
+/// `[gating.search]` sets in place of `[selfplay.search]`'s. Its budget is
+/// `gating.simulations` per move, without root noise (the arena sets each game's seed).
 ///
 /// # Errors
 /// [`ConfigError::Value`] when `[gating.search]` holds a key or value the search does not
 /// read (never for a config [`TrainConfig::parse`] accepted).
-pub fn gating_search_config(cfg: &TrainConfig, seed: u64) -> Result<SearchConfig, ConfigError> {
-    cfg.gating
-        .search
-        .over(&search_config(cfg, cfg.gating.simulations, false, seed))
+pub fn gating_search_config(cfg: &TrainConfig) -> Result<SearchConfig, ConfigError> {
+    cfg.gating.search.over(&cfg.selfplay.search)
 }

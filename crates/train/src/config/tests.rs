@@ -684,7 +684,7 @@ fn learner_steps_and_schedules() {
 
 #[test]
 fn gating_search_keys_default_to_selfplay_and_each_can_be_set_alone() {
-    use super::settings::{gating_search_config, search_config};
+    use super::settings::gating_search_config;
     use alphazero_mcts::{CPuct, SearchConfig};
     // Left out: gating searches as self-play does (with gating.simulations, no noise),
     // following a changed selfplay key, and the saved config has no [gating.search].
@@ -694,20 +694,14 @@ fn gating_search_keys_default_to_selfplay_and_each_can_be_set_alone() {
     )
     .unwrap();
     assert!(c.gating.search.is_unset());
-    assert_eq!(
-        gating_search_config(&c, 3),
-        Ok(search_config(&c, 7, false, 3))
-    );
+    assert_eq!(gating_search_config(&c), Ok(c.selfplay.search.clone()));
     assert!(!c.to_toml_string().unwrap().contains("[gating.search]"));
     // Set: only that key differs from self-play's search.
     let g = c
         .with_overrides(&["gating.search.c_puct=1", "gating.search.tactical_budget=0"])
         .unwrap();
     assert_eq!(g.selfplay.search.c_puct, CPuct::Constant(2.5));
-    let (gate, own) = (
-        gating_search_config(&g, 3).unwrap(),
-        search_config(&g, 7, false, 3),
-    );
+    let (gate, own) = (gating_search_config(&g).unwrap(), g.selfplay.search.clone());
     assert_eq!(gate.c_puct, CPuct::Constant(1.0));
     assert_eq!(gate.tactical_budget, None);
     assert_ne!(
@@ -731,7 +725,7 @@ fn gating_search_keys_default_to_selfplay_and_each_can_be_set_alone() {
         &[] as &[&str],
     )
     .unwrap();
-    let gate = gating_search_config(&file, 0).unwrap();
+    let gate = gating_search_config(&file).unwrap();
     assert!(!gate.terminal_check);
     assert_eq!(gate.gumbel, Some(alphazero_mcts::GumbelConfig::default()));
     assert_eq!(gate.c_puct, file.selfplay.search.c_puct);

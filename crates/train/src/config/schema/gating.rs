@@ -62,8 +62,7 @@ impl SearchOverlay {
         self.0.is_empty()
     }
 
-    /// `base` with every key of this overlay in place of its own; the fields that are no
-    /// config keys (simulations, root noise, τ, seed) stay `base`'s.
+    /// `base` with every key of this overlay in place of its own.
     ///
     /// # Errors
     /// [`ConfigError::Value`] naming `gating.search` when a key is unknown or of the wrong
@@ -80,13 +79,6 @@ impl SearchOverlay {
         for (k, v) in &self.0 {
             table.insert(k.clone(), v.clone());
         }
-        let out: SearchConfig = Value::Table(table).try_into().map_err(|e| bad(&e))?;
-        Ok(SearchConfig {
-            simulations: base.simulations,
-            root_noise: base.root_noise,
-            temperature: base.temperature,
-            seed: base.seed,
-            ..out
-        })
+        Value::Table(table).try_into().map_err(|e| bad(&e))
     }
 }
