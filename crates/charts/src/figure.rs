@@ -504,10 +504,6 @@ pub fn render(
     })
 }
 
-/// Encodes an 8-bit RGB buffer of `width` × `height` pixels as PNG.
-///
-/// # Errors
-
 #[cfg(test)]
 mod tests {
     use super::*;
