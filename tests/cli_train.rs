@@ -489,6 +489,9 @@ fn train_bad_input_is_one_clear_error_line() {
         std::env::temp_dir().join(format!("alphazero-cli-train-{}-file", std::process::id()));
     std::fs::write(&file, b"not a directory").unwrap();
     let under_file = file.join("run");
+    // A run folder nobody has: a fixed path such as /tmp/x may hold another game's run.
+    let fresh = tempfile::tempdir().unwrap();
+    let absent = fresh.path().join("run").display().to_string();
     let cases: Vec<(Vec<String>, &str)> = vec![
         (
             vec![
@@ -513,7 +516,7 @@ fn train_bad_input_is_one_clear_error_line() {
                 "--game".into(),
                 "connect4".into(),
                 "--run".into(),
-                "/tmp/x".into(),
+                absent.clone(),
                 "--set".into(),
                 "selfplay.simulatoins=5".into(),
             ],
@@ -524,7 +527,7 @@ fn train_bad_input_is_one_clear_error_line() {
                 "--game".into(),
                 "connect4".into(),
                 "--run".into(),
-                "/tmp/x".into(),
+                absent.clone(),
                 "--set".into(),
                 "selfplay.simulations=0".into(),
             ],
@@ -537,7 +540,7 @@ fn train_bad_input_is_one_clear_error_line() {
                 "--size".into(),
                 "30".into(),
                 "--run".into(),
-                "/tmp/x".into(),
+                absent.clone(),
             ],
             "game.size",
         ),
@@ -551,7 +554,7 @@ fn train_bad_input_is_one_clear_error_line() {
                 "--game".into(),
                 "connect4".into(),
                 "--run".into(),
-                "/tmp/x".into(),
+                absent.clone(),
                 "--set".into(),
                 "gating.sprt.alpha=-3".into(),
             ],
