@@ -200,10 +200,16 @@ fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_direct
 /// in two or three, and ElephantEye at depth 1 mated it.
 #[test]
 fn ucci_engine_plays_mates_with_the_play_search_tactics() {
-    let data = include_str!("../crates/xiangqi/tests/data/mates.tsv");
+    // Our own mate data and the mates in one made and classified by Fairy-Stockfish
+    // (scripts/xiangqi-mates-in-one.py): every one must be found.
+    let data = [
+        include_str!("../crates/xiangqi/tests/data/mates.tsv"),
+        include_str!("../crates/xiangqi/tests/data/mates-ffish.tsv"),
+    ];
     // (FEN, shortest mate by checks in plies, the first moves of such mates, ICCS).
     let rows: Vec<(&str, u32, Vec<&str>)> = data
-        .lines()
+        .iter()
+        .flat_map(|d| d.lines())
         .filter(|l| !l.starts_with('#') && !l.starts_with("fen\t"))
         .filter_map(|l| {
             let cols: Vec<&str> = l.split('\t').collect();
@@ -215,6 +221,10 @@ fn ucci_engine_plays_mates_with_the_play_search_tactics() {
     assert!(
         rows.iter().filter(|r| r.1 > 1).count() >= 5,
         "mates in two and three in the data"
+    );
+    assert!(
+        rows.iter().filter(|r| r.1 == 1).count() >= 100,
+        "the mates in one of both files"
     );
     let mut input = String::from("ucci\n");
     for (fen, _, _) in &rows {

@@ -1204,6 +1204,8 @@ impl UcciEngine {
             io_err: None,
         };
         let this = &*self;
+        // The last info line printed, so that the final report does not repeat it.
+        let mut last_info = String::new();
         let result = think(
             &this.game,
             &banned,
@@ -1214,9 +1216,8 @@ impl UcciEngine {
             |ev, lim| {
                 match ev {
                     Event::Depth(t) => {
-                        if let Err(e) =
-                            writeln!(out, "{}", this.info_lines(t)).and_then(|()| out.flush())
-                        {
+                        last_info = this.info_lines(t);
+                        if let Err(e) = writeln!(out, "{last_info}").and_then(|()| out.flush()) {
                             st.io_err.get_or_insert(e);
                         }
                     }
@@ -1259,7 +1260,10 @@ impl UcciEngine {
         };
         match t.mv {
             Some(mv) => {
-                writeln!(out, "{}", self.info_lines(&t))?;
+                let info = self.info_lines(&t);
+                if info != last_info {
+                    writeln!(out, "{info}")?;
+                }
                 let mut line = format!("bestmove {}", format_move(mv, self.notation));
                 if let Some(&p) = t.pv.get(1) {
                     line.push_str(&format!(" ponder {}", format_move(p, self.notation)));

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use alphazero_engine::files::read_record_file;
 use alphazero_engine::position::replay;
-use alphazero_game::{Game, ParseError};
+use alphazero_game::Game;
 use alphazero_registry::{with_game, BoardView, GameSpec};
 use alphazero_train::record::{GameResult, RecordFile};
 use alphazero_train::{ReplayBuffer, RunDir};
@@ -126,20 +126,12 @@ fn load_game<G: BoardView>(
     spec: GameSpec,
     files: &[RecordFile],
 ) -> anyhow::Result<Loaded> {
-    let start = |text: &str| -> Result<G, ParseError> {
-        if text.trim().is_empty() {
-            return Ok(G::new(cfg));
-        }
-        G::parse_position(cfg, text)
-            .map(|h| h.current().clone())
-            .map_err(|e| ParseError::new("start position", text, e.to_string()))
-    };
     let plies: usize = files
         .iter()
         .flat_map(|f| &f.games)
         .map(|g| g.plies.len())
         .sum();
-    let buffer = ReplayBuffer::<G>::rebuild_from(files, plies.max(1), |_, g| start(&g.start))
+    let buffer = ReplayBuffer::<G>::rebuild_from(files, plies.max(1), &G::new(cfg))
         .context("replaying the records")?;
     let pos = G::new(cfg);
     let (h, w) = pos.board_shape();

@@ -32,7 +32,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use alphazero_game::{Game, ParseError};
+use alphazero_game::ParseError;
 use alphazero_gomoku::Rule;
 use alphazero_mcts::SearchConfig;
 use serde::{Deserialize, Serialize};
@@ -136,7 +136,7 @@ pub enum SpecError {
 
 /// A game with a place in the registry: its rules configuration converts to and from a
 /// [`GameSpec`]. Implemented for every game of this build, each in its own module.
-pub trait Registered: Game {
+pub trait Registered: PositionText {
     /// The spec of this game under `config` (options the spec does not carry are dropped).
     fn spec(config: &Self::Config) -> GameSpec;
     /// The configuration of a spec of this game; `None` for a spec of another game.
@@ -150,6 +150,18 @@ pub trait Registered: Game {
     /// This game's exact-solver [`Yardstick`] (test positions with a solver's answers, the
     /// training loop's `eval.solver_every`); `None`, the default, for a game without one.
     fn solver_yardstick() -> Option<SolverYardstick<Self>> {
+        None
+    }
+
+    /// A start position made from the rules alone for self-play's random starts
+    /// (`[selfplay.random_starts]`): for Xiangqi the initial position with up to
+    /// `max_removed` pieces other than the general taken off each side, drawn from `seed`
+    /// (the same seed gives the same position). Material imbalances end games sooner and
+    /// teach what pieces are worth. Returns the position and its text, which
+    /// [`PositionText::parse_position`] reads back. `None`, the default, for a game without
+    /// random starts.
+    fn random_start(config: &Self::Config, max_removed: u32, seed: u64) -> Option<(Self, String)> {
+        let _ = (config, max_removed, seed);
         None
     }
 
@@ -212,7 +224,7 @@ impl GameSpec {
         with_game!(self, G, _cfg => G::play_search())
     }
 
-    /// The game's name ([`Game::NAME`]): `gomoku`, `xiangqi` or `connect4`.
+    /// The game's name ([`Game::NAME`](alphazero_game::Game::NAME)): `gomoku`, `xiangqi` or `connect4`.
     pub fn name(&self) -> &'static str {
         match self {
             GameSpec::Gomoku { .. } => gomoku::NAME,

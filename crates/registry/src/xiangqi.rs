@@ -8,6 +8,8 @@ use alphazero_game::{Game, History, HistoryEntry, Outcome, Side};
 use alphazero_xiangqi::{EndReason, Move, Square, Xiangqi, XiangqiConfig, FILES, RANKS};
 
 use alphazero_mcts::SearchConfig;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
 
 use crate::encode::{permute_squares, Encode};
 use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
@@ -83,11 +85,89 @@ impl Registered for Xiangqi {
         matches!(spec, GameSpec::Xiangqi).then(XiangqiConfig::default)
     }
 
+    /// The initial position, Red to move, with `0..=max_removed` pieces other than the
+    /// general taken off each side (the count and the pieces uniform, each side drawn apart).
+    /// A draw that leaves the generals facing each other, or a finished game, is drawn
+    /// again (up to 64 times, then the initial position).
+    fn random_start(
+        config: &XiangqiConfig,
+        max_removed: u32,
+        seed: u64,
+    ) -> Option<(Xiangqi, String)> {
+        let initial = Xiangqi::new(config);
+        let initial_fen = initial.to_fen();
+        let (board, rest) = initial_fen.split_once(' ')?;
+        // The board as 10 ranks of 9 cells (from Black's back rank), '.' for empty.
+        let grid: Vec<Vec<char>> = board
+            .split('/')
+            .map(|rank| {
+                rank.chars()
+                    .flat_map(|c| match c.to_digit(10) {
+                        Some(d) => vec!['.'; d as usize],
+                        None => vec![c],
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut rng = StdRng::seed_from_u64(seed);
+        for _ in 0..64 {
+            let mut g = grid.clone();
+            for red in [true, false] {
+                let mut cells: Vec<(usize, usize)> = (0..g.len())
+                    .flat_map(|r| (0..g[r].len()).map(move |f| (r, f)))
+                    .filter(|&(r, f)| {
+                        let c = g[r][f];
+                        c != '.' && c.is_ascii_uppercase() == red && !matches!(c, 'K' | 'k')
+                    })
+                    .collect();
+                let n = rng.random_range(0..=max_removed as usize).min(cells.len());
+                for _ in 0..n {
+                    let (r, f) = cells.swap_remove(rng.random_range(0..cells.len()));
+                    g[r][f] = '.';
+                }
+            }
+            let fen = format!("{} {rest}", grid_fen(&g));
+            if let Ok(pos) = Xiangqi::from_fen(&fen, *config) {
+                if pos.outcome().is_none() {
+                    return Some((pos, fen));
+                }
+            }
+        }
+        Some((initial, initial_fen))
+    }
+
     /// Xiangqi's own counter ([`alphazero_xiangqi::perft`]: copy-make, bulk counting at
     /// depth 1).
     fn perft(&self, depth: u32) -> u64 {
         alphazero_xiangqi::perft(self, depth)
     }
+}
+
+/// The board field of a FEN from ranks of cells ('.' empty).
+fn grid_fen(grid: &[Vec<char>]) -> String {
+    let ranks: Vec<String> = grid
+        .iter()
+        .map(|rank| {
+            let mut out = String::new();
+            let mut empty = 0;
+            for &c in rank {
+                if c == '.' {
+                    empty += 1;
+                } else {
+                    if empty > 0 {
+                        let _ = write!(out, "{empty}");
+                        empty = 0;
+                    }
+                    out.push(c);
+                }
+            }
+            if empty > 0 {
+                let _ = write!(out, "{empty}");
+            }
+            out
+        })
+        .collect();
+    ranks.join("/")
 }
 
 /// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.

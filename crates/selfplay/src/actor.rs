@@ -127,6 +127,61 @@ impl Restarts {
     }
 }
 
+/// Where self-play games start: `start`, or for a share of the games one of `random`
+/// (positions made from the rules alone, e.g. Xiangqi with pieces removed; each with its
+/// text, which the game's record keeps as [`GameRecord::start`]). Which games start from a
+/// random position, and which one, is drawn per game index from the config's seed (a stream
+/// of its own), so the choices do not depend on the worker count. A game that restarts from
+/// an earlier game's position ([`Restarts`]) never starts from a random position: restart
+/// lines are moves from `start`.
+#[derive(Debug)]
+pub struct Starts<'a, G> {
+    /// The game's start position.
+    pub start: &'a G,
+    /// Probability in `[0, 1]` that a game starts from one of `random` (uniformly drawn).
+    pub random_share: f32,
+    /// The random start positions with their texts.
+    pub random: &'a [(G, String)],
+}
+
+impl<G> Clone for Starts<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G> Copy for Starts<'_, G> {}
+
+impl<'a, G> From<&'a G> for Starts<'a, G> {
+    /// Every game from `start`.
+    fn from(start: &'a G) -> Self {
+        Starts {
+            start,
+            random_share: 0.0,
+            random: &[],
+        }
+    }
+}
+
+/// The tag of the random-start draws' seed stream.
+const RANDOM_START_STREAM: u64 = u64::from_le_bytes(*b"randstrt");
+
+impl<'a, G> Starts<'a, G> {
+    /// The random start (position and text) of game `game_index`, or `None` for a game from
+    /// `start`.
+    pub fn choose(&self, seed: u64, game_index: u64) -> Option<&'a (G, String)> {
+        if self.random_share.is_nan() || self.random_share <= 0.0 || self.random.is_empty() {
+            return None;
+        }
+        let mut rng =
+            StdRng::seed_from_u64(mix_seed(mix_seed(seed, RANDOM_START_STREAM), game_index));
+        if rng.random::<f32>() >= self.random_share {
+            return None;
+        }
+        self.random.get(rng.random_range(0..self.random.len()))
+    }
+}
+
 /// Everything that controls self-play. How it searches (c_puct, FPU, Dirichlet α/ε, virtual
 /// loss, K leaves per batch, Gumbel) is `search`; how long is `simulations` (a full move, with
 /// root noise) and `playout_cap` (a fast move, without).
@@ -265,6 +320,8 @@ pub struct SelfPlayStats {
     pub false_resign: u64,
     /// Games that started from a position of an earlier game ([`Restarts`]).
     pub restarted: u64,
+    /// Games that started from a random start position ([`Starts`]).
+    pub random_starts: u64,
 }
 
 impl SelfPlayStats {
@@ -296,6 +353,7 @@ impl SelfPlayStats {
         self.would_resign += other.would_resign;
         self.false_resign += other.false_resign;
         self.restarted += other.restarted;
+        self.random_starts += other.random_starts;
     }
 
     /// Average evaluator batch size.
@@ -312,6 +370,8 @@ struct Slot<G: Game> {
     history: History<G>,
     /// The moves before the game's first ply (a restarted game), as action indices.
     prefix: Vec<u16>,
+    /// The text of a random start position ([`Starts`]), empty for the game's start.
+    start_text: String,
     search: Search<G>,
     plies: Vec<PlyRecord>,
     no_resign: bool,
@@ -333,18 +393,21 @@ impl<G: Game> BorrowMut<Search<G>> for Slot<G> {
     }
 }
 
-/// Plays `num_games` self-play games from `start` with `evaluator` and hands each finished
-/// game to `on_game` (in order of completion) as a [`GameRecord`] (start text empty: the
-/// default start of the game's config is assumed by the caller). `first_game_index` offsets
-/// the per-game seeds so that consecutive calls play different games. A share of the games
-/// may start from positions of earlier games instead (`config.restarts`, [`Restarts`]).
+/// Plays `num_games` self-play games from `starts` (a start position, or a [`Starts`] with
+/// random start positions) with `evaluator` and hands each finished game to `on_game` (in
+/// order of completion) as a [`GameRecord`] (start text empty for a game from the start
+/// position, whose config the caller knows; a random start's text otherwise).
+/// `first_game_index` offsets the per-game seeds so that consecutive calls play different
+/// games. A share of the games may start from positions of earlier games instead
+/// (`config.restarts`, [`Restarts`]).
 ///
 /// # Errors
 /// [`SelfPlayError`] on an invalid config or an evaluator failure;
-/// [`SelfPlayError::Restart`] when a restart position's moves do not replay from `start`
-/// or lead to a finished game.
-pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
-    start: &G,
+/// [`SelfPlayError::Restart`] when a restart position's moves do not replay from the start
+/// or lead to a finished game; [`SelfPlayError::Invalid`] for a random-start share outside
+/// `[0, 1]`.
+pub fn play_selfplay_games<'a, G: Game + 'a, E: Evaluator<G> + ?Sized>(
+    starts: impl Into<Starts<'a, G>>,
     evaluator: &E,
     config: &SelfPlayConfig,
     num_games: u64,
@@ -376,6 +439,13 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
             reason: format!("{share} must be in [0, 1]"),
         });
     }
+    let starts: Starts<'a, G> = starts.into();
+    if !(0.0..=1.0).contains(&starts.random_share) {
+        return Err(SelfPlayError::Invalid {
+            field: "random_starts.share",
+            reason: format!("{} must be in [0, 1]", starts.random_share),
+        });
+    }
     let t0 = Instant::now();
     let mut stats = SelfPlayStats::default();
     // The one seed mixer; even indices for this call's own draws, odd ones for each game's
@@ -392,6 +462,14 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
             .choose(config.seed, game_index)
             .unwrap_or_default()
             .to_vec();
+        let random = match prefix.is_empty() {
+            true => starts.choose(config.seed, game_index),
+            false => None,
+        };
+        let (start, start_text) = match random {
+            Some((position, text)) => (position, text.clone()),
+            None => (starts.start, String::new()),
+        };
         let history = replay_prefix(start, &prefix, game_index)?;
         let search = Search::from_history(&history, config.search.clone(), budget)?;
         let no_resign = match config.resign {
@@ -401,6 +479,7 @@ pub fn play_selfplay_games<G: Game, E: Evaluator<G> + ?Sized>(
         Ok(Slot {
             history,
             prefix,
+            start_text,
             search,
             plies: Vec::new(),
             no_resign,
@@ -670,6 +749,9 @@ fn finish<G: Game>(
     if !slot.prefix.is_empty() {
         stats.restarted += 1;
     }
+    if !slot.start_text.is_empty() {
+        stats.random_starts += 1;
+    }
     if let Some(side) = slot.would_resign {
         stats.would_resign += 1;
         let lost = matches!(
@@ -681,7 +763,7 @@ fn finish<G: Game>(
         }
     }
     GameRecord {
-        start: String::new(),
+        start: std::mem::take(&mut slot.start_text),
         result,
         flags: GameFlags {
             no_resign: slot.no_resign,

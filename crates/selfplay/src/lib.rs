@@ -6,7 +6,7 @@
 //!   resignation with a share of games that may not resign (to measure false resignations).
 //!   Each finished game becomes a [`GameRecord`](alphazero_records::GameRecord) with π, the
 //!   root value and the simulations of every ply. A share of the games may start from
-//!   positions of earlier games ([`Restarts`]).
+//!   positions of earlier games ([`Restarts`]) or from random start positions ([`Starts`]).
 //! * [`play_selfplay_games_parallel`]: the same split over one single-threaded worker per
 //!   core, each with its own games and its own evaluator (the network's weights shared), so
 //!   every core runs searches and forward passes instead of every convolution being split
@@ -24,6 +24,6 @@ mod workers;
 
 pub use actor::{
     play_selfplay_games, PlayoutCap, Resignation, RestartPositions, Restarts, SelfPlayConfig,
-    SelfPlayError, SelfPlayStats,
+    SelfPlayError, SelfPlayStats, Starts,
 };
 pub use workers::{play_selfplay_games_parallel, worker_count};

@@ -9,7 +9,7 @@ use alphazero_game::Game;
 use alphazero_mcts::Evaluator;
 use alphazero_records::GameRecord;
 
-use crate::{play_selfplay_games, SelfPlayConfig, SelfPlayError, SelfPlayStats};
+use crate::{play_selfplay_games, SelfPlayConfig, SelfPlayError, SelfPlayStats, Starts};
 
 /// The number of workers [`play_selfplay_games_parallel`] runs for a `workers` setting
 /// (0 = one per core, as `std::thread::available_parallelism` counts them), `num_games` games
@@ -24,7 +24,7 @@ pub fn worker_count(workers: usize, num_games: u64, parallel_games: usize) -> us
     wanted.min(games).min(parallel_games).max(1)
 }
 
-/// Plays `num_games` self-play games like [`play_selfplay_games`], split over
+/// Plays `num_games` self-play games from `starts` like [`play_selfplay_games`], split over
 /// [`worker_count`]`(workers, …)` worker threads.
 ///
 /// Worker `w` plays a contiguous share of the games (game indices `first_game_index + o_w ..
@@ -54,8 +54,8 @@ pub fn worker_count(workers: usize, num_games: u64, parallel_games: usize) -> us
 /// The first worker's error (in worker order) if any worker failed; games already finished
 /// by the others have been handed to `on_game`. Failing to start a worker thread is
 /// [`SelfPlayError::Invalid`] for `workers`.
-pub fn play_selfplay_games_parallel<G, E>(
-    start: &G,
+pub fn play_selfplay_games_parallel<'a, G, E>(
+    starts: impl Into<Starts<'a, G>>,
     workers: usize,
     make_evaluator: impl Fn(usize) -> E + Sync,
     config: &SelfPlayConfig,
@@ -64,14 +64,15 @@ pub fn play_selfplay_games_parallel<G, E>(
     mut on_game: impl FnMut(GameRecord),
 ) -> Result<SelfPlayStats, SelfPlayError>
 where
-    G: Game,
+    G: Game + 'a,
     E: Evaluator<G>,
 {
+    let starts: Starts<'a, G> = starts.into();
     let n = worker_count(workers, num_games, config.parallel_games);
     if n == 1 {
         let evaluator = make_evaluator(0);
         return play_selfplay_games(
-            start,
+            starts,
             &evaluator,
             config,
             num_games,
@@ -113,7 +114,7 @@ where
                     let run = || {
                         let evaluator = make_evaluator(w);
                         play_selfplay_games(
-                            start,
+                            starts,
                             &evaluator,
                             per_worker,
                             count,

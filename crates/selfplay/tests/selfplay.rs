@@ -10,7 +10,7 @@ use alphazero_mcts::{
 use alphazero_records::{GameRecord, GameResult};
 use alphazero_selfplay::{
     play_selfplay_games, play_selfplay_games_parallel, worker_count, PlayoutCap, Resignation,
-    RestartPositions, Restarts, SelfPlayConfig, SelfPlayError,
+    RestartPositions, Restarts, SelfPlayConfig, SelfPlayError, Starts,
 };
 
 fn c4_config(seed: u64) -> SelfPlayConfig {
@@ -495,6 +495,150 @@ fn a_restart_position_whose_moves_do_not_replay_is_an_error_naming_the_move() {
         play_selfplay_games(&start, &UniformEvaluator, &cfg, 1, 0, |_| {}),
         Err(SelfPlayError::Invalid {
             field: "restarts.share",
+            ..
+        })
+    ));
+}
+
+/// Connect Four positions given by their move digits, each with that text.
+fn random_positions(lines: &[&str]) -> Vec<(Connect4, String)> {
+    lines
+        .iter()
+        .map(|l| (Connect4::from_moves(l).unwrap(), l.to_string()))
+        .collect()
+}
+
+#[test]
+fn a_random_start_game_plays_from_its_position_and_records_its_text() {
+    let start = Connect4::new(&Connect4Config);
+    let random = random_positions(&["44", "123"]);
+    let starts = Starts {
+        start: &start,
+        random_share: 1.0,
+        random: &random,
+    };
+    let cfg = c4_config(31);
+    let mut recs = Vec::new();
+    let stats =
+        play_selfplay_games(starts, &UniformEvaluator, &cfg, 6, 0, |r| recs.push(r)).unwrap();
+    assert_eq!(
+        (stats.games, stats.random_starts, stats.restarted),
+        (6, 6, 0)
+    );
+    for r in &recs {
+        let (from, _) = random
+            .iter()
+            .find(|(_, text)| *text == r.start)
+            .unwrap_or_else(|| panic!("start {:?} is none of the random starts", r.start));
+        assert!(r.prefix.is_empty());
+        // π of the first ply covers the random start's moves, and the game replays from it.
+        let legal: Vec<usize> = from
+            .legal_moves_vec()
+            .into_iter()
+            .map(|m| from.move_to_action(m))
+            .collect();
+        assert!(r.plies[0]
+            .policy
+            .iter()
+            .all(|&(a, _)| legal.contains(&(a as usize))));
+        check_record(from, r);
+    }
+}
+
+#[test]
+fn which_games_start_at_random_depends_on_the_seed_and_game_index_not_the_worker_count() {
+    let start = Connect4::new(&Connect4Config);
+    let random = random_positions(&["4", "45", "7", "1234"]);
+    let starts = Starts {
+        start: &start,
+        random_share: 0.5,
+        random: &random,
+    };
+    let cfg = c4_config(29);
+    let run = |workers| {
+        let mut texts = Vec::new();
+        play_selfplay_games_parallel(
+            starts,
+            workers,
+            |_| UniformEvaluator,
+            &cfg,
+            16,
+            0,
+            |r| texts.push(r.start),
+        )
+        .unwrap();
+        texts.sort();
+        texts
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
+    let random_games = one.iter().filter(|t| !t.is_empty()).count();
+    assert!((3..=13).contains(&random_games), "{random_games} of 16");
+    // Another seed draws other games.
+    let other = SelfPlayConfig {
+        seed: 30,
+        ..cfg.clone()
+    };
+    let mut texts = Vec::new();
+    play_selfplay_games(starts, &UniformEvaluator, &other, 16, 0, |r| {
+        texts.push(r.start)
+    })
+    .unwrap();
+    texts.sort();
+    assert_ne!(texts, one);
+}
+
+#[test]
+fn random_starts_with_share_zero_or_no_positions_play_the_same_games_as_without() {
+    let start = Connect4::new(&Connect4Config);
+    let cfg = c4_config(17);
+    let baseline = single_call(&cfg, 6, 2);
+    let random = random_positions(&["44"]);
+    for (share, random) in [(0.0, &random[..]), (0.7, &[][..])] {
+        let starts = Starts {
+            start: &start,
+            random_share: share,
+            random,
+        };
+        let mut recs = Vec::new();
+        play_selfplay_games(starts, &UniformEvaluator, &cfg, 6, 2, |r| recs.push(r)).unwrap();
+        assert_eq!(recs, baseline, "share {share}");
+    }
+    assert!(baseline.iter().all(|r| r.start.is_empty()));
+}
+
+#[test]
+fn a_restarted_game_never_starts_from_a_random_position() {
+    // Restart lines are moves from the start position: a game that restarts plays them
+    // from there, whatever the random-start share.
+    let start = Connect4::new(&Connect4Config);
+    let random = random_positions(&["7777"]);
+    let starts = Starts {
+        start: &start,
+        random_share: 1.0,
+        random: &random,
+    };
+    let mut cfg = c4_config(5);
+    cfg.restarts = Restarts {
+        share: 1.0,
+        positions: positions(&[("4433", &[2])]),
+    };
+    let mut recs = Vec::new();
+    let stats =
+        play_selfplay_games(starts, &UniformEvaluator, &cfg, 3, 0, |r| recs.push(r)).unwrap();
+    assert_eq!((stats.restarted, stats.random_starts), (3, 0));
+    for r in &recs {
+        assert!(r.start.is_empty());
+        check_record(&start, r);
+    }
+    let bad = Starts {
+        random_share: 1.5,
+        ..starts
+    };
+    assert!(matches!(
+        play_selfplay_games(bad, &UniformEvaluator, &cfg, 1, 0, |_| {}),
+        Err(SelfPlayError::Invalid {
+            field: "random_starts.share",
             ..
         })
     ));

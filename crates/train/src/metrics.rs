@@ -142,6 +142,9 @@ pub struct IterationMetrics {
     /// Of these, games restarted from a position of an earlier game
     /// (`[selfplay.restarts]`; 0 in logs written before restarts existed).
     pub restarted_games: u64,
+    /// Of these, games started from a random start position (`[selfplay.random_starts]`; 0
+    /// in logs written before random starts existed).
+    pub random_start_games: u64,
     /// Self-play games of the whole run.
     pub total_games: u64,
     /// Training positions added this iteration.
@@ -428,6 +431,7 @@ struct CsvRow {
     hours: f64,
     games: u64,
     restarted_games: u64,
+    random_start_games: u64,
     total_games: u64,
     positions: u64,
     total_positions: u64,
@@ -483,6 +487,7 @@ impl From<&IterationMetrics> for CsvRow {
             hours: m.elapsed_s / 3600.0,
             games: m.games,
             restarted_games: m.restarted_games,
+            random_start_games: m.random_start_games,
             total_games: m.total_games,
             positions: m.positions,
             total_positions: m.total_positions,

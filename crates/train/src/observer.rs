@@ -38,7 +38,7 @@ pub struct IterationReport {
 /// What the fields of [`IterationReport::summary`] mean, printed once before the first
 /// line (every figure is also in `metrics.jsonl`, with more).
 pub const SUMMARY_LEGEND: &str = "each iteration prints: its self-play games (W/D/L: first \
-player wins/draws/second player wins; mean plies; how many were restarted from an earlier game's position, if any), the new positions and the replay buffer's; \
+player wins/draws/second player wins; mean plies; how many were restarted from an earlier game's position or started from a random start, if any), the new positions and the replay buffer's; \
 the training steps with the mean losses (policy/value, then the auxiliary reply-policy and \
 ownership losses where they are trained) and the policy shift (the KL \
 divergence of the trained network's policy from the champion's, in nats: how far one \
@@ -96,6 +96,9 @@ impl IterationReport {
         let restarted_text = match m.restarted_games {
             0 => String::new(),
             n => format!(", {n} restarted"),
+        } + &match m.random_start_games {
+            0 => String::new(),
+            n => format!(", {n} from random starts"),
         };
         // A learner's intake of its actors' games.
         let intake_text = m.intake.as_ref().map_or_else(String::new, |i| {

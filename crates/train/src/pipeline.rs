@@ -26,7 +26,7 @@ use alphazero_nn::{
 };
 use alphazero_registry::{GameSpec, Registered, Yardstick};
 use alphazero_selfplay::{
-    play_selfplay_games_parallel, worker_count, RestartPositions, SelfPlayStats,
+    play_selfplay_games_parallel, worker_count, RestartPositions, SelfPlayStats, Starts,
 };
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -46,6 +46,8 @@ use crate::storage::Storage;
 
 /// Openings per chunk of the gating match's SPRT (each played with both colours: 10 games).
 const GATING_CHUNK_OPENINGS: usize = 5;
+/// The tag of the random start positions' seed stream (apart from self-play's own draws).
+const RANDOM_START_TAG: u64 = u64::from_le_bytes(*b"randpos_");
 
 /// A gating game lost by a failure (a network that cannot evaluate) is an error of the gate,
 /// not a loss of the candidate.
@@ -413,7 +415,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// itself with the run's `[selfplay]` settings, many at once with their leaves batched
     /// through the network, one worker per core (`selfplay.workers`); ids from
     /// `first_game_id` on, in id order. With `selfplay.restarts.share` > 0, that share of the
-    /// games starts from positions of `buffer`'s games ([`Pipeline::restart_positions`]).
+    /// games starts from positions of `buffer`'s games ([`Pipeline::restart_positions`]);
+    /// with `selfplay.random_starts.share` > 0, that share of the others from random start
+    /// positions ([`Pipeline::random_starts`]).
     /// The one self-play code path of `train` (through [`Pipeline::self_play`]) and of an
     /// actor ([`crate::roles::run_actor`]).
     ///
@@ -434,13 +438,19 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let start_pos = self.start_position();
         let mut sp_cfg = selfplay_config(cfg, seed);
         sp_cfg.restarts.positions = Arc::new(self.restart_positions(buffer));
+        let random = self.random_starts(games, seed);
+        let starts = Starts {
+            start: &start_pos,
+            random_share: cfg.selfplay.random_starts.share as f32,
+            random: &random,
+        };
         let net = NetworkEvaluator::<G>::new(champion, &self.model_config, &self.device)?;
         observer.stage_started(Stage::SelfPlay, iteration, games);
         let mut out: Vec<GameRecord> = Vec::with_capacity(games as usize);
         // One worker per core (selfplay.workers), each with its own cache.
         let workers = worker_count(cfg.selfplay.workers as usize, games, sp_cfg.parallel_games);
         let stats = play_selfplay_games_parallel(
-            &start_pos,
+            starts,
             workers,
             |_| CachedEvaluator::new(net.clone(), 200_000 / workers),
             &sp_cfg,
@@ -453,6 +463,21 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         )?;
         observer.stage_finished(Stage::SelfPlay);
         Ok((out, stats))
+    }
+
+    /// The random start positions (with their texts) an iteration's `games` games may start
+    /// from, one a game, drawn from `seed` by the game's
+    /// [`Registered::random_start`]; none when `selfplay.random_starts.share` is 0 or the
+    /// game has no random starts.
+    pub fn random_starts(&self, games: u64, seed: u64) -> Vec<(G, String)> {
+        let r = &self.cfg.selfplay.random_starts;
+        if r.share <= 0.0 {
+            return Vec::new();
+        }
+        let stream = mix(seed, RANDOM_START_TAG);
+        (0..games)
+            .map_while(|i| G::random_start(&self.game_config, r.max_removed, mix(stream, i)))
+            .collect()
     }
 
     /// The positions of `buffer`'s games that restarted self-play games start from:
@@ -838,6 +863,11 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             elapsed_s: state.elapsed_s,
             games,
             restarted_games: batch.games.iter().filter(|g| !g.prefix.is_empty()).count() as u64,
+            random_start_games: batch
+                .games
+                .iter()
+                .filter(|g| !g.start.trim().is_empty())
+                .count() as u64,
             total_games: state.total_games,
             positions: new_positions,
             total_positions: state.total_positions,
@@ -1100,7 +1130,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         if let Some(m) = limits.minutes {
             if session_start.elapsed().as_secs_f64() >= m * 60.0 {
                 return Some(format!(
-                    "stopping after {m} minutes (--minutes); run the command again to go on"
+                    "stopping after {m} minute{} (--minutes); run the command again to go on",
+                    if m == 1.0 { "" } else { "s" }
                 ));
             }
         }

@@ -32,6 +32,7 @@
 //! [`crate::MemoryStorage`] without a network.
 
 use alphazero_game::Game;
+use alphazero_registry::Registered;
 
 use crate::error::PipelineError;
 use crate::metrics::MetricsLog;
@@ -327,7 +328,7 @@ pub fn set_aside_orphan_networks(
 /// # Errors
 /// [`PipelineError::Storage`]; [`PipelineError::Replay`] only if a checked file fails to
 /// rebuild.
-pub fn rebuild_buffer<G: Game>(
+pub fn rebuild_buffer<G: Registered>(
     storage: &dyn Storage,
     state: &RunState,
     start: &G,
@@ -426,9 +427,7 @@ pub fn rebuild_buffer<G: Game>(
     // after a lost file), so their games start at id 0.
     report(&mut lost, &mut before, 0, upper);
     files.reverse();
-    Ok(ReplayBuffer::rebuild_from(&files, capacity, |_, _| {
-        Ok(start.clone())
-    })?)
+    Ok(ReplayBuffer::rebuild_from(&files, capacity, start)?)
 }
 
 /// Opens the run's metrics log: a torn last line is cut and lines that are no metrics record

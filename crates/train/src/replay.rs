@@ -18,13 +18,13 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use alphazero_game::{count_repetitions, Game, History, ParseError, Side};
-use alphazero_registry::Encode;
+use alphazero_game::{count_repetitions, Game, History, Side};
+use alphazero_registry::{Encode, PositionError, Registered};
 use alphazero_selfplay::RestartPositions;
 use rand::Rng;
 
 use crate::config::RestartRule;
-use crate::record::{GameRecord, GameResult, RecordFile, RecordHeader};
+use crate::record::{GameRecord, GameResult, RecordFile};
 
 /// Default number of positions a buffer holds.
 pub const DEFAULT_CAPACITY: usize = 200_000;
@@ -197,14 +197,14 @@ pub enum ReplayError {
         /// The action-space size.
         num_actions: usize,
     },
-    /// The start position of a recorded game could not be built.
+    /// The start position of a recorded game (its start text) does not read.
     #[error("game {game_id}: bad start position")]
     Start {
         /// The game.
         game_id: u64,
         /// Why.
         #[source]
-        source: ParseError,
+        source: PositionError,
     },
 }
 
@@ -214,6 +214,9 @@ struct BufferedGame<G: Game> {
     game_id: u64,
     /// A restarted game's prefix (the moves of the earlier game it restarted after).
     prefix: Vec<u16>,
+    /// Whether it started from a position of its own (a random start), not the game's start
+    /// position: its moves do not lead anywhere from there, so restarts skip it.
+    own_start: bool,
     /// Its own plies (shared with its samples).
     line: Arc<GameLine<G>>,
     /// Per ply of its own: [`LOST`] and [`THREAT`] bits.
@@ -306,7 +309,7 @@ impl<G: Game> ReplayBuffer<G> {
     /// games, oldest first, and of their plies.
     pub fn restart_positions(&self, rule: RestartRule, window: usize) -> RestartPositions {
         let mut out = RestartPositions::new();
-        for g in &self.games {
+        for g in self.games.iter().filter(|g| !g.own_start) {
             let n = g.marks.len();
             let picked = g.marks.iter().enumerate().filter(|&(i, &m)| match rule {
                 RestartRule::Uniform => true,
@@ -432,6 +435,7 @@ impl<G: Game> ReplayBuffer<G> {
         self.games.push_back(BufferedGame {
             game_id,
             prefix: game.prefix.clone(),
+            own_start: !game.start.trim().is_empty(),
             line,
             marks,
             // A game longer than the buffer keeps only its newest positions.
@@ -441,52 +445,6 @@ impl<G: Game> ReplayBuffer<G> {
             self.games.pop_front();
         }
         Ok(n)
-    }
-
-    /// Adds `games` (ids from `first_game_id` on, each played from `start`) with
-    /// [`ReplayBuffer::add_game`]; returns the number of samples added.
-    ///
-    /// # Errors
-    /// The first error of [`ReplayBuffer::add_game`]; the games before it stay added.
-    pub fn add_games(
-        &mut self,
-        start: &G,
-        first_game_id: u64,
-        games: &[GameRecord],
-    ) -> Result<u64, ReplayError> {
-        let mut added = 0u64;
-        for (i, g) in games.iter().enumerate() {
-            added += self.add_game(start.clone(), g, first_game_id + i as u64)? as u64;
-        }
-        Ok(added)
-    }
-
-    /// Rebuilds a buffer (for resume) from record files, oldest file first: every game is
-    /// replayed with [`ReplayBuffer::add_game`] under id `header.first_game_id + index`, and
-    /// the buffer keeps the newest `capacity` positions. `start_of` builds each game's start
-    /// position from its header and record (e.g. `G::new(&config)` when `start` is empty).
-    ///
-    /// # Errors
-    /// [`ReplayError::Start`] when `start_of` fails, and the errors of
-    /// [`ReplayBuffer::add_game`].
-    pub fn rebuild_from<F>(
-        files: &[RecordFile],
-        capacity: usize,
-        mut start_of: F,
-    ) -> Result<Self, ReplayError>
-    where
-        F: FnMut(&RecordHeader, &GameRecord) -> Result<G, ParseError>,
-    {
-        let mut buf = ReplayBuffer::new(capacity);
-        for file in files {
-            for (i, game) in file.games.iter().enumerate() {
-                let game_id = file.header.first_game_id + i as u64;
-                let start = start_of(&file.header, game)
-                    .map_err(|source| ReplayError::Start { game_id, source })?;
-                buf.add_game(start, game, game_id)?;
-            }
-        }
-        Ok(buf)
     }
 
     /// Draws a uniform age in `0..len()`, with threat positions `weight` times as likely
@@ -575,6 +533,65 @@ impl<G: Game> ReplayBuffer<G> {
     }
 }
 
+impl<G: Registered> ReplayBuffer<G> {
+    /// The position recorded game `game` (id `game_id`) starts from: `start` (the run's
+    /// start position) when its start text is empty, else that text (a random start) read
+    /// in `start`'s configuration by [`PositionText::parse_position`].
+    ///
+    /// [`PositionText::parse_position`]: alphazero_registry::PositionText::parse_position
+    ///
+    /// # Errors
+    /// [`ReplayError::Start`] for a start text that does not read.
+    pub fn start_of(start: &G, game: &GameRecord, game_id: u64) -> Result<G, ReplayError> {
+        let text = game.start.trim();
+        if text.is_empty() {
+            return Ok(start.clone());
+        }
+        G::parse_position(start.config(), text)
+            .map(|h| h.current().clone())
+            .map_err(|source| ReplayError::Start { game_id, source })
+    }
+
+    /// Adds `games` (ids from `first_game_id` on, each played from
+    /// [`ReplayBuffer::start_of`]) with [`ReplayBuffer::add_game`]; returns the number of
+    /// samples added.
+    ///
+    /// # Errors
+    /// The first error of [`ReplayBuffer::start_of`] or [`ReplayBuffer::add_game`]; the
+    /// games before it stay added.
+    pub fn add_games(
+        &mut self,
+        start: &G,
+        first_game_id: u64,
+        games: &[GameRecord],
+    ) -> Result<u64, ReplayError> {
+        let mut added = 0u64;
+        for (i, g) in games.iter().enumerate() {
+            let game_id = first_game_id + i as u64;
+            added += self.add_game(Self::start_of(start, g, game_id)?, g, game_id)? as u64;
+        }
+        Ok(added)
+    }
+
+    /// Rebuilds a buffer (for resume) from record files, oldest file first: every game is
+    /// replayed with [`ReplayBuffer::add_game`] from [`ReplayBuffer::start_of`] under id
+    /// `header.first_game_id + index`, and the buffer keeps the newest `capacity` positions.
+    ///
+    /// # Errors
+    /// The errors of [`ReplayBuffer::start_of`] and [`ReplayBuffer::add_game`].
+    pub fn rebuild_from(
+        files: &[RecordFile],
+        capacity: usize,
+        start: &G,
+    ) -> Result<Self, ReplayError> {
+        let mut buf = ReplayBuffer::new(capacity);
+        for file in files {
+            buf.add_games(start, file.header.first_game_id, &file.games)?;
+        }
+        Ok(buf)
+    }
+}
+
 impl<G: Encode> ReplayBuffer<G> {
     /// Writes the ownership target of the drawn sample `drawn` (from this buffer's
     /// [`ReplayBuffer::sample_batch`], not overwritten since) into `out` `[H, W]`:
@@ -600,7 +617,7 @@ impl<G: Encode> ReplayBuffer<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{GameFlags, GameResult, PlyRecord};
+    use crate::record::{GameFlags, GameResult, PlyRecord, RecordHeader};
     use alphazero_registry::games::{Connect4, Connect4Config};
     use rand::rngs::StdRng;
     use rand::SeedableRng;
@@ -939,7 +956,7 @@ mod tests {
             games: games.clone(),
         };
         let rebuilt =
-            ReplayBuffer::rebuild_from(&[file], 4, |_, g| Connect4::from_moves(&g.start)).unwrap();
+            ReplayBuffer::rebuild_from(&[file], 4, &Connect4::new(&Default::default())).unwrap();
         let mut inc = ReplayBuffer::new(4);
         inc.add_game(start(), &games[0], 10).unwrap();
         inc.add_game(start(), &games[1], 11).unwrap();
@@ -1198,7 +1215,7 @@ mod tests {
                 c4_game(&[2, 2], GameResult::Draw, &[]),
             ],
         };
-        let rebuilt = ReplayBuffer::rebuild_from(&[file], 6, |_, _| Ok(start())).unwrap();
+        let rebuilt = ReplayBuffer::rebuild_from(&[file], 6, &start()).unwrap();
         assert_eq!(
             restarts(&rebuilt, RestartRule::Uniform, 4),
             restarts(&buf, RestartRule::Uniform, 4)

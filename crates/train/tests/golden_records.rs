@@ -113,7 +113,7 @@ fn writing_the_restarted_records_reproduces_the_version_3_golden_bytes() {
 #[test]
 fn restarted_golden_game_replays_its_prefix_without_training_on_it() {
     let f = read_records(&std::fs::read(GOLDEN_V3).unwrap(), "connect4", 7).unwrap();
-    let buf = ReplayBuffer::rebuild_from(&[f], 100, |_, g| Connect4::from_moves(&g.start)).unwrap();
+    let buf = ReplayBuffer::rebuild_from(&[f], 100, &Connect4::new(&Default::default())).unwrap();
     // The same 8 samples as without the prefix: its two moves are not trained on.
     assert_eq!(buf.len(), 8);
     let game0: Vec<_> = buf.iter().filter(|s| s.game_id == 1000).collect();
@@ -168,7 +168,7 @@ fn golden_games_replay_into_the_buffer() {
 
 fn golden_games_replay(path: &str) {
     let f = read_records(&std::fs::read(path).unwrap(), "connect4", 7).unwrap();
-    let buf = ReplayBuffer::rebuild_from(&[f], 100, |_, g| Connect4::from_moves(&g.start)).unwrap();
+    let buf = ReplayBuffer::rebuild_from(&[f], 100, &Connect4::new(&Default::default())).unwrap();
     // 7 plies minus one fast ply, plus 2 plies of game 1.
     assert_eq!(buf.len(), 8);
     let newest = buf.get(0).unwrap();

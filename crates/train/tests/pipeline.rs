@@ -216,6 +216,124 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
 }
 
 #[test]
+fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() {
+    use alphazero_registry::games::Xiangqi;
+    let storage = MemoryStorage::new();
+    let cfg = |iterations: u32| {
+        let text = "[game]\nname = \"xiangqi\"\n";
+        let iterations = format!("run.iterations={iterations}");
+        TrainConfig::parse(
+            text,
+            &[
+                "model.blocks=1",
+                "model.channels=8",
+                "model.value_hidden=8",
+                "selfplay.games_per_iteration=6",
+                "selfplay.parallel_games=6",
+                "selfplay.workers=1",
+                "selfplay.simulations=8",
+                "selfplay.max_plies=24",
+                "selfplay.playout_cap.enabled=false",
+                "selfplay.random_starts.share=0.5",
+                "selfplay.random_starts.max_removed=4",
+                "train.batch_size=32",
+                "train.steps_per_iteration=2",
+                "run.time_budget_minutes=0",
+                &iterations,
+            ],
+        )
+        .unwrap()
+    };
+    let p =
+        Pipeline::<Xiangqi>::new(cfg(2), Default::default(), &storage, Default::default()).unwrap();
+    p.run(None, &Limits::default(), &Silent).unwrap();
+    let metrics = MetricsLog::open(&storage, RunDir::METRICS)
+        .unwrap()
+        .read_all(&storage)
+        .unwrap();
+    let actions = p.num_actions();
+    let files: Vec<_> = (0..2)
+        .map(|id| {
+            read_records(
+                &storage.get(&RunDir::record_key(id)).unwrap(),
+                "xiangqi",
+                actions,
+            )
+            .unwrap()
+        })
+        .collect();
+    let mut random = 0;
+    for (k, file) in files.iter().enumerate() {
+        let here: Vec<_> = file.games.iter().filter(|g| !g.start.is_empty()).collect();
+        assert_eq!(metrics[k].random_start_games, here.len() as u64);
+        for g in here {
+            random += 1;
+            // The start is a FEN of the initial position less some pieces, Red to move.
+            let pos = Xiangqi::from_fen(
+                &g.start,
+                alphazero_registry::games::XiangqiConfig::default(),
+            )
+            .unwrap_or_else(|e| panic!("{:?}: {e}", g.start));
+            let pieces = g.start.split(' ').next().unwrap();
+            let count = |upper: bool| {
+                pieces
+                    .chars()
+                    .filter(|c| c.is_ascii_alphabetic() && c.is_ascii_uppercase() == upper)
+                    .count()
+            };
+            assert!((12..=16).contains(&count(true)), "{}", g.start);
+            assert!((12..=16).contains(&count(false)), "{}", g.start);
+            assert_eq!(
+                alphazero_game::Game::side_to_move(&pos),
+                alphazero_game::Side::First
+            );
+        }
+    }
+    assert!(random > 0, "some of the 12 games started at random");
+    // The buffer replays every game from its own start: as many positions as full plies.
+    let plies: usize = files
+        .iter()
+        .flat_map(|f| &f.games)
+        .map(|g| g.plies.len())
+        .sum();
+    let start = p.start_position();
+    let buffer = ReplayBuffer::rebuild_from(&files, 10_000, &start).unwrap();
+    assert_eq!(buffer.len(), plies);
+    // Resumed, the buffer is rebuilt from the records (random starts included).
+    let more =
+        Pipeline::<Xiangqi>::new(cfg(3), Default::default(), &storage, Default::default()).unwrap();
+    let summary = more.run(None, &Limits::default(), &Silent).unwrap();
+    assert_eq!(summary.iterations, 3);
+}
+
+#[test]
+fn random_starts_are_refused_for_a_game_without_them() {
+    let err = tiny(1)
+        .with_overrides(&["selfplay.random_starts.share=0.3"])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("selfplay.random_starts.share must be 0 for connect4"),
+        "{err}"
+    );
+    for (set, says) in [
+        (
+            "selfplay.random_starts.share=1",
+            "selfplay.random_starts.share must be in [0, 1)",
+        ),
+        (
+            "selfplay.random_starts.max_removed=0",
+            "selfplay.random_starts.max_removed must be >= 1",
+        ),
+    ] {
+        let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[set])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{set}: {err}");
+    }
+}
+
+#[test]
 fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
     use alphazero_nn::{checkpoint_from_bytes, AuxHeads};
     let storage = MemoryStorage::new();

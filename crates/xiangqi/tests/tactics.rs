@@ -1,6 +1,7 @@
 //! Mate tactics ([`Game::tactical_proof`], [`Xiangqi::mate_search`], [`Xiangqi::mates_in_one`])
 //! against the reference minimax [`reference::mating_moves`]: the positions of
-//! `tests/data/mates.tsv`, the no-capture draw, and random playouts (every claimed mate is
+//! `tests/data/mates.tsv` (and Fairy-Stockfish's mates in one, `mates-ffish.tsv`), the
+//! no-capture draw, and random playouts (every claimed mate is
 //! replayed with the public rules, every defender reply considered).
 
 use alphazero_game::{Game, Outcome, Side};
@@ -8,9 +9,12 @@ use alphazero_xiangqi::{reference, MateResult, Move, Xiangqi, XiangqiConfig, MAX
 use proptest::prelude::*;
 
 /// The data files: (name, text).
-const DATA: [(&str, &str); 2] = [
+const DATA: [(&str, &str); 3] = [
     ("mates.tsv", include_str!("data/mates.tsv")),
     ("mates-random.tsv", include_str!("data/mates-random.tsv")),
+    // Made and classified by Fairy-Stockfish (scripts/xiangqi-mates-in-one.py): the
+    // reference's mating moves must be exactly its moves that end the game.
+    ("mates-ffish.tsv", include_str!("data/mates-ffish.tsv")),
 ];
 
 /// Enough nodes for every mate of the data file (the longest needs under 1,000).

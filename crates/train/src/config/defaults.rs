@@ -9,8 +9,8 @@ use toml::{Table, Value};
 use super::merge::{merge_checked, to_table};
 use super::schema::{
     ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
-    PlayoutCapConfig, ReplayConfig, ResignConfig, RestartRule, RestartsConfig, RunConfig,
-    SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    PlayoutCapConfig, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule, RestartsConfig,
+    RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
 };
 use super::ConfigError;
 
@@ -65,6 +65,10 @@ impl TrainConfig {
                     share: 0.0,
                     rule: RestartRule::Defend,
                     window: 10,
+                },
+                random_starts: RandomStartsConfig {
+                    share: 0.0,
+                    max_removed: 3,
                 },
                 search: SearchConfig {
                     c_puct: CPuct::Constant(1.5),

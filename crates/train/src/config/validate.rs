@@ -90,6 +90,31 @@ impl TrainConfig {
             );
         }
         at_least("selfplay.restarts.window", s.restarts.window, 1)?;
+        if !(0.0..1.0).contains(&s.random_starts.share) {
+            return invalid(
+                "selfplay.random_starts.share",
+                "must be in [0, 1) (0 = off)".into(),
+                s.random_starts.share,
+            );
+        }
+        at_least(
+            "selfplay.random_starts.max_removed",
+            s.random_starts.max_removed,
+            1,
+        )?;
+        let has_random_starts = alphazero_registry::with_game!(&self.game, G, cfg => {
+            <G as alphazero_registry::Registered>::random_start(cfg, 1, 0).is_some()
+        });
+        if s.random_starts.share > 0.0 && !has_random_starts {
+            return invalid(
+                "selfplay.random_starts.share",
+                format!(
+                    "must be 0 for {}: it has no random starts (Xiangqi has)",
+                    self.game.name()
+                ),
+                s.random_starts.share,
+            );
+        }
 
         let r = &self.replay;
         at_least("replay.capacity", r.capacity, 1)?;
@@ -258,6 +283,7 @@ pub(super) fn integer_minimum(key: &str) -> u32 {
         | "selfplay.playout_cap.fast_simulations"
         | "selfplay.max_plies"
         | "selfplay.restarts.window"
+        | "selfplay.random_starts.max_removed"
         | "replay.capacity"
         | "replay.recent_window"
         | "model.blocks"

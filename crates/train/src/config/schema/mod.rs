@@ -11,7 +11,9 @@ mod selfplay;
 
 pub use gating::{GatingConfig, SearchOverlay, SprtConfig};
 pub use learner::{LearnerConfig, LrSchedule, Optimizer};
-pub use selfplay::{PlayoutCapConfig, ResignConfig, RestartRule, RestartsConfig, SelfPlayConfig};
+pub use selfplay::{
+    PlayoutCapConfig, RandomStartsConfig, ResignConfig, RestartRule, RestartsConfig, SelfPlayConfig,
+};
 
 /// `[replay]`: the replay buffer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,5 +1,5 @@
 //! `[selfplay]`: self-play game generation, its search, playout cap, resignation and
-//! restarts.
+//! restarts and random starts.
 
 use alphazero_mcts::SearchConfig;
 use serde::{Deserialize, Serialize};
@@ -70,6 +70,25 @@ pub struct RestartsConfig {
     pub window: u32,
 }
 
+/// `[selfplay.random_starts]`: a share of the self-play games start from a position made from
+/// the rules alone instead of the initial position (the game's
+/// [`Registered::random_start`](alphazero_registry::Registered::random_start); Xiangqi: the
+/// initial position with up to `max_removed` pieces other than the general taken off each
+/// side). Material imbalances end games sooner and teach what pieces are worth. A random
+/// start's record keeps its position as text (the record's start field), so `records show`
+/// and the replay buffer replay it from there; restarts are never drawn from such games.
+/// Refused (share > 0) for a game without random starts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomStartsConfig {
+    /// Share of each iteration's games, in [0, 1), drawn per game, that start from a random
+    /// position (0 = off).
+    pub share: f64,
+    /// The most pieces taken off each side (>= 1); each side's count is drawn uniformly from
+    /// 0 to this.
+    pub max_removed: u32,
+}
+
 /// `[selfplay]`: self-play game generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -100,6 +119,8 @@ pub struct SelfPlayConfig {
     pub max_plies: u32,
     /// `[selfplay.restarts]`: game restarts (off by default).
     pub restarts: RestartsConfig,
+    /// `[selfplay.random_starts]`: starts made from the rules (off by default).
+    pub random_starts: RandomStartsConfig,
     /// `[selfplay.search]`: the search of every self-play move, read straight into the
     /// search's own configuration (its keys are [`SearchConfig`]'s fields: `c_puct`,
     /// `fpu_reduction`, `dirichlet_alpha`, `dirichlet_epsilon`, `dirichlet_alpha_total`,

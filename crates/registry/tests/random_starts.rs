@@ -1,0 +1,117 @@
+//! Random starts (`Registered::random_start`): Xiangqi's initial position with pieces taken
+//! off each side, and no random starts for the games without them.
+
+use std::collections::BTreeSet;
+
+use alphazero_game::{Game, Side};
+use alphazero_registry::games::{
+    Connect4, Connect4Config, Gomoku, GomokuConfig, Xiangqi, XiangqiConfig,
+};
+use alphazero_registry::{PositionText, Registered};
+
+const INITIAL: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+
+/// The pieces of a FEN's board field, Red's (upper case) and Black's, sorted.
+fn pieces(fen: &str) -> (String, String) {
+    let board = fen.split(' ').next().expect("a board field");
+    let mut red: Vec<char> = board.chars().filter(char::is_ascii_uppercase).collect();
+    let mut black: Vec<char> = board.chars().filter(char::is_ascii_lowercase).collect();
+    red.sort_unstable();
+    black.sort_unstable();
+    (red.into_iter().collect(), black.into_iter().collect())
+}
+
+/// How many of each letter `fewer` lacks against `more` (`None` if `fewer` has a letter
+/// `more` has not, or more of it).
+fn removed(more: &str, fewer: &str) -> Option<Vec<char>> {
+    let mut left: Vec<char> = more.chars().collect();
+    for c in fewer.chars() {
+        let i = left.iter().position(|&d| d == c)?;
+        left.remove(i);
+    }
+    Some(left)
+}
+
+#[test]
+fn xiangqi_random_starts_remove_at_most_max_removed_non_general_pieces_a_side() {
+    let config = XiangqiConfig::default();
+    let (red0, black0) = pieces(INITIAL);
+    for seed in 0..300u64 {
+        let (pos, fen) =
+            Xiangqi::random_start(&config, 3, seed).expect("xiangqi has random starts");
+        // The text reads back to the same position, Red to move, a game not over.
+        let parsed = Xiangqi::parse_position(&config, &fen).expect("the start text parses");
+        assert_eq!(parsed.current().to_fen(), pos.to_fen(), "seed {seed}");
+        assert_eq!(pos.to_fen(), fen, "seed {seed}");
+        assert_eq!(pos.side_to_move(), Side::First, "seed {seed}: {fen}");
+        assert!(pos.outcome().is_none(), "seed {seed}: {fen}");
+        let (red, black) = pieces(&fen);
+        for (all, kept) in [(&red0, &red), (&black0, &black)] {
+            let gone = removed(all, kept).unwrap_or_else(|| panic!("seed {seed}: {fen} adds"));
+            assert!(gone.len() <= 3, "seed {seed}: {fen} removes {gone:?}");
+            assert!(!gone.iter().any(|c| matches!(c, 'K' | 'k')), "{fen}");
+        }
+        // Pieces are taken off, never moved: every piece left stands on its initial point.
+        let start_board: Vec<char> = expand(INITIAL);
+        for (i, c) in expand(&fen).into_iter().enumerate() {
+            assert!(
+                c == '.' || c == start_board[i],
+                "seed {seed}: {fen} moved a piece"
+            );
+        }
+    }
+}
+
+/// The 90 cells of a FEN's board, '.' for empty.
+fn expand(fen: &str) -> Vec<char> {
+    let board = fen.split(' ').next().expect("a board field");
+    board
+        .chars()
+        .filter(|&c| c != '/')
+        .flat_map(|c| match c.to_digit(10) {
+            Some(d) => vec!['.'; d as usize],
+            None => vec![c],
+        })
+        .collect()
+}
+
+#[test]
+fn xiangqi_random_starts_follow_the_seed_and_cover_every_count() {
+    let config = XiangqiConfig::default();
+    let a = Xiangqi::random_start(&config, 2, 17).expect("a start");
+    let b = Xiangqi::random_start(&config, 2, 17).expect("a start");
+    assert_eq!(a.1, b.1, "the same seed draws the same position");
+    let (red0, black0) = pieces(INITIAL);
+    let mut counts = BTreeSet::new();
+    let mut texts = BTreeSet::new();
+    for seed in 0..200u64 {
+        let (_, fen) = Xiangqi::random_start(&config, 2, seed).expect("a start");
+        let (red, black) = pieces(&fen);
+        counts.insert((red0.len() - red.len(), black0.len() - black.len()));
+        texts.insert(fen);
+    }
+    // Each side's count is drawn from 0..=2 apart from the other's: all nine pairs occur.
+    assert_eq!(counts.len(), 9, "{counts:?}");
+    assert!(texts.len() > 100, "only {} distinct starts", texts.len());
+}
+
+#[test]
+fn xiangqi_random_starts_never_leave_the_generals_facing() {
+    // With every piece but the generals removable, many draws empty the e-file; those must
+    // be drawn again (the side not to move would be in check).
+    let config = XiangqiConfig::default();
+    for seed in 0..300u64 {
+        let (pos, fen) = Xiangqi::random_start(&config, 15, seed).expect("a start");
+        assert!(
+            Xiangqi::from_fen(&fen, config).is_ok(),
+            "seed {seed}: {fen}"
+        );
+        assert!(pos.outcome().is_none(), "seed {seed}: {fen}");
+    }
+}
+
+#[test]
+fn games_without_random_starts_have_none() {
+    assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 1).is_none());
+    assert!(Connect4::random_start(&Connect4Config::default(), 3, 1).is_none());
+}
