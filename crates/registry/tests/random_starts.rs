@@ -113,5 +113,5 @@ fn xiangqi_random_starts_never_leave_the_generals_facing() {
 #[test]
 fn games_without_random_starts_have_none() {
     assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 1).is_none());
-    assert!(Connect4::random_start(&Connect4Config::default(), 3, 1).is_none());
+    assert!(Connect4::random_start(&Connect4Config, 3, 1).is_none());
 }
