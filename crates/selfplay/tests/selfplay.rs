@@ -377,15 +377,7 @@ fn a_restarted_game_starts_from_exactly_the_chosen_prefix_and_plays_its_own_game
         check_record(&start, r);
         // The first ply is searched in the restart position: its π covers that position's
         // moves and its move is legal there.
-        let legal: Vec<usize> = from
-            .legal_moves_vec()
-            .into_iter()
-            .map(|m| from.move_to_action(m))
-            .collect();
-        assert!(r.plies[0]
-            .policy
-            .iter()
-            .all(|&(a, _)| legal.contains(&(a as usize))));
+        assert_first_ply_searched_in(&from, r);
         assert!(r.plies[0].simulations > 0);
         // The result is the one the rules give at the end of prefix + plies.
         let mut h = History::new(start);
@@ -500,6 +492,19 @@ fn a_restart_position_whose_moves_do_not_replay_is_an_error_naming_the_move() {
     ));
 }
 
+/// The first ply of `rec` was searched in `from`: its π covers only `from`'s legal moves.
+fn assert_first_ply_searched_in(from: &Connect4, rec: &GameRecord) {
+    let legal: Vec<usize> = from
+        .legal_moves_vec()
+        .into_iter()
+        .map(|m| from.move_to_action(m))
+        .collect();
+    assert!(rec.plies[0]
+        .policy
+        .iter()
+        .all(|&(a, _)| legal.contains(&(a as usize))));
+}
+
 /// Connect Four positions given by their move digits, each with that text.
 fn random_positions(lines: &[&str]) -> Vec<(Connect4, String)> {
     lines
@@ -532,15 +537,7 @@ fn a_random_start_game_plays_from_its_position_and_records_its_text() {
             .unwrap_or_else(|| panic!("start {:?} is none of the random starts", r.start));
         assert!(r.prefix.is_empty());
         // π of the first ply covers the random start's moves, and the game replays from it.
-        let legal: Vec<usize> = from
-            .legal_moves_vec()
-            .into_iter()
-            .map(|m| from.move_to_action(m))
-            .collect();
-        assert!(r.plies[0]
-            .policy
-            .iter()
-            .all(|&(a, _)| legal.contains(&(a as usize))));
+        assert_first_ply_searched_in(from, r);
         check_record(from, r);
     }
 }

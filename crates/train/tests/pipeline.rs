@@ -17,6 +17,11 @@ fn tiny(iterations: u32) -> TrainConfig {
 
 /// [`tiny`] with the overrides `extra` on top.
 fn tiny_with(iterations: u32, extra: &[&str]) -> TrainConfig {
+    tiny_game("connect4", iterations, extra)
+}
+
+/// [`tiny_with`] for the game named `game`.
+fn tiny_game(game: &str, iterations: u32, extra: &[&str]) -> TrainConfig {
     let iterations = format!("run.iterations={iterations}");
     let base = [
         "model.blocks=1",
@@ -37,7 +42,7 @@ fn tiny_with(iterations: u32, extra: &[&str]) -> TrainConfig {
         &iterations,
     ];
     let overrides: Vec<&str> = base.iter().chain(extra).copied().collect();
-    TrainConfig::parse("[game]\nname = \"connect4\"\n", &overrides).unwrap()
+    TrainConfig::parse(&format!("[game]\nname = \"{game}\"\n"), &overrides).unwrap()
 }
 
 fn pipeline(storage: &dyn Storage, iterations: u32) -> Pipeline<'_, Connect4> {
@@ -219,30 +224,16 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
 fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() {
     use alphazero_registry::games::Xiangqi;
     let storage = MemoryStorage::new();
-    let cfg = |iterations: u32| {
-        let text = "[game]\nname = \"xiangqi\"\n";
-        let iterations = format!("run.iterations={iterations}");
-        TrainConfig::parse(
-            text,
+    let cfg = |iterations| {
+        tiny_game(
+            "xiangqi",
+            iterations,
             &[
-                "model.blocks=1",
-                "model.channels=8",
-                "model.value_hidden=8",
-                "selfplay.games_per_iteration=6",
-                "selfplay.parallel_games=6",
-                "selfplay.workers=1",
-                "selfplay.simulations=8",
                 "selfplay.max_plies=24",
-                "selfplay.playout_cap.enabled=false",
                 "selfplay.random_starts.share=0.5",
                 "selfplay.random_starts.max_removed=4",
-                "train.batch_size=32",
-                "train.steps_per_iteration=2",
-                "run.time_budget_minutes=0",
-                &iterations,
             ],
         )
-        .unwrap()
     };
     let p =
         Pipeline::<Xiangqi>::new(cfg(2), Default::default(), &storage, Default::default()).unwrap();
