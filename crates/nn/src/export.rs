@@ -235,11 +235,21 @@ pub fn export_network<G: Encode>(
             }
         }
     }
-    layers.push(json!({
-        "name": "policy head",
-        "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, policy_channels * H * W] in (channel, row, column) order -> linear -> policy logits [B, A]",
-        "tensors": ["policy_conv.*", "policy_bn.*", "policy_fc.*"]
-    }));
+    layers.push(match &m.policy_planes {
+        None => json!({
+            "name": "policy head",
+            "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, policy_channels * H * W] in (channel, row, column) order -> linear -> policy logits [B, A]",
+            "tensors": ["policy_conv.*", "policy_bn.*", "policy_fc.*"]
+        }),
+        Some(p) => json!({
+            "name": "policy head",
+            "op": format!(
+                "conv1x1 (bias) -> batch norm -> relu -> conv1x1 (bias) to {} planes -> flatten [B, {} * H * W] in (plane, row, column) order -> policy logits [B, A]: logit a is flat point model.policy_planes.index[a]",
+                p.planes, p.planes
+            ),
+            "tensors": ["policy_conv.*", "policy_bn.*", "policy_out.*"]
+        }),
+    });
     layers.push(json!({
         "name": "value head",
         "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, value_channels * H * W] -> linear -> relu -> linear -> tanh -> value [B]",

@@ -112,6 +112,27 @@ struct FoldedBlock {
     conv2: FoldedConv,
 }
 
+/// What is wrong with convolution `f` where the config says a `k`×`k` convolution `cin` →
+/// `cout`, if anything.
+fn conv_problem(name: &str, f: &FoldedConv, k: usize, cin: usize, cout: usize) -> Option<String> {
+    ((f.kernel, f.cin, f.cout) != (k, cin, cout)).then(|| {
+        format!(
+            "{name}: {}×{} conv {}→{} where the config says {k}×{k} {cin}→{cout}",
+            f.kernel, f.kernel, f.cin, f.cout
+        )
+    })
+}
+
+/// The policy head's last layer ([`ModelConfig::policy_planes`]).
+#[derive(Clone, Debug)]
+enum PolicyOut {
+    /// The dense head's linear layer over the NHWC flatten.
+    Dense(Dense),
+    /// The convolutional head: a 1×1 convolution to `K` planes, and each action's point of
+    /// them as `(h·W + w)·K + k` (the NHWC layout of one position's planes).
+    Planes(FoldedConv, Vec<usize>),
+}
+
 /// The policy-value network prepared for CPU inference (batch norm folded, NHWC layout).
 ///
 /// Built from a [`PolicyValueNet`] with [`FoldedNet::new`]; [`FoldedNet::forward`] gives the
@@ -125,7 +146,7 @@ pub struct FoldedNet {
     stem: FoldedConv,
     blocks: Vec<FoldedBlock>,
     policy_conv: FoldedConv,
-    policy_fc: Dense,
+    policy_out: PolicyOut,
     value_conv: FoldedConv,
     value_fc1: Dense,
     value_fc2: Dense,
@@ -165,25 +186,48 @@ pub(crate) struct FoldedOihw {
     pub(crate) bias: Vec<f32>,
 }
 
-/// Folds the inference-mode batch norm `bn` into the convolution `conv` before it:
-/// `W' = W·s`, `b' = (b − μ)·s + β` with `s = γ/√(σ² + ε)` per output channel.
-pub(crate) fn fold_batch_norm(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedOihw, NnError> {
-    let (w, [cout, cin, kh, kw]) = host_nd(conv.weight.val())?;
+/// A convolution without batch norm after it (a head's last layer), in its own layout.
+pub(crate) fn plain_conv(conv: &Conv2d) -> Result<FoldedOihw, NnError> {
+    let (weight, [cout, cin, kh, kw]) = host_nd(conv.weight.val())?;
     if kh != kw {
         return Err(NnError::InvalidConfig(format!(
             "cannot fold a {kh}×{kw} convolution"
         )));
     }
-    let k = kh;
     let bias = match &conv.bias {
         Some(b) => host(b.val())?,
         None => vec![0.0; cout],
     };
+    if bias.len() != cout {
+        return Err(NnError::InvalidConfig(format!(
+            "a bias of {} values for a convolution of {cout} output channels",
+            bias.len()
+        )));
+    }
+    Ok(FoldedOihw {
+        kernel: kh,
+        cin,
+        cout,
+        weight,
+        bias,
+    })
+}
+
+/// Folds the inference-mode batch norm `bn` into the convolution `conv` before it:
+/// `W' = W·s`, `b' = (b − μ)·s + β` with `s = γ/√(σ² + ε)` per output channel.
+pub(crate) fn fold_batch_norm(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedOihw, NnError> {
+    let FoldedOihw {
+        kernel: k,
+        cin,
+        cout,
+        weight: w,
+        bias,
+    } = plain_conv(conv)?;
     let gamma = host(bn.gamma.val())?;
     let beta = host(bn.beta.val())?;
     let mean = host(bn.running_mean.value())?;
     let var = host(bn.running_var.value())?;
-    if [gamma.len(), beta.len(), mean.len(), var.len(), bias.len()]
+    if [gamma.len(), beta.len(), mean.len(), var.len()]
         .iter()
         .any(|&n| n != cout)
     {
@@ -211,13 +255,18 @@ pub(crate) fn fold_batch_norm(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedOih
 }
 
 fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
+    Ok(nhwc_conv(fold_batch_norm(conv, bn)?))
+}
+
+/// A convolution in the CPU path's layout: weights `[k, k, C_in, C_out]`.
+fn nhwc_conv(folded: FoldedOihw) -> FoldedConv {
     let FoldedOihw {
         kernel: k,
         cin,
         cout,
         weight: oihw,
         bias,
-    } = fold_batch_norm(conv, bn)?;
+    } = folded;
     let mut weight = vec![0.0f32; k * k * cin * cout];
     for co in 0..cout {
         for ci in 0..cin {
@@ -230,14 +279,14 @@ fn fold_conv(conv: &Conv2d, bn: &BatchNorm) -> Result<FoldedConv, NnError> {
             }
         }
     }
-    Ok(FoldedConv {
+    FoldedConv {
         kernel: k,
         cin,
         cout,
         weight,
         bias,
         winograd: None,
-    })
+    }
 }
 
 /// A linear layer; with `nchw = Some((channels, hw))` its input rows are permuted from burn's
@@ -574,7 +623,29 @@ impl FoldedNet {
             stem,
             blocks,
             policy_conv: fold_conv(&net.policy_conv, &net.policy_bn)?,
-            policy_fc: dense(&net.policy_fc, Some((config.policy_channels, hw)))?,
+            policy_out: match (&net.policy_fc, &net.policy_out, &config.policy_planes) {
+                (Some(fc), None, None) => {
+                    PolicyOut::Dense(dense(fc, Some((config.policy_channels, hw)))?)
+                }
+                (None, Some(out), Some(planes)) => {
+                    let k = planes.planes;
+                    // NCHW flat point (k·H·W + p) → NHWC (p·K + k).
+                    let nhwc = planes
+                        .index
+                        .iter()
+                        .map(|&i| {
+                            let i = i as usize;
+                            (i % hw) * k + i / hw
+                        })
+                        .collect();
+                    PolicyOut::Planes(nhwc_conv(plain_conv(out)?), nhwc)
+                }
+                _ => {
+                    return Err(NnError::InvalidConfig(
+                        "the network's policy head is not the one its config names".into(),
+                    ))
+                }
+            },
             value_conv: fold_conv(&net.value_conv, &net.value_bn)?,
             value_fc1: dense(&net.value_fc1, Some((config.value_channels, hw)))?,
             value_fc2: dense(&net.value_fc2, None)?,
@@ -592,13 +663,18 @@ impl FoldedNet {
         let m = &self.config;
         let c = m.channels;
         let mut problems = Vec::new();
+        match (&self.policy_out, &m.policy_planes) {
+            (PolicyOut::Dense(_), None) => {}
+            (PolicyOut::Planes(_, index), Some(_)) if index.len() == m.num_actions => {}
+            (PolicyOut::Planes(_, index), Some(_)) => problems.push(format!(
+                "policy planes: {} actions where the config says {}",
+                index.len(),
+                m.num_actions
+            )),
+            _ => problems.push("the policy head is not the one the config names".into()),
+        }
         let mut conv = |name: &str, f: &FoldedConv, k: usize, cin: usize, cout: usize| {
-            if (f.kernel, f.cin, f.cout) != (k, cin, cout) {
-                problems.push(format!(
-                    "{name}: {}×{} conv {}→{} where the config says {k}×{k} {cin}→{cout}",
-                    f.kernel, f.kernel, f.cin, f.cout
-                ));
-            }
+            problems.extend(conv_problem(name, f, k, cin, cout));
         };
         conv("stem", &self.stem, 3, m.input_planes, c);
         let mut pools = Vec::new();
@@ -610,6 +686,10 @@ impl FoldedNet {
             pools.push((i, pooling, block.pool_fc.as_ref()));
         }
         conv("policy conv", &self.policy_conv, 1, c, m.policy_channels);
+        if let PolicyOut::Planes(out, _) = &self.policy_out {
+            let k = m.policy_planes.as_ref().map_or(0, |p| p.planes);
+            conv("policy out", out, 1, m.policy_channels, k);
+        }
         conv("value conv", &self.value_conv, 1, c, m.value_channels);
         if self.blocks.len() != m.residual_blocks {
             problems.push(format!(
@@ -627,12 +707,9 @@ impl FoldedNet {
                 ));
             }
         };
-        lin(
-            "policy fc",
-            &self.policy_fc,
-            m.policy_channels * hw,
-            m.num_actions,
-        );
+        if let PolicyOut::Dense(fc) = &self.policy_out {
+            lin("policy fc", fc, m.policy_channels * hw, m.num_actions);
+        }
         lin(
             "value fc1",
             &self.value_fc1,
@@ -744,10 +821,26 @@ impl FoldedNet {
             }
             std::mem::swap(&mut x, &mut u);
         }
-        // Policy head: 1×1 conv → (folded BN) → ReLU → NHWC flatten → linear.
+        // Policy head: 1×1 conv → (folded BN) → ReLU → NHWC flatten → linear, or → 1×1 conv
+        // to K planes and each action's point of them.
         let mut p = vec![0.0f32; rows * m.policy_channels];
         self.policy_conv.forward(&x, h, w, &mut p, Epilogue::Relu);
-        self.policy_fc.forward(&p, b, policy_logits);
+        match &self.policy_out {
+            PolicyOut::Dense(fc) => fc.forward(&p, b, policy_logits),
+            PolicyOut::Planes(out, index) => {
+                let k = out.cout;
+                let mut maps = vec![0.0f32; rows * k];
+                out.forward(&p, h, w, &mut maps, Epilogue::Linear);
+                for (logits, maps) in policy_logits
+                    .chunks_exact_mut(m.num_actions)
+                    .zip(maps.chunks_exact(hw * k))
+                {
+                    for (l, &i) in logits.iter_mut().zip(index) {
+                        *l = maps[i];
+                    }
+                }
+            }
+        }
         // Value head: 1×1 conv → (folded BN) → ReLU → linear → ReLU → linear → tanh.
         let mut v = vec![0.0f32; rows * m.value_channels];
         self.value_conv.forward(&x, h, w, &mut v, Epilogue::Relu);

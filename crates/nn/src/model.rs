@@ -8,6 +8,9 @@ use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
+use alphazero_registry::PolicyPlanes;
+use burn::tensor::{Int, TensorData};
+
 use crate::batch_norm::{batch_norm_act, Activation};
 use crate::conv3x3::{conv3x3_forward, Layout};
 
@@ -119,6 +122,12 @@ pub struct ModelConfig {
     /// Global pooling in some residual blocks; `None` (the default, and every checkpoint
     /// written before the field existed): none.
     pub global_pooling: Option<GlobalPooling>,
+    /// A convolutional policy head laid out by the game ([`PolicyPlanes`], from
+    /// [`crate::Encode::policy_planes`]): conv1×1 → BN → ReLU → conv1×1 to `K` planes, each
+    /// action's logit read at its own point. `None` (the default, and every checkpoint
+    /// written before the field existed): the dense head, a linear layer from the flattened
+    /// `policy_channels` planes to the `A` logits.
+    pub policy_planes: Option<PolicyPlanes>,
 }
 
 /// The training-only auxiliary heads of a [`PolicyValueNet`]. They read the trunk's output
@@ -237,6 +246,27 @@ impl ModelConfig {
         ModelConfig::preset(preset, G::num_planes(config), h, w, pos.num_actions())
     }
 
+    /// This config with game `G`'s convolutional policy head ([`ModelConfig::policy_planes`]
+    /// from [`crate::Encode::policy_planes`]).
+    ///
+    /// # Errors
+    /// [`crate::NnError::InvalidConfig`] for a game without one (Connect Four), or whose
+    /// layout does not fit this config's board and action space.
+    pub fn with_conv_policy<G: crate::Encode>(
+        mut self,
+        config: &G::Config,
+    ) -> Result<ModelConfig, crate::NnError> {
+        let planes = G::policy_planes(config).ok_or_else(|| {
+            crate::NnError::InvalidConfig(format!(
+                "{} has no convolutional policy head (its actions have no board point)",
+                G::NAME
+            ))
+        })?;
+        self.policy_planes = Some(planes);
+        self.validate()?;
+        Ok(self)
+    }
+
     /// The auxiliary heads of this config (none when [`ModelConfig::aux_heads`] is `None`).
     pub fn aux(&self) -> AuxHeads {
         self.aux_heads.unwrap_or_default()
@@ -277,6 +307,33 @@ impl ModelConfig {
                 return Err(crate::NnError::InvalidConfig(format!(
                     "{name} must be positive in {self}"
                 )));
+            }
+        }
+        if let Some(p) = &self.policy_planes {
+            let points = p.planes * self.board_height * self.board_width;
+            let bad = |rule: String| {
+                Err(crate::NnError::InvalidConfig(format!(
+                    "policy_planes: {rule} ({} planes of {}x{})",
+                    p.planes, self.board_height, self.board_width
+                )))
+            };
+            if p.planes == 0 {
+                return bad("no plane".into());
+            }
+            if p.index.len() != self.num_actions {
+                return bad(format!(
+                    "{} actions laid out for {} actions",
+                    p.index.len(),
+                    self.num_actions
+                ));
+            }
+            if let Some((a, &i)) = p
+                .index
+                .iter()
+                .enumerate()
+                .find(|&(_, &i)| i as usize >= points)
+            {
+                return bad(format!("action {a} at {i}, outside the {points} points"));
             }
         }
         if let Some(g) = &self.global_pooling {
@@ -352,7 +409,17 @@ impl ModelConfig {
                 .collect(),
             policy_conv: conv1x1(c, self.policy_channels, device),
             policy_bn: BatchNormConfig::new(self.policy_channels).init(device),
-            policy_fc: LinearConfig::new(self.policy_channels * hw, self.num_actions).init(device),
+            policy_fc: self.policy_planes.is_none().then(|| {
+                LinearConfig::new(self.policy_channels * hw, self.num_actions).init(device)
+            }),
+            policy_out: self
+                .policy_planes
+                .as_ref()
+                .map(|p| conv1x1(self.policy_channels, p.planes, device)),
+            policy_index: self
+                .policy_planes
+                .as_ref()
+                .map(|p| p.index.iter().map(|&i| i64::from(i)).collect()),
             value_conv: conv1x1(c, self.value_channels, device),
             value_bn: BatchNormConfig::new(self.value_channels).init(device),
             value_fc1: LinearConfig::new(self.value_channels * hw, self.value_hidden).init(device),
@@ -383,7 +450,11 @@ impl ModelConfig {
             .sum();
         let pc = self.policy_channels as u64;
         let vc = self.value_channels as u64;
-        let policy = hw * c * pc + pc * hw * self.num_actions as u64;
+        let policy = hw * c * pc
+            + match &self.policy_planes {
+                None => pc * hw * self.num_actions as u64,
+                Some(p) => hw * pc * p.planes as u64,
+            };
         let vh = self.value_hidden as u64;
         let value = hw * c * vc + vc * hw * vh + vh;
         stem + blocks + policy + value
@@ -410,7 +481,10 @@ impl ModelConfig {
             + blocks
             + conv(c, self.policy_channels, 1)
             + bn(self.policy_channels)
-            + lin(self.policy_channels * hw, self.num_actions)
+            + match &self.policy_planes {
+                None => lin(self.policy_channels * hw, self.num_actions),
+                Some(p) => conv(self.policy_channels, p.planes, 1),
+            }
             + conv(c, self.value_channels, 1)
             + bn(self.value_channels)
             + lin(self.value_channels * hw, self.value_hidden)
@@ -515,7 +589,9 @@ fn global_pooling_bias(fc: &Linear, y: Tensor<4>, layout: Layout) -> Tensor<4> {
 ///
 /// * stem: conv3×3 (input planes → channels) → BN → ReLU;
 /// * trunk: [`ModelConfig::residual_blocks`] × [`ResidualBlock`];
-/// * policy head: conv1×1 → BN → ReLU → flatten → linear to the `A` action logits;
+/// * policy head: conv1×1 → BN → ReLU → flatten → linear to the `A` action logits, or with
+///   [`ModelConfig::policy_planes`] conv1×1 → BN → ReLU → conv1×1 to `K` planes, action `a`'s
+///   logit read at its point `index[a]`;
 /// * value head: conv1×1 → BN → ReLU → flatten → linear → ReLU → linear → tanh.
 ///
 /// The same module type is used for training (parameters on an autodiff device, batch norm
@@ -528,7 +604,15 @@ pub struct PolicyValueNet {
     pub(crate) blocks: Vec<ResidualBlock>,
     pub(crate) policy_conv: Conv2d,
     pub(crate) policy_bn: BatchNorm,
-    pub(crate) policy_fc: Linear,
+    /// The dense head's linear layer (`None` with [`ModelConfig::policy_planes`]).
+    pub(crate) policy_fc: Option<Linear>,
+    /// The convolutional head's last layer, to `K` planes (with
+    /// [`ModelConfig::policy_planes`]).
+    pub(crate) policy_out: Option<Conv2d>,
+    /// The convolutional head's flat point of each action in `[K·H·W]` (from the config;
+    /// not a parameter).
+    #[module(skip)]
+    pub(crate) policy_index: Option<Vec<i64>>,
     pub(crate) value_conv: Conv2d,
     pub(crate) value_bn: BatchNorm,
     pub(crate) value_fc1: Linear,
@@ -598,14 +682,33 @@ impl PolicyValueNet {
         let [b, _, _, _] = x.dims();
         let p = self.policy_conv.forward(x.clone());
         let p = batch_norm_act(&self.policy_bn, p, None, Activation::Relu, Layout::Nchw);
-        let p: Tensor<2> = p.reshape([b as i32, -1]);
-        let logits = self.policy_fc.forward(p);
+        let logits = self.policy_logits(p);
         let v = self.value_conv.forward(x);
         let v = batch_norm_act(&self.value_bn, v, None, Activation::Relu, Layout::Nchw);
         let v: Tensor<2> = v.reshape([b as i32, -1]);
         let v = relu(self.value_fc1.forward(v));
         let v = tanh(self.value_fc2.forward(v));
         (logits, v.reshape([b as i32]))
+    }
+
+    /// The policy head after its first layer: `p` `[B, policy_channels, H, W]` (after BN
+    /// and ReLU) → logits `[B, A]`, by the dense layer or by the convolution to `K` planes
+    /// and each action's point of them.
+    fn policy_logits(&self, p: Tensor<4>) -> Tensor<2> {
+        let [b, _, _, _] = p.dims();
+        match (&self.policy_fc, &self.policy_out, &self.policy_index) {
+            (Some(fc), _, _) => fc.forward(p.reshape([b as i32, -1])),
+            (None, Some(out), Some(index)) => {
+                let maps: Tensor<2> = out.forward(p).reshape([b as i32, -1]);
+                let device = maps.device();
+                let index = Tensor::<1, Int>::from_data(
+                    TensorData::new(index.clone(), [index.len()]),
+                    &device,
+                );
+                maps.select(1, index)
+            }
+            _ => unreachable!("a policy head is dense or convolutional with its index"),
+        }
     }
 
     /// Runs the network with its auxiliary heads (training): the outputs of
@@ -798,7 +901,7 @@ mod tests {
                 x = relu(y + x);
             }
             let p = relu(self.policy_bn.forward(self.policy_conv.forward(x.clone())));
-            let logits = self.policy_fc.forward(p.reshape([b as i32, -1]));
+            let logits = self.policy_logits(p);
             let v = relu(self.value_bn.forward(self.value_conv.forward(x)));
             let v = relu(self.value_fc1.forward(v.reshape([b as i32, -1])));
             let v = tanh(self.value_fc2.forward(v));

@@ -28,7 +28,7 @@
 use burn::module::Module;
 use prost::Message;
 
-use crate::folded::{dense, fold_batch_norm, Dense, FoldedOihw};
+use crate::folded::{dense, fold_batch_norm, plain_conv, Dense, FoldedOihw};
 use crate::{CheckpointHeader, Encode, NnError, PolicyValueNet};
 
 /// The ONNX IR version written (ONNX 1.10 and later; ONNX Runtime 1.10 and later read it).
@@ -422,9 +422,31 @@ pub fn export_onnx<G: Encode>(
         &x,
     );
     let p = g.relu(&p);
-    let p = g.flatten(&p);
-    let logits = g.linear("policy_fc", &dense(&net.policy_fc, None)?, &p);
-    g.node("Identity", &[&logits], Vec::new(), Some(POLICY_NAME));
+    match (&net.policy_fc, &net.policy_out, &m.policy_planes) {
+        (Some(fc), None, None) => {
+            let p = g.flatten(&p);
+            let logits = g.linear("policy_fc", &dense(fc, None)?, &p);
+            g.node("Identity", &[&logits], Vec::new(), Some(POLICY_NAME));
+        }
+        (None, Some(out), Some(planes)) => {
+            // K planes, flattened as [B, K·H·W], and each action's point of them.
+            let maps = g.conv("policy_out", &plain_conv(out)?, &p);
+            let maps = g.flatten(&maps);
+            let index: Vec<i64> = planes.index.iter().map(|&i| i64::from(i)).collect();
+            let index = g.int64s("policy_index", &index);
+            g.node(
+                "Gather",
+                &[&maps, &index],
+                vec![int_attribute("axis", 1)],
+                Some(POLICY_NAME),
+            );
+        }
+        _ => {
+            return Err(NnError::InvalidConfig(
+                "the network's policy head is not the one its config names".into(),
+            ))
+        }
+    }
 
     let v = g.conv(
         "value_conv",

@@ -468,3 +468,55 @@ fn checkpoint_with_global_pooling_round_trips_its_config_and_outputs() {
         r => panic!("expected a tensor error, got {r:?}"),
     }
 }
+
+/// A network with a convolutional policy head: its layout travels in the header (the
+/// checkpoint describes itself), it loads back with the same outputs, the shipped networks
+/// (written before the field existed) still load with the dense head, and its weights under
+/// a dense header are refused naming a tensor.
+#[test]
+fn checkpoint_with_a_conv_policy_head_round_trips_its_layout_and_outputs() {
+    use alphazero_registry::games::{Gomoku, GomokuConfig};
+    let gomoku = GomokuConfig::new(5, Rule::Standard).unwrap();
+    let config = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &gomoku)
+        .with_conv_policy::<Gomoku>(&gomoku)
+        .unwrap();
+    let device = default_device();
+    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let batch = random_batch(&config, 8, &mut Rng(41));
+    for _ in 0..3 {
+        trainer.train_step(&batch).unwrap();
+    }
+    let dir = temp_dir("conv-policy");
+    let path = dir.join("net.ckpt");
+    save_checkpoint(&path, &tag(), &trainer).unwrap();
+    let ck = load_checkpoint(&path, "gomoku", &device).unwrap();
+    assert_eq!(ck.header.model, config);
+    let names: Vec<String> = tensors(&ck.model).into_iter().map(|(n, _)| n).collect();
+    assert!(names.iter().any(|n| n == "policy_out.weight"), "{names:?}");
+    assert!(
+        !names.iter().any(|n| n.starts_with("policy_fc")),
+        "{names:?}"
+    );
+    let planes = random_batch(&config, 4, &mut Rng(42)).planes().to_vec();
+    let live = trainer
+        .inference_model()
+        .predict(&config, &planes, &device)
+        .unwrap();
+    let loaded = ck.model.predict(&config, &planes, &device).unwrap();
+    assert!(max_abs_diff(&live.0, &loaded.0) <= 1e-5);
+    assert!(max_abs_diff(&live.1, &loaded.1) <= 1e-5);
+    let bytes = std::fs::read(&path).unwrap();
+    let dense = ModelConfig {
+        policy_planes: None,
+        ..config.clone()
+    };
+    match load_bytes(&dir, &with_header_model(&bytes, &dense)) {
+        Err(CheckpointError::MissingTensor { tensor, .. })
+        | Err(CheckpointError::UnexpectedTensor { tensor, .. }) => {
+            assert!(tensor.contains("policy"), "{tensor}")
+        }
+        r => panic!("expected a tensor error, got {r:?}"),
+    }
+    let shipped = load_checkpoint(Path::new(SHIPPED_CONNECT4), "connect4", &device).unwrap();
+    assert_eq!(shipped.header.model.policy_planes, None);
+}

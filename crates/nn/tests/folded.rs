@@ -226,6 +226,26 @@ fn evaluators_agree<G: Encode>(
     if global_pooling {
         mcfg = mcfg.with_default_global_pooling();
     }
+    evaluators_agree_on::<G>(config, &mcfg, seed);
+}
+
+/// [`evaluators_agree`] with or without the game's convolutional policy head.
+fn evaluators_agree_with<G: Encode>(
+    config: &G::Config,
+    preset: ModelPreset,
+    conv_policy: bool,
+    seed: u64,
+) {
+    let mut mcfg = ModelConfig::for_game::<G>(preset, config);
+    if conv_policy {
+        mcfg = mcfg.with_conv_policy::<G>(config).unwrap();
+    }
+    evaluators_agree_on::<G>(config, &mcfg, seed);
+}
+
+/// The two evaluators of a network of `mcfg` agree on positions of game `G`.
+fn evaluators_agree_on<G: Encode>(config: &G::Config, mcfg: &ModelConfig, seed: u64) {
+    let mcfg = mcfg.clone();
     let trainer = trained(&mcfg, 3, seed);
     let device = default_device();
     let fast = NetworkEvaluator::<G>::new(trainer.model(), &mcfg, &device).unwrap();
@@ -261,4 +281,60 @@ fn network_evaluator_fast_path_agrees_with_burn_forward_for_every_game() {
 fn network_evaluator_fast_path_agrees_with_burn_forward_with_global_pooling() {
     evaluators_agree::<Connect4>(&Connect4Config, ModelPreset::Small, true, 14);
     evaluators_agree::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Small, true, 15);
+}
+
+/// The convolutional policy head (`ModelConfig::with_conv_policy`): the folded path (a 1×1
+/// convolution to K planes in NHWC, each action's point read there) gives burn's forward
+/// (the planes flattened NCHW and selected), on Gomoku's one plane and Xiangqi's 50, with
+/// every 3×3 algorithm, and through the search's evaluator on real positions.
+#[test]
+fn folded_forward_matches_burn_with_a_conv_policy_head() {
+    let gomoku = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &GomokuConfig::default())
+        .with_conv_policy::<Gomoku>(&GomokuConfig::default())
+        .unwrap();
+    let xiangqi = ModelConfig::for_game::<Xiangqi>(ModelPreset::Small, &XiangqiConfig::default())
+        .with_conv_policy::<Xiangqi>(&XiangqiConfig::default())
+        .unwrap();
+    check_against_burn(&gomoku, &[1, 3, 17], 31);
+    for algorithm in [
+        Conv3x3Algorithm::Direct,
+        Conv3x3Algorithm::Winograd(Tile::F4),
+    ] {
+        check_algorithm_against_burn(&xiangqi, &[1, 5], 32, algorithm);
+    }
+    let mut wide = xiangqi.clone();
+    wide.policy_channels = 3;
+    check_against_burn(&wide, &[2], 33);
+}
+
+#[test]
+fn network_evaluator_fast_path_agrees_with_burn_forward_with_a_conv_policy_head() {
+    evaluators_agree_with::<Gomoku>(&GomokuConfig::default(), ModelPreset::Tiny, true, 34);
+    evaluators_agree_with::<Xiangqi>(&XiangqiConfig::default(), ModelPreset::Tiny, true, 35);
+}
+
+#[test]
+fn conv_policy_heads_are_refused_for_connect4_and_never_folded_into_a_dense_config() {
+    let c4 = ModelConfig::for_game::<Connect4>(ModelPreset::Tiny, &Connect4Config);
+    match c4.with_conv_policy::<Connect4>(&Connect4Config) {
+        Err(NnError::InvalidConfig(m)) => assert!(m.contains("connect4"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let dense = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &GomokuConfig::default());
+    let conv = dense
+        .clone()
+        .with_conv_policy::<Gomoku>(&GomokuConfig::default())
+        .unwrap();
+    let device = default_device();
+    for (net_config, fold_config) in [(&dense, &conv), (&conv, &dense)] {
+        let net = net_config.init(&device);
+        match FoldedNet::new(&net, fold_config) {
+            Err(NnError::InvalidConfig(m)) => assert!(m.contains("policy head"), "{m}"),
+            other => panic!("{:?}", other.map(|_| ())),
+        }
+    }
+    // A layout that does not fit the action space is refused by validation.
+    let mut bad = conv;
+    bad.policy_planes.as_mut().unwrap().index.pop();
+    assert!(bad.validate().is_err());
 }

@@ -55,3 +55,26 @@ def training_run(tmp_path_factory) -> Path:
         args += ["--set", setting]
     run_cli(*args)
     return run
+
+
+@pytest.fixture(scope="session")
+def conv_policy_run(tmp_path_factory) -> Path:
+    """The folder of a one-iteration Xiangqi run whose tiny network has the convolutional
+    policy head (`model.policy_head = "conv"`: 50 move-type planes)."""
+    run = tmp_path_factory.mktemp("conv") / "r"
+    args = ["train", "--game", "xiangqi", "--run", str(run), "--iterations", "1", "--quiet"]
+    for setting in [
+        "model.policy_head=conv",
+        "model.blocks=1",
+        "model.channels=8",
+        "model.value_hidden=8",
+        "selfplay.games_per_iteration=4",
+        "selfplay.parallel_games=4",
+        "selfplay.simulations=8",
+        "selfplay.max_plies=30",
+        "train.batch_size=32",
+        "train.steps_per_iteration=2",
+    ]:
+        args += ["--set", setting]
+    run_cli(*args)
+    return run

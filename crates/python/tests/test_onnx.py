@@ -1,5 +1,6 @@
-"""ONNX export: the graph of every shipped network (and of a network with global pooling)
-computes our inference's policy logits and values in ONNX Runtime."""
+"""ONNX export: the graph of every shipped network (and of networks with global pooling and
+with a convolutional policy head) computes our inference's policy logits and values in ONNX
+Runtime."""
 
 import json
 import random
@@ -63,3 +64,13 @@ def test_a_network_with_global_pooling_agrees_with_its_onnx_graph(training_run, 
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
     assert json.loads(session.get_modelmeta().custom_metadata_map["model"])["global_pooling"]
     check_agreement(net, out, seed=5)
+
+
+def test_a_network_with_a_conv_policy_head_agrees_with_its_onnx_graph(conv_policy_run, tmp_path):
+    net = az.Network(conv_policy_run / "networks" / "champion-0001.azc")
+    out = tmp_path / "conv.onnx"
+    net.export_onnx(out)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    model = json.loads(session.get_modelmeta().custom_metadata_map["model"])
+    assert model["policy_planes"]["planes"] == 50
+    check_agreement(net, out, seed=7)

@@ -107,6 +107,28 @@ pub trait Encode: Registered {
     /// What [`Encode::ownership`] gives for this game, in one sentence (an exported
     /// network's description).
     fn ownership_meaning() -> &'static str;
+
+    /// Where a convolutional policy head finds each action's logit ([`PolicyPlanes`]): the
+    /// head computes `K` planes over the board (`[K, H, W]`, the input planes' frame) and
+    /// action `a` reads one point of one plane, so that a move's logit is computed at the
+    /// point it starts from (Xiangqi: its from-square, by move type) or lands on (Gomoku).
+    /// `None`, the default, for a game whose actions have no such point (Connect Four).
+    fn policy_planes(config: &Self::Config) -> Option<PolicyPlanes> {
+        let _ = config;
+        None
+    }
+}
+
+/// The layout of a convolutional policy head's output ([`Encode::policy_planes`]): `planes`
+/// maps `[planes, H, W]`, and `index[a]` is the flat position `(k · H + y) · W + x` of action
+/// `a`'s logit in them. Every action has its own position (no two share one); positions no
+/// action reads are left out of the policy.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PolicyPlanes {
+    /// The number `K` of planes.
+    pub planes: usize,
+    /// Per action, its flat position in `[K, H, W]`.
+    pub index: Vec<u32>,
 }
 
 /// Copies every plane of `src` to `dst` moving the square `(x, y)` to `map(x, y)`.

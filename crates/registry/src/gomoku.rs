@@ -8,7 +8,7 @@ use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, 
 
 use alphazero_mcts::SearchConfig;
 
-use crate::encode::{permute_squares, Encode};
+use crate::encode::{permute_squares, Encode, PolicyPlanes};
 use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, refuse_fen, split_moves, PositionError, PositionText};
 use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, BLUE, RED};
@@ -193,6 +193,15 @@ impl Encode for Gomoku {
     fn ownership_meaning() -> &'static str {
         "the final owner of each point: +1 where the game ends with a stone of the side to \
          move, -1 a stone of the opponent, 0 empty"
+    }
+
+    /// One plane: action `y · N + x` is the point `(x, y)` (the planes' frame).
+    fn policy_planes(config: &GomokuConfig) -> Option<PolicyPlanes> {
+        let n = Gomoku::new(config).num_actions() as u32;
+        Some(PolicyPlanes {
+            planes: 1,
+            index: (0..n).collect(),
+        })
     }
 }
 

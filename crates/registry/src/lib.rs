@@ -49,7 +49,7 @@ mod xiangqi;
 mod yardstick;
 
 pub use connect4::solver as c4_eval;
-pub use encode::{transform_policy, Encode};
+pub use encode::{transform_policy, Encode, PolicyPlanes};
 pub use position::{PositionError, PositionText};
 pub use view::{BoardView, Rgb};
 pub use web::{Cell, StartError, WebGame};

@@ -11,7 +11,7 @@ use alphazero_mcts::SearchConfig;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
-use crate::encode::{permute_squares, Encode};
+use crate::encode::{permute_squares, Encode, PolicyPlanes};
 use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
@@ -170,6 +170,47 @@ fn grid_fen(grid: &[Vec<char>]) -> String {
     ranks.join("/")
 }
 
+/// The move types of Xiangqi's policy planes ([`Encode::policy_planes`]).
+const XIANGQI_MOVE_TYPES: usize = 50;
+
+/// The policy plane of a move by its file and rank steps `(df, dr)`: slides up and down by
+/// distance 1–9 (0–17), right and left by distance 1–8 (18–33), horse jumps (34–41),
+/// elephant (42–45) and advisor (46–49) diagonals.
+fn xiangqi_move_type(df: i32, dr: i32) -> u32 {
+    const HORSE: [(i32, i32); 8] = [
+        (1, 2),
+        (2, 1),
+        (2, -1),
+        (1, -2),
+        (-1, -2),
+        (-2, -1),
+        (-2, 1),
+        (-1, 2),
+    ];
+    const DIAGONAL: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, -1), (-1, 1)];
+    let slide = |first: u32, dist: i32| first + dist as u32 - 1;
+    match (df, dr) {
+        (0, d) if d > 0 => slide(0, d),
+        (0, d) if d < 0 => slide(9, -d),
+        (d, 0) if d > 0 => slide(18, d),
+        (d, 0) if d < 0 => slide(26, -d),
+        _ => {
+            if let Some(i) = HORSE.iter().position(|&h| h == (df, dr)) {
+                34 + i as u32
+            } else if let Some(i) = DIAGONAL
+                .iter()
+                .position(|&d| (2 * d.0, 2 * d.1) == (df, dr))
+            {
+                42 + i as u32
+            } else if let Some(i) = DIAGONAL.iter().position(|&d| d == (df, dr)) {
+                46 + i as u32
+            } else {
+                unreachable!("no Xiangqi action moves by ({df}, {dr})")
+            }
+        }
+    }
+}
+
 /// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.
 const XIANGQI_PLANES: usize = 16;
 const XQ_H: usize = 10;
@@ -317,6 +358,31 @@ impl Encode for Xiangqi {
         "whether the piece on each point survives to the end of the game: +1 a piece of the \
          side to move never captured later in the game, -1 such a piece of the opponent, 0 an \
          empty point or a piece captured later (wherever it has moved by then)"
+    }
+
+    /// 50 planes, each a move type read at the move's from-square (in the side to move's
+    /// frame, as the actions are): 34 orthogonal slides (up and down by distance 1–9, right
+    /// and left by 1–8), 8 horse jumps, 4 elephant and 4 advisor diagonals, as AlphaZero's
+    /// chess head.
+    fn policy_planes(config: &XiangqiConfig) -> Option<PolicyPlanes> {
+        let hw = XQ_H * XQ_W;
+        // Red to move: the actions' own orientation, which is the planes' for either side.
+        let red = Xiangqi::new(config);
+        let index = (0..red.num_actions())
+            .map(|a| {
+                let mv = red
+                    .action_to_move(a)
+                    .expect("every action index names a move");
+                let (f, r) = (i32::from(mv.from.file()), i32::from(mv.from.rank()));
+                let (df, dr) = (i32::from(mv.to.file()) - f, i32::from(mv.to.rank()) - r);
+                let plane = xiangqi_move_type(df, dr) as usize;
+                (plane * hw + r as usize * XQ_W + f as usize) as u32
+            })
+            .collect();
+        Some(PolicyPlanes {
+            planes: XIANGQI_MOVE_TYPES,
+            index,
+        })
     }
 }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use alphazero_nn::{checkpoint_from_bytes, Device, Encode};
 use alphazero_registry::GameSpec;
 
-use crate::config::TrainConfig;
+use crate::config::{PolicyHead, TrainConfig};
 use crate::error::PipelineError;
 use crate::observer::Observer;
 use crate::settings::network_config;
@@ -22,7 +22,15 @@ use crate::storage::Storage;
 
 /// A network's size as `--init` compares it: residual blocks, channels, value head width and
 /// global pooling.
-type Arch = (usize, usize, usize, Option<alphazero_nn::GlobalPooling>);
+/// A network's size: blocks, channels, value head width, global pooling, a convolutional
+/// policy head.
+type Arch = (
+    usize,
+    usize,
+    usize,
+    Option<alphazero_nn::GlobalPooling>,
+    bool,
+);
 
 /// A checked network to start a new run's networks from.
 #[derive(Clone, Debug)]
@@ -96,12 +104,13 @@ impl InitNetwork {
                 m.channels,
                 m.value_hidden,
                 m.global_pooling.clone(),
+                m.policy_planes.is_some(),
             )
         };
         let file_size = arch(m);
-        let run_size = arch(&network_config(cfg, want.0, want.1, want.2, want.3));
+        let run_size = arch(&network_config::<G>(cfg, game_config));
         if file_size != run_size {
-            let size_words = |(b, c, v, g): &Arch| {
+            let size_words = |(b, c, v, g, conv): &Arch| {
                 let pooling = match g {
                     None => String::new(),
                     Some(g) => format!(
@@ -109,7 +118,12 @@ impl InitNetwork {
                         g.channels, g.blocks
                     ),
                 };
-                format!("{b}x{c} (value head {v}{pooling})")
+                let head = if *conv {
+                    ", convolutional policy head"
+                } else {
+                    ""
+                };
+                format!("{b}x{c} (value head {v}{pooling}{head})")
             };
             let file_keys = format!(
                 "model.blocks={}, model.channels={}, model.value_hidden={}, \
@@ -122,7 +136,11 @@ impl InitNetwork {
                     ", model.global_pooling_channels={}",
                     g.channels
                 ))
-            );
+            ) + if file_size.4 {
+                ", model.policy_head=conv"
+            } else {
+                ""
+            };
             if resumed || user_model {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
@@ -147,14 +165,19 @@ impl InitNetwork {
                 Some(g) => as_u32(g.channels, "global pooling channels")?,
                 None => 0,
             };
+            cfg.model.policy_head = if file_size.4 {
+                PolicyHead::Conv
+            } else {
+                PolicyHead::Dense
+            };
             cfg.validate()
                 .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
-            if arch(&network_config(cfg, want.0, want.1, want.2, want.3)) != file_size {
+            if arch(&network_config::<G>(cfg, game_config)) != file_size {
                 return Err(PipelineError::Invalid(format!(
                     "{name}: the network is {}, whose global pooling blocks are not those \
                      model.global_pooling places ({file_keys} gives {})",
                     size_words(&file_size),
-                    size_words(&arch(&network_config(cfg, want.0, want.1, want.2, want.3)))
+                    size_words(&arch(&network_config::<G>(cfg, game_config)))
                 )));
             }
             observer.info(&format!(

@@ -181,10 +181,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         storage: &'s dyn Storage,
         device: Device,
     ) -> Result<Self, PipelineError> {
-        let pos = G::new(&game_config);
-        let (h, w) = pos.board_shape();
-        let model_config =
-            network_config(&cfg, G::num_planes(&game_config), h, w, pos.num_actions());
+        let model_config = network_config::<G>(&cfg, &game_config);
         model_config.validate()?;
         Ok(Pipeline {
             tag: GameSpec::of::<G>(&game_config),

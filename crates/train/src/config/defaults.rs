@@ -9,8 +9,8 @@ use toml::{Table, Value};
 use super::merge::{merge_checked, to_table};
 use super::schema::{
     ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
-    PlayoutCapConfig, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule, RestartsConfig,
-    RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
+    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
 };
 use super::ConfigError;
 
@@ -96,6 +96,7 @@ impl TrainConfig {
                 value_hidden: 128,
                 global_pooling: false,
                 global_pooling_channels: 0,
+                policy_head: PolicyHead::Dense,
             },
             train: LearnerConfig {
                 batch_size: 256,

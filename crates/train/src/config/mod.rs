@@ -59,7 +59,7 @@ pub use overrides::{
 };
 pub use schema::{
     ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
-    PlayoutCapConfig, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule, RestartsConfig,
-    RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
+    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
 };
 pub use validate::{MAX_BATCH_SIZE, MAX_BLOCKS, MAX_CHANNELS, MAX_SIMULATIONS, MAX_VALUE_HIDDEN};

@@ -14,19 +14,20 @@ use alphazero_mcts::SearchConfig;
 use alphazero_nn::OptimizerKind;
 use alphazero_selfplay::{PlayoutCap, Resignation, Restarts, SelfPlayConfig};
 
-use crate::config::{ConfigError, Optimizer, TrainConfig};
+use alphazero_registry::Encode;
 
-/// The network of `[model]` (residual blocks, channels, value head width, global pooling)
-/// for a game of `input_planes` planes of `board_height × board_width` and `num_actions`
-/// actions. `model.global_pooling` places the pooling in the network crate's default blocks
+use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig};
+
+/// The network of `[model]` (residual blocks, channels, value head width, global pooling,
+/// policy head) for game `G` under `game_config` (its planes, board shape and actions).
+/// `model.global_pooling` places the pooling in the network crate's default blocks
 /// ([`alphazero_nn::GlobalPooling::default_for`]), with `model.global_pooling_channels`
-/// pooled channels when that is not 0.
-pub fn network_config(
+/// pooled channels when that is not 0; `model.policy_head = "conv"` lays the policy out as
+/// the game's [`Encode::policy_planes`] (a game without them keeps the dense head:
+/// validation refuses `conv` for it).
+pub fn network_config<G: Encode>(
     cfg: &TrainConfig,
-    input_planes: usize,
-    board_height: usize,
-    board_width: usize,
-    num_actions: usize,
+    game_config: &G::Config,
 ) -> alphazero_nn::ModelConfig {
     let m = &cfg.model;
     let blocks = m.blocks as usize;
@@ -41,11 +42,18 @@ pub fn network_config(
             }
             g
         });
-    alphazero_nn::ModelConfig::new(input_planes, board_height, board_width, num_actions)
+    let policy_planes = match m.policy_head {
+        PolicyHead::Dense => None,
+        PolicyHead::Conv => G::policy_planes(game_config),
+    };
+    let pos = G::new(game_config);
+    let (h, w) = pos.board_shape();
+    alphazero_nn::ModelConfig::new(G::num_planes(game_config), h, w, pos.num_actions())
         .with_residual_blocks(blocks)
         .with_channels(channels)
         .with_value_hidden(m.value_hidden as usize)
         .with_global_pooling(pooling)
+        .with_policy_planes(policy_planes)
 }
 
 /// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,

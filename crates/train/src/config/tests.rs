@@ -1,6 +1,7 @@
 //! The config module's unit tests: defaults, layers, overrides, validation messages.
 
 use super::*;
+use alphazero_registry::games::{Connect4, Connect4Config};
 
 #[test]
 fn defaults_of_every_game_are_valid_and_roundtrip_through_toml() {
@@ -164,11 +165,11 @@ fn global_pooling_is_off_by_default_and_turns_on_in_the_network_config() {
     )
     .unwrap();
     assert!(!old.model.global_pooling);
-    let net = settings::network_config(&old, 3, 6, 7, 7);
+    let net = settings::network_config::<Connect4>(&old, &Connect4Config);
     assert_eq!(net.global_pooling, None);
 
     let on = old.with_overrides(&["model.global_pooling=true"]).unwrap();
-    let net = settings::network_config(&on, 3, 6, 7, 7);
+    let net = settings::network_config::<Connect4>(&on, &Connect4Config);
     assert_eq!(
         net.global_pooling,
         Some(alphazero_nn::GlobalPooling {
@@ -180,7 +181,7 @@ fn global_pooling_is_off_by_default_and_turns_on_in_the_network_config() {
     let wider = on
         .with_overrides(&["model.global_pooling_channels=16"])
         .unwrap();
-    let net = settings::network_config(&wider, 3, 6, 7, 7);
+    let net = settings::network_config::<Connect4>(&wider, &Connect4Config);
     assert_eq!(net.global_pooling.map(|g| g.channels), Some(16));
     // The effective config names both keys and reads back the same.
     let text = wider.to_toml_string().unwrap();
@@ -757,4 +758,25 @@ fn gating_search_errors_name_the_key_written() {
     ] {
         assert!(err(o).to_string().starts_with(msg), "{o}: {}", err(o));
     }
+}
+
+#[test]
+fn a_conv_policy_head_lays_the_policy_out_as_the_game_and_is_refused_where_it_has_none() {
+    use alphazero_registry::games::{Xiangqi, XiangqiConfig};
+    let base = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[] as &[&str]).unwrap();
+    assert_eq!(base.model.policy_head, PolicyHead::Dense, "dense by default");
+    let net = settings::network_config::<Xiangqi>(&base, &XiangqiConfig::default());
+    assert_eq!(net.policy_planes, None);
+    let conv = base.with_overrides(&["model.policy_head=conv"]).unwrap();
+    let net = settings::network_config::<Xiangqi>(&conv, &XiangqiConfig::default());
+    assert_eq!(net.policy_planes.map(|p| p.planes), Some(50));
+    assert!(conv.to_toml_string().unwrap().contains("policy_head = \"conv\""));
+    let err = TrainConfig::parse("[game]\nname = \"connect4\"\n", &["model.policy_head=conv"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("model.policy_head must be dense for connect4"), "{err}");
+    let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &["model.policy_head=flat"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("model.policy_head"), "{err}");
 }

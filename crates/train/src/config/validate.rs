@@ -102,6 +102,20 @@ impl TrainConfig {
             s.random_starts.max_removed,
             1,
         )?;
+        let has_conv_policy = alphazero_registry::with_game!(&self.game, G, cfg => {
+            <G as alphazero_registry::Encode>::policy_planes(cfg).is_some()
+        });
+        if self.model.policy_head == super::PolicyHead::Conv && !has_conv_policy {
+            return invalid(
+                "model.policy_head",
+                format!(
+                    "must be dense for {}: its actions have no board point for a \
+                     convolutional head (Gomoku and Xiangqi have one)",
+                    self.game.name()
+                ),
+                "conv",
+            );
+        }
         let has_random_starts = alphazero_registry::with_game!(&self.game, G, cfg => {
             <G as alphazero_registry::Registered>::random_start(cfg, 1, 0).is_some()
         });

@@ -52,6 +52,24 @@ pub struct ModelConfig {
     /// (rounded down to a multiple of 8 from 32 channels on).
     #[serde(default)]
     pub global_pooling_channels: u32,
+    /// The policy head: `dense` (a linear layer from the flattened head planes to every
+    /// action, the default; files written before the key read so) or `conv` (a 1×1
+    /// convolution to the game's move-type planes, each action's logit read at its board
+    /// point: AlphaZero's chess head; Gomoku and Xiangqi).
+    #[serde(default)]
+    pub policy_head: PolicyHead,
+}
+
+/// `model.policy_head`: how the network turns its trunk into the policy logits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PolicyHead {
+    /// conv1×1 → BN → ReLU → a linear layer to the `A` logits.
+    #[default]
+    Dense,
+    /// conv1×1 → BN → ReLU → conv1×1 to the game's `K` planes
+    /// (`alphazero_registry::Encode::policy_planes`), each action's logit read at its point.
+    Conv,
 }
 
 /// `[eval]`: measurements taken inside the training loop (never training data).
