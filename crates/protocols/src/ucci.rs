@@ -1261,7 +1261,8 @@ impl UcciEngine {
         match t.mv {
             Some(mv) => {
                 let info = self.info_lines(&t);
-                if info != last_info {
+                // The last depth's report again, only later: not repeated.
+                if without_clock(&info) != without_clock(&last_info) {
                     writeln!(out, "{info}")?;
                 }
                 let mut line = format!("bestmove {}", format_move(mv, self.notation));
@@ -1283,6 +1284,21 @@ impl UcciEngine {
         }
         Ok(())
     }
+}
+
+/// Info lines without their `time` and `nps` fields (which differ between two reports of the
+/// same search result).
+fn without_clock(info: &str) -> String {
+    let mut out = Vec::new();
+    let mut words = info.split(' ');
+    while let Some(w) = words.next() {
+        if w == "time" || w == "nps" {
+            words.next();
+        } else {
+            out.push(w);
+        }
+    }
+    out.join(" ")
 }
 
 #[cfg(test)]
@@ -1473,5 +1489,30 @@ mod tests {
         assert_eq!(e.notation(), Notation::FairyRanks);
         feed(&mut e, "setoption name UCI_RankBase value 0\nuci\n");
         assert_eq!(e.notation(), Notation::Iccs);
+    }
+
+    #[test]
+    fn the_last_depth_report_is_not_repeated_before_bestmove() {
+        let probe = Arc::new(Probe::default());
+        let mut e = UcciEngine::new(
+            probe.clone(),
+            EngineConfig::fixed(400, 3),
+            XiangqiConfig::default(),
+        );
+        let out = feed(&mut e, "ucci\nposition startpos\ngo depth 2\nquit\n");
+        let infos: Vec<String> = out
+            .lines()
+            .filter(|l| l.starts_with("info depth"))
+            .map(without_clock)
+            .collect();
+        assert!(!infos.is_empty(), "{out}");
+        for pair in infos.windows(2) {
+            assert_ne!(pair[0], pair[1], "a report repeated:\n{out}");
+        }
+        assert!(out.contains("bestmove "), "{out}");
+        assert_eq!(
+            without_clock("info depth 2 score 5 nodes 17 time 3 nps 5000 pv h2e2"),
+            "info depth 2 score 5 nodes 17 pv h2e2"
+        );
     }
 }

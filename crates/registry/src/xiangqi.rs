@@ -86,9 +86,10 @@ impl Registered for Xiangqi {
     }
 
     /// The initial position, Red to move, with `0..=max_removed` pieces other than the
-    /// general taken off each side (the count and the pieces uniform, each side drawn apart).
-    /// A draw that leaves the generals facing each other, or a finished game, is drawn
-    /// again (up to 64 times, then the initial position).
+    /// general taken off each side (the count and the pieces uniform, each side drawn apart;
+    /// counts above 15, the pieces a side has besides its general, take all 15). A draw that
+    /// removes nothing, leaves the generals facing each other or ends the game is drawn again
+    /// (up to 64 times, then the initial position).
     fn random_start(
         config: &XiangqiConfig,
         max_removed: u32,
@@ -112,6 +113,7 @@ impl Registered for Xiangqi {
         let mut rng = StdRng::seed_from_u64(seed);
         for _ in 0..64 {
             let mut g = grid.clone();
+            let mut removed = 0;
             for red in [true, false] {
                 let mut cells: Vec<(usize, usize)> = (0..g.len())
                     .flat_map(|r| (0..g[r].len()).map(move |f| (r, f)))
@@ -121,10 +123,15 @@ impl Registered for Xiangqi {
                     })
                     .collect();
                 let n = rng.random_range(0..=max_removed as usize).min(cells.len());
+                removed += n;
                 for _ in 0..n {
                     let (r, f) = cells.swap_remove(rng.random_range(0..cells.len()));
                     g[r][f] = '.';
                 }
+            }
+            if removed == 0 {
+                // The initial position itself is no random start.
+                continue;
             }
             let fen = format!("{} {rest}", grid_fen(&g));
             if let Ok(pos) = Xiangqi::from_fen(&fen, *config) {

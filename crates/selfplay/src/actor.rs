@@ -130,15 +130,16 @@ impl Restarts {
 /// Where self-play games start: `start`, or for a share of the games one of `random`
 /// (positions made from the rules alone, e.g. Xiangqi with pieces removed; each with its
 /// text, which the game's record keeps as [`GameRecord::start`]). Which games start from a
-/// random position, and which one, is drawn per game index from the config's seed (a stream
-/// of its own), so the choices do not depend on the worker count. A game that restarts from
+/// random position is drawn per game index from the config's seed (a stream of its own), so
+/// the choices do not depend on the worker count; game `i` takes `random[i % len]`, so games
+/// of consecutive indices take different positions. A game that restarts from
 /// an earlier game's position ([`Restarts`]) never starts from a random position: restart
 /// lines are moves from `start`.
 #[derive(Debug)]
 pub struct Starts<'a, G> {
     /// The game's start position.
     pub start: &'a G,
-    /// Probability in `[0, 1]` that a game starts from one of `random` (uniformly drawn).
+    /// Probability in `[0, 1]` that a game starts from one of `random`.
     pub random_share: f32,
     /// The random start positions with their texts.
     pub random: &'a [(G, String)],
@@ -178,7 +179,10 @@ impl<'a, G> Starts<'a, G> {
         if rng.random::<f32>() >= self.random_share {
             return None;
         }
-        self.random.get(rng.random_range(0..self.random.len()))
+        // By the game's index, so that consecutive games (an iteration's) start from
+        // different positions.
+        self.random
+            .get((game_index % self.random.len() as u64) as usize)
     }
 }
 

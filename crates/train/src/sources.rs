@@ -165,7 +165,8 @@ impl ConfigSources<'_> {
     ///
     /// # Errors
     /// [`SourcesError::Conflict`] when sources disagree on the game, board size or rule,
-    /// when a new run names no game, when `--config` is given for an existing run, or when
+    /// when a new run names no game, when `--config` given for an existing run gives other
+    /// settings than the run's saved config (the same file resumes), or when
     /// the overrides change an existing run's game or model shape; [`SourcesError::In`] and
     /// [`SourcesError::Config`] for a text or value that is wrong.
     pub fn resolve(&self) -> Result<(TrainConfig, bool), SourcesError> {
@@ -258,11 +259,6 @@ impl ConfigSources<'_> {
                 ));
             }
         }
-        if self.file.is_some() {
-            return conflict(
-                "--config cannot change a run that already exists; use --set for overrides".into(),
-            );
-        }
         self.check_gomoku_flags(old_game)?;
         if let Some(g) = set_games.iter().find(|s| **s != old_game) {
             return conflict(format!(
@@ -271,6 +267,22 @@ impl ConfigSources<'_> {
             ));
         }
         let new = old.with_overrides(overrides)?;
+        // The command that made the run, given again: its --config must give what the run
+        // has (the saved config holds the file's settings), or it would be ignored unseen.
+        if let Some((name, text)) = self.file {
+            let from_file =
+                TrainConfig::parse(text, overrides).map_err(within(format!("config {name}")))?;
+            let differ = config::differing_keys(&from_file, &new);
+            if !differ.is_empty() {
+                return conflict(format!(
+                    "--config {name} differs from the settings of the existing run {} in {}; \
+                     the run keeps its saved config: resume without --config, and change a \
+                     key with --set",
+                    self.run,
+                    differ.join(", ")
+                ));
+            }
+        }
         if new.game != old.game {
             return conflict(format!(
                 "the game of an existing run cannot change: it is {}, the options give {}",
@@ -335,7 +347,8 @@ mod tests {
         );
         assert_eq!(cfg.selfplay.simulations, 20, "--set over the file");
         assert_eq!(cfg.train.lr, 0.5, "the file over the defaults");
-        // Resumed: the saved config, then --set; --config is refused.
+        // Resumed: the saved config, then --set; a --config that gives other settings is
+        // refused naming the keys.
         let saved = cfg.to_toml_string().unwrap();
         let set = vec!["selfplay.simulations=30".to_string()];
         let s = ConfigSources {
@@ -351,11 +364,24 @@ mod tests {
             file: Some(("f.toml", file)),
             ..sources(&[])
         };
-        assert!(s
-            .resolve()
-            .unwrap_err()
-            .to_string()
-            .contains("--config cannot change"));
+        let e = s.resolve().unwrap_err().to_string();
+        assert!(
+            e.contains("--config f.toml differs from the settings of the existing run runs/x in")
+                && e.contains("game.rule")
+                && e.contains("selfplay.simulations"),
+            "{e}"
+        );
+        // The command that made the run, given again, resumes it.
+        let set = vec!["selfplay.simulations=20".to_string()];
+        let s = ConfigSources {
+            saved: Some(&saved),
+            file: Some(("f.toml", file)),
+            rule: Some("Renju"),
+            ..sources(&set)
+        };
+        let (same, resumed) = s.resolve().unwrap();
+        assert!(resumed);
+        assert_eq!(same, cfg);
         // A model of another shape is refused naming both shapes.
         let set = vec!["model.blocks=2".to_string()];
         let s = ConfigSources {

@@ -281,6 +281,17 @@ fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() 
         }
     }
     assert!(random > 0, "some of the 12 games started at random");
+    // No two games of an iteration share a random start (each game takes its own).
+    for file in &files {
+        let starts: Vec<&str> = file
+            .games
+            .iter()
+            .map(|g| g.start.as_str())
+            .filter(|s| !s.is_empty())
+            .collect();
+        let distinct: std::collections::HashSet<&str> = starts.iter().copied().collect();
+        assert_eq!(distinct.len(), starts.len(), "{starts:?}");
+    }
     // The buffer replays every game from its own start: as many positions as full plies.
     let plies: usize = files
         .iter()
@@ -315,6 +326,10 @@ fn random_starts_are_refused_for_a_game_without_them() {
         (
             "selfplay.random_starts.max_removed=0",
             "selfplay.random_starts.max_removed must be >= 1",
+        ),
+        (
+            "selfplay.random_starts.max_removed=16",
+            "selfplay.random_starts.max_removed must be <= 15",
         ),
     ] {
         let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[set])

@@ -53,3 +53,41 @@ pub(super) fn moved_key_hint(key: &str) -> String {
     };
     format!(" (did you mean {place}?)")
 }
+
+/// The keys (`section.key`) whose values differ between two configs, sorted.
+pub fn differing_keys(a: &super::TrainConfig, b: &super::TrainConfig) -> Vec<String> {
+    fn leaves(prefix: &str, v: &Value, out: &mut std::collections::BTreeMap<String, String>) {
+        match v {
+            Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaves(&key, v, out);
+                }
+            }
+            other => {
+                out.insert(prefix.to_string(), other.to_string());
+            }
+        }
+    }
+    let flat = |c: &super::TrainConfig| {
+        let mut out = std::collections::BTreeMap::new();
+        if let Ok(v) = Value::try_from(c) {
+            leaves("", &v, &mut out);
+        }
+        out
+    };
+    let (fa, fb) = (flat(a), flat(b));
+    let mut keys: Vec<String> = fa
+        .keys()
+        .chain(fb.keys())
+        .filter(|k| fa.get(*k) != fb.get(*k))
+        .cloned()
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}

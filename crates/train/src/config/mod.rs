@@ -53,7 +53,7 @@ mod tests;
 pub use alphazero_registry::GameSpec;
 pub use defaults::GAMES;
 pub use errors::ConfigError;
-pub use keys::{LEGACY_SEARCH_KEYS, ROOT_NOISE_KEYS};
+pub use keys::{differing_keys, LEGACY_SEARCH_KEYS, ROOT_NOISE_KEYS};
 pub use overrides::{
     game_field_in, game_name_in, game_name_in_override, override_key_value, sets_section_in,
 };

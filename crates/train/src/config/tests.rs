@@ -764,17 +764,27 @@ fn gating_search_errors_name_the_key_written() {
 fn a_conv_policy_head_lays_the_policy_out_as_the_game_and_is_refused_where_it_has_none() {
     use alphazero_registry::games::{Xiangqi, XiangqiConfig};
     let base = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[] as &[&str]).unwrap();
-    assert_eq!(base.model.policy_head, PolicyHead::Dense, "dense by default");
+    assert_eq!(
+        base.model.policy_head,
+        PolicyHead::Dense,
+        "dense by default"
+    );
     let net = settings::network_config::<Xiangqi>(&base, &XiangqiConfig::default());
     assert_eq!(net.policy_planes, None);
     let conv = base.with_overrides(&["model.policy_head=conv"]).unwrap();
     let net = settings::network_config::<Xiangqi>(&conv, &XiangqiConfig::default());
     assert_eq!(net.policy_planes.map(|p| p.planes), Some(50));
-    assert!(conv.to_toml_string().unwrap().contains("policy_head = \"conv\""));
+    assert!(conv
+        .to_toml_string()
+        .unwrap()
+        .contains("policy_head = \"conv\""));
     let err = TrainConfig::parse("[game]\nname = \"connect4\"\n", &["model.policy_head=conv"])
         .unwrap_err()
         .to_string();
-    assert!(err.contains("model.policy_head must be dense for connect4"), "{err}");
+    assert!(
+        err.contains("model.policy_head must be dense for connect4"),
+        "{err}"
+    );
     let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &["model.policy_head=flat"])
         .unwrap_err()
         .to_string();

@@ -102,6 +102,12 @@ impl TrainConfig {
             s.random_starts.max_removed,
             1,
         )?;
+        // Xiangqi's pieces besides the general: more would take them all and skew the count.
+        at_most(
+            "selfplay.random_starts.max_removed",
+            s.random_starts.max_removed,
+            15,
+        )?;
         let has_conv_policy = alphazero_registry::with_game!(&self.game, G, cfg => {
             <G as alphazero_registry::Encode>::policy_planes(cfg).is_some()
         });

@@ -84,8 +84,8 @@ pub struct RandomStartsConfig {
     /// Share of each iteration's games, in [0, 1), drawn per game, that start from a random
     /// position (0 = off).
     pub share: f64,
-    /// The most pieces taken off each side (>= 1); each side's count is drawn uniformly from
-    /// 0 to this.
+    /// The most pieces taken off each side, 1 to 15 (Xiangqi's pieces besides the general);
+    /// each side's count is drawn uniformly from 0 to this.
     pub max_removed: u32,
 }
 
