@@ -275,7 +275,7 @@ fn corrupt_record_file_is_quarantined_not_fatal() {
         err.contains("records/000000.azr") && err.contains("000000.azr.corrupt"),
         "{err}"
     );
-    assert!(err.contains("lost 6 games (ids 0..6)"), "{err}");
+    assert!(err.contains("lost 6 games (ids 0 to 5)"), "{err}");
     assert!(run.join("records/000000.azr.corrupt").exists());
     let s = check_run_dir(&run);
     assert_eq!((s.iteration, s.total_games), (3, 18));
@@ -1073,7 +1073,7 @@ fn missing_record_file_is_reported_like_a_truncated_one() {
         err.contains("records/000000.azr is missing") && err.contains("records/000000.azr.missing"),
         "{err}"
     );
-    assert!(err.contains("lost 6 games (ids 0..6)"), "{err}");
+    assert!(err.contains("lost 6 games (ids 0 to 5)"), "{err}");
     assert!(run.join("records/000000.azr.missing").exists());
     let s = check_run_dir(&run);
     assert_eq!((s.iteration, s.total_games), (3, 18));

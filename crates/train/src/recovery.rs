@@ -360,10 +360,11 @@ pub fn rebuild_buffer<G: Registered>(
             n => format!(" (with {n} files set aside before)"),
         };
         observer.warning(&format!(
-            "{}{earlier} lost {} games (ids {lower}..{upper}) and their positions from the \
+            "{}{earlier} lost {} games (ids {lower} to {}) and their positions from the \
              replay buffer; the run's counters still count them",
             names.join(", "),
-            upper.saturating_sub(lower)
+            upper.saturating_sub(lower),
+            upper.saturating_sub(1)
         ));
         lost.clear();
         *before = 0;

@@ -205,7 +205,7 @@ fn the_buffer_is_rebuilt_from_the_committed_files_and_lost_ones_are_reported_onc
     let warnings = obs.take();
     assert_eq!(warnings.len(), 3, "{warnings:?}");
     assert!(
-        warnings[2].contains("lost 6 games (ids 3..9)"),
+        warnings[2].contains("lost 6 games (ids 3 to 8)"),
         "one account of both files' games: {warnings:?}"
     );
 
