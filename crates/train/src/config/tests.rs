@@ -635,7 +635,7 @@ fn shipped_config(name: &str) -> TrainConfig {
 }
 
 #[test]
-fn xiangqi_cpu_config_is_small_learns_without_gating_and_resigns() {
+fn xiangqi_cpu_config_is_small_learns_without_gating_resigns_and_starts_some_games_at_random() {
     let c = shipped_config("xiangqi-cpu.toml");
     assert_eq!(c.game.name(), "xiangqi");
     assert!(
@@ -648,6 +648,8 @@ fn xiangqi_cpu_config_is_small_learns_without_gating_and_resigns() {
     assert!(c.selfplay.playout_cap.enabled);
     assert!(c.selfplay.resign.enabled);
     assert!(c.run.time_budget_minutes > 0.0);
+    // Random starts won their equal-time measurement (docs/learning-efficiency.md).
+    assert_eq!(c.selfplay.random_starts.share, 0.3);
     shipped_config("gomoku-8x8-cpu.toml");
 }
 
