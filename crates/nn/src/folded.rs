@@ -112,17 +112,6 @@ struct FoldedBlock {
     conv2: FoldedConv,
 }
 
-/// What is wrong with convolution `f` where the config says a `k`×`k` convolution `cin` →
-/// `cout`, if anything.
-fn conv_problem(name: &str, f: &FoldedConv, k: usize, cin: usize, cout: usize) -> Option<String> {
-    ((f.kernel, f.cin, f.cout) != (k, cin, cout)).then(|| {
-        format!(
-            "{name}: {}×{} conv {}→{} where the config says {k}×{k} {cin}→{cout}",
-            f.kernel, f.kernel, f.cin, f.cout
-        )
-    })
-}
-
 /// The policy head's last layer ([`ModelConfig::policy_planes`]).
 #[derive(Clone, Debug)]
 enum PolicyOut {
@@ -674,7 +663,12 @@ impl FoldedNet {
             _ => problems.push("the policy head is not the one the config names".into()),
         }
         let mut conv = |name: &str, f: &FoldedConv, k: usize, cin: usize, cout: usize| {
-            problems.extend(conv_problem(name, f, k, cin, cout));
+            if (f.kernel, f.cin, f.cout) != (k, cin, cout) {
+                problems.push(format!(
+                    "{name}: {}×{} conv {}→{} where the config says {k}×{k} {cin}→{cout}",
+                    f.kernel, f.kernel, f.cin, f.cout
+                ));
+            }
         };
         conv("stem", &self.stem, 3, m.input_planes, c);
         let mut pools = Vec::new();
