@@ -738,6 +738,22 @@ fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
             "model.global_pooling=false",
         ],
     );
+    // So is the policy head's width.
+    refused(
+        &[
+            "--game",
+            "connect4",
+            "--init",
+            connect4.to_str().unwrap(),
+            "--set",
+            "model.policy_channels=4",
+        ],
+        &[
+            "the network is 4x32 (value head 32), the run's model is 4x32 (value head 32, \
+             policy head of 4 channels)",
+            "model.policy_channels=2",
+        ],
+    );
     // Without model.* settings a new run takes the file's size.
     let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
         .args(["train", "--game", "gomoku", "--size", "8", "--run"])

@@ -20,16 +20,15 @@ use crate::settings::network_config;
 use crate::state::{file_fingerprint, InitInfo, RunState};
 use crate::storage::Storage;
 
-/// A network's size as `--init` compares it: residual blocks, channels, value head width and
-/// global pooling.
-/// A network's size: blocks, channels, value head width, global pooling, a convolutional
-/// policy head.
+/// A network's size as `--init` compares it: residual blocks, channels, value head width,
+/// global pooling, a convolutional policy head, the policy head's channels.
 type Arch = (
     usize,
     usize,
     usize,
     Option<alphazero_nn::GlobalPooling>,
     bool,
+    usize,
 );
 
 /// A checked network to start a new run's networks from.
@@ -105,12 +104,13 @@ impl InitNetwork {
                 m.value_hidden,
                 m.global_pooling.clone(),
                 m.policy_planes.is_some(),
+                m.policy_channels,
             )
         };
         let file_size = arch(m);
         let run_size = arch(&network_config::<G>(cfg, game_config));
         if file_size != run_size {
-            let size_words = |(b, c, v, g, conv): &Arch| {
+            let size_words = |(b, c, v, g, conv, pc): &Arch| {
                 let pooling = match g {
                     None => String::new(),
                     Some(g) => format!(
@@ -118,10 +118,10 @@ impl InitNetwork {
                         g.channels, g.blocks
                     ),
                 };
-                let head = if *conv {
-                    ", convolutional policy head"
-                } else {
-                    ""
+                let head = match (conv, pc) {
+                    (true, _) => format!(", convolutional policy head of {pc} channels"),
+                    (false, 2) => String::new(),
+                    (false, _) => format!(", policy head of {pc} channels"),
                 };
                 format!("{b}x{c} (value head {v}{pooling}{head})")
             };
@@ -140,7 +140,7 @@ impl InitNetwork {
                 ", model.policy_head=conv"
             } else {
                 ""
-            };
+            } + &format!(", model.policy_channels={}", file_size.5);
             if resumed || user_model {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
@@ -170,6 +170,7 @@ impl InitNetwork {
             } else {
                 PolicyHead::Dense
             };
+            cfg.model.policy_channels = as_u32(file_size.5, "policy channels")?;
             cfg.validate()
                 .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
             if arch(&network_config::<G>(cfg, game_config)) != file_size {

@@ -97,6 +97,7 @@ impl TrainConfig {
                 global_pooling: false,
                 global_pooling_channels: 0,
                 policy_head: PolicyHead::Dense,
+                policy_channels: 0,
             },
             train: LearnerConfig {
                 batch_size: 256,

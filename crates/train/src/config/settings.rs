@@ -19,12 +19,13 @@ use alphazero_registry::Encode;
 use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig};
 
 /// The network of `[model]` (residual blocks, channels, value head width, global pooling,
-/// policy head) for game `G` under `game_config` (its planes, board shape and actions).
+/// policy head and its width) for game `G` under `game_config` (its planes, board shape and actions).
 /// `model.global_pooling` places the pooling in the network crate's default blocks
 /// ([`alphazero_nn::GlobalPooling::default_for`]), with `model.global_pooling_channels`
 /// pooled channels when that is not 0; `model.policy_head = "conv"` lays the policy out as
 /// the game's [`Encode::policy_planes`] (a game without them keeps the dense head:
-/// validation refuses `conv` for it).
+/// validation refuses `conv` for it); `model.policy_channels = 0` is 2 channels for the dense
+/// head and the trunk's for the conv head.
 pub fn network_config<G: Encode>(
     cfg: &TrainConfig,
     game_config: &G::Config,
@@ -46,6 +47,11 @@ pub fn network_config<G: Encode>(
         PolicyHead::Dense => None,
         PolicyHead::Conv => G::policy_planes(game_config),
     };
+    let policy_channels = match (m.policy_channels, &policy_planes) {
+        (0, None) => 2,
+        (0, Some(_)) => channels,
+        (n, _) => n as usize,
+    };
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
     alphazero_nn::ModelConfig::new(G::num_planes(game_config), h, w, pos.num_actions())
@@ -54,6 +60,7 @@ pub fn network_config<G: Encode>(
         .with_value_hidden(m.value_hidden as usize)
         .with_global_pooling(pooling)
         .with_policy_planes(policy_planes)
+        .with_policy_channels(policy_channels)
 }
 
 /// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,

@@ -787,6 +787,23 @@ fn a_conv_policy_head_lays_the_policy_out_as_the_game_and_is_refused_where_it_ha
         err.contains("model.policy_head must be dense for connect4"),
         "{err}"
     );
+    assert_eq!(
+        net.policy_channels, 128,
+        "the conv head reads its planes off the trunk's width"
+    );
+    let dense = settings::network_config::<Xiangqi>(&base, &XiangqiConfig::default());
+    assert_eq!(dense.policy_channels, 2, "AlphaZero's dense head width");
+    let narrow = conv.with_overrides(&["model.policy_channels=8"]).unwrap();
+    let net = settings::network_config::<Xiangqi>(&narrow, &XiangqiConfig::default());
+    assert_eq!(
+        (net.policy_planes.is_some(), net.policy_channels),
+        (true, 8)
+    );
+    let err = base
+        .with_overrides(&["model.policy_channels=5000"])
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("model.policy_channels"), "{err}");
     let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &["model.policy_head=flat"])
         .unwrap_err()
         .to_string();

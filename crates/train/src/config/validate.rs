@@ -154,6 +154,7 @@ impl TrainConfig {
         between("model.blocks", m.blocks, 1, MAX_BLOCKS)?;
         between("model.channels", m.channels, 1, MAX_CHANNELS)?;
         between("model.value_hidden", m.value_hidden, 1, MAX_VALUE_HIDDEN)?;
+        at_most("model.policy_channels", m.policy_channels, MAX_CHANNELS)?;
         // Checked whether pooling is on or not (as other features' values are).
         if m.global_pooling_channels >= m.channels {
             return invalid(

@@ -58,6 +58,12 @@ pub struct ModelConfig {
     /// point: AlphaZero's chess head; Gomoku and Xiangqi).
     #[serde(default)]
     pub policy_head: PolicyHead,
+    /// Channels of the policy head's first 1×1 convolution; 0 (the default, and what files
+    /// written before the key read as) = the head's usual width: 2 for the dense head
+    /// (AlphaZero's Go head) and `channels` for the conv head (its chess head), whose
+    /// move-type planes are all read off these features.
+    #[serde(default)]
+    pub policy_channels: u32,
 }
 
 /// `model.policy_head`: how the network turns its trunk into the policy logits.
