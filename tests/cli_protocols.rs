@@ -128,6 +128,73 @@ fn gomocup_brain_on_a_board_without_a_network_says_so_in_a_message() {
     assert_eq!(out.stdout, "OK\n", "its own board: no warning");
 }
 
+/// A size-independent network (conv policy head, pooled value head) plays every board size
+/// with its own weights: no network-less warning on 20×20 or 5×5, and a move.
+#[test]
+fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
+    let run = std::env::temp_dir().join(format!(
+        "az-gomocup-size-independent-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&run);
+    let out = alphazero_with_input(
+        &[
+            "train",
+            "--game",
+            "gomoku",
+            "--size",
+            "9",
+            "--run",
+            run.to_str().unwrap(),
+            "--set",
+            "model.blocks=1",
+            "--set",
+            "model.channels=8",
+            "--set",
+            "model.value_hidden=8",
+            "--set",
+            "model.policy_head=conv",
+            "--set",
+            "model.value_head=pooled",
+            "--set",
+            "selfplay.games_per_iteration=2",
+            "--set",
+            "selfplay.simulations=8",
+            "--set",
+            "run.iterations=1",
+            "--set",
+            "gating.enabled=false",
+            "--quiet",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let net = run.join("networks/champion-0000.azc");
+    for size in [20, 5] {
+        let out = alphazero_with_input(
+            &[
+                "gomocup",
+                "--model",
+                net.to_str().unwrap(),
+                "--fixed-sims",
+                "16",
+            ],
+            &format!("START {size}\nBEGIN\nEND\n"),
+        );
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        assert!(!out.stdout.contains("MESSAGE warning"), "{}", out.stdout);
+        assert!(out.stdout.starts_with("OK\n"), "{}", out.stdout);
+        let mv = out.stdout.lines().last().unwrap();
+        assert!(is_gomocup_move(mv, size), "{}", out.stdout);
+        assert!(
+            out.stderr.contains("(size-independent) also on"),
+            "{}",
+            out.stderr
+        );
+    }
+    let _ = std::fs::remove_dir_all(&run);
+}
+
 /// The brain used only the first shipped network it found (15×15) and played the 8×8 board
 /// without the shipped 8×8 network.
 #[test]

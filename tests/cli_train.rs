@@ -685,6 +685,92 @@ fn init_starts_a_run_from_a_checkpoint_records_it_and_never_replaces_a_runs_netw
     }
 }
 
+/// The named tensors of a Gomoku network file without its training-only heads.
+fn gomoku_tensors(path: &Path) -> Vec<(String, Vec<f32>)> {
+    let device = alphazero_nn::default_device();
+    let ck = alphazero_nn::load_checkpoint(path, "gomoku", &device)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    alphazero_nn::export::network_tensors(&ck.model.without_aux_heads())
+        .unwrap()
+        .into_iter()
+        .map(|t| (t.name, t.values))
+        .collect()
+}
+
+/// A network with a conv policy head and a pooled value head has no weight tied to the
+/// board: `--init` starts a 13×13 run from a 9×9 network with the same weights, where a
+/// network with a board-sized head is refused.
+#[test]
+fn init_starts_a_run_on_another_board_from_a_size_independent_network() {
+    let donor = temp_run("init-size-donor");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
+        .arg(&donor)
+        .args(TINY)
+        .args([
+            "--set",
+            "model.policy_head=conv",
+            "--set",
+            "model.value_head=pooled",
+            "--set",
+            "run.iterations=2",
+            "--set",
+            "gating.enabled=false",
+        ]);
+    run_ok(cmd);
+    let file = donor.join("networks/champion-0002.azc");
+    let run = temp_run("init-size");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
+        .arg(&run)
+        .args(TINY)
+        .args([
+            "--set",
+            "model.policy_head=conv",
+            "--set",
+            "model.value_head=pooled",
+            "--set",
+            "run.iterations=1",
+            "--init",
+        ])
+        .arg(&file);
+    let err = run_ok(cmd);
+    assert!(
+        err.contains("size-independent network trained on 9x9, started on 13x13"),
+        "{err}"
+    );
+    let champion0 = run.join("networks/champion-0000.azc");
+    assert_eq!(gomoku_tensors(&champion0), gomoku_tensors(&file));
+    // A dense value head ties the network to its board.
+    let dense = temp_run("init-size-dense");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
+        .arg(&dense)
+        .args(TINY)
+        .args([
+            "--set",
+            "model.policy_head=conv",
+            "--set",
+            "run.iterations=1",
+        ]);
+    run_ok(cmd);
+    let refused = temp_run("init-size-refused");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
+        .arg(&refused)
+        .args(TINY)
+        .arg("--init")
+        .arg(dense.join("networks/champion-0000.azc"));
+    let err = run_fails(cmd);
+    assert!(
+        err.contains("does not fit") && err.contains("--size 9"),
+        "{err}"
+    );
+    for d in [&donor, &run, &dense, &refused] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 #[test]
 fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
     let run = temp_run("init-refused");

@@ -24,7 +24,9 @@ use alphazero_mcts::{
     CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
     SearchBudget, SearchConfig, SearchResult, UniformEvaluator,
 };
-use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
+use alphazero_nn::{
+    load_checkpoint, Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet,
+};
 use alphazero_registry::Registered;
 use anyhow::{bail, Context, Result};
 
@@ -138,6 +140,9 @@ pub fn public_description(desc: &str, path: &Path) -> String {
 /// [`NetworkEvaluator`] behind a [`CachedEvaluator`] of [`CACHE_CAPACITY`] positions. Returns
 /// the evaluator and a one-line description (file, network size, training step).
 ///
+/// A size-independent network trained on another board of the game plays on this one
+/// ([`resized_to`]).
+///
 /// # Errors
 /// The file cannot be read, is not a checkpoint, is corrupt, belongs to another game, or its
 /// network does not fit the positions of `game_config` (input planes, board, action count).
@@ -161,10 +166,11 @@ pub fn load_network_cached<G: Encode>(
     cache: usize,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
     let ck = load_checkpoint(path, G::NAME, device).context("loading network")?;
-    let m = &ck.header.model;
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
     let want = (G::num_planes(game_config), h, w, pos.num_actions());
+    let (model, m) = resized_to::<G>(ck.model, &ck.header.model, game_config);
+    let m = &m;
     let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
     if want != have {
         bail!(
@@ -185,7 +191,9 @@ pub fn load_network_cached<G: Encode>(
     }
     let trained_for = ck.header.game.words();
     let used_for = G::spec(game_config).words();
-    if trained_for != used_for {
+    let resized = (ck.header.model.board_height, ck.header.model.board_width) != (h, w);
+    // A resized network's description names the board it was trained on.
+    if trained_for != used_for && !resized {
         // Same shapes, other rules (e.g. a renju network on a freestyle board): usable, but
         // its policy and values were learnt under other rules.
         eprintln!(
@@ -193,7 +201,7 @@ pub fn load_network_cached<G: Encode>(
             path.display()
         );
     }
-    let net = NetworkEvaluator::<G>::new(&ck.model, m, device)
+    let net = NetworkEvaluator::<G>::new(&model, m, device)
         .with_context(|| format!("network {}", path.display()))?;
     let desc = format!(
         "network {} ({}x{}, step {}, trained on {})",
@@ -207,6 +215,28 @@ pub fn load_network_cached<G: Encode>(
         return Ok((Arc::new(net), desc));
     }
     Ok((Arc::new(CachedEvaluator::new(net, cache)), desc))
+}
+
+/// `model` (of config `config`) on the board of `game_config` when it is a size-independent
+/// network ([`alphazero_nn::ModelConfig::size_independent`]) of the same input planes trained
+/// on another board; else `model` and `config` as they are.
+pub fn resized_to<G: Encode>(
+    model: PolicyValueNet,
+    config: &ModelConfig,
+    game_config: &G::Config,
+) -> (PolicyValueNet, ModelConfig) {
+    let pos = G::new(game_config);
+    let (h, w) = pos.board_shape();
+    let other_board = (config.board_height, config.board_width) != (h, w);
+    if other_board && config.input_planes == G::num_planes(game_config) {
+        if let Some(resized) = G::policy_planes(game_config)
+            .and_then(|planes| config.resized(h, w, pos.num_actions(), planes).ok())
+        {
+            let model = model.resized(&resized);
+            return (model, resized);
+        }
+    }
+    (model, config.clone())
 }
 
 /// The evaluator to play with: `--model FILE` if given; else the shipped network of the game
@@ -508,6 +538,7 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 
 /// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network given, or
 /// else every shipped freestyle network (15×15, 20×20, 8×8), is used for boards of its size;
+/// a size-independent one ([`resized_to`]) also for every size no network was trained on;
 /// other sizes are searched with the uniform evaluator.
 ///
 /// # Errors
@@ -548,19 +579,52 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             }
         }
     }
+    // A size-independent network (the first found) also plays every board size that no
+    // network was trained on, with the same weights (`resized_to`).
+    let anywhere = found.iter().find_map(|(p, cfg)| {
+        load_checkpoint(p, Gomoku::NAME, &device)
+            .ok()
+            .filter(|ck| ck.header.model.size_independent())
+            .map(|_| (p.clone(), *cfg))
+    });
+    let trained_sizes = found.len();
+    if let Some((p, trained)) = anywhere {
+        for size in alphazero_gomoku::MIN_SIZE..=alphazero_gomoku::MAX_SIZE {
+            if found.iter().all(|(_, c)| c.size != size) {
+                if let Ok(cfg) = GomokuConfig::new(size, trained.rule) {
+                    found.push((p.clone(), cfg));
+                }
+            }
+        }
+    }
     let trained_for: Vec<(u8, Rule)> = found.iter().map(|(_, c)| (c.size, c.rule)).collect();
     let mut networks: Option<ShapeFallback<Gomoku>> = None;
-    for (p, cfg) in &found {
+    let mut resized_sizes = Vec::new();
+    for (i, (p, cfg)) in found.iter().enumerate() {
         let (net, desc) = load_network::<Gomoku>(p, cfg, &device)?;
-        eprintln!("evaluator: {desc}, used on {0}x{0} boards", cfg.size);
+        if i < trained_sizes {
+            eprintln!("evaluator: {desc}, used on {0}x{0} boards", cfg.size);
+        } else {
+            resized_sizes.push(cfg.size.to_string());
+        }
         networks = Some(match networks {
             None => ShapeFallback::new(net, cfg),
             Some(n) => n.with(net, cfg),
         });
     }
+    if let Some((p, _)) = found.get(trained_sizes) {
+        eprintln!(
+            "evaluator: {} (size-independent) also on the {} boards",
+            p.display(),
+            resized_sizes.join(", ")
+        );
+    }
+    let sizes = usize::from(alphazero_gomoku::MAX_SIZE - alphazero_gomoku::MIN_SIZE) + 1;
     let evaluator: Arc<dyn Evaluator<Gomoku>> = match networks {
         Some(n) => {
-            eprintln!("evaluator: uniform on other boards");
+            if found.len() < sizes {
+                eprintln!("evaluator: uniform on other boards");
+            }
             Arc::new(n)
         }
         None => {

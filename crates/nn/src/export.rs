@@ -252,7 +252,13 @@ pub fn export_network<G: Encode>(
     });
     layers.push(json!({
         "name": "value head",
-        "op": "conv1x1 (bias) -> batch norm -> relu -> flatten [B, value_channels * H * W] -> linear -> relu -> linear -> tanh -> value [B]",
+        "op": match m.value_pool {
+            None => "conv1x1 (bias) -> batch norm -> relu -> flatten [B, value_channels * H * W] -> linear -> relu -> linear -> tanh -> value [B]".to_string(),
+            Some(crate::ValuePool::MeanMax) => format!(
+                "conv1x1 (bias) -> batch norm -> relu -> v [B, value_channels, H, W]; features [B, 3 * value_channels] = (mean of each channel over H and W, that mean times (sqrt(H * W) - 14) / 10 = {}, max of each channel) -> linear -> relu -> linear -> tanh -> value [B]",
+                crate::ValuePool::size_scale(m.board_height * m.board_width)
+            ),
+        },
         "tensors": ["value_conv.*", "value_bn.*", "value_fc1.*", "value_fc2.*"]
     }));
     let description = json!({

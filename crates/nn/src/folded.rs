@@ -31,7 +31,7 @@ use burn::nn::{BatchNorm, Linear};
 use burn::tensor::Tensor;
 
 use crate::winograd::{self, Tiling, Transform};
-use crate::{ModelConfig, NnError, PolicyValueNet, Tile};
+use crate::{ModelConfig, NnError, PolicyValueNet, Tile, ValuePool};
 
 /// A convolution with its batch norm folded in: weights `[k·k·C_in, C_out]` row-major
 /// (row index `(ky·k + kx)·C_in + c_in`), bias `[C_out]`; a 3×3 convolution may run as a
@@ -555,6 +555,30 @@ fn global_pooling_bias(fc: &Dense, y: &[f32], hw: usize, out: &mut [f32]) {
     }
 }
 
+/// The pooled value features of NHWC planes `v` `[B, H·W, c]` (after the ReLU):
+/// `[B, 3·c]`, each sample's channel means, the means times [`ValuePool::size_scale`] and
+/// the maxima, as the burn model's `value_pool`.
+fn value_pool(v: &[f32], c: usize, hw: usize) -> Vec<f32> {
+    let scale = ValuePool::size_scale(hw);
+    let mut out = vec![0.0f32; v.len() / hw * 3];
+    for (sample, f) in v.chunks_exact(hw * c).zip(out.chunks_exact_mut(3 * c)) {
+        let (mean, rest) = f.split_at_mut(c);
+        let (scaled, max) = rest.split_at_mut(c);
+        // max starts at 0: the maximum of ReLU outputs is never below it.
+        for row in sample.chunks_exact(c) {
+            for ((m, x), &v) in mean.iter_mut().zip(max.iter_mut()).zip(row) {
+                *m += v;
+                *x = x.max(v);
+            }
+        }
+        for (m, s) in mean.iter_mut().zip(scaled.iter_mut()) {
+            *m /= hw as f32;
+            *s = *m * scale;
+        }
+    }
+    out
+}
+
 impl Dense {
     /// `out[B, D_out] = input[B, D_in] · W + b`.
     fn forward(&self, input: &[f32], batch: usize, out: &mut [f32]) {
@@ -636,7 +660,11 @@ impl FoldedNet {
                 }
             },
             value_conv: fold_conv(&net.value_conv, &net.value_bn)?,
-            value_fc1: dense(&net.value_fc1, Some((config.value_channels, hw)))?,
+            value_fc1: match config.value_pool {
+                None => dense(&net.value_fc1, Some((config.value_channels, hw)))?,
+                // Pooled features are per channel, in no board layout.
+                Some(_) => dense(&net.value_fc1, None)?,
+            },
             value_fc2: dense(&net.value_fc2, None)?,
         };
         folded.check_shapes()?;
@@ -707,7 +735,7 @@ impl FoldedNet {
         lin(
             "value fc1",
             &self.value_fc1,
-            m.value_channels * hw,
+            m.value_features(),
             m.value_hidden,
         );
         lin("value fc2", &self.value_fc2, m.value_hidden, 1);
@@ -835,9 +863,13 @@ impl FoldedNet {
                 }
             }
         }
-        // Value head: 1×1 conv → (folded BN) → ReLU → linear → ReLU → linear → tanh.
+        // Value head: 1×1 conv → (folded BN) → ReLU → (pooled over the board) → linear →
+        // ReLU → linear → tanh.
         let mut v = vec![0.0f32; rows * m.value_channels];
         self.value_conv.forward(&x, h, w, &mut v, Epilogue::Relu);
+        if m.value_pool.is_some() {
+            v = value_pool(&v, m.value_channels, hw);
+        }
         let mut hidden = vec![0.0f32; b * m.value_hidden];
         self.value_fc1.forward(&v, b, &mut hidden);
         for h in hidden.iter_mut() {

@@ -89,7 +89,7 @@ pub use evaluator::NetworkEvaluator;
 pub use folded::{Conv3x3Algorithm, FoldedNet};
 pub use model::{
     AuxHeads, AuxOutput, GlobalPooling, ModelConfig, ModelPreset, PolicyValueNet, ReplyPolicyHead,
-    ResidualBlock,
+    ResidualBlock, ValuePool,
 };
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,

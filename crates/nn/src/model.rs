@@ -87,6 +87,31 @@ impl GlobalPooling {
     }
 }
 
+/// How a value head reduces its `value_channels` planes `[B, c_v, H, W]` to the input of its
+/// hidden layer ([`ModelConfig::value_pool`]).
+///
+/// Without it (`None`, the default and every checkpoint written before the field existed) the
+/// planes are flattened: `c_v·H·W` inputs, one weight per board point, so the network fits
+/// one board size only. [`ValuePool::MeanMax`] pools each channel over the board instead, as
+/// KataGo's value head does (Wu, arXiv 1902.10565, §"Global pooling"): `3·c_v` inputs, the
+/// means, the means times `(√(H·W) − 14)/10` (so that the layer can tell board sizes apart:
+/// 0.1 on 15×15, 0.6 on 20×20) and the maxima. With the convolutional policy head
+/// ([`ModelConfig::policy_planes`]) no weight depends on the board size
+/// ([`ModelConfig::size_independent`]): the network runs on any board of its game
+/// ([`ModelConfig::resized`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ValuePool {
+    /// Mean, size-scaled mean and maximum of each channel over the board.
+    MeanMax,
+}
+
+impl ValuePool {
+    /// The size-scaled mean's factor `(√(H·W) − 14)/10` on a board of `points` points.
+    pub fn size_scale(points: usize) -> f32 {
+        ((points as f32).sqrt() - 14.0) / 10.0
+    }
+}
+
 /// Shape and size of a [`PolicyValueNet`].
 ///
 /// Saved as JSON in every checkpoint header (field names are part of the checkpoint format).
@@ -128,6 +153,10 @@ pub struct ModelConfig {
     /// written before the field existed): the dense head, a linear layer from the flattened
     /// `policy_channels` planes to the `A` logits.
     pub policy_planes: Option<PolicyPlanes>,
+    /// The value head's pooling over the board ([`ValuePool`]); `None` (the default, and
+    /// every checkpoint written before the field existed): the planes are flattened into the
+    /// hidden layer.
+    pub value_pool: Option<ValuePool>,
 }
 
 /// The training-only auxiliary heads of a [`PolicyValueNet`]. They read the trunk's output
@@ -285,6 +314,65 @@ impl ModelConfig {
         self.clone().with_aux(AuxHeads::default())
     }
 
+    /// Inputs of the value head's hidden layer: `value_channels·H·W` flattened, or
+    /// `3·value_channels` with [`ModelConfig::value_pool`].
+    pub fn value_features(&self) -> usize {
+        match self.value_pool {
+            None => self.value_channels * self.board_height * self.board_width,
+            Some(ValuePool::MeanMax) => 3 * self.value_channels,
+        }
+    }
+
+    /// Whether no weight of the network depends on the board size: a convolutional policy
+    /// head and a pooled value head (the training-only reply-policy head, dense, is left out
+    /// of a resized network). Such a network runs on any board of its game
+    /// ([`ModelConfig::resized`]).
+    pub fn size_independent(&self) -> bool {
+        self.policy_planes.is_some() && self.value_pool.is_some()
+    }
+
+    /// This config on a board of `board_height × board_width` with `num_actions` actions laid
+    /// out by `policy_planes` (the game's [`crate::Encode::policy_planes`] for that board),
+    /// without the reply-policy head where the board size changes (its linear layer has one
+    /// weight per point; training adds it back fresh).
+    ///
+    /// # Errors
+    /// [`crate::NnError::InvalidConfig`] if the network is not
+    /// [`ModelConfig::size_independent`] and the board differs, if the planes' count differs
+    /// from the network's, or if the result does not validate.
+    pub fn resized(
+        &self,
+        board_height: usize,
+        board_width: usize,
+        num_actions: usize,
+        policy_planes: PolicyPlanes,
+    ) -> Result<ModelConfig, crate::NnError> {
+        let same_board = (board_height, board_width) == (self.board_height, self.board_width);
+        if !same_board && !self.size_independent() {
+            return Err(crate::NnError::InvalidConfig(format!(
+                "the network fits {}x{} boards only (a size-independent network has a \
+                 convolutional policy head and a pooled value head)",
+                self.board_height, self.board_width
+            )));
+        }
+        let have = self.policy_planes.as_ref().map(|p| p.planes);
+        if have != Some(policy_planes.planes) {
+            return Err(crate::NnError::InvalidConfig(format!(
+                "the network's policy head has {have:?} planes, the board's layout {}",
+                policy_planes.planes
+            )));
+        }
+        let mut aux = self.aux();
+        aux.reply_policy &= same_board;
+        let mut resized = self.clone().with_aux(aux);
+        resized.board_height = board_height;
+        resized.board_width = board_width;
+        resized.num_actions = num_actions;
+        resized.policy_planes = Some(policy_planes);
+        resized.validate()?;
+        Ok(resized)
+    }
+
     /// Checks that every size is non-zero and that [`ModelConfig::global_pooling`] fits the
     /// trunk (at least one block, blocks ascending and below `residual_blocks`, `1 ≤ c_g <
     /// channels`).
@@ -422,8 +510,9 @@ impl ModelConfig {
                 .map(|p| p.index.iter().map(|&i| i64::from(i)).collect()),
             value_conv: conv1x1(c, self.value_channels, device),
             value_bn: BatchNormConfig::new(self.value_channels).init(device),
-            value_fc1: LinearConfig::new(self.value_channels * hw, self.value_hidden).init(device),
+            value_fc1: LinearConfig::new(self.value_features(), self.value_hidden).init(device),
             value_fc2: LinearConfig::new(self.value_hidden, 1).init(device),
+            value_pooled: self.value_pool.is_some(),
             aux_policy: None,
             aux_ownership: None,
         }
@@ -456,7 +545,7 @@ impl ModelConfig {
                 Some(p) => hw * pc * p.planes as u64,
             };
         let vh = self.value_hidden as u64;
-        let value = hw * c * vc + vc * hw * vh + vh;
+        let value = hw * c * vc + self.value_features() as u64 * vh + vh;
         stem + blocks + policy + value
     }
 
@@ -487,7 +576,7 @@ impl ModelConfig {
             }
             + conv(c, self.value_channels, 1)
             + bn(self.value_channels)
-            + lin(self.value_channels * hw, self.value_hidden)
+            + lin(self.value_features(), self.value_hidden)
             + lin(self.value_hidden, 1)
             + if self.aux().reply_policy {
                 conv(c, self.policy_channels, 1)
@@ -584,6 +673,18 @@ fn global_pooling_bias(fc: &Linear, y: Tensor<4>, layout: Layout) -> Tensor<4> {
     relu(r + bias)
 }
 
+/// The pooled value features ([`ValuePool::MeanMax`]) of the value head's planes `v` `[B,
+/// c_v, H, W]`: `[B, 3·c_v]`, the means of the channels, the means times
+/// [`ValuePool::size_scale`], the maxima.
+fn value_pool(v: Tensor<4>) -> Tensor<2> {
+    let [b, c, h, w] = v.dims();
+    let v: Tensor<3> = v.reshape([b, c, h * w]);
+    let mean: Tensor<2> = v.clone().mean_dim(2).reshape([b, c]);
+    let max: Tensor<2> = v.max_dim(2).reshape([b, c]);
+    let scaled = mean.clone() * ValuePool::size_scale(h * w);
+    Tensor::cat(vec![mean, scaled, max], 1)
+}
+
 /// The AlphaZero policy-value network: a convolutional stem, a tower of residual blocks, a
 /// policy head and a value head.
 ///
@@ -592,7 +693,8 @@ fn global_pooling_bias(fc: &Linear, y: Tensor<4>, layout: Layout) -> Tensor<4> {
 /// * policy head: conv1×1 → BN → ReLU → flatten → linear to the `A` action logits, or with
 ///   [`ModelConfig::policy_planes`] conv1×1 → BN → ReLU → conv1×1 to `K` planes, action `a`'s
 ///   logit read at its point `index[a]`;
-/// * value head: conv1×1 → BN → ReLU → flatten → linear → ReLU → linear → tanh.
+/// * value head: conv1×1 → BN → ReLU → flatten (or with [`ModelConfig::value_pool`] pool over
+///   the board, [`ValuePool`]) → linear → ReLU → linear → tanh.
 ///
 /// The same module type is used for training (parameters on an autodiff device, batch norm
 /// on batch statistics) and inference (`net.valid()`, or a net on a plain device: batch norm
@@ -615,8 +717,13 @@ pub struct PolicyValueNet {
     pub(crate) policy_index: Option<Vec<i64>>,
     pub(crate) value_conv: Conv2d,
     pub(crate) value_bn: BatchNorm,
+    /// `[value_features, value_hidden]` ([`ModelConfig::value_features`]).
     pub(crate) value_fc1: Linear,
     pub(crate) value_fc2: Linear,
+    /// Whether the value head pools its planes over the board ([`ModelConfig::value_pool`];
+    /// from the config, not a parameter).
+    #[module(skip)]
+    pub(crate) value_pooled: bool,
     /// The opponent-reply policy head ([`AuxHeads::reply_policy`]), training only.
     pub(crate) aux_policy: Option<ReplyPolicyHead>,
     /// The ownership head ([`AuxHeads::ownership`]), training only.
@@ -685,7 +792,11 @@ impl PolicyValueNet {
         let logits = self.policy_logits(p);
         let v = self.value_conv.forward(x);
         let v = batch_norm_act(&self.value_bn, v, None, Activation::Relu, Layout::Nchw);
-        let v: Tensor<2> = v.reshape([b as i32, -1]);
+        let v: Tensor<2> = if self.value_pooled {
+            value_pool(v)
+        } else {
+            v.reshape([b as i32, -1])
+        };
         let v = relu(self.value_fc1.forward(v));
         let v = tanh(self.value_fc2.forward(v));
         (logits, v.reshape([b as i32]))
@@ -767,6 +878,21 @@ impl PolicyValueNet {
         }
         if want.ownership && self.aux_ownership.is_none() {
             self.aux_ownership = Some(conv1x1(c, 1, device));
+        }
+        self
+    }
+
+    /// This network on the board of `config`, a [`ModelConfig::resized`] copy of its own
+    /// config: the policy head reads the new board's points, and the reply-policy head goes
+    /// where `config` has none. Every weight is kept (none of a size-independent network
+    /// depends on the board).
+    pub fn resized(mut self, config: &ModelConfig) -> PolicyValueNet {
+        self.policy_index = config
+            .policy_planes
+            .as_ref()
+            .map(|p| p.index.iter().map(|&i| i64::from(i)).collect());
+        if !config.aux().reply_policy {
+            self.aux_policy = None;
         }
         self
     }

@@ -454,7 +454,28 @@ pub fn export_onnx<G: Encode>(
         &x,
     );
     let v = g.relu(&v);
-    let v = g.flatten(&v);
+    let v = match m.value_pool {
+        None => g.flatten(&v),
+        Some(crate::ValuePool::MeanMax) => {
+            let mean = g.node("GlobalAveragePool", &[&v], Vec::new(), None);
+            let max = g.node("GlobalMaxPool", &[&v], Vec::new(), None);
+            let hw = m.board_height * m.board_width;
+            let scale = g.weight(
+                "value_size_scale",
+                &[1],
+                &[crate::ValuePool::size_scale(hw)],
+            );
+            let scaled = g.node("Mul", &[&mean, &scale], Vec::new(), None);
+            // The means, the scaled means, the maxima, by channel: the order in training.
+            let features = g.node(
+                "Concat",
+                &[&mean, &scaled, &max],
+                vec![int_attribute("axis", 1)],
+                None,
+            );
+            g.flatten(&features)
+        }
+    };
     let v = g.linear("value_fc1", &dense(&net.value_fc1, None)?, &v);
     let v = g.relu(&v);
     let v = g.linear("value_fc2", &dense(&net.value_fc2, None)?, &v);

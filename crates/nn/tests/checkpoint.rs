@@ -516,3 +516,29 @@ fn checkpoint_with_a_conv_policy_head_round_trips_its_layout_and_outputs() {
         load_checkpoint(Path::new(SHIPPED_CONNECT4), "connect4", &default_device()).unwrap();
     assert_eq!(shipped.header.model.policy_planes, None);
 }
+
+/// A network with a pooled value head (`ValuePool::MeanMax`): the pooling travels in the
+/// header and the network loads back with the same outputs; the shipped networks (written
+/// before the field existed) load with the flattened value head; the pooled weights under a
+/// flattened header are refused naming the value layer.
+#[test]
+fn checkpoint_with_a_pooled_value_head_round_trips_its_config_and_outputs() {
+    use alphazero_nn::ValuePool;
+    let mut config = config().with_value_pool(Some(ValuePool::MeanMax));
+    config.value_channels = 4;
+    let (dir, path, _) = round_trip(&config, "pooled-value", 71);
+    let bytes = std::fs::read(&path).unwrap();
+    let flat = ModelConfig {
+        value_pool: None,
+        ..config.clone()
+    };
+    match load_bytes(&dir, &with_header_model(&bytes, &flat)) {
+        Err(CheckpointError::ShapeMismatch { tensor, .. }) => {
+            assert!(tensor.contains("value_fc1"), "{tensor}")
+        }
+        r => panic!("expected a shape error, got {r:?}"),
+    }
+    let shipped =
+        load_checkpoint(Path::new(SHIPPED_CONNECT4), "connect4", &default_device()).unwrap();
+    assert_eq!(shipped.header.model.value_pool, None);
+}

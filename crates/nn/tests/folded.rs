@@ -5,11 +5,12 @@
 mod common;
 
 use alphazero_connect4::{Connect4, Connect4Config};
+use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     default_device, Conv3x3Algorithm, Encode, FoldedNet, GlobalPooling, ModelConfig, ModelPreset,
-    NetworkEvaluator, NnError, Tile, TrainConfig, Trainer,
+    NetworkEvaluator, NnError, Tile, TrainConfig, Trainer, ValuePool,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -337,4 +338,113 @@ fn conv_policy_heads_are_refused_for_connect4_and_never_folded_into_a_dense_conf
     let mut bad = conv;
     bad.policy_planes.as_mut().unwrap().index.pop();
     assert!(bad.validate().is_err());
+}
+
+/// `config` with game `G`'s convolutional policy head and a pooled value head of 4 channels:
+/// a network none of whose weights depends on the board size.
+fn size_independent<G: Encode>(preset: ModelPreset, config: &G::Config) -> ModelConfig {
+    let mut m = ModelConfig::for_game::<G>(preset, config)
+        .with_conv_policy::<G>(config)
+        .unwrap()
+        .with_value_pool(Some(ValuePool::MeanMax));
+    m.value_channels = 4;
+    assert!(m.size_independent());
+    m
+}
+
+/// The pooled value head (`ValuePool::MeanMax`: channel means, size-scaled means, maxima):
+/// the folded path pools NHWC planes as burn pools NCHW ones, with global pooling in the
+/// trunk too, and through the search's evaluator on real positions.
+#[test]
+fn folded_forward_matches_burn_with_a_pooled_value_head() {
+    let gomoku = size_independent::<Gomoku>(ModelPreset::Tiny, &GomokuConfig::default());
+    assert_eq!(gomoku.value_features(), 12);
+    check_against_burn(&gomoku, &[1, 3, 17], 51);
+    check_against_burn(&gomoku.clone().with_default_global_pooling(), &[2], 52);
+    let xiangqi = size_independent::<Xiangqi>(ModelPreset::Tiny, &XiangqiConfig::default());
+    check_against_burn(&xiangqi, &[1, 5], 53);
+    evaluators_agree_on::<Gomoku>(&GomokuConfig::default(), &gomoku, 54);
+}
+
+/// A size-independent Gomoku network trained on 9×9 runs on 13×13 and 5×5 boards with the
+/// same weights: its resized config has the new board's layout, the folded path and burn's
+/// forward agree there, and the search's evaluator takes that board's positions.
+#[test]
+fn a_size_independent_network_runs_on_other_boards_with_the_same_weights() {
+    use alphazero_gomoku::Rule;
+    let nine = GomokuConfig::new(9, Rule::Freestyle).unwrap();
+    let config = size_independent::<Gomoku>(ModelPreset::Tiny, &nine);
+    let trainer = trained(&config, 4, 61);
+    let device = default_device();
+    for side in [13u8, 5] {
+        let board = GomokuConfig::new(side, Rule::Freestyle).unwrap();
+        let pos = Gomoku::new(&board);
+        let side = usize::from(side);
+        let resized = config
+            .resized(
+                side,
+                side,
+                pos.num_actions(),
+                Gomoku::policy_planes(&board).unwrap(),
+            )
+            .unwrap();
+        assert_eq!(
+            (resized.board_height, resized.num_actions),
+            (side, side * side)
+        );
+        let net = trainer.model().clone().resized(&resized);
+        let fast = NetworkEvaluator::<Gomoku>::new(&net, &resized, &device).unwrap();
+        let slow = NetworkEvaluator::<Gomoku>::with_burn_forward(&net, &resized, &device).unwrap();
+        let mut rng = Rng(62);
+        let positions: Vec<Gomoku> = (0..4)
+            .map(|i| random_position::<Gomoku>(&board, 2 * i, &mut rng))
+            .collect();
+        let batch: Vec<EvalRequest<'_, Gomoku>> = positions
+            .iter()
+            .map(|p| EvalRequest {
+                position: p,
+                history: &[],
+            })
+            .collect();
+        let a = resized.num_actions;
+        let (mut l1, mut v1) = (vec![0.0; 4 * a], vec![0.0; 4]);
+        let (mut l2, mut v2) = (vec![0.0; 4 * a], vec![0.0; 4]);
+        fast.evaluate(&batch, &mut l1, &mut v1).unwrap();
+        slow.evaluate(&batch, &mut l2, &mut v2).unwrap();
+        assert_close(&l1, &l2, &format!("{side}x{side} logits"));
+        assert_close(&v1, &v2, &format!("{side}x{side} values"));
+        assert!(v1.iter().all(|v| v.abs() <= 1.0));
+    }
+}
+
+/// Only a size-independent network changes board: a dense policy head or a flattened value
+/// head is refused, naming the board it fits, and so is a layout of another plane count.
+#[test]
+fn resizing_a_network_with_a_board_sized_head_is_refused() {
+    use alphazero_gomoku::Rule;
+    let nine = GomokuConfig::new(9, Rule::Freestyle).unwrap();
+    let thirteen = GomokuConfig::new(13, Rule::Freestyle).unwrap();
+    let planes = Gomoku::policy_planes(&thirteen).unwrap();
+    let full = size_independent::<Gomoku>(ModelPreset::Tiny, &nine);
+    let flat_value = full.clone().with_value_pool(None);
+    let dense_policy = ModelConfig {
+        policy_planes: None,
+        ..full.clone()
+    };
+    for config in [&flat_value, &dense_policy] {
+        assert!(!config.size_independent());
+        match config.resized(13, 13, 169, planes.clone()) {
+            Err(NnError::InvalidConfig(m)) => assert!(m.contains("9x9 boards only"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // The same board is no change, whatever the heads.
+    let nine_planes = Gomoku::policy_planes(&nine).unwrap();
+    assert_eq!(
+        flat_value.resized(9, 9, 81, nine_planes.clone()).unwrap(),
+        flat_value
+    );
+    let mut other_layout = planes;
+    other_layout.planes = 2;
+    assert!(full.resized(13, 13, 169, other_layout).is_err());
 }

@@ -28,12 +28,14 @@ def run_cli(*args: str) -> str:
 
 
 # A Connect Four run of one iteration with a tiny network that has global pooling (3 blocks,
-# the third pooled) and the playout cap on (its fast moves are recorded but not trained on).
+# the third pooled) and a pooled value head, and the playout cap on (its fast moves are
+# recorded but not trained on).
 TRAIN_SETTINGS = [
     "model.blocks=3",
     "model.channels=16",
     "model.value_hidden=8",
     "model.global_pooling=true",
+    "model.value_head=pooled",
     "selfplay.games_per_iteration=12",
     "selfplay.parallel_games=12",
     "selfplay.simulations=16",

@@ -1,5 +1,5 @@
-"""ONNX export: the graph of every shipped network (and of networks with global pooling and
-with a convolutional policy head) computes our inference's policy logits and values in ONNX
+"""ONNX export: the graph of every shipped network (and of networks with global pooling, a
+pooled value head and a convolutional policy head) computes our inference's policy logits and values in ONNX
 Runtime."""
 
 import json
@@ -57,12 +57,16 @@ def test_every_shipped_network_agrees_with_its_onnx_graph(model, tmp_path):
     check_agreement(net, from_python, seed=len(net.spec))
 
 
-def test_a_network_with_global_pooling_agrees_with_its_onnx_graph(training_run, tmp_path):
+def test_a_network_with_global_pooling_and_a_pooled_value_head_agrees_with_its_onnx_graph(
+    training_run, tmp_path
+):
     net = az.Network(training_run / "networks" / "champion-0001.azc")
     out = tmp_path / "pooled.onnx"
     net.export_onnx(out)
     session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
-    assert json.loads(session.get_modelmeta().custom_metadata_map["model"])["global_pooling"]
+    model = json.loads(session.get_modelmeta().custom_metadata_map["model"])
+    assert model["global_pooling"] and model["value_pool"] == "MeanMax"
+    assert model["value_channels"] == 8
     check_agreement(net, out, seed=5)
 
 

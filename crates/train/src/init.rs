@@ -13,7 +13,7 @@ use std::path::Path;
 use alphazero_nn::{checkpoint_from_bytes, Device, Encode};
 use alphazero_registry::GameSpec;
 
-use crate::config::{PolicyHead, TrainConfig};
+use crate::config::{PolicyHead, TrainConfig, ValueHead};
 use crate::error::PipelineError;
 use crate::observer::Observer;
 use crate::settings::network_config;
@@ -21,7 +21,8 @@ use crate::state::{file_fingerprint, InitInfo, RunState};
 use crate::storage::Storage;
 
 /// A network's size as `--init` compares it: residual blocks, channels, value head width,
-/// global pooling, a convolutional policy head, the policy head's channels.
+/// global pooling, a convolutional policy head, the policy head's channels, a pooled value
+/// head.
 type Arch = (
     usize,
     usize,
@@ -29,6 +30,7 @@ type Arch = (
     Option<alphazero_nn::GlobalPooling>,
     bool,
     usize,
+    bool,
 );
 
 /// A checked network to start a new run's networks from.
@@ -81,7 +83,18 @@ impl InitNetwork {
         let (h, w) = pos.board_shape();
         let want = (G::num_planes(game_config), h, w, pos.num_actions());
         let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
-        if want != have {
+        // A size-independent network starts a run on another board of its game.
+        let resized = (want.0 == have.0 && want != have && m.size_independent())
+            .then(|| G::policy_planes(game_config))
+            .flatten()
+            .and_then(|planes| m.resized(h, w, want.3, planes).ok());
+        if let Some(r) = &resized {
+            observer.info(&format!(
+                "{name}: a size-independent network trained on {}x{}, started on {}x{}",
+                m.board_height, m.board_width, r.board_height, r.board_width
+            ));
+        }
+        if want != have && resized.is_none() {
             // A game with a board-size option (Gomoku) can be trained on the network's board.
             let sized = u8::try_from(m.board_height)
                 .is_ok_and(|n| GameSpec::from_parts(G::NAME, Some(n), None).is_ok());
@@ -105,12 +118,13 @@ impl InitNetwork {
                 m.global_pooling.clone(),
                 m.policy_planes.is_some(),
                 m.policy_channels,
+                m.value_pool.is_some(),
             )
         };
         let file_size = arch(m);
         let run_size = arch(&network_config::<G>(cfg, game_config));
         if file_size != run_size {
-            let size_words = |(b, c, v, g, conv, pc): &Arch| {
+            let size_words = |(b, c, v, g, conv, pc, pooled): &Arch| {
                 let pooling = match g {
                     None => String::new(),
                     Some(g) => format!(
@@ -123,7 +137,8 @@ impl InitNetwork {
                     (false, 2) => String::new(),
                     (false, _) => format!(", policy head of {pc} channels"),
                 };
-                format!("{b}x{c} (value head {v}{pooling}{head})")
+                let value = if *pooled { " pooled" } else { "" };
+                format!("{b}x{c} (value head {v}{value}{pooling}{head})")
             };
             let file_keys = format!(
                 "model.blocks={}, model.channels={}, model.value_hidden={}, \
@@ -140,7 +155,12 @@ impl InitNetwork {
                 ", model.policy_head=conv"
             } else {
                 ""
-            } + &format!(", model.policy_channels={}", file_size.5);
+            } + &format!(", model.policy_channels={}", file_size.5)
+                + if file_size.6 {
+                    ", model.value_head=pooled"
+                } else {
+                    ""
+                };
             if resumed || user_model {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
@@ -171,6 +191,11 @@ impl InitNetwork {
                 PolicyHead::Dense
             };
             cfg.model.policy_channels = as_u32(file_size.5, "policy channels")?;
+            cfg.model.value_head = if file_size.6 {
+                ValueHead::Pooled
+            } else {
+                ValueHead::Dense
+            };
             cfg.validate()
                 .map_err(|e| PipelineError::from(e).context(format!("{name}: its network size")))?;
             if arch(&network_config::<G>(cfg, game_config)) != file_size {

@@ -325,14 +325,31 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         if let Some(init) = init {
             let ck =
                 checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
-            if ck.header.model.without_aux() != self.model_config {
+            let (mut model, mut file) = (ck.model, ck.header.model.without_aux());
+            let run = &self.model_config;
+            if (file.board_height, file.board_width) != (run.board_height, run.board_width) {
+                // A size-independent network (InitNetwork::from_file checked it) on this
+                // run's board.
+                if let Some(planes) = &run.policy_planes {
+                    file = file
+                        .resized(
+                            run.board_height,
+                            run.board_width,
+                            run.num_actions,
+                            planes.clone(),
+                        )
+                        .map_err(|e| PipelineError::from(e).context(init.name.clone()))?;
+                    model = model.resized(&file);
+                }
+            }
+            if file != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "{}: network shape {:?} does not match the run's model {:?}",
                     init.name, ck.header.model, self.model_config
                 )));
             }
             state.init = Some(init.info.clone());
-            let t = Trainer::from_model(ck.model, &self.model_config, tc, &self.device, 0)?;
+            let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
             return self.first_networks(t);
         }
         if self.storage.exists(RunDir::LATEST)? {

@@ -10,7 +10,7 @@ use super::merge::{merge_checked, to_table};
 use super::schema::{
     ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
     PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
-    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig, ValueHead,
 };
 use super::ConfigError;
 
@@ -98,6 +98,7 @@ impl TrainConfig {
                 global_pooling_channels: 0,
                 policy_head: PolicyHead::Dense,
                 policy_channels: 0,
+                value_head: ValueHead::Dense,
             },
             train: LearnerConfig {
                 batch_size: 256,

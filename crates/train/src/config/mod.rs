@@ -60,6 +60,6 @@ pub use overrides::{
 pub use schema::{
     ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
     PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
-    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig, ValueHead,
 };
 pub use validate::{MAX_BATCH_SIZE, MAX_BLOCKS, MAX_CHANNELS, MAX_SIMULATIONS, MAX_VALUE_HIDDEN};

@@ -16,7 +16,7 @@ use alphazero_selfplay::{PlayoutCap, Resignation, Restarts, SelfPlayConfig};
 
 use alphazero_registry::Encode;
 
-use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig};
+use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig, ValueHead};
 
 /// The network of `[model]` (residual blocks, channels, value head width, global pooling,
 /// policy head and its width) for game `G` under `game_config` (its planes, board shape and actions).
@@ -25,7 +25,8 @@ use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig};
 /// pooled channels when that is not 0; `model.policy_head = "conv"` lays the policy out as
 /// the game's [`Encode::policy_planes`] (a game without them keeps the dense head:
 /// validation refuses `conv` for it); `model.policy_channels = 0` is 2 channels for the dense
-/// head and the trunk's for the conv head.
+/// head and the trunk's for the conv head; `model.value_head = "pooled"` pools
+/// `value_hidden` planes over the board ([`alphazero_nn::ValuePool::MeanMax`]).
 pub fn network_config<G: Encode>(
     cfg: &TrainConfig,
     game_config: &G::Config,
@@ -61,6 +62,14 @@ pub fn network_config<G: Encode>(
         .with_global_pooling(pooling)
         .with_policy_planes(policy_planes)
         .with_policy_channels(policy_channels)
+        .with_value_pool(match m.value_head {
+            ValueHead::Dense => None,
+            ValueHead::Pooled => Some(alphazero_nn::ValuePool::MeanMax),
+        })
+        .with_value_channels(match m.value_head {
+            ValueHead::Dense => 1,
+            ValueHead::Pooled => m.value_hidden as usize,
+        })
 }
 
 /// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,

@@ -763,7 +763,7 @@ fn gating_search_errors_name_the_key_written() {
 }
 
 #[test]
-fn a_conv_policy_head_lays_the_policy_out_as_the_game_and_is_refused_where_it_has_none() {
+fn policy_and_value_heads_follow_the_model_keys_and_conv_is_refused_where_the_game_has_none() {
     use alphazero_registry::games::{Xiangqi, XiangqiConfig};
     let base = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[] as &[&str]).unwrap();
     assert_eq!(
@@ -804,6 +804,17 @@ fn a_conv_policy_head_lays_the_policy_out_as_the_game_and_is_refused_where_it_ha
         .unwrap_err()
         .to_string();
     assert!(err.contains("model.policy_channels"), "{err}");
+    let pooled = conv.with_overrides(&["model.value_head=pooled"]).unwrap();
+    let net = settings::network_config::<Xiangqi>(&pooled, &XiangqiConfig::default());
+    assert_eq!(
+        (net.value_pool, net.value_channels, net.size_independent()),
+        (Some(alphazero_nn::ValuePool::MeanMax), 128, true),
+        "value_hidden planes pooled over the board"
+    );
+    assert_eq!(
+        settings::network_config::<Xiangqi>(&base, &XiangqiConfig::default()).value_pool,
+        None
+    );
     let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &["model.policy_head=flat"])
         .unwrap_err()
         .to_string();

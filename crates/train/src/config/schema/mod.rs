@@ -64,6 +64,26 @@ pub struct ModelConfig {
     /// move-type planes are all read off these features.
     #[serde(default)]
     pub policy_channels: u32,
+    /// The value head: `dense` (its planes flattened into the hidden layer, one weight per
+    /// board point; the default, and what files written before the key read as) or
+    /// `pooled` (`value_hidden` planes averaged and maximised over the board, KataGo's
+    /// value head, `alphazero_nn::ValuePool`). With `policy_head = "conv"` no weight
+    /// depends on the board size: the network plays, and `--init` starts runs, on every
+    /// board of its game.
+    #[serde(default)]
+    pub value_head: ValueHead,
+}
+
+/// `model.value_head`: how the value head reads the board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ValueHead {
+    /// conv1×1 to 1 plane → BN → ReLU → flatten → linear → ReLU → linear → tanh.
+    #[default]
+    Dense,
+    /// conv1×1 to `value_hidden` planes → BN → ReLU → mean, size-scaled mean and max of each
+    /// over the board → linear → ReLU → linear → tanh.
+    Pooled,
 }
 
 /// `model.policy_head`: how the network turns its trunk into the policy logits.
