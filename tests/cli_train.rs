@@ -699,9 +699,10 @@ fn gomoku_tensors(path: &Path) -> Vec<(String, Vec<f32>)> {
 
 /// A network with a conv policy head and a pooled value head has no weight tied to the
 /// board: `--init` starts a 13×13 run from a 9×9 network with the same weights, where a
-/// network with a board-sized head is refused.
+/// network with a board-sized head is refused; `--init-trunk` takes that network's trunk
+/// alone under fresh heads.
 #[test]
-fn init_starts_a_run_on_another_board_from_a_size_independent_network() {
+fn init_starts_a_run_on_another_board_from_a_size_independent_network_or_a_trunk() {
     let donor = temp_run("init-size-donor");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
     cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
@@ -766,7 +767,66 @@ fn init_starts_a_run_on_another_board_from_a_size_independent_network() {
         err.contains("does not fit") && err.contains("--size 9"),
         "{err}"
     );
-    for d in [&donor, &run, &dense, &refused] {
+    // Its trunk starts a run with other heads on another board: the stem and the blocks are
+    // the file's, the heads fresh.
+    let trunk_file = dense.join("networks/champion-0000.azc");
+    let trunk_run = temp_run("init-trunk");
+    let with_heads = |run: &Path| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+        cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
+            .arg(run)
+            .args(TINY)
+            .args([
+                "--set",
+                "model.policy_head=conv",
+                "--set",
+                "model.value_head=pooled",
+                "--set",
+                "run.iterations=1",
+            ]);
+        cmd
+    };
+    let mut cmd = with_heads(&trunk_run);
+    cmd.arg("--init-trunk").arg(&trunk_file);
+    let err = run_ok(cmd);
+    assert!(
+        err.contains("networks initialised from the trunk of"),
+        "{err}"
+    );
+    let trunk = |path: &Path| -> Vec<(String, Vec<f32>)> {
+        gomoku_tensors(path)
+            .into_iter()
+            .filter(|(n, _)| n.starts_with("stem") || n.starts_with("blocks"))
+            .collect()
+    };
+    let started = trunk_run.join("networks/champion-0000.azc");
+    assert!(!trunk(&started).is_empty());
+    assert_eq!(trunk(&started), trunk(&trunk_file));
+    assert_ne!(gomoku_tensors(&started), gomoku_tensors(&trunk_file));
+    let state = RunState::load(&LocalStorage::open(&trunk_run).unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(state.init.as_ref().is_some_and(|i| i.trunk_only));
+    // Another trunk size is refused naming the settings that take the file's; --init and
+    // --init-trunk together are refused.
+    let wide = temp_run("init-trunk-wide");
+    let mut cmd = with_heads(&wide);
+    cmd.args(["--set", "model.channels=16", "--init-trunk"])
+        .arg(&trunk_file);
+    let err = run_fails(cmd);
+    assert!(
+        err.contains("the network's trunk is 1x8, the run's 1x16")
+            && err.contains("model.channels=8"),
+        "{err}"
+    );
+    let mut cmd = with_heads(&wide);
+    cmd.arg("--init-trunk")
+        .arg(&trunk_file)
+        .arg("--init")
+        .arg(&trunk_file);
+    let err = run_fails(cmd);
+    assert!(err.contains("cannot be used with"), "{err}");
+    for d in [&donor, &run, &dense, &refused, &trunk_run, &wide] {
         let _ = std::fs::remove_dir_all(d);
     }
 }

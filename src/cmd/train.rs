@@ -8,8 +8,8 @@
 //! `RUN/lock` (with its pid inside) for its whole life; the OS drops it when the process
 //! ends, however it ends.
 //!
-//! Warm start: `--init FILE` starts a run's networks from a checkpoint (see
-//! [`alphazero_train::InitNetwork`]).
+//! Warm start: `--init FILE` starts a run's networks from a checkpoint, `--init-trunk FILE`
+//! from its trunk with fresh heads (see [`alphazero_train::InitNetwork`]).
 use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
@@ -61,6 +61,13 @@ pub struct RunFlags {
     /// again resumes it).
     #[arg(long, value_name = "FILE")]
     init: Option<PathBuf>,
+    /// Start the run's networks from this checkpoint's trunk (stem and residual blocks) with
+    /// fresh heads: for a run whose heads or board differ from the file's (e.g.
+    /// `model.policy_head=conv`, `model.value_head=pooled`, another `--size`). Its input
+    /// planes, blocks, channels and global pooling must be the run's. A run that already has
+    /// networks refuses any other file, as with --init.
+    #[arg(long, value_name = "FILE", conflicts_with = "init")]
+    init_trunk: Option<PathBuf>,
 }
 
 /// Arguments of `alphazero train`.
@@ -90,7 +97,7 @@ pub(crate) struct Prepared {
     pub spec: GameSpec,
     /// The device of the networks.
     pub device: alphazero_nn::Device,
-    /// The `--init` network, when given.
+    /// The `--init` or `--init-trunk` network, when given.
     pub init: Option<InitNetwork>,
 }
 
@@ -139,11 +146,13 @@ impl RunFlags {
         }
         let spec = cfg.game;
         let device = crate::engine::device(&self.device)?;
-        let init = match &self.init {
-            Some(path) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
+        let init = match (&self.init, &self.init_trunk) {
+            (Some(path), _) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
                 path, gcfg, &mut cfg, resumed, user_model, &device, observer
             )?)),
-            None => None,
+            (None, Some(path)) => Some(with_game!(&spec, G, gcfg =>
+                InitNetwork::trunk_from_file::<G>(path, gcfg, &cfg, &device)?)),
+            (None, None) => None,
         };
         Ok(Prepared {
             cfg,

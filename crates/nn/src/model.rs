@@ -897,6 +897,17 @@ impl PolicyValueNet {
         self
     }
 
+    /// This network with the stem and residual blocks of `donor` (its heads kept): how a
+    /// network with new heads starts from a trained trunk. The donor must have this
+    /// network's input planes, blocks, channels and global pooling (as `--init-trunk`
+    /// checks): the forward pass of a mixed network panics on the shapes otherwise.
+    pub fn with_trunk_of(mut self, donor: PolicyValueNet) -> PolicyValueNet {
+        self.stem = donor.stem;
+        self.stem_bn = donor.stem_bn;
+        self.blocks = donor.blocks;
+        self
+    }
+
     /// This network without its auxiliary heads (what play needs; a network file for play
     /// need not carry them).
     pub fn without_aux_heads(mut self) -> PolicyValueNet {

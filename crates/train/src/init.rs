@@ -44,6 +44,9 @@ pub struct InitNetwork {
     pub info: InitInfo,
 }
 
+/// A network's trunk as `--init-trunk` compares it: residual blocks, channels, global pooling.
+type Trunk = (usize, usize, Option<alphazero_nn::GlobalPooling>);
+
 impl InitNetwork {
     /// Reads the checkpoint file `path` and checks it against a run of game `G` under
     /// `game_config` before anything is written: its input planes, board and action count
@@ -223,6 +226,80 @@ impl InitNetwork {
                 fingerprint: file_fingerprint(&bytes),
                 step: ck.header.step,
                 trained_for,
+                trunk_only: false,
+            },
+            bytes,
+        })
+    }
+
+    /// Reads the checkpoint file `path` for a run of game `G` under `game_config` whose
+    /// networks take the file's trunk (stem and residual blocks) and fresh heads
+    /// (`--init-trunk`): how a run changes its heads (a conv policy head, a pooled value head)
+    /// or its board without starting from random weights. The file's input planes and trunk
+    /// (blocks, channels, global pooling) must be `cfg.model`'s; its heads and board may
+    /// differ.
+    ///
+    /// # Errors
+    /// The file cannot be read; [`PipelineError::Invalid`] naming the file and both sizes,
+    /// with the `model.*` settings that take the file's trunk; the checkpoint error.
+    pub fn trunk_from_file<G: Encode>(
+        path: &Path,
+        game_config: &G::Config,
+        cfg: &TrainConfig,
+        device: &Device,
+    ) -> Result<InitNetwork, PipelineError> {
+        let shown = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| {
+            PipelineError::from(e).context(format!("--init-trunk {shown}: cannot read it"))
+        })?;
+        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let name = format!("--init-trunk {shown}");
+        let run_game = G::spec(game_config).words();
+        let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
+            PipelineError::from(e).context(format!("{name} is no network for this {run_game} run"))
+        })?;
+        let m = &ck.header.model;
+        let planes = G::num_planes(game_config);
+        if m.input_planes != planes {
+            return Err(PipelineError::Invalid(format!(
+                "{name}: the network takes {} input planes, this run's {run_game} {planes}",
+                m.input_planes
+            )));
+        }
+        let trunk = |m: &alphazero_nn::ModelConfig| -> Trunk {
+            (m.residual_blocks, m.channels, m.global_pooling.clone())
+        };
+        let run = network_config::<G>(cfg, game_config);
+        if trunk(m) != trunk(&run) {
+            let words = |(b, c, g): &Trunk| match g {
+                None => format!("{b}x{c}"),
+                Some(g) => format!(
+                    "{b}x{c} with global pooling of {} channels in blocks {:?}",
+                    g.channels, g.blocks
+                ),
+            };
+            return Err(PipelineError::Invalid(format!(
+                "{name}: the network's trunk is {}, the run's {}; set model.blocks={}, \
+                 model.channels={}, model.global_pooling={}{}",
+                words(&trunk(m)),
+                words(&trunk(&run)),
+                m.residual_blocks,
+                m.channels,
+                m.global_pooling.is_some(),
+                m.global_pooling.as_ref().map_or(String::new(), |g| format!(
+                    ", model.global_pooling_channels={}",
+                    g.channels
+                ))
+            )));
+        }
+        Ok(InitNetwork {
+            name,
+            info: InitInfo {
+                path: absolute.display().to_string(),
+                fingerprint: file_fingerprint(&bytes),
+                step: ck.header.step,
+                trained_for: ck.header.game.words(),
+                trunk_only: true,
             },
             bytes,
         })

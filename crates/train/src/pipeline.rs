@@ -325,6 +325,16 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         if let Some(init) = init {
             let ck =
                 checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
+            if init.info.trunk_only {
+                // The file's stem and blocks (InitNetwork::trunk_from_file checked their
+                // sizes) under fresh heads of the run's model.
+                let model = Trainer::new(&self.model_config, tc.clone(), &self.device)?
+                    .inference_model()
+                    .with_trunk_of(ck.model);
+                state.init = Some(init.info.clone());
+                let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
+                return self.first_networks(t);
+            }
             let (mut model, mut file) = (ck.model, ck.header.model.without_aux());
             let run = &self.model_config;
             if (file.board_height, file.board_width) != (run.board_height, run.board_width) {
@@ -999,8 +1009,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let metrics_log = recovery::open_metrics(storage, &state, observer)?;
         if let Some(i) = &state.init {
             observer.info(&format!(
-                "networks initialised from {} (step {}, trained for {}, {})",
-                i.path, i.step, i.trained_for, i.fingerprint
+                "networks initialised from {}{} (step {}, trained for {}, {})",
+                if i.trunk_only { "the trunk of " } else { "" },
+                i.path,
+                i.step,
+                i.trained_for,
+                i.fingerprint
             ));
         }
         observer.info(&format!(

@@ -52,7 +52,8 @@ pub struct ChampionInfo {
     pub elo_se: f64,
 }
 
-/// The network file a run was started from (`alphazero train --init FILE`).
+/// The network file a run was started from (`alphazero train --init FILE`, or
+/// `--init-trunk FILE` for its trunk alone).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InitInfo {
     /// The file as given, made absolute when the run started.
@@ -65,6 +66,10 @@ pub struct InitInfo {
     pub step: u64,
     /// The game and rules the file was trained for, in words (`gomoku 8x8 freestyle`).
     pub trained_for: String,
+    /// Whether only the file's trunk was taken, the heads starting fresh (`--init-trunk`);
+    /// false in states written before the field existed.
+    #[serde(default)]
+    pub trunk_only: bool,
 }
 
 /// The fingerprint [`InitInfo::fingerprint`] of a file's bytes: `fnv1a64:` followed by the
@@ -216,6 +221,7 @@ mod tests {
             fingerprint: file_fingerprint(b"weights"),
             step: 9000,
             trained_for: "connect4".into(),
+            trunk_only: true,
         });
         s.champions = (0..3)
             .map(|id| ChampionInfo {
