@@ -703,38 +703,38 @@ fn gomoku_tensors(path: &Path) -> Vec<(String, Vec<f32>)> {
 /// alone under fresh heads.
 #[test]
 fn init_starts_a_run_on_another_board_from_a_size_independent_network_or_a_trunk() {
+    // The tiny config on a Gomoku board of `size` with the `model.*` and `run.*` settings
+    // `sets` (each `KEY=VALUE`).
+    let gomoku = |run: &Path, size: &str, sets: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+        cmd.args(["train", "--game", "gomoku", "--size", size, "--run"])
+            .arg(run)
+            .args(TINY);
+        for set in sets {
+            cmd.args(["--set", set]);
+        }
+        cmd
+    };
+    const SIZE_INDEPENDENT: [&str; 3] = [
+        "model.policy_head=conv",
+        "model.value_head=pooled",
+        "run.iterations=1",
+    ];
     let donor = temp_run("init-size-donor");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
-    cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
-        .arg(&donor)
-        .args(TINY)
-        .args([
-            "--set",
+    run_ok(gomoku(
+        &donor,
+        "9",
+        &[
             "model.policy_head=conv",
-            "--set",
             "model.value_head=pooled",
-            "--set",
             "run.iterations=2",
-            "--set",
             "gating.enabled=false",
-        ]);
-    run_ok(cmd);
+        ],
+    ));
     let file = donor.join("networks/champion-0002.azc");
     let run = temp_run("init-size");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
-    cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
-        .arg(&run)
-        .args(TINY)
-        .args([
-            "--set",
-            "model.policy_head=conv",
-            "--set",
-            "model.value_head=pooled",
-            "--set",
-            "run.iterations=1",
-            "--init",
-        ])
-        .arg(&file);
+    let mut cmd = gomoku(&run, "13", &SIZE_INDEPENDENT);
+    cmd.arg("--init").arg(&file);
     let err = run_ok(cmd);
     assert!(
         err.contains("size-independent network trained on 9x9, started on 13x13"),
@@ -744,23 +744,14 @@ fn init_starts_a_run_on_another_board_from_a_size_independent_network_or_a_trunk
     assert_eq!(gomoku_tensors(&champion0), gomoku_tensors(&file));
     // A dense value head ties the network to its board.
     let dense = temp_run("init-size-dense");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
-    cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
-        .arg(&dense)
-        .args(TINY)
-        .args([
-            "--set",
-            "model.policy_head=conv",
-            "--set",
-            "run.iterations=1",
-        ]);
-    run_ok(cmd);
+    run_ok(gomoku(
+        &dense,
+        "9",
+        &["model.policy_head=conv", "run.iterations=1"],
+    ));
     let refused = temp_run("init-size-refused");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
-    cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
-        .arg(&refused)
-        .args(TINY)
-        .arg("--init")
+    let mut cmd = gomoku(&refused, "13", &[]);
+    cmd.arg("--init")
         .arg(dense.join("networks/champion-0000.azc"));
     let err = run_fails(cmd);
     assert!(
@@ -771,21 +762,7 @@ fn init_starts_a_run_on_another_board_from_a_size_independent_network_or_a_trunk
     // the file's, the heads fresh.
     let trunk_file = dense.join("networks/champion-0000.azc");
     let trunk_run = temp_run("init-trunk");
-    let with_heads = |run: &Path| {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
-        cmd.args(["train", "--game", "gomoku", "--size", "13", "--run"])
-            .arg(run)
-            .args(TINY)
-            .args([
-                "--set",
-                "model.policy_head=conv",
-                "--set",
-                "model.value_head=pooled",
-                "--set",
-                "run.iterations=1",
-            ]);
-        cmd
-    };
+    let with_heads = |run: &Path| gomoku(run, "13", &SIZE_INDEPENDENT);
     let mut cmd = with_heads(&trunk_run);
     cmd.arg("--init-trunk").arg(&trunk_file);
     let err = run_ok(cmd);

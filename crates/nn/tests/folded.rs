@@ -10,7 +10,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     default_device, Conv3x3Algorithm, Encode, FoldedNet, GlobalPooling, ModelConfig, ModelPreset,
-    NetworkEvaluator, NnError, Tile, TrainConfig, Trainer, ValuePool,
+    NetworkEvaluator, NnError, PolicyValueNet, Tile, TrainConfig, Trainer, ValuePool,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -246,11 +246,21 @@ fn evaluators_agree_with<G: Encode>(
 
 /// The two evaluators of a network of `mcfg` agree on positions of game `G`.
 fn evaluators_agree_on<G: Encode>(config: &G::Config, mcfg: &ModelConfig, seed: u64) {
-    let mcfg = mcfg.clone();
-    let trainer = trained(&mcfg, 3, seed);
+    let trainer = trained(mcfg, 3, seed);
+    evaluators_agree_for::<G>(trainer.model(), mcfg, config, seed);
+}
+
+/// The two evaluators of `net` (of config `mcfg`) agree on six positions of game `G` under
+/// `config`; returns the fast path's values.
+fn evaluators_agree_for<G: Encode>(
+    net: &PolicyValueNet,
+    mcfg: &ModelConfig,
+    config: &G::Config,
+    seed: u64,
+) -> Vec<f32> {
     let device = default_device();
-    let fast = NetworkEvaluator::<G>::new(trainer.model(), &mcfg, &device).unwrap();
-    let slow = NetworkEvaluator::<G>::with_burn_forward(trainer.model(), &mcfg, &device).unwrap();
+    let fast = NetworkEvaluator::<G>::new(net, mcfg, &device).unwrap();
+    let slow = NetworkEvaluator::<G>::with_burn_forward(net, mcfg, &device).unwrap();
     let mut rng = Rng(seed);
     let positions: Vec<G> = (0..6)
         .map(|i| random_position::<G>(config, 3 * i, &mut rng))
@@ -267,8 +277,10 @@ fn evaluators_agree_on<G: Encode>(config: &G::Config, mcfg: &ModelConfig, seed: 
     let (mut l2, mut v2) = (vec![0.0; 6 * a], vec![0.0; 6]);
     fast.evaluate(&batch, &mut l1, &mut v1).unwrap();
     slow.evaluate(&batch, &mut l2, &mut v2).unwrap();
-    assert_close(&l1, &l2, G::NAME);
-    assert_close(&v1, &v2, G::NAME);
+    let what = format!("{} on {:?}", G::NAME, positions[0].board_shape());
+    assert_close(&l1, &l2, &what);
+    assert_close(&v1, &v2, &what);
+    v1
 }
 
 #[test]
@@ -375,7 +387,6 @@ fn a_size_independent_network_runs_on_other_boards_with_the_same_weights() {
     let nine = GomokuConfig::new(9, Rule::Freestyle).unwrap();
     let config = size_independent::<Gomoku>(ModelPreset::Tiny, &nine);
     let trainer = trained(&config, 4, 61);
-    let device = default_device();
     for side in [13u8, 5] {
         let board = GomokuConfig::new(side, Rule::Freestyle).unwrap();
         let pos = Gomoku::new(&board);
@@ -393,27 +404,8 @@ fn a_size_independent_network_runs_on_other_boards_with_the_same_weights() {
             (side, side * side)
         );
         let net = trainer.model().clone().resized(&resized);
-        let fast = NetworkEvaluator::<Gomoku>::new(&net, &resized, &device).unwrap();
-        let slow = NetworkEvaluator::<Gomoku>::with_burn_forward(&net, &resized, &device).unwrap();
-        let mut rng = Rng(62);
-        let positions: Vec<Gomoku> = (0..4)
-            .map(|i| random_position::<Gomoku>(&board, 2 * i, &mut rng))
-            .collect();
-        let batch: Vec<EvalRequest<'_, Gomoku>> = positions
-            .iter()
-            .map(|p| EvalRequest {
-                position: p,
-                history: &[],
-            })
-            .collect();
-        let a = resized.num_actions;
-        let (mut l1, mut v1) = (vec![0.0; 4 * a], vec![0.0; 4]);
-        let (mut l2, mut v2) = (vec![0.0; 4 * a], vec![0.0; 4]);
-        fast.evaluate(&batch, &mut l1, &mut v1).unwrap();
-        slow.evaluate(&batch, &mut l2, &mut v2).unwrap();
-        assert_close(&l1, &l2, &format!("{side}x{side} logits"));
-        assert_close(&v1, &v2, &format!("{side}x{side} values"));
-        assert!(v1.iter().all(|v| v.abs() <= 1.0));
+        let values = evaluators_agree_for::<Gomoku>(&net, &resized, &board, 62);
+        assert!(values.iter().all(|v| v.abs() <= 1.0));
     }
 }
 

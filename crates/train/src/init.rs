@@ -33,6 +33,36 @@ type Arch = (
     bool,
 );
 
+/// The checkpoint file `path` given by `flag` for a run of game `G`, as an [`InitNetwork`]
+/// of the whole network (named `--init models/gomoku.azc` in errors), and the checkpoint.
+fn read<G: Encode>(
+    flag: &str,
+    path: &Path,
+    game_config: &G::Config,
+    device: &Device,
+) -> Result<(InitNetwork, alphazero_nn::Checkpoint), PipelineError> {
+    let name = format!("{flag} {}", path.display());
+    let bytes = std::fs::read(path)
+        .map_err(|e| PipelineError::from(e).context(format!("{name}: cannot read it")))?;
+    let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    let run_game = G::spec(game_config).words();
+    let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
+        PipelineError::from(e).context(format!("{name} is no network for this {run_game} run"))
+    })?;
+    let init = InitNetwork {
+        name,
+        info: InitInfo {
+            path: absolute.display().to_string(),
+            fingerprint: file_fingerprint(&bytes),
+            step: ck.header.step,
+            trained_for: ck.header.game.words(),
+            trunk_only: false,
+        },
+        bytes,
+    };
+    Ok((init, ck))
+}
+
 /// A checked network to start a new run's networks from.
 #[derive(Clone, Debug)]
 pub struct InitNetwork {
@@ -68,18 +98,9 @@ impl InitNetwork {
         device: &Device,
         observer: &dyn Observer,
     ) -> Result<InitNetwork, PipelineError> {
-        let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| {
-            PipelineError::from(e).context(format!("--init {shown}: cannot read it"))
-        })?;
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let name = format!("--init {shown}");
+        let (init, ck) = read::<G>("--init", path, game_config, device)?;
+        let name = init.name.clone();
         let run_game = G::spec(game_config).words();
-        let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
-            PipelineError::from(e).context(format!(
-                "--init {shown} is no network for this {run_game} run"
-            ))
-        })?;
         let m = &ck.header.model;
         let trained_for = ck.header.game.words();
         let pos = G::new(game_config);
@@ -219,17 +240,7 @@ impl InitNetwork {
                 "{name} was trained for {trained_for}; this run is {run_game}"
             ));
         }
-        Ok(InitNetwork {
-            name,
-            info: InitInfo {
-                path: absolute.display().to_string(),
-                fingerprint: file_fingerprint(&bytes),
-                step: ck.header.step,
-                trained_for,
-                trunk_only: false,
-            },
-            bytes,
-        })
+        Ok(init)
     }
 
     /// Reads the checkpoint file `path` for a run of game `G` under `game_config` whose
@@ -248,16 +259,9 @@ impl InitNetwork {
         cfg: &TrainConfig,
         device: &Device,
     ) -> Result<InitNetwork, PipelineError> {
-        let shown = path.display().to_string();
-        let bytes = std::fs::read(path).map_err(|e| {
-            PipelineError::from(e).context(format!("--init-trunk {shown}: cannot read it"))
-        })?;
-        let absolute = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-        let name = format!("--init-trunk {shown}");
+        let (mut init, ck) = read::<G>("--init-trunk", path, game_config, device)?;
+        let name = init.name.clone();
         let run_game = G::spec(game_config).words();
-        let ck = checkpoint_from_bytes(path, &bytes, G::NAME, device).map_err(|e| {
-            PipelineError::from(e).context(format!("{name} is no network for this {run_game} run"))
-        })?;
         let m = &ck.header.model;
         let planes = G::num_planes(game_config);
         if m.input_planes != planes {
@@ -292,17 +296,8 @@ impl InitNetwork {
                 ))
             )));
         }
-        Ok(InitNetwork {
-            name,
-            info: InitInfo {
-                path: absolute.display().to_string(),
-                fingerprint: file_fingerprint(&bytes),
-                step: ck.header.step,
-                trained_for: ck.header.game.words(),
-                trunk_only: true,
-            },
-            bytes,
-        })
+        init.info.trunk_only = true;
+        Ok(init)
     }
 
     /// Whether the run's networks are to be made from this network: yes for a run without a

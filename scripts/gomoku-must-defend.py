@@ -1,0 +1,277 @@
+#!/usr/bin/env python3
+"""Gomoku must-defend positions classified by Rapfi, never by this project's code, and the
+measure of a Gomocup brain on them (freestyle, 15×15).
+
+`make` reads games (an `alphazero arena --pgn` file: the project's own games) and keeps
+positions where the side to move must defend: Rapfi proves that the opponent would win if it
+were the opponent's turn (a four, an open three, a VCF or VCT), finds neither a forced win nor
+a forced loss for the side to move, and among the points near the stones some moves lose and
+some do not. Every
+candidate move (every empty point within two of a stone; a move farther away is a pass, which
+loses by the definition of the threat) is played and the opponent's reply searched by Rapfi:
+a move after which Rapfi finds a forced win for the opponent (`Eval +M…`) loses, any other is
+kept as a defence. Fives and forced replies to a four are played out here by the rules (Rapfi
+answers those without a search, so without an evaluation); a position where Rapfi gives no
+evaluation is dropped.
+
+`measure` sends each position to a brain (`BOARD`, its stones as the brain's own and the
+opponent's) and counts the moves that are among the position's defences.
+
+    python3 scripts/gomoku-must-defend.py make --games games.pgn --rapfi /path/pbrain-rapfi \\
+        --ms 300 --positions 100 --seed 1 > must-defend.tsv
+    python3 scripts/gomoku-must-defend.py measure --positions must-defend.tsv \\
+        --brain "target/release/alphazero gomocup" --turn-ms 1000
+
+The file is measurement data: never a training input.
+"""
+import argparse
+import random
+import re
+import shlex
+import subprocess
+import sys
+import time
+
+SIZE = 15
+DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def parse_pgn(path: str) -> list[list[tuple[int, int]]]:
+    """The games of an `alphazero arena --pgn` file on 15×15 freestyle, as (x, y) moves from
+    the empty board (x = file letter a.., y = rank − 1)."""
+    games, moves, ok = [], [], True
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        if line.startswith("[Size "):
+            ok = line == f'[Size "{SIZE}"]'
+        elif line.startswith("[Rule "):
+            ok = ok and line == '[Rule "freestyle"]'
+        elif line.startswith("[Game "):
+            if moves and ok:
+                games.append(moves)
+            moves, ok = [], True
+        elif line and not line.startswith("["):
+            text = re.sub(r"\{[^}]*\}", " ", line)
+            for tok in text.split():
+                m = re.fullmatch(r"([a-z])(\d+)", tok)
+                if m:
+                    moves.append((ord(m.group(1)) - ord("a"), int(m.group(2)) - 1))
+    if moves and ok:
+        games.append(moves)
+    return games
+
+
+def line_len(board: dict, x: int, y: int, colour: int, dx: int, dy: int) -> int:
+    """Stones of `colour` in a row through (x, y) along (dx, dy), (x, y) counted as one."""
+    n = 1
+    for s in (1, -1):
+        cx, cy = x + s * dx, y + s * dy
+        while 0 <= cx < SIZE and 0 <= cy < SIZE and board.get((cx, cy)) == colour:
+            n += 1
+            cx, cy = cx + s * dx, cy + s * dy
+    return n
+
+
+def five_points(board: dict, colour: int) -> list[tuple[int, int]]:
+    """Empty points where `colour` makes five or more (freestyle)."""
+    return [
+        (x, y)
+        for x in range(SIZE)
+        for y in range(SIZE)
+        if (x, y) not in board
+        and any(line_len(board, x, y, colour, dx, dy) >= 5 for dx, dy in DIRS)
+    ]
+
+
+def near(board: dict, dist: int = 2) -> list[tuple[int, int]]:
+    """Empty points within `dist` (king moves) of a stone."""
+    out = set()
+    for sx, sy in board:
+        for dx in range(-dist, dist + 1):
+            for dy in range(-dist, dist + 1):
+                p = (sx + dx, sy + dy)
+                if 0 <= p[0] < SIZE and 0 <= p[1] < SIZE and p not in board:
+                    out.add(p)
+    return sorted(out)
+
+
+class Brain:
+    """A Gomocup brain over its protocol."""
+
+    def __init__(self, cmd: str, turn_ms: int):
+        self.p = subprocess.Popen(
+            shlex.split(cmd),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            bufsize=1,
+        )
+        self.send(f"START {SIZE}")
+        self.read_until(lambda l: l == "OK")
+        for info in (f"timeout_turn {turn_ms}", "timeout_match 0", "rule 0"):
+            self.send(f"INFO {info}")
+
+    def send(self, line: str) -> None:
+        self.p.stdin.write(line + "\n")
+        self.p.stdin.flush()
+
+    def read_until(self, done) -> list[str]:
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError("the brain ended: " + " | ".join(lines[-5:]))
+            line = line.strip()
+            lines.append(line)
+            if done(line):
+                return lines
+
+    def think(self, board: dict, to_move: int) -> tuple[tuple[int, int], list[str]]:
+        """The brain's move with `to_move` (1 or 2) to play on `board`, and its messages."""
+        # Rapfi drops a command that arrives in the moment after it prints its move.
+        time.sleep(0.06)
+        self.send("BOARD")
+        for (x, y), c in board.items():
+            self.send(f"{x},{y},{1 if c == to_move else 2}")
+        self.send("DONE")
+        lines = self.read_until(lambda l: re.fullmatch(r"\d+\s*,\s*\d+", l) is not None)
+        x, y = (int(v) for v in lines[-1].split(","))
+        return (x, y), lines[:-1]
+
+    def close(self) -> None:
+        try:
+            self.send("END")
+            self.p.wait(timeout=5)
+        except Exception:
+            self.p.kill()
+
+
+def rapfi_eval(rapfi: Brain, board: dict, to_move: int):
+    """`win`, `loss` or `other` for `to_move`: the rules for fives and forced blocks, else
+    Rapfi's `Eval` (`+M…` win, `-M…` loss); None when Rapfi gives no evaluation."""
+    other = 3 - to_move
+    if five_points(board, to_move):
+        return "win"
+    threats = five_points(board, other)
+    if len(threats) >= 2:
+        return "loss"
+    if len(threats) == 1:
+        after = dict(board)
+        after[threats[0]] = to_move
+        reply = rapfi_eval(rapfi, after, other)
+        return {"win": "loss", "loss": "win"}.get(reply, reply)
+    _, lines = rapfi.think(board, to_move)
+    evals = [m.group(1) for l in lines for m in [re.search(r"Eval (\S+)", l)] if m]
+    if not evals:
+        return None
+    ev = evals[-1]
+    if ev.startswith("+M"):
+        return "win"
+    if ev.startswith("-M"):
+        return "loss"
+    return "other"
+
+
+def fmt(points) -> str:
+    return " ".join(f"{x},{y}" for x, y in points)
+
+
+def make(args) -> None:
+    rng = random.Random(args.seed)
+    games = parse_pgn(args.games)
+    rapfi = Brain(args.rapfi, args.ms)
+    print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
+    print("# project's code), from the project's own arena games:")
+    print(f"#   scripts/gomoku-must-defend.py make --games {args.games} --ms {args.ms} "
+          f"--positions {args.positions} --seed {args.seed}")
+    print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
+    print("# to move is the next colour); the side to move; every move within two points of a")
+    print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
+    print("# many candidate moves were tried; the game and ply the position came from.")
+    print("moves\tside\tdefences\tcandidates\tnote")
+    found = 0
+    order = list(range(len(games)))
+    rng.shuffle(order)
+    for gi in order:
+        if found >= args.positions:
+            break
+        moves = games[gi]
+        plies = list(range(args.skip, len(moves)))
+        rng.shuffle(plies)
+        kept = 0
+        for ply in plies:
+            if kept >= args.per_game or found >= args.positions:
+                break
+            board = {mv: 1 if i % 2 == 0 else 2 for i, mv in enumerate(moves[:ply])}
+            side = 1 if ply % 2 == 0 else 2
+            if five_points(board, side) or five_points(board, 3 - side):
+                continue  # a five to make or to block at once: no test of defence
+            if rapfi_eval(rapfi, board, side) != "other":
+                continue  # the side to move wins itself, or is lost whatever it does
+            if rapfi_eval(rapfi, board, 3 - side) != "win":
+                continue  # no threat: the opponent could not win if it moved now
+            defences, tried, unknown = [], 0, False
+            for mv in near(board):
+                after = dict(board)
+                after[mv] = side
+                reply = rapfi_eval(rapfi, after, 3 - side)
+                tried += 1
+                if reply is None:
+                    unknown = True
+                    break
+                if reply != "win":
+                    defences.append(mv)
+            if unknown or not defences or len(defences) == tried:
+                continue
+            print(f"{fmt(moves[:ply])}\t{'black' if side == 1 else 'white'}\t{fmt(defences)}"
+                  f"\t{tried}\tgame {gi + 1} ply {ply}", flush=True)
+            found += 1
+            kept += 1
+            print(f"{found} positions ({len(defences)} defences of {tried})", file=sys.stderr)
+    rapfi.close()
+
+
+def measure(args) -> None:
+    rows = [l.rstrip("\n").split("\t") for l in open(args.positions, encoding="utf-8")
+            if not l.startswith("#") and not l.startswith("moves\t")]
+    brain = Brain(args.brain, args.turn_ms)
+    good, failed = 0, []
+    for i, row in enumerate(rows):
+        moves = [tuple(int(v) for v in m.split(",")) for m in row[0].split()]
+        side = 1 if row[1] == "black" else 2
+        defences = {tuple(int(v) for v in m.split(",")) for m in row[2].split()}
+        board = {mv: 1 if j % 2 == 0 else 2 for j, mv in enumerate(moves)}
+        mv, _ = brain.think(board, side)
+        if mv in defences:
+            good += 1
+        else:
+            failed.append((i + 1, mv, row[4]))
+    brain.close()
+    n = len(rows)
+    print(f"{good}/{n} positions defended ({100.0 * good / max(n, 1):.1f}%)")
+    for i, mv, note in failed:
+        print(f"  row {i} ({note}): played {mv[0]},{mv[1]}, not a defence")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    mk = sub.add_parser("make", help="classify positions of games with Rapfi")
+    mk.add_argument("--games", required=True, help="an `alphazero arena --pgn` file")
+    mk.add_argument("--rapfi", required=True, help="the pbrain-rapfi command")
+    mk.add_argument("--ms", type=int, default=300, help="Rapfi's time per query")
+    mk.add_argument("--positions", type=int, default=100)
+    mk.add_argument("--per-game", type=int, default=2)
+    mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")
+    mk.add_argument("--seed", type=int, default=1)
+    ms = sub.add_parser("measure", help="a brain's moves on the positions")
+    ms.add_argument("--positions", required=True)
+    ms.add_argument("--brain", required=True, help="the brain's command line")
+    ms.add_argument("--turn-ms", type=int, default=1000)
+    args = ap.parse_args()
+    make(args) if args.cmd == "make" else measure(args)
+
+
+if __name__ == "__main__":
+    main()
