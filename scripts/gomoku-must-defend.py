@@ -18,7 +18,7 @@ evaluation is dropped.
 opponent's) and counts the moves that are among the position's defences.
 
     python3 scripts/gomoku-must-defend.py make --games games.pgn --rapfi /path/pbrain-rapfi \\
-        --ms 300 --positions 100 --seed 1 > must-defend.tsv
+        --nodes 200000 --positions 100 --seed 1 > must-defend.tsv
     python3 scripts/gomoku-must-defend.py measure --positions must-defend.tsv \\
         --brain "target/release/alphazero gomocup" --turn-ms 1000
 
@@ -98,7 +98,7 @@ def near(board: dict, dist: int = 2) -> list[tuple[int, int]]:
 class Brain:
     """A Gomocup brain over its protocol."""
 
-    def __init__(self, cmd: str, turn_ms: int):
+    def __init__(self, cmd: str, turn_ms: int, infos: tuple = ()):
         self.p = subprocess.Popen(
             shlex.split(cmd),
             stdin=subprocess.PIPE,
@@ -109,7 +109,7 @@ class Brain:
         )
         self.send(f"START {SIZE}")
         self.read_until(lambda l: l == "OK")
-        for info in (f"timeout_turn {turn_ms}", "timeout_match 0", "rule 0"):
+        for info in (f"timeout_turn {turn_ms}", "timeout_match 0", "rule 0", *infos):
             self.send(f"INFO {info}")
 
     def send(self, line: str) -> None:
@@ -180,11 +180,12 @@ def fmt(points) -> str:
 def make(args) -> None:
     rng = random.Random(args.seed)
     games = parse_pgn(args.games)
-    rapfi = Brain(args.rapfi, args.ms)
+    # A node budget, not a time: the same answers on a loaded or an idle machine.
+    rapfi = Brain(args.rapfi, 60_000, (f"MAX_NODE {args.nodes}", "THREAD_NUM 1"))
     print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
     print("# project's code), from the project's own arena games:")
-    print(f"#   scripts/gomoku-must-defend.py make --games {args.games} --ms {args.ms} "
-          f"--positions {args.positions} --seed {args.seed}")
+    print(f"#   scripts/gomoku-must-defend.py make --games {args.games} --nodes {args.nodes} "
+          f"--positions {args.positions} --per-game {args.per_game} --seed {args.seed}")
     print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
     print("# to move is the next colour); the side to move; every move within two points of a")
     print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
@@ -260,7 +261,7 @@ def main() -> None:
     mk = sub.add_parser("make", help="classify positions of games with Rapfi")
     mk.add_argument("--games", required=True, help="an `alphazero arena --pgn` file")
     mk.add_argument("--rapfi", required=True, help="the pbrain-rapfi command")
-    mk.add_argument("--ms", type=int, default=300, help="Rapfi's time per query")
+    mk.add_argument("--nodes", type=int, default=200_000, help="Rapfi's nodes per query")
     mk.add_argument("--positions", type=int, default=100)
     mk.add_argument("--per-game", type=int, default=2)
     mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")

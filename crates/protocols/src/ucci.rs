@@ -1050,12 +1050,13 @@ impl UcciEngine {
                 ms(v.saturating_mul(1000))
             }
         };
-        let share = |left: Duration, inc: Duration, mtg: Option<u64>| {
-            let b = match mtg {
-                Some(m) if m > 0 => left / m.min(u64::from(u32::MAX)) as u32,
-                _ => left / 30 + inc * 3 / 4,
-            };
-            b.min(left / 2 + left / 4)
+        let share = |left: Duration, inc: Duration, mtg: Option<u64>| match mtg {
+            // The last move before the clock is refilled (`go time T movestogo 1`, how
+            // ElephantEye's match runners ask for T a move): all of it, less the safety
+            // margin that `EngineConfig::usable` keeps back.
+            Some(1) => left,
+            Some(m) if m > 0 => (left / m.min(u64::from(u32::MAX)) as u32).min(left * 3 / 4),
+            _ => (left / 30 + inc * 3 / 4).min(left * 3 / 4),
         };
         if let Some(t) = go.movetime {
             return Some(Duration::from_millis(t));
@@ -1471,6 +1472,33 @@ mod tests {
         assert_eq!(usable(&e), Duration::from_millis(700));
         feed(&mut e, "setoption name move overhead value 0\n");
         assert_eq!(usable(&e), Duration::from_millis(950));
+    }
+
+    /// `go time 1000 movestogo 1` (a second a move, as match runners ask ElephantEye) used
+    /// to get three quarters of the second: the clock is refilled after this move, so all of
+    /// it but the safety margin is the move's; with more moves to go a share is kept back.
+    #[test]
+    fn the_last_move_before_the_time_control_gets_the_whole_clock() {
+        let e = UcciEngine::new(
+            Arc::new(UniformEvaluator),
+            EngineConfig::default(),
+            XiangqiConfig::default(),
+        );
+        let usable = |time: i64, movestogo: Option<u64>| {
+            e.config.usable(
+                e.budget(&Go {
+                    time: Some(time),
+                    movestogo,
+                    ..Go::default()
+                })
+                .unwrap(),
+            )
+        };
+        // Milliseconds (`usemillisec` is on by default).
+        assert_eq!(usable(1000, Some(1)), Duration::from_millis(950));
+        assert_eq!(usable(10_000, Some(2)), Duration::from_millis(4750));
+        assert_eq!(usable(10_000, Some(40)), Duration::from_millis(200));
+        assert_eq!(usable(12_000, None), Duration::from_millis(350));
     }
 
     #[test]

@@ -635,7 +635,7 @@ fn shipped_config(name: &str) -> TrainConfig {
 }
 
 #[test]
-fn xiangqi_cpu_config_is_small_learns_without_gating_resigns_and_starts_some_games_at_random() {
+fn xiangqi_cpu_config_is_small_learns_by_gumbel_without_gating_resigns_and_starts_some_games_at_random() {
     let c = shipped_config("xiangqi-cpu.toml");
     assert_eq!(c.game.name(), "xiangqi");
     assert!(
@@ -645,10 +645,13 @@ fn xiangqi_cpu_config_is_small_learns_without_gating_resigns_and_starts_some_gam
     );
     assert!(!c.gating.enabled);
     assert_eq!(c.train.value_q_weight, 0.5);
-    assert!(c.selfplay.playout_cap.enabled);
+    // Gumbel self-play at 16 simulations and random starts won their equal-time
+    // measurements (docs/learning-efficiency.md).
+    assert!(c.selfplay.search.gumbel.is_some());
+    assert_eq!(c.selfplay.simulations, 16);
+    assert!(!c.selfplay.playout_cap.enabled);
     assert!(c.selfplay.resign.enabled);
     assert!(c.run.time_budget_minutes > 0.0);
-    // Random starts won their equal-time measurement (docs/learning-efficiency.md).
     assert_eq!(c.selfplay.random_starts.share, 0.3);
     shipped_config("gomoku-8x8-cpu.toml");
 }
