@@ -635,7 +635,7 @@ fn shipped_config(name: &str) -> TrainConfig {
 }
 
 #[test]
-fn xiangqi_cpu_config_is_small_learns_by_gumbel_without_gating_resigns_and_starts_some_games_at_random() {
+fn xiangqi_cpu_config_is_small_gumbel_ungated_resigning_and_starts_some_games_at_random() {
     let c = shipped_config("xiangqi-cpu.toml");
     assert_eq!(c.game.name(), "xiangqi");
     assert!(
