@@ -24,9 +24,7 @@ use alphazero_mcts::{
     CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
     SearchBudget, SearchConfig, SearchResult, UniformEvaluator,
 };
-use alphazero_nn::{
-    load_checkpoint, Device, Encode, ModelConfig, NetworkEvaluator, PolicyValueNet,
-};
+use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
 use alphazero_registry::Registered;
 use anyhow::{bail, Context, Result};
 
@@ -141,7 +139,7 @@ pub fn public_description(desc: &str, path: &Path) -> String {
 /// the evaluator and a one-line description (file, network size, training step).
 ///
 /// A size-independent network trained on another board of the game plays on this one
-/// ([`resized_to`]).
+/// ([`PolicyValueNet::on_board_of`]).
 ///
 /// # Errors
 /// The file cannot be read, is not a checkpoint, is corrupt, belongs to another game, or its
@@ -169,7 +167,7 @@ pub fn load_network_cached<G: Encode>(
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
     let want = (G::num_planes(game_config), h, w, pos.num_actions());
-    let (model, m) = resized_to::<G>(ck.model, &ck.header.model, game_config);
+    let (model, m) = ck.model.on_board_of::<G>(&ck.header.model, game_config);
     let m = &m;
     let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
     if want != have {
@@ -215,28 +213,6 @@ pub fn load_network_cached<G: Encode>(
         return Ok((Arc::new(net), desc));
     }
     Ok((Arc::new(CachedEvaluator::new(net, cache)), desc))
-}
-
-/// `model` (of config `config`) on the board of `game_config` when it is a size-independent
-/// network ([`alphazero_nn::ModelConfig::size_independent`]) of the same input planes trained
-/// on another board; else `model` and `config` as they are.
-pub fn resized_to<G: Encode>(
-    model: PolicyValueNet,
-    config: &ModelConfig,
-    game_config: &G::Config,
-) -> (PolicyValueNet, ModelConfig) {
-    let pos = G::new(game_config);
-    let (h, w) = pos.board_shape();
-    let other_board = (config.board_height, config.board_width) != (h, w);
-    if other_board && config.input_planes == G::num_planes(game_config) {
-        if let Some(resized) = G::policy_planes(game_config)
-            .and_then(|planes| config.resized(h, w, pos.num_actions(), planes).ok())
-        {
-            let model = model.resized(&resized);
-            return (model, resized);
-        }
-    }
-    (model, config.clone())
 }
 
 /// The evaluator to play with: `--model FILE` if given; else the shipped network of the game
@@ -538,7 +514,8 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 
 /// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network given, or
 /// else every shipped freestyle network (15×15, 20×20, 8×8), is used for boards of its size;
-/// a size-independent one ([`resized_to`]) also for every size no network was trained on;
+/// a size-independent one ([`PolicyValueNet::on_board_of`]) also for every size no network was
+/// trained on;
 /// other sizes are searched with the uniform evaluator.
 ///
 /// # Errors
@@ -580,7 +557,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         }
     }
     // A size-independent network (the first found) also plays every board size that no
-    // network was trained on, with the same weights (`resized_to`).
+    // network was trained on, with the same weights (`PolicyValueNet::on_board_of`).
     let anywhere = found.iter().find_map(|(p, cfg)| {
         load_checkpoint(p, Gomoku::NAME, &device)
             .ok()

@@ -373,6 +373,23 @@ impl ModelConfig {
         Ok(resized)
     }
 
+    /// This config on the board of game `G` under `game_config`: the [`ModelConfig::resized`]
+    /// config when the network is [`ModelConfig::size_independent`], takes `G`'s input planes
+    /// and was made for another board; `None` for the same board or a network that does not
+    /// fit.
+    pub fn on_board_of<G: crate::Encode>(&self, game_config: &G::Config) -> Option<ModelConfig> {
+        let pos = G::new(game_config);
+        let (h, w) = pos.board_shape();
+        if (self.board_height, self.board_width) == (h, w)
+            || self.input_planes != G::num_planes(game_config)
+            || !self.size_independent()
+        {
+            return None;
+        }
+        self.resized(h, w, pos.num_actions(), G::policy_planes(game_config)?)
+            .ok()
+    }
+
     /// Checks that every size is non-zero and that [`ModelConfig::global_pooling`] fits the
     /// trunk (at least one block, blocks ascending and below `residual_blocks`, `1 ≤ c_g <
     /// channels`).
@@ -895,6 +912,20 @@ impl PolicyValueNet {
             self.aux_policy = None;
         }
         self
+    }
+
+    /// This network (of config `config`) on the board of game `G` under `game_config` with
+    /// its own weights, and its config there ([`ModelConfig::on_board_of`]); else the network
+    /// and `config` as they are.
+    pub fn on_board_of<G: crate::Encode>(
+        self,
+        config: &ModelConfig,
+        game_config: &G::Config,
+    ) -> (PolicyValueNet, ModelConfig) {
+        match config.on_board_of::<G>(game_config) {
+            Some(resized) => (self.resized(&resized), resized),
+            None => (self, config.clone()),
+        }
     }
 
     /// This network with the stem and residual blocks of `donor` (its heads kept): how a

@@ -108,10 +108,7 @@ impl InitNetwork {
         let want = (G::num_planes(game_config), h, w, pos.num_actions());
         let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
         // A size-independent network starts a run on another board of its game.
-        let resized = (want.0 == have.0 && want != have && m.size_independent())
-            .then(|| G::policy_planes(game_config))
-            .flatten()
-            .and_then(|planes| m.resized(h, w, want.3, planes).ok());
+        let resized = m.on_board_of::<G>(game_config);
         if let Some(r) = &resized {
             observer.info(&format!(
                 "{name}: a size-independent network trained on {}x{}, started on {}x{}",

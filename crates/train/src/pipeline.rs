@@ -335,23 +335,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
                 return self.first_networks(t);
             }
-            let (mut model, mut file) = (ck.model, ck.header.model.without_aux());
-            let run = &self.model_config;
-            if (file.board_height, file.board_width) != (run.board_height, run.board_width) {
-                // A size-independent network (InitNetwork::from_file checked it) on this
-                // run's board.
-                if let Some(planes) = &run.policy_planes {
-                    file = file
-                        .resized(
-                            run.board_height,
-                            run.board_width,
-                            run.num_actions,
-                            planes.clone(),
-                        )
-                        .map_err(|e| PipelineError::from(e).context(init.name.clone()))?;
-                    model = model.resized(&file);
-                }
-            }
+            // A size-independent network of another board takes this run's.
+            let (model, file) = ck
+                .model
+                .on_board_of::<G>(&ck.header.model.without_aux(), &self.game_config);
             if file != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "{}: network shape {:?} does not match the run's model {:?}",
