@@ -312,6 +312,41 @@ fn iterations_flag_limits_one_invocation_and_is_not_saved() {
 }
 
 #[test]
+fn the_command_that_made_a_run_with_its_config_file_resumes_it() {
+    let run = temp_run("resume-with-config");
+    let file = run.with_extension("toml");
+    std::fs::write(
+        &file,
+        "[game]\nname = \"connect4\"\n[selfplay]\nsimulations = 8\n",
+    )
+    .unwrap();
+    let cmd = || {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+        c.args(["train", "--iterations", "1", "--run"])
+            .arg(&run)
+            .arg("--config")
+            .arg(&file)
+            .args(TINY)
+            .stdin(Stdio::null());
+        c
+    };
+    for expected in [1, 2] {
+        run_ok(cmd());
+        assert_eq!(check_counts_consistent(&run).iteration, expected);
+    }
+    // A file that now gives other settings is refused, naming the key, and the run stays.
+    std::fs::write(&file, "[game]\nname = \"connect4\"\n[train]\nlr = 0.5\n").unwrap();
+    let err = run_fails(cmd());
+    assert!(
+        err.contains("differs from the settings of the existing run") && err.contains("train.lr"),
+        "{err}"
+    );
+    assert_eq!(check_counts_consistent(&run).iteration, 2);
+    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_file(&file);
+}
+
+#[test]
 fn second_trainer_on_the_same_run_directory_fails_at_once_naming_the_pid() {
     let run = temp_run("lock");
     let mut first = train_cmd(&run, 1000).stderr(Stdio::null()).spawn().unwrap();

@@ -119,13 +119,13 @@ impl RunFlags {
                 bail!("--minutes must be a number > 0 (got {m})");
             }
         }
+        // Read for a resumed run too: the library checks that it gives the run's settings.
         let file = match &self.config {
-            Some(p) if saved.is_none() => Some((
+            Some(p) => Some((
                 p.display().to_string(),
                 std::fs::read_to_string(p)
                     .with_context(|| format!("reading config {}", p.display()))?,
             )),
-            Some(p) => Some((p.display().to_string(), String::new())),
             None => None,
         };
         let sources = ConfigSources {
