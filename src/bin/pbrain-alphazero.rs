@@ -1,8 +1,8 @@
 //! `pbrain-alphazero`: the Gomocup brain as its own executable (Piskvork and the Gomocup
 //! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
 //!
-//! Usage: `pbrain-alphazero [--model FILE] [--device NAME]`. Same brain as `alphazero gomocup`
-//! (shared start-up code in the `alphazero_engine` crate).
+//! Usage: `pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] [--flat-time]`.
+//! Same brain as `alphazero gomocup` (shared start-up code in the `alphazero_engine` crate).
 use alphazero_engine as engine;
 
 fn main() {
@@ -12,13 +12,20 @@ fn main() {
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
+        if a == "--flat-time" {
+            opts.flat_time = true;
+            continue;
+        }
         let value = match a.as_str() {
             "--model" | "--device" | "--fixed-sims" => match args.next() {
                 Some(v) => v,
                 None => fail(&format!("{a} needs a value")),
             },
             "-h" | "--help" => {
-                println!("usage: pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N]");
+                println!(
+                    "usage: pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] \
+                     [--flat-time]"
+                );
                 return;
             }
             other => fail(&format!("unknown argument {other:?}")),

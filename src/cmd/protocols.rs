@@ -17,6 +17,11 @@ pub struct EngineArgs {
     /// Play exactly N simulations per move and ignore the clock (reproducible answers).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
     fixed_sims: Option<u32>,
+    /// Spend every move's share of a match clock evenly. By default, on a match clock
+    /// (Gomocup `timeout_match`/`time_left`, UCCI/UCI `time`/`wtime`/`btime`) a search stops
+    /// early once its move cannot change and takes up to 3 shares when it is unsure.
+    #[arg(long)]
+    flat_time: bool,
 }
 
 impl EngineArgs {
@@ -25,6 +30,7 @@ impl EngineArgs {
             model: self.model.clone(),
             device: self.device.clone(),
             fixed_simulations: self.fixed_sims,
+            flat_time: self.flat_time,
         }
     }
 }

@@ -490,6 +490,10 @@ pub struct BrainOptions {
     pub device: String,
     /// Exactly this many simulations per move, ignoring the clock (reproducible).
     pub fixed_simulations: Option<u32>,
+    /// Spend every move's share of a match clock evenly: no early stop when the move is
+    /// decided, no extra time when the search is unsure
+    /// ([`alphazero_protocols::EngineConfig::steer_time`] off).
+    pub flat_time: bool,
 }
 
 /// The settings of a protocol engine playing game `G` (the Gomocup brain: Gomoku; the UCCI/UCI
@@ -508,6 +512,7 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
         simulations,
         seed: play.budget.seed,
         fixed_simulations: fixed,
+        steer_time: !opts.flat_time,
         ..defaults
     }
 }

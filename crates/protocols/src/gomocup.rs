@@ -9,7 +9,7 @@ use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
 use alphazero_mcts::{EvalRequest, Evaluator};
 
-use crate::think::{think, Control, Event, ThinkLimits, Thought};
+use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
 use crate::{bounded, Clipped, EngineConfig, ECHO_CHARS, MAX_LINE_BYTES};
 
 /// Nodes of the tactical search (five, forced block, VCF) for a move made with no time to
@@ -124,28 +124,42 @@ struct BoardBlock {
 }
 
 /// The time one move may take: `allotted` (the turn limit, or the move's share of the match
-/// time) and `search`, the part the search aims at (`allotted` less the safety margin). The
-/// answer is sent at `allotted` less a smaller margin at the latest (the hard deadline), with
-/// the search's best move so far if it has not finished.
+/// time) and `search`, the part the search aims at (`allotted` less the safety margin). On a
+/// match clock with [`EngineConfig::steer_time`], `stretched` is the (allotted, search) pair
+/// of an unsure root ([`Steer`]). The answer is sent at the allotted time (stretched or not)
+/// less a smaller margin at the latest (the hard deadline), with the search's best move so
+/// far if it has not finished.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct TurnTime {
     allotted: Duration,
     search: Duration,
+    stretched: Option<(Duration, Duration)>,
 }
 
 impl TurnTime {
-    /// The hard deadline's distance from the command: `allotted` less 2 % (at least
-    /// [`HARD_MARGIN`]), never before `search`.
+    /// The hard deadline's distance from the command: the allotted time (stretched when the
+    /// search may stretch) less 2 % (at least [`HARD_MARGIN`]), never before the search's.
     fn hard(&self) -> Duration {
-        let margin = (self.allotted / 50).max(HARD_MARGIN);
-        self.allotted.saturating_sub(margin).max(self.search)
+        let (allotted, search) = self.stretched.unwrap_or((self.allotted, self.search));
+        let margin = (allotted / 50).max(HARD_MARGIN);
+        allotted.saturating_sub(margin).max(search)
     }
 
     fn share(&self, k: u32) -> TurnTime {
+        let k = k.max(1);
         TurnTime {
-            allotted: self.allotted / k.max(1),
-            search: self.search / k.max(1),
+            allotted: self.allotted / k,
+            search: self.search / k,
+            stretched: self.stretched.map(|(a, s)| (a / k, s / k)),
         }
+    }
+
+    /// The time steering of a search started at `received` ([`Steer`]), on a match clock.
+    fn steer(&self, received: Instant) -> Option<Steer> {
+        self.stretched.map(|(_, s)| Steer {
+            target: received + self.search,
+            stretch: received + s.max(self.search),
+        })
     }
 }
 
@@ -837,25 +851,35 @@ impl GomocupEngine {
     ///
     /// The turn limit (`timeout_turn`; without it 1 s, or the match share alone when a match
     /// limit is known), capped by the match time left over the moves still to come (half
-    /// the empty points, 10 to 40).
+    /// the empty points, 10 to 40). On a match clock with [`EngineConfig::steer_time`], an
+    /// unsure search may stretch to 3 such shares, at most a sixth of the match time left
+    /// and never past the turn limit.
     fn budget(&self, pos: &Gomoku) -> Option<TurnTime> {
         if self.config.fixed_simulations {
             return None;
         }
         let left = self.match_time_left();
-        let mut b = match (self.timeout_turn, left) {
+        let turn = match (self.timeout_turn, left) {
             (Some(ms), _) => Duration::from_millis(ms),
             (None, Some(_)) => Duration::MAX,
             (None, None) => self.config.default_move_time,
         };
+        let mut b = turn;
+        let mut stretched = None;
         if let Some(left) = left {
-            let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u64;
+            let left = Duration::from_millis(left.max(0) as u64);
+            let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u32;
             let moves = (empties / 2).clamp(10, 40);
-            b = b.min(Duration::from_millis(left.max(0) as u64 / moves));
+            b = b.min(left / moves);
+            if self.config.steer_time {
+                let most = turn.min(b * 3).min(left / 6).max(b);
+                stretched = Some((most, self.config.usable(most)));
+            }
         }
         Some(TurnTime {
             allotted: b,
             search: self.config.usable(b),
+            stretched,
         })
     }
 
@@ -895,6 +919,7 @@ impl GomocupEngine {
                 depth: None,
                 snapshot_every: None,
                 multipv: 1,
+                steer: None,
             };
             return think(
                 game,
@@ -924,6 +949,7 @@ impl GomocupEngine {
                 depth: None,
                 snapshot_every: Some(Duration::from_millis(5)),
                 multipv: 1,
+                steer: time.steer(received),
             };
             std::thread::spawn(move || {
                 let r = think(
@@ -1592,8 +1618,51 @@ mod tests {
         let zero = TurnTime {
             allotted: Duration::ZERO,
             search: Duration::ZERO,
+            stretched: None,
         };
         assert_eq!(zero.hard(), Duration::ZERO);
+    }
+
+    #[test]
+    fn an_unsure_search_on_a_match_clock_may_take_three_shares_within_the_turn_and_a_sixth_of_the_clock(
+    ) {
+        let ms = |d: Duration| d.as_millis();
+        let stretched = |infos: &[&str]| {
+            let e = engine(infos);
+            let t = e.budget(e.position().unwrap()).unwrap();
+            t.stretched
+                .map(|(a, s)| (ms(t.search), ms(a), ms(s), ms(t.hard())))
+        };
+        // 60 s a match: a share of 1500 ms (search 1425), up to 4500 (search 4275, answered
+        // by 4410).
+        assert_eq!(
+            stretched(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]),
+            Some((1425, 4500, 4275, 4410))
+        );
+        // Never past the turn limit.
+        assert_eq!(
+            stretched(&["INFO timeout_turn 2000", "INFO timeout_match 60000"]),
+            Some((1425, 2000, 1900, 1950))
+        );
+        // 10 s left: shares of 250 ms, 750 at most (a sixth of the clock would be 1666).
+        assert_eq!(
+            stretched(&["INFO timeout_turn 5000", "INFO time_left 10000"]),
+            Some((200, 750, 700, 700))
+        );
+        // No match clock (a turn limit alone), or steering off: nothing to stretch.
+        assert_eq!(stretched(&["INFO timeout_turn 1000"]), None);
+        let mut e = GomocupEngine::new(
+            Arc::new(UniformEvaluator),
+            EngineConfig {
+                steer_time: false,
+                ..EngineConfig::default()
+            },
+        );
+        for l in ["START 15", "INFO timeout_match 60000"] {
+            e.handle_line(l, &mut Vec::new()).unwrap();
+        }
+        let t = e.budget(e.position().unwrap()).unwrap();
+        assert_eq!((ms(t.search), t.stretched), (1425, None));
     }
 
     /// Uniform policy; the value is `v` for white to move and `-v` for black to move.

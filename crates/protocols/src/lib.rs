@@ -90,6 +90,12 @@ pub struct EngineConfig {
     /// answers at a hard deadline (the turn limit less 2 %, at least 50 ms) whatever the
     /// search is doing.
     pub safety_margin: Duration,
+    /// On a match clock — Gomocup `timeout_match` / `time_left`, UCCI/UCI `time` / `wtime` /
+    /// `btime` without `movestogo 1` — a search stops before its share of the clock once its
+    /// move cannot change any more, and takes up to 3 shares (at most a sixth of the clock
+    /// left, never past the turn limit) when its root is unsure (`true`). `false`: every move
+    /// searches its share, as a flat clock would (to measure the difference).
+    pub steer_time: bool,
     /// Estimated bytes of tree per simulation (2000), used to turn Gomocup
     /// `INFO max_memory` into a simulation cap.
     pub bytes_per_simulation: u64,
@@ -130,6 +136,7 @@ impl Default for EngineConfig {
             fixed_simulations: false,
             default_move_time: Duration::from_millis(1000),
             safety_margin: Duration::from_millis(50),
+            steer_time: true,
             bytes_per_simulation: 2000,
             name: "alphazero-rs".into(),
             version: env!("CARGO_PKG_VERSION").into(),

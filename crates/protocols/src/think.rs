@@ -37,6 +37,66 @@ pub(crate) struct ThinkLimits {
     pub snapshot_every: Option<Duration>,
     /// Lines to give in [`Thought::lines`] (≥ 1; UCI `MultiPV`).
     pub multipv: usize,
+    /// Time steering on a match clock; `None`: the search runs to `deadline`.
+    pub steer: Option<Steer>,
+}
+
+/// How a search on a match clock spends its time (a player's clock, where time saved on one
+/// move is there for the next). The search aims at `target`, with `deadline` set to it:
+///
+/// * **Decided early:** it stops before the deadline once the most visited root move cannot
+///   be overtaken by the runner-up in the simulations still to come (the search's rate so far
+///   times the time left, at most the simulation cap) and the root is not unsure — the move
+///   cannot change, so the time is kept for later moves (Leela Zero's "smart pruning").
+/// * **Unsure: more time.** When the target comes with the root unsure ([`root_unsure`]), the
+///   deadline moves once to `stretch`.
+///
+/// Gumbel's root (which picks by sequential halving, not by visits) is never cut short.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Steer {
+    /// The time aimed at: the deadline the search starts with.
+    pub target: Instant,
+    /// The latest deadline when the root is unsure at `target` (≥ `target`).
+    pub stretch: Instant,
+}
+
+/// Simulations a search must have done before it is cut short as decided.
+const STEER_MIN_SIMULATIONS: u32 = 32;
+
+/// Whether a root needs more time: fewer than [`STEER_MIN_SIMULATIONS`] simulations, the
+/// runner-up has at least half the visits of the most visited move, or a move with at least
+/// a quarter of its visits has a Q higher by more than 0.02 (the search is still moving its
+/// visits). `children` are the root's (visits, Q from the root's side to move); proven moves are
+/// left out by the caller.
+pub(crate) fn root_unsure(children: &[(u32, f32)], simulations: u32) -> bool {
+    if simulations < STEER_MIN_SIMULATIONS {
+        return true;
+    }
+    let Some(&(n1, q1)) = children.iter().max_by_key(|c| c.0) else {
+        return false;
+    };
+    let mut seen_best = false;
+    children.iter().any(|&(n, q)| {
+        if (n, q) == (n1, q1) && !seen_best {
+            seen_best = true;
+            return false;
+        }
+        2 * u64::from(n) >= u64::from(n1) || (4 * u64::from(n) >= u64::from(n1) && q > q1 + 0.02)
+    })
+}
+
+/// Whether the most visited root move stays the most visited whatever the next `left`
+/// simulations do: its lead over the runner-up is larger than `left`.
+pub(crate) fn root_decided(children: &[(u32, f32)], left: u64) -> bool {
+    let mut top = [0u32; 2];
+    for &(n, _) in children {
+        if n > top[0] {
+            top = [n, top[0]];
+        } else if n > top[1] {
+            top[1] = n;
+        }
+    }
+    u64::from(top[0] - top[1]) > left
 }
 
 /// What the callback of [`think`] is told.
@@ -340,6 +400,12 @@ pub(crate) fn think<G: Game>(
     };
     let mut last_depth = 0;
     let mut last_snapshot: Option<Instant> = None;
+    let steer = limits.steer.filter(|_| search.gumbel.is_none());
+    if let Some(st) = steer {
+        limits.deadline = Some(st.target);
+    }
+    let mut steered: Option<&'static str> = None;
+    let mut last_poll = Instant::now();
     let mut run_limits = RunLimits {
         deadline: limits.deadline,
         ..RunLimits::default()
@@ -350,6 +416,35 @@ pub(crate) fn think<G: Game>(
         &mut run_limits,
         |p, run_limits| {
             let s = p.tree(0);
+            if let (Some(st), Some(deadline)) = (steer, limits.deadline) {
+                let now = Instant::now();
+                let batch = now.saturating_duration_since(last_poll);
+                last_poll = now;
+                let r = s.result();
+                let open: Vec<(u32, f32)> = r
+                    .children
+                    .iter()
+                    .filter(|c| c.proven.is_none())
+                    .map(|c| (c.visits, c.q))
+                    .collect();
+                let unsure = root_unsure(&open, r.simulations);
+                let elapsed = now.saturating_duration_since(start).as_secs_f64();
+                let rate = f64::from(r.simulations) / elapsed.max(1e-6);
+                let by_time = rate * deadline.saturating_duration_since(now).as_secs_f64();
+                let by_cap = limits.max_simulations.saturating_sub(r.simulations);
+                let left = (by_time.ceil() as u64).min(u64::from(by_cap));
+                if !unsure && root_decided(&open, left) {
+                    steered = Some("search (decided before its time)");
+                    return Control::Stop;
+                }
+                // The driver starts no batch it expects to end after the deadline: decide
+                // on more time while a batch or two still fit.
+                if unsure && deadline == st.target && now + batch * 3 >= deadline {
+                    limits.deadline = Some(st.stretch.max(st.target));
+                    run_limits.deadline = limits.deadline;
+                    steered = Some("search (unsure: given more time)");
+                }
+            }
             let mut report = |event: Event<'_, G>, limits: &mut ThinkLimits| {
                 let c = callback(event, limits);
                 // The engine may set a deadline (a ponder hit): the driver reads it next.
@@ -382,7 +477,11 @@ pub(crate) fn think<G: Game>(
             report(Event::Poll, limits)
         },
     )?;
-    Ok(thought_of(&s, banned, start, limits.multipv))
+    let mut t = thought_of(&s, banned, start, limits.multipv);
+    if let (Some(why), "search") = (steered, t.reason) {
+        t.reason = why;
+    }
+    Ok(t)
 }
 
 #[cfg(test)]
@@ -399,7 +498,106 @@ mod tests {
             depth: None,
             snapshot_every: None,
             multipv,
+            steer: None,
         }
+    }
+
+    #[test]
+    fn a_root_is_unsure_while_young_or_close_and_decided_when_the_lead_exceeds_what_is_left() {
+        // Young: too few simulations to tell.
+        assert!(root_unsure(&[(20, 0.1), (1, 0.0)], 21));
+        // Clear: the runner-up has under half the visits and no better Q.
+        let clear = [(80, 0.30), (30, 0.25), (10, 0.60)];
+        assert!(!root_unsure(&clear, 120));
+        // Close in visits, or a well-visited move with a better Q.
+        assert!(root_unsure(&[(80, 0.30), (40, 0.25)], 120));
+        assert!(root_unsure(&[(80, 0.30), (20, 0.40)], 100));
+        // A better Q on a quarter of the visits, but within 0.02: not unsure.
+        assert!(!root_unsure(&[(80, 0.30), (20, 0.31)], 100));
+        // Two equal leaders are unsure (the tie is not the best against itself).
+        assert!(root_unsure(&[(50, 0.1), (50, 0.1)], 100));
+        assert!(!root_unsure(&[], 100));
+        // Decided: the lead of 50 cannot be caught in 49 simulations, but can in 50.
+        assert!(root_decided(&clear, 49));
+        assert!(!root_decided(&clear, 50));
+        assert!(root_decided(&[(3, 0.0)], 2));
+        assert!(!root_decided(&[], 0));
+    }
+
+    /// Policy logits 8 on `favourite`'s action and 0 elsewhere; value 0.
+    struct Favours(usize);
+
+    impl Evaluator<Xiangqi> for Favours {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Xiangqi>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            let a = batch.first().map_or(0, |r| r.position.num_actions());
+            policy_logits.iter_mut().for_each(|l| *l = 0.0);
+            for i in 0..batch.len() {
+                policy_logits[i * a + self.0] = 8.0;
+            }
+            values.iter_mut().for_each(|v| *v = 0.0);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_steered_search_stops_once_its_move_cannot_change_and_stretches_when_unsure() {
+        let game = History::new(Xiangqi::start(XiangqiConfig::default()));
+        let search = SearchConfig::default();
+        let mut moves = Vec::new();
+        game.current().legal_moves(&mut moves);
+        let favourite = moves[3];
+        let eval = Favours(game.current().move_to_action(favourite));
+        let far = Duration::from_secs(600);
+        let run = |eval: &dyn Evaluator<Xiangqi>, steer: Option<(Duration, Duration)>| {
+            let start = Instant::now();
+            let mut l = limits(3000, 1);
+            l.steer = steer.map(|(t, s)| Steer {
+                target: start + t,
+                stretch: start + s,
+            });
+            think(&game, &[], eval, &search, &mut l, start, |_, _| {
+                Control::Continue
+            })
+            .unwrap()
+        };
+        // One move takes nearly every visit: steered, the search stops as soon as the rest
+        // of the cap cannot catch it up; unsteered it runs the whole cap. Same move.
+        let steered = run(&eval, Some((far, far)));
+        let flat = run(&eval, None);
+        assert_eq!(flat.simulations, 3000);
+        assert!(steered.simulations < 3000, "{}", steered.simulations);
+        assert_eq!(steered.reason, "search (decided before its time)");
+        assert_eq!((steered.mv, flat.mv), (Some(favourite), Some(favourite)));
+        let lead = |t: &Thought<Xiangqi>| {
+            let mut n: Vec<u32> = t.children.iter().map(|c| c.1).collect();
+            n.sort_unstable_by(|a, b| b.cmp(a));
+            u64::from(n[0] - n.get(1).copied().unwrap_or(0))
+        };
+        assert!(lead(&steered) > u64::from(3000 - steered.simulations));
+        // A target already past with a young (unsure) root: stretched to the cap.
+        let unsure = run(&UniformEvaluator, Some((Duration::ZERO, far)));
+        assert_eq!(unsure.reason, "search (unsure: given more time)");
+        assert_eq!(unsure.simulations, 3000);
+        // Unsteered with that deadline the driver stops after its first batch.
+        let start = Instant::now();
+        let mut l = limits(3000, 1);
+        l.deadline = Some(start);
+        let t = think(
+            &game,
+            &[],
+            &UniformEvaluator,
+            &search,
+            &mut l,
+            start,
+            |_, _| Control::Continue,
+        )
+        .unwrap();
+        assert!(t.simulations < 100, "{}", t.simulations);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
 use crate::eval_stack::EvalStack;
 use crate::gomocup::{read_line_any, too_long_quote, ReadLine};
-use crate::think::{think, Control, Event, ThinkLimits, Thought};
+use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
 use crate::{
     bounded, parse_error_text, value_to_cp, value_to_wdl, Clipped, EngineConfig, MAX_LINE_BYTES,
 };
@@ -1041,7 +1041,20 @@ impl UcciEngine {
     }
 
     /// The thinking time for a `go` (before the safety margin), `None` for no clock limit.
+    #[cfg(test)]
     fn budget(&self, go: &Go) -> Option<Duration> {
+        self.time_plan(go).map(|(b, _)| b)
+    }
+
+    /// [`Self::budget`], and on a player's clock (`time` or `wtime`/`btime`, not the last move
+    /// before the clock is refilled) with [`EngineConfig::steer_time`] the most an unsure
+    /// search may take ([`Steer`]): 3 budgets, at most a sixth of the clock left.
+    fn time_plan(&self, go: &Go) -> Option<(Duration, Option<Duration>)> {
+        let steer = self.config.steer_time;
+        let plan = |left: Duration, b: Duration, mtg: Option<u64>| {
+            let most = (steer && mtg != Some(1)).then(|| (b * 3).min(left / 6).max(b));
+            (b, most)
+        };
         let ms = |v: i64| Duration::from_millis(v.max(0) as u64);
         let unit = |v: i64| {
             if self.millisec || self.dialect == Dialect::Uci {
@@ -1059,26 +1072,26 @@ impl UcciEngine {
             _ => (left / 30 + inc * 3 / 4).min(left * 3 / 4),
         };
         if let Some(t) = go.movetime {
-            return Some(Duration::from_millis(t));
+            return Some((Duration::from_millis(t), None));
         }
         if let Some(t) = go.time {
-            return Some(share(
-                unit(t),
-                unit(go.increment.unwrap_or(0)),
-                go.movestogo,
-            ));
+            let left = unit(t);
+            let b = share(left, unit(go.increment.unwrap_or(0)), go.movestogo);
+            return Some(plan(left, b, go.movestogo));
         }
         let (own, inc) = match self.game.current().side_to_move() {
             Side::First => (go.wtime, go.winc),
             Side::Second => (go.btime, go.binc),
         };
         if let Some(t) = own {
-            return Some(share(ms(t), ms(inc.unwrap_or(0)), go.movestogo));
+            let left = ms(t);
+            let b = share(left, ms(inc.unwrap_or(0)), go.movestogo);
+            return Some(plan(left, b, go.movestogo));
         }
         if go.depth.is_some() || go.nodes.is_some() || go.infinite {
             return None;
         }
-        Some(self.config.default_move_time)
+        Some((self.config.default_move_time, None))
     }
 
     /// The `score …` text for a value (or a proven result) reached after `plies` plies.
@@ -1170,14 +1183,15 @@ impl UcciEngine {
         }
         let fixed = self.config.fixed_simulations;
         let waiting = go.infinite || go.ponder;
-        let normal_budget = if fixed {
+        let plan = if fixed {
             None
         } else {
-            self.budget(&Go {
+            self.time_plan(&Go {
                 infinite: false,
                 ..go
             })
         };
+        let normal_budget = plan.map(|(b, _)| b);
         let cap = self.config.simulations;
         let max_simulations = match go.nodes {
             Some(n) => n.clamp(1, u64::from(u32::MAX)) as u32,
@@ -1194,6 +1208,13 @@ impl UcciEngine {
             depth: go.depth,
             snapshot_every: None,
             multipv: self.multipv as usize,
+            steer: match plan {
+                Some((b, Some(most))) if !waiting => Some(Steer {
+                    target: received + self.config.usable(b),
+                    stretch: received + self.config.usable(most),
+                }),
+                _ => None,
+            },
         };
         let mut st = GoState {
             waiting: go.infinite || go.ponder,
@@ -1499,6 +1520,42 @@ mod tests {
         assert_eq!(usable(10_000, Some(2)), Duration::from_millis(4750));
         assert_eq!(usable(10_000, Some(40)), Duration::from_millis(200));
         assert_eq!(usable(12_000, None), Duration::from_millis(350));
+    }
+
+    #[test]
+    fn an_unsure_search_on_a_players_clock_may_take_three_shares_and_at_most_a_sixth() {
+        let plan = |steer_time: bool, go: Go| {
+            let e = UcciEngine::new(
+                Arc::new(UniformEvaluator),
+                EngineConfig {
+                    steer_time,
+                    ..EngineConfig::default()
+                },
+                XiangqiConfig::default(),
+            );
+            e.time_plan(&go)
+                .map(|(b, most)| (b.as_millis(), most.map(|m| m.as_millis())))
+        };
+        let time = |t: i64, movestogo: Option<u64>| Go {
+            time: Some(t),
+            movestogo,
+            ..Go::default()
+        };
+        // Sudden death, 60 s: a thirtieth (2000 ms), up to three of them.
+        assert_eq!(plan(true, time(60_000, None)), Some((2000, Some(6000))));
+        // 40 moves in 10 s: 250 ms, up to 750.
+        assert_eq!(plan(true, time(10_000, Some(40))), Some((250, Some(750))));
+        // 2 moves in 10 s: 5000 ms, and no more than that (a sixth is 1666).
+        assert_eq!(plan(true, time(10_000, Some(2))), Some((5000, Some(5000))));
+        // The last move before the clock is refilled, a fixed move time, or steering off:
+        // nothing to stretch.
+        assert_eq!(plan(true, time(1000, Some(1))), Some((1000, None)));
+        let movetime = Go {
+            movetime: Some(700),
+            ..Go::default()
+        };
+        assert_eq!(plan(true, movetime), Some((700, None)));
+        assert_eq!(plan(false, time(60_000, None)), Some((2000, None)));
     }
 
     #[test]
