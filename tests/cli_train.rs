@@ -194,6 +194,20 @@ fn train_runs_resumes_and_writes_records_metrics_and_plots() {
         4
     );
     assert!(run.join("networks/snapshot-00004.azc").exists());
+    // The CPU time grows with every iteration and goes on across the resume (the second
+    // invocation adds to what the first used), never above what one process can use in the
+    // wall time.
+    let ms = read_metrics(&run.join("metrics.jsonl")).unwrap();
+    let cpu: Vec<f64> = ms.iter().map(|m| m.cpu_s).collect();
+    assert!(
+        cpu[0] > 0.0 && cpu.windows(2).all(|w| w[1] > w[0]),
+        "{cpu:?}"
+    );
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+    assert!(
+        ms.iter().all(|m| m.cpu_s <= m.elapsed_s * cores + 1.0),
+        "{cpu:?}"
+    );
     let _ = std::fs::remove_dir_all(&run);
 }
 

@@ -137,6 +137,11 @@ pub struct IterationMetrics {
     pub unix_time: f64,
     /// Seconds since the run started.
     pub elapsed_s: f64,
+    /// CPU seconds (user + system, every thread) the trainer processes have used since the
+    /// run started, over resumes: what a run costs on a shared machine, where wall time
+    /// overstates it. A learner counts its own process, not its actors'. `0` in logs written
+    /// before it existed.
+    pub cpu_s: f64,
     /// Self-play games of this iteration.
     pub games: u64,
     /// Of these, games restarted from a position of an earlier game
@@ -429,6 +434,7 @@ struct CsvRow {
     unix_time: f64,
     elapsed_s: f64,
     hours: f64,
+    cpu_hours: f64,
     games: u64,
     restarted_games: u64,
     random_start_games: u64,
@@ -485,6 +491,7 @@ impl From<&IterationMetrics> for CsvRow {
             unix_time: m.unix_time,
             elapsed_s: m.elapsed_s,
             hours: m.elapsed_s / 3600.0,
+            cpu_hours: m.cpu_s / 3600.0,
             games: m.games,
             restarted_games: m.restarted_games,
             random_start_games: m.random_start_games,
@@ -569,6 +576,7 @@ pub(crate) fn example_metrics(n: u32) -> Vec<IterationMetrics> {
             IterationMetrics {
                 iteration: i,
                 elapsed_s: 60.0 * (f + 1.0),
+                cpu_s: 45.0 * (f + 1.0),
                 games: 100,
                 total_games: 100 * u64::from(i + 1),
                 positions: 2000,
@@ -719,6 +727,8 @@ mod tests {
             );
             let hours: f64 = row[col("hours")].parse().unwrap();
             assert!((hours - m.elapsed_s / 3600.0).abs() < 1e-12);
+            let cpu_hours: f64 = row[col("cpu_hours")].parse().unwrap();
+            assert!((cpu_hours - m.cpu_s / 3600.0).abs() < 1e-12);
             assert_eq!(
                 row[col("policy_loss")].parse::<f64>().unwrap(),
                 m.policy_loss

@@ -11,6 +11,7 @@
 //! champion ([`Pipeline::champion`]) and writes one record batch; [`Pipeline::ingest`],
 //! [`Pipeline::learn`], [`Pipeline::gate`] and [`Pipeline::commit`] are the learner's side.
 
+use cpu_time::ProcessTime;
 use std::cell::{Cell, OnceCell};
 use std::path::Path;
 use std::sync::Arc;
@@ -803,7 +804,8 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// champion and a snapshot every `run.snapshot_every` iterations, appends the metrics
     /// line (and rewrites `metrics.csv` and the plots; failures there are warnings), saves
     /// the run state — the commit point — and then makes the pending trainer checkpoint the
-    /// latest. `elapsed_s` is the run's training time so far.
+    /// latest. `elapsed_s` is the run's training time so far, `cpu_s` the CPU time of its
+    /// trainer processes so far.
     ///
     /// # Errors
     /// [`PipelineError::Storage`] and the errors of the metrics log and the state.
@@ -818,6 +820,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         gated: &Gated,
         solver: Option<SolverMetrics>,
         elapsed_s: f64,
+        cpu_s: f64,
         metrics_log: &MetricsLog,
         observer: &dyn Observer,
     ) -> Result<IterationReport, PipelineError> {
@@ -864,6 +867,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         state.total_games += games;
         state.total_positions += new_positions;
         state.elapsed_s = elapsed_s;
+        state.cpu_s = cpu_s;
         let sp = &batch.stats;
         let m = IterationMetrics {
             iteration: iter,
@@ -872,6 +876,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 .map(|d| d.as_secs_f64())
                 .unwrap_or(0.0),
             elapsed_s: state.elapsed_s,
+            cpu_s: state.cpu_s,
             games,
             restarted_games: batch.games.iter().filter(|g| !g.prefix.is_empty()).count() as u64,
             random_start_games: batch
@@ -1016,6 +1021,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         ));
         let session_start = Instant::now();
         let elapsed_before = state.elapsed_s;
+        let (session_cpu, cpu_before) = (ProcessTime::now(), state.cpu_s);
         self.solver_slice();
         let first_iteration = state.iteration;
         let (mut stopped_by_request, mut stopped_while_waiting) = (false, false);
@@ -1073,6 +1079,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 &gated,
                 solver,
                 elapsed_before + session_start.elapsed().as_secs_f64(),
+                cpu_before + session_cpu.elapsed().as_secs_f64(),
                 &metrics_log,
                 observer,
             )?;

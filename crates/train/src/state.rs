@@ -112,6 +112,11 @@ pub struct RunState {
     pub rng_counter: u64,
     /// Seconds of training so far (for time budgets across resumes).
     pub elapsed_s: f64,
+    /// CPU seconds (user + system, every thread) the trainer processes have used so far,
+    /// summed over resumes; `0` in states written before this field existed (the sum then
+    /// counts from that resume on).
+    #[serde(default)]
+    pub cpu_s: f64,
     /// Every promoted network, oldest first.
     pub champions: Vec<ChampionInfo>,
     /// Optimizer steps of the trainer checkpoint that belongs to this state (the one an
@@ -148,6 +153,7 @@ impl RunState {
             rng_seed: seed,
             rng_counter: 0,
             elapsed_s: 0.0,
+            cpu_s: 0.0,
             champions: Vec::new(),
             trainer_step: None,
             init: None,

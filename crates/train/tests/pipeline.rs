@@ -456,7 +456,7 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
     let report = p
         .commit(
-            &mut state, &batch, positions, &buffer, &learned, &gated, None, 1.0, &log, &Silent,
+            &mut state, &batch, positions, &buffer, &learned, &gated, None, 1.0, 0.5, &log, &Silent,
         )
         .unwrap();
     assert_eq!(report.metrics.games, 6);
