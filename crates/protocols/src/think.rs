@@ -66,8 +66,8 @@ const STEER_MIN_SIMULATIONS: u32 = 32;
 /// Whether a root needs more time: fewer than [`STEER_MIN_SIMULATIONS`] simulations, the
 /// runner-up has at least half the visits of the most visited move, or a move with at least
 /// a quarter of its visits has a Q higher by more than 0.02 (the search is still moving its
-/// visits). `children` are the root's (visits, Q from the root's side to move); proven moves are
-/// left out by the caller.
+/// visits). `children` are the root's (visits, Q from the root's side to move); moves proven
+/// lost are left out by the caller (a proven win ends the search by itself).
 pub(crate) fn root_unsure(children: &[(u32, f32)], simulations: u32) -> bool {
     if simulations < STEER_MIN_SIMULATIONS {
         return true;
@@ -424,7 +424,7 @@ pub(crate) fn think<G: Game>(
                 let open: Vec<(u32, f32)> = r
                     .children
                     .iter()
-                    .filter(|c| c.proven.is_none())
+                    .filter(|c| c.proven != Some(Outcome::Loss))
                     .map(|c| (c.visits, c.q))
                     .collect();
                 let unsure = root_unsure(&open, r.simulations);
