@@ -194,6 +194,74 @@ fn records_list_with_an_unreadable_file_lists_the_rest_and_fails() {
 }
 
 #[test]
+fn records_list_calls_unreadable_a_file_whose_games_a_resume_would_set_aside() {
+    // A file that decodes but whose games do not replay (a start text that is no position,
+    // a move into a full column) was listed as fine, though a resumed run sets it aside.
+    let dir = fresh_dir("records_list_no_replay");
+    write_connect4_records(&dir.join("000000.azr"), 1);
+    let header = RecordHeader {
+        game: "connect4".into(),
+        config: "connect4".into(),
+        num_actions: 7,
+        first_game_id: 1,
+    };
+    let ply = |action: u16| PlyRecord::new(action, &[(action, 1.0)], 0.0, 16);
+    let bad_start = GameRecord {
+        start: "not a position".into(),
+        result: GameResult::Draw,
+        flags: GameFlags::default(),
+        prefix: Vec::new(),
+        plies: vec![ply(3)],
+    };
+    std::fs::write(
+        dir.join("000001.azr"),
+        write_records(&header, &[bad_start]).unwrap(),
+    )
+    .unwrap();
+    let full_column = GameRecord {
+        start: String::new(),
+        result: GameResult::Draw,
+        flags: GameFlags::default(),
+        prefix: Vec::new(),
+        plies: vec![ply(0); 7],
+    };
+    let header = RecordHeader {
+        first_game_id: 2,
+        ..header
+    };
+    std::fs::write(
+        dir.join("000002.azr"),
+        write_records(&header, &[full_column]).unwrap(),
+    )
+    .unwrap();
+    let out = alphazero(&["records", "list", dir.to_str().unwrap()]);
+    assert_clean_error(&out, "records list with games that do not replay");
+    let row = |name: &str| {
+        out.stdout
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no row {name}: {}", out.stdout))
+            .to_string()
+    };
+    assert!(!row("000000.azr").contains("unreadable"), "{}", out.stdout);
+    let start = row("000001.azr");
+    assert!(
+        start.contains("unreadable") && start.contains("bad start position"),
+        "{start}"
+    );
+    let column = row("000002.azr");
+    assert!(
+        column.contains("unreadable") && column.contains("ply 6"),
+        "{column}"
+    );
+    assert!(
+        out.stderr.contains("2 of 3 record files are unreadable"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn done_line_counts_in_the_singular_for_one_iteration() {
     // Regression: "done: 1 iterations".
     let dir = fresh_dir("done_line_singular");

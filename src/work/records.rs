@@ -290,6 +290,21 @@ pub fn record_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Checks that every game of `file` replays as a run's resume replays it (from its start
+/// text, every move legal, its policy inside the action space): a file `list` calls fine is
+/// one a resumed run keeps.
+///
+/// # Errors
+/// The header names no game this build knows, or a game does not replay (the error names it).
+fn replays(file: &RecordFile) -> Result<()> {
+    let spec = file.header.spec().context("the records' game")?;
+    with_game!(&spec, G, cfg => {
+        alphazero_train::ReplayBuffer::<G>::check_replays(&G::new(cfg), file)
+            .map(|_| ())
+            .with_context(|| format!("its games do not replay as {}", spec.words()))
+    })
+}
+
 /// `records list`: a table of the record files of a run directory (its `records/` folder, or
 /// `dir` itself): games, plies, training positions and results per file, then the totals.
 ///
@@ -310,7 +325,10 @@ pub fn list(dir: &Path) -> Result<()> {
         let name = f
             .file_name()
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-        match read_record_file(f) {
+        match read_record_file(f).and_then(|rf| {
+            replays(&rf)?;
+            Ok(rf)
+        }) {
             Ok(rf) => {
                 let p: usize = rf.games.iter().map(|g| g.plies.len()).sum();
                 let t: usize = rf

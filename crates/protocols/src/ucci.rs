@@ -1111,7 +1111,9 @@ impl UcciEngine {
     /// [`Thought::lines`] entry with `multipv k` (see [`UcciEngine::run`]).
     fn info_lines(&self, t: &Thought<Xiangqi>) -> String {
         let ms = t.elapsed.as_millis();
-        let nps = (f64::from(t.visits) / t.elapsed.as_secs_f64().max(1e-6)) as u64;
+        // Nodes are the simulations this search ran: the root's own evaluation and visits
+        // kept from the previous move's tree are not searched nodes.
+        let nps = (f64::from(t.simulations) / t.elapsed.as_secs_f64().max(1e-6)) as u64;
         let line = |multipv: Option<usize>, value: f32, proven: Option<Outcome>, pv: &[Move]| {
             let mut s = format!("info depth {}", t.depth());
             if let Some(k) = multipv {
@@ -1128,7 +1130,7 @@ impl UcciEngine {
             let pv: Vec<String> = pv.iter().map(|&m| format_move(m, self.notation)).collect();
             s.push_str(&format!(
                 " nodes {} time {ms} nps {nps} pv {}",
-                t.visits,
+                t.simulations,
                 pv.join(" ")
             ));
             s
@@ -1433,6 +1435,21 @@ mod tests {
         let first = probe.positions.load(Ordering::Relaxed);
         feed(&mut e, go);
         (first, probe.positions.load(Ordering::Relaxed) - first)
+    }
+
+    #[test]
+    fn go_nodes_n_reports_n_nodes_searched() {
+        let probe = Arc::new(Probe::default());
+        let mut e = engine(&probe);
+        let out = feed(&mut e, "uci\nposition startpos\ngo nodes 50\n");
+        let last = out
+            .lines()
+            .filter(|l| l.starts_with("info depth"))
+            .last()
+            .unwrap_or_else(|| panic!("no info line: {out}"));
+        let nodes: Vec<&str> = last.split(' ').skip_while(|&w| w != "nodes").collect();
+        assert_eq!(nodes.get(1), Some(&"50"), "{last}");
+        assert!(out.contains("bestmove"), "{out}");
     }
 
     #[test]

@@ -399,10 +399,9 @@ pub fn rebuild_buffer<G: Registered>(
         let checked = read_records(&bytes, G::NAME, start.num_actions() as u32)
             .map_err(PipelineError::from)
             .and_then(|file| {
-                // Replay every game once (into a one-slot scratch buffer) so that a file
-                // whose moves do not replay is caught here, not in the rebuild.
-                let mut scratch = ReplayBuffer::<G>::new(1);
-                let n = scratch.add_games(start, file.header.first_game_id, &file.games)?;
+                // Replay every game once so that a file whose moves do not replay is caught
+                // here, not in the rebuild.
+                let n = ReplayBuffer::<G>::check_replays(start, &file)?;
                 Ok((file, n as usize))
             });
         match checked {

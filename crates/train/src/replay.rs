@@ -573,6 +573,17 @@ impl<G: Registered> ReplayBuffer<G> {
         Ok(added)
     }
 
+    /// Replays every game of `file` from [`ReplayBuffer::start_of`] as a resume's rebuild
+    /// does, keeping nothing: whether the file's games would enter a buffer. Returns the
+    /// number of samples they hold.
+    ///
+    /// # Errors
+    /// The first error of [`ReplayBuffer::start_of`] or [`ReplayBuffer::add_game`].
+    pub fn check_replays(start: &G, file: &RecordFile) -> Result<u64, ReplayError> {
+        // A one-slot buffer: each game is still replayed and checked whole.
+        ReplayBuffer::<G>::new(1).add_games(start, file.header.first_game_id, &file.games)
+    }
+
     /// Rebuilds a buffer (for resume) from record files, oldest file first: every game is
     /// replayed with [`ReplayBuffer::add_game`] from [`ReplayBuffer::start_of`] under id
     /// `header.first_game_id + index`, and the buffer keeps the newest `capacity` positions.
