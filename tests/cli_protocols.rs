@@ -195,6 +195,88 @@ fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
     let _ = std::fs::remove_dir_all(&run);
 }
 
+/// The brain loaded only freestyle networks: a renju network shipped for a board
+/// (`gomoku-9x9-renju.azc`) was never used, and renju on that board warned "trained for
+/// freestyle". It now loads each rule's network and plays `INFO rule 4` with it.
+#[test]
+fn gomocup_brain_plays_renju_with_the_renju_network_of_the_board() {
+    let models = common::fresh_dir("gomocup_renju_models");
+    let run = common::fresh_dir("gomocup_renju_run");
+    let out = alphazero_with_input(
+        &[
+            "train",
+            "--game",
+            "gomoku",
+            "--size",
+            "9",
+            "--rule",
+            "renju",
+            "--run",
+            run.to_str().unwrap(),
+            "--force",
+            "--set",
+            "model.blocks=1",
+            "--set",
+            "model.channels=8",
+            "--set",
+            "model.value_hidden=8",
+            "--set",
+            "selfplay.games_per_iteration=2",
+            "--set",
+            "selfplay.simulations=8",
+            "--set",
+            "run.iterations=1",
+            "--set",
+            "gating.enabled=false",
+            "--quiet",
+        ],
+        "",
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    std::fs::copy(
+        run.join("networks/champion-0000.azc"),
+        models.join("gomoku-9x9-renju.azc"),
+    )
+    .unwrap();
+    let brain = |input: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["gomocup", "--fixed-sims", "16"])
+            .env("ALPHAZERO_MODELS", &models)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child.stdin.take().unwrap().write_all(input.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("run the brain");
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The rule before START (the protocol allows either order): START warns about the rule
+    // then in force.
+    let (stdout, stderr) = brain("INFO rule 4\nSTART 9\nBEGIN\nEND\n");
+    assert!(
+        stderr.contains("gomoku-9x9-renju.azc") && stderr.contains("used on 9x9 renju boards"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("MESSAGE warning"), "{stdout}");
+    assert!(
+        is_gomocup_move(stdout.lines().last().unwrap(), 9),
+        "{stdout}"
+    );
+    // Freestyle on that board has no network of its rule: the renju one plays it, and says so.
+    let (stdout, _) = brain("START 9\nINFO rule 0\nEND\n");
+    assert!(
+        stdout.contains("MESSAGE warning: the network was trained for renju on 9x9"),
+        "{stdout}"
+    );
+}
+
 /// The brain used only the first shipped network it found (15×15) and played the 8×8 board
 /// without the shipped 8×8 network.
 #[test]

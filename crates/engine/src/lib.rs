@@ -401,13 +401,17 @@ pub fn search_position_until<G: Game>(
     Ok(search.result())
 }
 
-/// Evaluates positions with the network that fits their input shape and with the
-/// [`UniformEvaluator`] when none does (a Gomocup brain is told the board size only at
-/// `START`).
+/// Evaluates positions with the network of their game configuration (board and rule), else
+/// with the first network that fits their input shape (e.g. a freestyle network on a renju
+/// board of its size), and with the [`UniformEvaluator`] when none does (a Gomocup brain is
+/// told the board size only at `START` and the rule by `INFO rule`).
 pub struct ShapeFallback<G: Encode> {
-    /// The networks with the input shape each takes.
-    nets: Vec<(InputShape, Arc<dyn Evaluator<G>>)>,
+    /// The networks with the configuration and input shape each was added for.
+    nets: Vec<Served<G>>,
 }
+
+/// A network with the configuration and input shape it was added for.
+type Served<G> = (<G as Game>::Config, InputShape, Arc<dyn Evaluator<G>>);
 
 /// A network's input shape: `(planes, height, width, actions)`.
 type InputShape = (usize, usize, usize, usize);
@@ -418,19 +422,29 @@ impl<G: Encode> ShapeFallback<G> {
         ShapeFallback { nets: Vec::new() }.with(net, config)
     }
 
-    /// Adds `net`, which takes positions of `config` (a shape already served keeps its
-    /// first network).
+    /// Adds `net`, which takes positions of `config` (a configuration already served keeps
+    /// its first network; among networks of other configurations with the same input shape,
+    /// the first added serves a configuration none was added for).
     pub fn with(mut self, net: Arc<dyn Evaluator<G>>, config: &G::Config) -> Self {
-        let pos = G::new(config);
-        let (h, w) = pos.board_shape();
-        self.nets
-            .push(((G::num_planes(config), h, w, pos.num_actions()), net));
+        let shape = Self::shape(&G::new(config));
+        self.nets.push((config.clone(), shape, net));
         self
     }
 
     fn shape(pos: &G) -> InputShape {
         let (h, w) = pos.board_shape();
         (G::num_planes(pos.config()), h, w, pos.num_actions())
+    }
+
+    /// The network for a batch whose positions are all of `config` and `shape`.
+    fn network(&self, config: &G::Config, shape: InputShape) -> Option<&Arc<dyn Evaluator<G>>> {
+        let exact = self
+            .nets
+            .iter()
+            .find(|(c, s, _)| c == config && *s == shape);
+        exact
+            .or_else(|| self.nets.iter().find(|(_, s, _)| *s == shape))
+            .map(|(_, _, net)| net)
     }
 }
 
@@ -442,12 +456,15 @@ impl<G: Encode> Evaluator<G> for ShapeFallback<G> {
         values: &mut [f32],
     ) -> Result<(), EvalError> {
         let net = batch.first().and_then(|first| {
-            let shape = Self::shape(first.position);
-            let fits = batch.iter().all(|r| Self::shape(r.position) == shape);
-            self.nets
+            let (config, shape) = (first.position.config(), Self::shape(first.position));
+            let same = batch
                 .iter()
-                .find(|(s, _)| fits && *s == shape)
-                .map(|(_, net)| net)
+                .all(|r| r.position.config() == config && Self::shape(r.position) == shape);
+            if same {
+                self.network(config, shape)
+            } else {
+                None
+            }
         });
         match net {
             Some(net) => net.evaluate(batch, policy_logits, values),
@@ -518,7 +535,8 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 }
 
 /// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network given, or
-/// else every shipped freestyle network (15×15, 20×20, 8×8), is used for boards of its size;
+/// else every shipped network (`gomoku-<N>x<N>-<rule>.azc` of every size and rule), is used
+/// for boards of its size, under its rule first ([`ShapeFallback`]);
 /// a size-independent one ([`PolicyValueNet::on_board_of`]) also for every size no network was
 /// trained on;
 /// other sizes are searched with the uniform evaluator.
@@ -545,19 +563,24 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             .with_context(|| format!("network {} has board size {size}", p.display()))?;
         found.push((p.clone(), cfg));
     } else {
-        // Each board size's shipped freestyle network, from the first folder of `model_dirs`
-        // that holds one (a Gomocup zip's own models/ before the repository's).
-        for size in [15u8, 20, 8] {
-            let Ok(cfg) = GomokuConfig::new(size, Rule::Freestyle) else {
-                continue;
-            };
-            let name = shipped_model_name::<Gomoku>(&cfg);
-            if let Some(p) = model_dirs()
-                .into_iter()
-                .map(|dir| dir.join(&name))
-                .find(|p| p.is_file())
-            {
-                found.push((p, cfg));
+        // Each board size's and rule's shipped network, from the first folder of
+        // `model_dirs` that holds one (a Gomocup zip's own models/ before the repository's):
+        // the main sizes first (the first size-independent one found plays the other sizes),
+        // freestyle before the rules whose boards it also serves.
+        let sizes = [15u8, 20, 8].into_iter().chain(
+            (alphazero_gomoku::MIN_SIZE..=alphazero_gomoku::MAX_SIZE)
+                .filter(|s| ![15, 20, 8].contains(s)),
+        );
+        let dirs = model_dirs();
+        for size in sizes {
+            for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+                let Ok(cfg) = GomokuConfig::new(size, rule) else {
+                    continue;
+                };
+                let name = shipped_model_name::<Gomoku>(&cfg);
+                if let Some(p) = dirs.iter().map(|dir| dir.join(&name)).find(|p| p.is_file()) {
+                    found.push((p, cfg));
+                }
             }
         }
     }
@@ -585,7 +608,11 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     for (i, (p, cfg)) in found.iter().enumerate() {
         let (net, desc) = load_network::<Gomoku>(p, cfg, &device)?;
         if i < trained_sizes {
-            eprintln!("evaluator: {desc}, used on {0}x{0} boards", cfg.size);
+            eprintln!(
+                "evaluator: {desc}, used on {0}x{0} {1} boards",
+                cfg.size,
+                cfg.rule.name()
+            );
         } else {
             resized_sizes.push(cfg.size.to_string());
         }
@@ -604,7 +631,10 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
     let sizes = usize::from(alphazero_gomoku::MAX_SIZE - alphazero_gomoku::MIN_SIZE) + 1;
     let evaluator: Arc<dyn Evaluator<Gomoku>> = match networks {
         Some(n) => {
-            if found.len() < sizes {
+            let mut served: Vec<u8> = found.iter().map(|(_, c)| c.size).collect();
+            served.sort_unstable();
+            served.dedup();
+            if served.len() < sizes {
                 eprintln!("evaluator: uniform on other boards");
             }
             Arc::new(n)
@@ -717,6 +747,69 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Answers every position with one value: which network a [`ShapeFallback`] picked.
+    struct Constant(f32);
+
+    impl<G: Game> Evaluator<G> for Constant {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, G>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            policy_logits.fill(0.0);
+            values[..batch.len()].fill(self.0);
+            Ok(())
+        }
+    }
+
+    /// A Gomocup brain with a renju network beside the freestyle one of the same board used
+    /// the freestyle one for renju boards (the fallback matched input shapes only).
+    #[test]
+    fn shape_fallback_takes_the_network_of_the_board_and_rule_then_of_the_shape() {
+        use alphazero_gomoku::{GomokuConfig, Rule};
+        let cfg = |size, rule| GomokuConfig::new(size, rule).unwrap();
+        let nets = ShapeFallback::<Gomoku>::new(Arc::new(Constant(0.1)), &cfg(9, Rule::Freestyle))
+            .with(Arc::new(Constant(0.2)), &cfg(9, Rule::Renju))
+            .with(Arc::new(Constant(0.3)), &cfg(9, Rule::Renju))
+            .with(Arc::new(Constant(0.4)), &cfg(11, Rule::Standard));
+        let value = |size, rule| {
+            let pos = Gomoku::new(&cfg(size, rule));
+            let batch = [EvalRequest {
+                position: &pos,
+                history: &[],
+            }];
+            let mut logits = vec![9.0; pos.num_actions()];
+            let mut values = [9.0];
+            nets.evaluate(&batch, &mut logits, &mut values).unwrap();
+            values[0]
+        };
+        assert_eq!(value(9, Rule::Freestyle), 0.1);
+        assert_eq!(value(9, Rule::Renju), 0.2, "its own rule's first network");
+        assert_eq!(value(9, Rule::Standard), 0.1, "the first of its shape");
+        assert_eq!(value(11, Rule::Freestyle), 0.4, "the only one of its shape");
+        assert_eq!(value(13, Rule::Freestyle), 0.0, "uniform: no network fits");
+        // A batch mixing rules is not given to one rule's network.
+        let (a, b) = (
+            Gomoku::new(&cfg(9, Rule::Renju)),
+            Gomoku::new(&cfg(9, Rule::Freestyle)),
+        );
+        let batch = [
+            EvalRequest {
+                position: &a,
+                history: &[],
+            },
+            EvalRequest {
+                position: &b,
+                history: &[],
+            },
+        ];
+        let mut logits = vec![9.0; 2 * a.num_actions()];
+        let mut values = [9.0; 2];
+        nets.evaluate(&batch, &mut logits, &mut values).unwrap();
+        assert_eq!(values, [0.0, 0.0]);
     }
 
     #[test]

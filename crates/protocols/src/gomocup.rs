@@ -249,18 +249,15 @@ impl GomocupEngine {
     }
 
     /// Says once per board side and rule, in a `MESSAGE`, that the network plays a rule it
-    /// was not trained for on its own board size (other sizes use no network).
+    /// was not trained for on its own board size (no network of the side was trained for
+    /// the rule; other sizes use no network).
     fn warn_untrained_rule(&mut self, out: &mut dyn Write) -> io::Result<()> {
         let Some(n) = self.size else { return Ok(()) };
-        let Some(&(_, trained_rule)) = self
-            .config
-            .networks_trained_for
-            .iter()
-            .find(|(side, _)| *side == n)
-        else {
+        let trained = &self.config.networks_trained_for;
+        let Some(&(_, trained_rule)) = trained.iter().find(|(side, _)| *side == n) else {
             return Ok(());
         };
-        if self.rule == trained_rule || self.rule_warned == Some((n, self.rule)) {
+        if trained.contains(&(n, self.rule)) || self.rule_warned == Some((n, self.rule)) {
             return Ok(());
         }
         self.rule_warned = Some((n, self.rule));
@@ -292,7 +289,10 @@ impl GomocupEngine {
         let which = match trained.as_slice() {
             [] => "the brain has no network".to_string(),
             sides => {
-                let sides: Vec<String> = sides.iter().map(|(t, _)| format!("{t}x{t}")).collect();
+                let mut sides: Vec<String> =
+                    sides.iter().map(|(t, _)| format!("{t}x{t}")).collect();
+                // One entry per side: a side may have a network for each rule.
+                sides.dedup();
                 format!("the brain's networks are for {} boards", sides.join(", "))
             }
         };
@@ -1415,6 +1415,33 @@ mod tests {
             standard.starts_with("OK\nMESSAGE warning:") && standard.contains("plays standard"),
             "{standard}"
         );
+    }
+
+    /// A board side with a network for each of two rules: no warning under either rule, and
+    /// the side is named once among the networks' boards.
+    #[test]
+    fn a_rule_with_its_own_network_is_not_announced_as_untrained() {
+        let config = EngineConfig {
+            networks_trained_for: vec![(15, Rule::Freestyle), (15, Rule::Renju)],
+            warn_network_less: true,
+            ..EngineConfig::fixed(8, 0)
+        };
+        let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+        let mut say = |line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(say("START 15"), "OK\n");
+        assert_eq!(say("INFO rule 4"), "", "renju has its own network");
+        assert_eq!(say("INFO rule 0"), "");
+        let standard = say("INFO rule 1");
+        assert!(
+            standard.starts_with("MESSAGE warning: the network was trained for freestyle"),
+            "{standard}"
+        );
+        let twelve = say("START 12");
+        assert!(twelve.contains("networks are for 15x15 boards"), "{twelve}");
     }
 
     /// On a 20×20 board (Gomocup's freestyle league) with a 15×15 network the brain used to

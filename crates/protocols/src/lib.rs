@@ -116,9 +116,9 @@ pub struct EngineConfig {
     /// batches leaves.
     pub threads: u32,
     /// Gomocup brain: the board sides and rules the evaluator's networks were trained for
-    /// (one network per side; empty: no network, or nothing to warn about). A game on such a
-    /// board under another rule (`INFO rule`) is played with the same network, and a
-    /// `MESSAGE` says so once.
+    /// (a side may have one network per rule; empty: no network, or nothing to warn about).
+    /// A game on such a board under a rule none of its networks was trained for
+    /// (`INFO rule`) is played with the side's first network, and a `MESSAGE` says so once.
     pub networks_trained_for: Vec<(u8, Rule)>,
     /// Gomocup brain: say in a `MESSAGE`, once per board side, that a board no network was
     /// trained for (any side but [`Self::networks_trained_for`]'s) is played by a search

@@ -1444,8 +1444,7 @@ mod tests {
         let out = feed(&mut e, "uci\nposition startpos\ngo nodes 50\n");
         let last = out
             .lines()
-            .filter(|l| l.starts_with("info depth"))
-            .last()
+            .rfind(|l| l.starts_with("info depth"))
             .unwrap_or_else(|| panic!("no info line: {out}"));
         let nodes: Vec<&str> = last.split(' ').skip_while(|&w| w != "nodes").collect();
         assert_eq!(nodes.get(1), Some(&"50"), "{last}");
