@@ -809,7 +809,7 @@ impl FoldedNet {
         }
         let rows = b * hw;
         // NCHW → NHWC.
-        let mut input = vec![0.0f32; rows * cin];
+        let mut input = take_buffer(rows * cin);
         for (bi, pos) in planes.chunks_exact(per).enumerate() {
             for (c, plane) in pos.chunks_exact(hw).enumerate() {
                 for (p, &v) in plane.iter().enumerate() {
@@ -818,9 +818,9 @@ impl FoldedNet {
             }
         }
         let c = m.channels;
-        let mut x = vec![0.0f32; rows * c];
-        let mut t = vec![0.0f32; rows * c];
-        let mut u = vec![0.0f32; rows * c];
+        let mut x = take_buffer(rows * c);
+        let mut t = take_buffer(rows * c);
+        let mut u = take_buffer(rows * c);
         // The second convolution's input of a global pooling block (its regular channels).
         let mut regular = Vec::new();
         self.stem.forward(&input, h, w, &mut x, Epilogue::Relu);
@@ -845,7 +845,7 @@ impl FoldedNet {
         }
         // Policy head: 1×1 conv → (folded BN) → ReLU → NHWC flatten → linear, or → 1×1 conv
         // to K planes and each action's point of them.
-        let mut p = vec![0.0f32; rows * m.policy_channels];
+        let mut p = take_buffer(rows * m.policy_channels);
         self.policy_conv.forward(&x, h, w, &mut p, Epilogue::Relu);
         match &self.policy_out {
             PolicyOut::Dense(fc) => fc.forward(&p, b, policy_logits),
@@ -879,6 +879,30 @@ impl FoldedNet {
         for v in values.iter_mut() {
             *v = v.tanh();
         }
+        for buffer in [input, x, t, u, p] {
+            give_buffer(buffer);
+        }
         Ok(())
     }
+}
+
+thread_local! {
+    /// Activation buffers of [`FoldedNet::forward`], kept between calls: fresh zeroed
+    /// allocations of a batch's activations (megabytes) cost page faults and a memset on every
+    /// call, about a tenth of a self-play evaluation.
+    static BUFFERS: RefCell<Vec<Vec<f32>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer of `len` values from this thread's [`BUFFERS`] (or a new one); its contents are
+/// arbitrary: the caller writes every value before reading it.
+fn take_buffer(len: usize) -> Vec<f32> {
+    let mut buffer = BUFFERS.with(|b| b.borrow_mut().pop()).unwrap_or_default();
+    buffer.truncate(len);
+    buffer.resize(len, 0.0);
+    buffer
+}
+
+/// Returns a buffer of [`take_buffer`] for the next call on this thread.
+fn give_buffer(buffer: Vec<f32>) {
+    BUFFERS.with(|b| b.borrow_mut().push(buffer));
 }

@@ -528,39 +528,6 @@ mod fast {
         }
     }
 
-    #[derive(Clone, Copy)]
-    enum Which {
-        Bt,
-        B,
-        At,
-        A,
-    }
-
-    #[inline(always)]
-    unsafe fn apply<K: Kernel>(which: Which, v: &[V; 6]) -> [V; 6] {
-        match which {
-            Which::Bt => K::bt(v),
-            Which::B => K::b(v),
-            Which::At => K::at(v),
-            Which::A => K::a(v),
-        }
-    }
-
-    /// `F d Fᵀ` in place: `F` on the `cols` used columns, then on the `rows` used rows.
-    #[inline(always)]
-    unsafe fn two_d<K: Kernel>(d: &mut [[V; 6]; 6], which: Which, cols: usize, rows: usize) {
-        for j in 0..cols {
-            let col = [d[0][j], d[1][j], d[2][j], d[3][j], d[4][j], d[5][j]];
-            let r = apply::<K>(which, &col);
-            for (row, v) in d.iter_mut().zip(r) {
-                row[j] = v;
-            }
-        }
-        for row in d.iter_mut().take(rows) {
-            *row = apply::<K>(which, row);
-        }
-    }
-
     #[inline(always)]
     fn origin(g: &Tiling, m: usize, tile: usize) -> (usize, usize, usize) {
         let per = g.per_sample();
@@ -580,6 +547,13 @@ mod fast {
         _mm256_storeu_ps(dst.as_mut_ptr().add(at), v)
     }
 
+    // Each 2-D transform `F d Fᵀ` runs as a column pass straight from the loads into a tile
+    // buffer, then a row pass from the buffer straight to the stores: the buffer is written
+    // and read once. (Loading the whole tile into a fresh zeroed array first, then
+    // transforming it in place, cost a memset call and three more passes over it per tile and
+    // channel group: about as much time as the arithmetic.) The buffer is zeroed once per
+    // call; cells a kernel does not use keep stale values it never reads.
+
     #[target_feature(enable = "avx2,fma")]
     pub unsafe fn input_transform<K: Kernel>(
         g: &Tiling,
@@ -590,25 +564,29 @@ mod fast {
     ) {
         let (t, m) = (K::T, K::M);
         let n = v.len() / (t * t * c);
+        let zero = _mm256_setzero_ps();
+        let mut tmp = [[zero; 6]; 6];
         for kk in 0..n {
             let (bi, oy, ox) = origin(g, m, first_tile + kk);
             for c0 in (0..c).step_by(8) {
-                let mut d = [[_mm256_setzero_ps(); 6]; 6];
-                for (i, row) in d.iter_mut().enumerate().take(t) {
-                    let yy = (oy + i).wrapping_sub(1);
-                    if yy >= g.h {
-                        continue;
-                    }
-                    for (j, cell) in row.iter_mut().enumerate().take(t) {
-                        let xx = (ox + j).wrapping_sub(1);
-                        if xx < g.w {
-                            *cell = load(x, ((bi * g.h + yy) * g.w + xx) * c + c0);
+                for j in 0..t {
+                    let xx = (ox + j).wrapping_sub(1);
+                    let col: [V; 6] = std::array::from_fn(|i| {
+                        let yy = (oy + i).wrapping_sub(1);
+                        if i < t && yy < g.h && xx < g.w {
+                            load(x, ((bi * g.h + yy) * g.w + xx) * c + c0)
+                        } else {
+                            zero
                         }
+                    });
+                    let r = K::bt(&col);
+                    for (row, &val) in tmp.iter_mut().zip(&r).take(t) {
+                        row[j] = val;
                     }
                 }
-                two_d::<K>(&mut d, Which::Bt, t, t);
-                for (a, row) in d.iter().enumerate().take(t) {
-                    for (b, &val) in row.iter().enumerate().take(t) {
+                for (a, row) in tmp.iter().enumerate().take(t) {
+                    let r = K::bt(row);
+                    for (b, &val) in r.iter().enumerate().take(t) {
                         store(v, (kk * t * t + a * t + b) * c + c0, val);
                     }
                 }
@@ -627,23 +605,32 @@ mod fast {
     ) {
         let (t, m) = (K::T, K::M);
         let n = dv.len() / (t * t * c);
+        let zero = _mm256_setzero_ps();
+        let mut tmp = [[zero; 6]; 6];
         for kk in 0..n {
             let (bi, oy, ox) = origin(g, m, first_tile + kk);
             let bi = bi - first_sample;
             for c0 in (0..c).step_by(8) {
-                let mut d = [[_mm256_setzero_ps(); 6]; 6];
-                for (a, row) in d.iter_mut().enumerate().take(t) {
-                    for (b, cell) in row.iter_mut().enumerate().take(t) {
-                        *cell = load(dv, (kk * t * t + a * t + b) * c + c0);
+                for j in 0..t {
+                    let col: [V; 6] = std::array::from_fn(|a| {
+                        if a < t {
+                            load(dv, (kk * t * t + a * t + j) * c + c0)
+                        } else {
+                            zero
+                        }
+                    });
+                    let r = K::b(&col);
+                    for (row, &val) in tmp.iter_mut().zip(&r).take(t) {
+                        row[j] = val;
                     }
                 }
-                two_d::<K>(&mut d, Which::B, t, t);
-                for (i, row) in d.iter().enumerate().take(t) {
+                for (i, row) in tmp.iter().enumerate().take(t) {
                     let yy = (oy + i).wrapping_sub(1);
                     if yy >= g.h {
                         continue;
                     }
-                    for (j, &val) in row.iter().enumerate().take(t) {
+                    let r = K::b(row);
+                    for (j, &val) in r.iter().enumerate().take(t) {
                         let xx = (ox + j).wrapping_sub(1);
                         if xx < g.w {
                             let at = ((bi * g.h + yy) * g.w + xx) * c + c0;
@@ -671,20 +658,29 @@ mod fast {
         let (t, m) = (K::T, K::M);
         let n = mm.len() / (t * t * c);
         let zero = _mm256_setzero_ps();
+        let mut tmp = [[zero; 6]; 6];
         for kk in 0..n {
             let (bi, oy, ox) = origin(g, m, first_tile + kk);
             let bi = bi - first_sample;
+            let (rows, cols) = (m.min(g.h - oy), m.min(g.w - ox));
             for c0 in (0..c).step_by(8) {
-                let mut d = [[zero; 6]; 6];
-                for (a, row) in d.iter_mut().enumerate().take(t) {
-                    for (b, cell) in row.iter_mut().enumerate().take(t) {
-                        *cell = load(mm, (kk * t * t + a * t + b) * c + c0);
+                for b in 0..t {
+                    let col: [V; 6] = std::array::from_fn(|a| {
+                        if a < t {
+                            load(mm, (kk * t * t + a * t + b) * c + c0)
+                        } else {
+                            zero
+                        }
+                    });
+                    let r = K::at(&col);
+                    for (row, &val) in tmp.iter_mut().zip(&r).take(m) {
+                        row[b] = val;
                     }
                 }
-                two_d::<K>(&mut d, Which::At, t, m);
                 let bv = load(bias, c0);
-                for (p, row) in d.iter().enumerate().take(m.min(g.h - oy)) {
-                    for (q, &val) in row.iter().enumerate().take(m.min(g.w - ox)) {
+                for (p, row) in tmp.iter().enumerate().take(rows) {
+                    let r = K::at(row);
+                    for (q, &val) in r.iter().enumerate().take(cols) {
                         let at = ((bi * g.h + oy + p) * g.w + ox + q) * c + c0;
                         let mut o = add(val, bv);
                         if relu {
@@ -710,18 +706,28 @@ mod fast {
     ) {
         let (t, m) = (K::T, K::M);
         let n = dm.len() / (t * t * c);
+        let zero = _mm256_setzero_ps();
+        let mut tmp = [[zero; 6]; 6];
         for kk in 0..n {
             let (bi, oy, ox) = origin(g, m, first_tile + kk);
+            let (rows, cols) = (m.min(g.h - oy), m.min(g.w - ox));
             for c0 in (0..c).step_by(8) {
-                let mut d = [[_mm256_setzero_ps(); 6]; 6];
-                for (p, row) in d.iter_mut().enumerate().take(m.min(g.h - oy)) {
-                    for (q, cell) in row.iter_mut().enumerate().take(m.min(g.w - ox)) {
-                        *cell = load(dy, ((bi * g.h + oy + p) * g.w + ox + q) * c + c0);
+                for q in 0..m {
+                    let col: [V; 6] = std::array::from_fn(|p| {
+                        if p < rows && q < cols {
+                            load(dy, ((bi * g.h + oy + p) * g.w + ox + q) * c + c0)
+                        } else {
+                            zero
+                        }
+                    });
+                    let r = K::a(&col);
+                    for (row, &val) in tmp.iter_mut().zip(&r).take(t) {
+                        row[q] = val;
                     }
                 }
-                two_d::<K>(&mut d, Which::A, m, t);
-                for (a, row) in d.iter().enumerate().take(t) {
-                    for (b, &val) in row.iter().enumerate().take(t) {
+                for (a, row) in tmp.iter().enumerate().take(t) {
+                    let r = K::a(row);
+                    for (b, &val) in r.iter().enumerate().take(t) {
                         store(dm, (kk * t * t + a * t + b) * c + c0, val);
                     }
                 }
