@@ -111,6 +111,21 @@ fn folded_forward_matches_burn_with_wider_heads() {
     check_against_burn(&config, &[1, 9], 4);
 }
 
+/// A batch larger than one pass of the network (18 positions of 15×15 at 32 channels) runs
+/// in passes, on one thread and on several: a ragged last pass and the parallel passes give
+/// burn's outputs.
+#[test]
+fn folded_forward_in_passes_of_a_few_samples_matches_burn() {
+    let config = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &GomokuConfig::default());
+    for threads in [1, 2] {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| check_against_burn(&config, &[40], 5));
+    }
+}
+
 /// Every 3×3 convolution algorithm (direct, Winograd F(2×2) and F(4×4)) gives burn's
 /// forward to 1e-4 of the outputs' scale, on boards whose Winograd tiles overhang the edge
 /// (15×15, Xiangqi's 10×9, Connect Four's 6×7) with 32 channels (the vectorised
