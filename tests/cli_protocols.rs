@@ -170,6 +170,21 @@ fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let net = run.join("networks/champion-0000.azc");
+    // Shipped as the 9×9 network, it is also what `analyze` (and play, serve, Python) use on
+    // a board with no network of its own: those once searched it without a network.
+    let models = common::fresh_dir("size_independent_models");
+    std::fs::copy(&net, models.join("gomoku-9x9-freestyle.azc")).unwrap();
+    let out = common::alphazero_in(
+        &models,
+        &[("ALPHAZERO_MODELS", models.to_str().unwrap())],
+        &["analyze", "--game", "gomoku", "--size", "12", "--sims", "8"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("shipped network") && out.stderr.contains("gomoku-9x9-freestyle.azc"),
+        "{}",
+        out.stderr
+    );
     for size in [20, 5] {
         let out = alphazero_with_input(
             &[

@@ -106,14 +106,30 @@ pub fn exe_repository() -> Option<PathBuf> {
 /// [`model_dirs`] that holds it; without one, the same for the other networks usable for it
 /// ([`alphazero_registry::GameSpec::model_file_names`]: a Gomoku standard or renju board takes
 /// the freestyle network of its size, and loading it warns that it was trained for another
-/// rule). `None` when no folder holds any of them.
+/// rule); without any, the first size-independent network shipped for another board of the
+/// game ([`alphazero_registry::GameSpec::other_board_model_file_names`],
+/// [`PolicyValueNet::on_board_of`]: a Gomoku 18×18 board takes a size-independent 20×20
+/// network). `None` when no folder holds any of them.
 pub fn shipped_model_path<G: Registered>(config: &G::Config) -> Option<PathBuf> {
     let dirs = model_dirs();
-    G::spec(config)
-        .model_file_names()
-        .iter()
-        .flat_map(|name| dirs.iter().map(move |d| d.join(name)))
-        .find(|p| p.is_file())
+    let spec = G::spec(config);
+    let in_dirs = |names: Vec<String>| -> Vec<PathBuf> {
+        names
+            .iter()
+            .flat_map(|name| dirs.iter().map(move |d| d.join(name)))
+            .filter(|p| p.is_file())
+            .collect()
+    };
+    if let Some(own) = in_dirs(spec.model_file_names()).into_iter().next() {
+        return Some(own);
+    }
+    // Only the header is looked at: the CPU device, whatever the program runs on.
+    let device = Device::flex();
+    in_dirs(spec.other_board_model_file_names())
+        .into_iter()
+        .find(|p| {
+            load_checkpoint(p, G::NAME, &device).is_ok_and(|ck| ck.header.model.size_independent())
+        })
 }
 
 /// The folders of [`model_dirs`] as one line for messages (`a, b, c`).

@@ -326,6 +326,35 @@ impl GameSpec {
         names
     }
 
+    /// The file names of the shipped networks of this game's *other* boards, in the order a
+    /// size-independent one among them is preferred for this board when it has none of its
+    /// own ([`Self::model_file_names`]): for Gomoku the 15×15, 20×20 and then the other sizes
+    /// (from the largest), each under this rule and then freestyle; empty for games of one
+    /// board.
+    pub fn other_board_model_file_names(&self) -> Vec<String> {
+        let GameSpec::Gomoku { size, rule } = self else {
+            return Vec::new();
+        };
+        let sizes = [15u8, 20]
+            .into_iter()
+            .chain(
+                (alphazero_gomoku::MIN_SIZE..=alphazero_gomoku::MAX_SIZE)
+                    .rev()
+                    .filter(|s| ![15, 20].contains(s)),
+            )
+            .filter(|s| s != size);
+        let mut names = Vec::new();
+        for s in sizes {
+            for r in [*rule, Rule::Freestyle] {
+                let name = GameSpec::Gomoku { size: s, rule: r }.model_file_name();
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
     /// The spec stored in a file header as a game name and a configuration text: the spec's
     /// own text (`gomoku:15:renju`, what this build writes), or, for files written before the
     /// registry, the configuration's `Debug` text (`GomokuConfig { size: 15, rule: Renju, .. }`;
@@ -724,5 +753,29 @@ mod tests {
         assert_eq!(spec.model_file_name(), "gomoku-15x15-renju.azc");
         assert_eq!(GameSpec::Xiangqi.words(), "xiangqi");
         assert_eq!(GameSpec::Connect4.model_file_name(), "connect4.azc");
+    }
+
+    #[test]
+    fn other_boards_offer_their_networks_main_sizes_first_own_rule_before_freestyle() {
+        let spec: GameSpec = "gomoku:18:renju".parse().unwrap();
+        let names = spec.other_board_model_file_names();
+        assert_eq!(
+            names[..5],
+            [
+                "gomoku-15x15-renju.azc",
+                "gomoku-15x15-freestyle.azc",
+                "gomoku-20x20-renju.azc",
+                "gomoku-20x20-freestyle.azc",
+                "gomoku-19x19-renju.azc",
+            ]
+        );
+        assert!(!names.iter().any(|n| n.contains("18x18")), "{names:?}");
+        // Every other size (5 to 20 but 18), each rule once.
+        assert_eq!(names.len(), 15 * 2);
+        let freestyle: GameSpec = "gomoku:15:freestyle".parse().unwrap();
+        let names = freestyle.other_board_model_file_names();
+        assert_eq!(names[0], "gomoku-20x20-freestyle.azc");
+        assert_eq!(names.len(), 15);
+        assert!(GameSpec::Xiangqi.other_board_model_file_names().is_empty());
     }
 }
