@@ -272,6 +272,11 @@ pub struct SearchConfig {
     /// values (root value, child Q) include it. Values kept in a reused subtree were backed up
     /// under the earlier root's side.
     pub draw_score: f32,
+    /// Softmax temperature of the priors at every expanded node (lc0's policy temperature;
+    /// 1.0, the network's own policy): `P = softmax(logits / T)`. Above 1 the priors are
+    /// flatter, so that moves the network rates low (e.g. an undefended piece it could take)
+    /// still get visits in a long search. The Gumbel root keeps the raw logits.
+    pub policy_temperature: f32,
 }
 
 impl Default for SearchConfig {
@@ -293,6 +298,7 @@ impl Default for SearchConfig {
             dirichlet_alpha_total: None,
             forced_playouts: None,
             draw_score: 0.0,
+            policy_temperature: 1.0,
         }
     }
 }
@@ -358,6 +364,13 @@ impl SearchConfig {
                 )?;
             }
         }
+        let t = self.policy_temperature;
+        check(
+            t.is_finite() && t > 0.0,
+            "policy_temperature",
+            t,
+            "must be finite and > 0",
+        )?;
         let f = self.fpu_reduction;
         check(
             f.is_finite() && f >= 0.0,

@@ -706,9 +706,10 @@ impl<G: Game> Search<G> {
             let u = 1.0 / edges.len() as f32;
             edges.iter_mut().for_each(|e| e.prior = u);
         } else {
+            let inv_t = 1.0 / self.config.policy_temperature;
             let mut sum = 0.0;
             for e in edges.iter_mut() {
-                e.prior = (e.prior - max).exp();
+                e.prior = ((e.prior - max) * inv_t).exp();
                 sum += e.prior;
             }
             edges.iter_mut().for_each(|e| e.prior /= sum);

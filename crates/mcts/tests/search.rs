@@ -245,6 +245,41 @@ fn repetition_history_reaches_the_tree() {
 }
 
 #[test]
+fn policy_temperature_flattens_the_priors_as_a_softmax_of_logits_over_t() {
+    // softmax(l / 2) ∝ softmax(l)^(1/2): the priors at T = 2 are the square roots of the
+    // priors at T = 1, renormalised.
+    let board = "x...o..x.";
+    let plain = search(board, cfg(1), sims(30), &HashEvaluator);
+    let flat = search(
+        board,
+        SearchConfig {
+            policy_temperature: 2.0,
+            ..cfg(1)
+        },
+        sims(30),
+        &HashEvaluator,
+    );
+    let norm: f32 = plain.children.iter().map(|c| c.prior.sqrt()).sum();
+    for (p, f) in plain.children.iter().zip(&flat.children) {
+        assert_eq!(p.mv, f.mv);
+        let want = p.prior.sqrt() / norm;
+        assert!((f.prior - want).abs() < 1e-5, "{} vs {want}", f.prior);
+    }
+    let spread = |r: &alphazero_mcts::SearchResult<Ttt>| {
+        let (lo, hi) = r.children.iter().fold((1.0f32, 0.0f32), |(lo, hi), c| {
+            (lo.min(c.prior), hi.max(c.prior))
+        });
+        hi - lo
+    };
+    assert!(spread(&flat) < spread(&plain));
+    let bad = SearchConfig {
+        policy_temperature: 0.0,
+        ..cfg(1)
+    };
+    assert!(bad.validate().is_err());
+}
+
+#[test]
 fn dirichlet_noise_covers_only_legal_moves_and_sums_to_one() {
     let board = "x...o..x.";
     let clean = search(board, cfg(1), sims(50), &HashEvaluator);

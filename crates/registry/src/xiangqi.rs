@@ -12,7 +12,10 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
 use crate::encode::{permute_squares, Encode, PolicyPlanes};
-use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
+use crate::play::{
+    PLAY_POLICY_TEMPERATURE, PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET,
+    PLAY_TACTICAL_BUDGET,
+};
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
 use crate::web::{Cell, StartError, WebGame};
@@ -71,6 +74,7 @@ impl Registered for Xiangqi {
             tactical_budget: Some(PLAY_TACTICAL_BUDGET),
             root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
             reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
+            policy_temperature: PLAY_POLICY_TEMPERATURE,
             ..SearchConfig::default()
         }
     }
