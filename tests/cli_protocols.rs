@@ -170,10 +170,11 @@ fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     let net = run.join("networks/champion-0000.azc");
-    // Shipped as the 9×9 network, it is also what `analyze` (and play, serve, Python) use on
-    // a board with no network of its own: those once searched it without a network.
+    // Shipped under the name searched first for a board without a network of its own (the
+    // 15×15 one, in $ALPHAZERO_MODELS before the repository's), it is what `analyze` (and
+    // play, serve, Python) use on a 12×12 board: those once searched it without a network.
     let models = common::fresh_dir("size_independent_models");
-    std::fs::copy(&net, models.join("gomoku-9x9-freestyle.azc")).unwrap();
+    std::fs::copy(&net, models.join("gomoku-15x15-freestyle.azc")).unwrap();
     let out = common::alphazero_in(
         &models,
         &[("ALPHAZERO_MODELS", models.to_str().unwrap())],
@@ -181,7 +182,11 @@ fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr.contains("shipped network") && out.stderr.contains("gomoku-9x9-freestyle.azc"),
+        out.stderr.contains("shipped network")
+            && out.stderr.contains(&format!(
+                "{}",
+                models.join("gomoku-15x15-freestyle.azc").display()
+            )),
         "{}",
         out.stderr
     );
@@ -296,19 +301,22 @@ fn gomocup_brain_plays_renju_with_the_renju_network_of_the_board() {
 /// without the shipped 8×8 network.
 #[test]
 fn gomocup_brain_plays_each_board_size_with_its_shipped_network() {
-    for size in [8, 15] {
+    for size in [8, 15, 20] {
         let out = alphazero_with_input(&["gomocup"], &format!("START {size}\nEND\n"));
         assert_eq!(out.code, 0, "{}", out.stderr);
         assert_eq!(out.stdout, "OK\n", "{size}x{size}: no warning");
-        let name = format!("gomoku-{size}x{size}-freestyle.azc");
+        let name = format!("gomoku-{size}x{size}-freestyle.azc (");
         assert!(out.stderr.contains(&name), "{}", out.stderr);
     }
+    // Every other size: the size-independent 20×20 network, without a warning.
     let out = alphazero_with_input(&["gomocup"], "START 12\nEND\n");
+    assert_eq!(out.stdout, "OK\n", "{}", out.stdout);
     assert!(
-        out.stdout.contains("no network for 12x12")
-            && out.stdout.contains("networks are for 15x15, 8x8 boards"),
+        out.stderr.contains(
+            "gomoku-20x20-freestyle.azc (size-independent) also on the 5, 6, 7, 9, 10, 11, 12,"
+        ),
         "{}",
-        out.stdout
+        out.stderr
     );
 }
 

@@ -74,6 +74,7 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
     let on_8 = new_game(8, "freestyle");
     let on_8_renju = new_game(8, "renju");
     let on_20 = new_game(20, "freestyle");
+    let on_12 = new_game(12, "freestyle");
     let _ = child.kill();
     let _ = child.wait();
     // The shipped 8×8 freestyle network is in the repository's models/ folder.
@@ -90,8 +91,15 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         "{on_8_renju}"
     );
     assert!(
-        on_20.contains("\"engine\":\"uniform evaluator (no network for this size/rule)\""),
+        on_20.contains("\"engine\":\"shipped network gomoku-20x20-freestyle.azc"),
         "{on_20}"
+    );
+    // A board without a network of its size takes the size-independent 20×20 network (it
+    // was searched without a network before), and says what it was trained on.
+    assert!(
+        on_12.contains("\"engine\":\"shipped network gomoku-20x20-freestyle.azc")
+            && on_12.contains("trained on gomoku 20x20 freestyle"),
+        "{on_12}"
     );
 }
 
