@@ -128,48 +128,54 @@ fn gomocup_brain_on_a_board_without_a_network_says_so_in_a_message() {
     assert_eq!(out.stdout, "OK\n", "its own board: no warning");
 }
 
+/// A one-iteration 9×9 Gomoku run of a tiny network in `run` with `extra` flags (`--rule`,
+/// `--set`); its network file.
+fn tiny_gomoku_network(run: &std::path::Path, extra: &[&str]) -> std::path::PathBuf {
+    let mut args = vec![
+        "train",
+        "--game",
+        "gomoku",
+        "--size",
+        "9",
+        "--run",
+        run.to_str().unwrap(),
+        "--set",
+        "model.blocks=1",
+        "--set",
+        "model.channels=8",
+        "--set",
+        "model.value_hidden=8",
+        "--set",
+        "selfplay.games_per_iteration=2",
+        "--set",
+        "selfplay.simulations=8",
+        "--set",
+        "run.iterations=1",
+        "--set",
+        "gating.enabled=false",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    let out = alphazero_with_input(&args, "");
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    run.join("networks/champion-0000.azc")
+}
+
 /// A size-independent network (conv policy head, pooled value head) plays every board size
 /// with its own weights: no network-less warning on 20×20 or 5×5, and a move.
 #[test]
 fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
-    let run = std::env::temp_dir().join(format!(
-        "az-gomocup-size-independent-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&run);
-    let out = alphazero_with_input(
+    let run = common::fresh_dir("gomocup_size_independent_run");
+    let net = tiny_gomoku_network(
+        &run,
         &[
-            "train",
-            "--game",
-            "gomoku",
-            "--size",
-            "9",
-            "--run",
-            run.to_str().unwrap(),
-            "--set",
-            "model.blocks=1",
-            "--set",
-            "model.channels=8",
-            "--set",
-            "model.value_hidden=8",
             "--set",
             "model.policy_head=conv",
             "--set",
             "model.value_head=pooled",
-            "--set",
-            "selfplay.games_per_iteration=2",
-            "--set",
-            "selfplay.simulations=8",
-            "--set",
-            "run.iterations=1",
-            "--set",
-            "gating.enabled=false",
-            "--quiet",
         ],
-        "",
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let net = run.join("networks/champion-0000.azc");
+
     // Shipped under the name searched first for a board without a network of its own (the
     // 15×15 one, in $ALPHAZERO_MODELS before the repository's), it is what `analyze` (and
     // play, serve, Python) use on a 12×12 board: those once searched it without a network.
@@ -222,42 +228,8 @@ fn gomocup_brain_plays_every_board_with_a_size_independent_network() {
 fn gomocup_brain_plays_renju_with_the_renju_network_of_the_board() {
     let models = common::fresh_dir("gomocup_renju_models");
     let run = common::fresh_dir("gomocup_renju_run");
-    let out = alphazero_with_input(
-        &[
-            "train",
-            "--game",
-            "gomoku",
-            "--size",
-            "9",
-            "--rule",
-            "renju",
-            "--run",
-            run.to_str().unwrap(),
-            "--force",
-            "--set",
-            "model.blocks=1",
-            "--set",
-            "model.channels=8",
-            "--set",
-            "model.value_hidden=8",
-            "--set",
-            "selfplay.games_per_iteration=2",
-            "--set",
-            "selfplay.simulations=8",
-            "--set",
-            "run.iterations=1",
-            "--set",
-            "gating.enabled=false",
-            "--quiet",
-        ],
-        "",
-    );
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    std::fs::copy(
-        run.join("networks/champion-0000.azc"),
-        models.join("gomoku-9x9-renju.azc"),
-    )
-    .unwrap();
+    let net = tiny_gomoku_network(&run, &["--rule", "renju"]);
+    std::fs::copy(net, models.join("gomoku-9x9-renju.azc")).unwrap();
     let brain = |input: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_alphazero"))
             .args(["gomocup", "--fixed-sims", "16"])
