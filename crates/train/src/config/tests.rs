@@ -645,10 +645,10 @@ fn xiangqi_cpu_config_is_small_gumbel_ungated_resigning_and_starts_some_games_at
     );
     assert!(!c.gating.enabled);
     assert_eq!(c.train.value_q_weight, 0.5);
-    // Gumbel self-play at 16 simulations and random starts won their equal-time
-    // measurements (docs/learning-efficiency.md).
+    // Gumbel self-play (32 simulations beat 16, which beat PUCT) and random starts won
+    // their equal-time measurements (docs/learning-efficiency.md).
     assert!(c.selfplay.search.gumbel.is_some());
-    assert_eq!(c.selfplay.simulations, 16);
+    assert_eq!(c.selfplay.simulations, 32);
     assert!(!c.selfplay.playout_cap.enabled);
     assert!(c.selfplay.resign.enabled);
     assert!(c.run.time_budget_minutes > 0.0);
