@@ -1094,7 +1094,7 @@ fn sigint(child: &std::process::Child) {
 fn first_ctrl_c_finishes_the_iteration_and_the_second_stops_at_once() {
     // Regression: Ctrl-C lost the iteration in progress.
     let run = temp_run("ctrl-c");
-    // First Ctrl-C: during iteration 1 (its self-play started after iteration 0's line).
+    // First Ctrl-C: right after iteration 0's line (during iteration 1, or just before it).
     let (mut child, seen, rest) = spawn_until(train_cmd(&run, 1000), "iter 0:");
     sigint(&child);
     let status = child.wait().unwrap();
