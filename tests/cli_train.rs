@@ -857,6 +857,108 @@ fn init_starts_a_run_on_another_board_from_a_size_independent_network_or_a_trunk
     }
 }
 
+/// The numbers of `alphazero analyze`'s report on the empty 9×9 Gomoku board with network
+/// `model` at 2 simulations (root value, Q and prior of the top moves), from its "to move"
+/// line on.
+fn analysis_figures(model: &Path) -> Vec<f64> {
+    let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args([
+            "analyze", "--game", "gomoku", "--size", "9", "--sims", "2", "--top", "5",
+        ])
+        .arg("--model")
+        .arg(model)
+        .arg("--out")
+        .arg(model.with_extension("png"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let report = &text[text.find("to move").expect("a report")..];
+    report
+        .split(|c: char| c.is_whitespace() || c == '%' || c == ',')
+        .filter_map(|w| w.parse::<f64>().ok())
+        .collect()
+}
+
+/// `--init-grow` starts a run with a larger trunk from a smaller network: the new run's first
+/// champion has the run's size and still plays as the file did (same priors, values and Q);
+/// a file that cannot grow into the run's model is refused with the reason.
+#[test]
+fn init_grow_starts_a_larger_network_that_plays_as_the_file_did() {
+    let gomoku = |run: &Path, sets: &[&str]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+        cmd.args(["train", "--game", "gomoku", "--size", "9", "--run"])
+            .arg(run)
+            .args(TINY);
+        for set in sets {
+            cmd.args(["--set", set]);
+        }
+        cmd
+    };
+    let donor = temp_run("init-grow-donor");
+    run_ok(gomoku(
+        &donor,
+        &["run.iterations=1", "gating.enabled=false"],
+    ));
+    let file = donor.join("networks/champion-0001.azc");
+    let grown = temp_run("init-grow");
+    let mut cmd = gomoku(
+        &grown,
+        &["model.blocks=2", "model.channels=16", "run.iterations=1"],
+    );
+    cmd.arg("--init-grow").arg(&file);
+    let err = run_ok(cmd);
+    assert!(
+        err.contains("networks initialised from a growth of"),
+        "{err}"
+    );
+    let champion0 = grown.join("networks/champion-0000.azc");
+    let stem = |path: &Path| {
+        gomoku_tensors(path)
+            .into_iter()
+            .find(|(n, _)| n.starts_with("stem"))
+            .map(|(_, v)| v.len())
+    };
+    assert_eq!(
+        stem(&champion0),
+        stem(&file).map(|n| n * 2),
+        "16 channels, not 8"
+    );
+    let (before, after) = (analysis_figures(&file), analysis_figures(&champion0));
+    assert!(before.len() > 10, "{before:?}");
+    assert_eq!(before.len(), after.len(), "{before:?} / {after:?}");
+    for (a, b) in before.iter().zip(&after) {
+        assert!((a - b).abs() <= 0.0015, "{before:?} / {after:?}");
+    }
+    let state = RunState::load(&LocalStorage::open(&grown).unwrap())
+        .unwrap()
+        .unwrap();
+    assert!(state
+        .init
+        .as_ref()
+        .is_some_and(|i| i.grown && !i.trunk_only));
+    // --init with a larger model points at --init-grow; a smaller model is refused.
+    let other = temp_run("init-grow-refused");
+    let mut cmd = gomoku(&other, &["model.channels=16"]);
+    cmd.arg("--init").arg(&file);
+    let err = run_fails(cmd);
+    assert!(err.contains("--init-grow"), "{err}");
+    let mut cmd = gomoku(&other, &["model.channels=4", "model.value_hidden=4"]);
+    cmd.arg("--init-grow").arg(&file);
+    let err = run_fails(cmd);
+    assert!(
+        err.contains("cannot grow into the run's model") && err.contains("channels would shrink"),
+        "{err}"
+    );
+    for d in [&donor, &grown, &other] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 #[test]
 fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
     let run = temp_run("init-refused");

@@ -9,7 +9,8 @@
 //! ends, however it ends.
 //!
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint, `--init-trunk FILE`
-//! from its trunk with fresh heads (see [`alphazero_train::InitNetwork`]).
+//! from its trunk with fresh heads, `--init-grow FILE` from it grown into a larger model (see
+//! [`alphazero_train::InitNetwork`]).
 use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
@@ -68,6 +69,14 @@ pub struct RunFlags {
     /// networks refuses any other file, as with --init.
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_trunk: Option<PathBuf>,
+    /// Start the run's networks from this checkpoint grown into the run's larger model
+    /// (`model.blocks`, `model.channels`, `model.value_hidden` at least the file's): its
+    /// weights at the same indices, new blocks as identities and new channels that the old
+    /// ones do not read yet, so the grown network plays as the file does and training takes
+    /// up the new capacity. Heads, board and input must be the file's; no global pooling. A
+    /// run that already has networks refuses any other file, as with --init.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["init", "init_trunk"])]
+    init_grow: Option<PathBuf>,
 }
 
 /// Arguments of `alphazero train`.
@@ -97,7 +106,7 @@ pub(crate) struct Prepared {
     pub spec: GameSpec,
     /// The device of the networks.
     pub device: alphazero_nn::Device,
-    /// The `--init` or `--init-trunk` network, when given.
+    /// The `--init`, `--init-trunk` or `--init-grow` network, when given.
     pub init: Option<InitNetwork>,
 }
 
@@ -146,13 +155,15 @@ impl RunFlags {
         }
         let spec = cfg.game;
         let device = crate::engine::device(&self.device)?;
-        let init = match (&self.init, &self.init_trunk) {
-            (Some(path), _) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
+        let init = match (&self.init, &self.init_trunk, &self.init_grow) {
+            (Some(path), _, _) => Some(with_game!(&spec, G, gcfg => InitNetwork::from_file::<G>(
                 path, gcfg, &mut cfg, resumed, user_model, &device, observer
             )?)),
-            (None, Some(path)) => Some(with_game!(&spec, G, gcfg =>
+            (None, Some(path), _) => Some(with_game!(&spec, G, gcfg =>
                 InitNetwork::trunk_from_file::<G>(path, gcfg, &cfg, &device)?)),
-            (None, None) => None,
+            (None, None, Some(path)) => Some(with_game!(&spec, G, gcfg =>
+                InitNetwork::grown_from_file::<G>(path, gcfg, &cfg, &device)?)),
+            (None, None, None) => None,
         };
         Ok(Prepared {
             cfg,

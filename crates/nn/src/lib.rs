@@ -71,6 +71,7 @@ pub mod conv3x3;
 mod evaluator;
 pub mod export;
 mod folded;
+mod grow;
 mod model;
 pub mod onnx;
 #[cfg(test)]

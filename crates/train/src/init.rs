@@ -57,6 +57,7 @@ fn read<G: Encode>(
             step: ck.header.step,
             trained_for: ck.header.game.words(),
             trunk_only: false,
+            grown: false,
         },
         bytes,
     };
@@ -186,7 +187,19 @@ impl InitNetwork {
                 let how = if resumed {
                     "the model of an existing run cannot change".to_string()
                 } else {
-                    format!("drop the model.* settings to take the file's size, or set {file_keys}")
+                    let grow = if m
+                        .without_aux()
+                        .can_grow_into(&network_config::<G>(cfg, game_config).without_aux())
+                        .is_ok()
+                    {
+                        "; to grow it into the run's larger model, give it as --init-grow"
+                    } else {
+                        ""
+                    };
+                    format!(
+                        "drop the model.* settings to take the file's size, or set \
+                         {file_keys}{grow}"
+                    )
                 };
                 return Err(PipelineError::Invalid(format!(
                     "{name}: the network is {}, the run's model is {}; {how}",
@@ -294,6 +307,42 @@ impl InitNetwork {
             )));
         }
         init.info.trunk_only = true;
+        Ok(init)
+    }
+
+    /// Reads the checkpoint file `path` for a run of game `G` under `game_config` whose
+    /// networks are the file's network grown into the run's larger model (`--init-grow`): more
+    /// blocks, channels or value-head units, the same function at first
+    /// ([`alphazero_nn::PolicyValueNet::grown_into`]). How a campaign moves to a larger trunk
+    /// without starting from random weights. The file's input, board and heads must be the
+    /// run's, and neither may have global pooling.
+    ///
+    /// # Errors
+    /// The file cannot be read; [`PipelineError::Invalid`] naming the file, both sizes and
+    /// what stops growing; the checkpoint error.
+    pub fn grown_from_file<G: Encode>(
+        path: &Path,
+        game_config: &G::Config,
+        cfg: &TrainConfig,
+        device: &Device,
+    ) -> Result<InitNetwork, PipelineError> {
+        let (mut init, ck) = read::<G>("--init-grow", path, game_config, device)?;
+        let file = ck.header.model.without_aux();
+        let run = network_config::<G>(cfg, game_config).without_aux();
+        file.can_grow_into(&run).map_err(|e| {
+            PipelineError::Invalid(format!(
+                "{}: the network ({}x{}, value head {}) cannot grow into the run's model \
+                 ({}x{}, value head {}): {e}",
+                init.name,
+                file.residual_blocks,
+                file.channels,
+                file.value_hidden,
+                run.residual_blocks,
+                run.channels,
+                run.value_hidden
+            ))
+        })?;
+        init.info.grown = true;
         Ok(init)
     }
 

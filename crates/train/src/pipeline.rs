@@ -336,6 +336,20 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
                 return self.first_networks(t);
             }
+            if init.info.grown {
+                // The file's network inside a fresh one of the run's larger model
+                // (InitNetwork::grown_from_file checked that it can grow into it).
+                let fresh =
+                    Trainer::new(&self.model_config, tc.clone(), &self.device)?.inference_model();
+                let model = ck
+                    .model
+                    .without_aux_heads()
+                    .grown_into(&ck.header.model.without_aux(), fresh, &self.model_config)
+                    .map_err(|e| PipelineError::from(e).context(init.name.clone()))?;
+                state.init = Some(init.info.clone());
+                let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
+                return self.first_networks(t);
+            }
             // A size-independent network of another board takes this run's.
             let (model, file) = ck
                 .model
@@ -1002,7 +1016,13 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         if let Some(i) = &state.init {
             observer.info(&format!(
                 "networks initialised from {}{} (step {}, trained for {}, {})",
-                if i.trunk_only { "the trunk of " } else { "" },
+                if i.trunk_only {
+                    "the trunk of "
+                } else if i.grown {
+                    "a growth of "
+                } else {
+                    ""
+                },
                 i.path,
                 i.step,
                 i.trained_for,

@@ -70,6 +70,11 @@ pub struct InitInfo {
     /// false in states written before the field existed.
     #[serde(default)]
     pub trunk_only: bool,
+    /// Whether the file's network was grown into the run's larger model, computing the same
+    /// function at first (`--init-grow`, [`alphazero_nn::PolicyValueNet::grown_into`]); false
+    /// in states written before the field existed.
+    #[serde(default)]
+    pub grown: bool,
 }
 
 /// The fingerprint [`InitInfo::fingerprint`] of a file's bytes: `fnv1a64:` followed by the
@@ -228,6 +233,7 @@ mod tests {
             step: 9000,
             trained_for: "connect4".into(),
             trunk_only: true,
+            grown: false,
         });
         s.champions = (0..3)
             .map(|id| ChampionInfo {
