@@ -26,7 +26,7 @@
 use burn::module::{Param, RunningState};
 use burn::nn::conv::Conv2d;
 use burn::nn::{BatchNorm, Linear};
-use burn::tensor::Tensor;
+use burn::tensor::{s, Tensor};
 
 use crate::model::{ModelConfig, PolicyValueNet, ReplyPolicyHead};
 
@@ -217,8 +217,8 @@ fn silenced(bn: &BatchNorm, old: usize) -> BatchNorm {
     let [c] = bn.gamma.dims();
     let old = old.min(c);
     let mut out = bn.clone();
-    out.gamma = Param::from_tensor(bn.gamma.val().slice_fill([0..old], 0.0));
-    out.beta = Param::from_tensor(bn.beta.val().slice_fill([0..old], 0.0));
+    out.gamma = Param::from_tensor(bn.gamma.val().slice_fill(s![0..old], 0.0));
+    out.beta = Param::from_tensor(bn.beta.val().slice_fill(s![0..old], 0.0));
     out
 }
 
@@ -293,10 +293,10 @@ mod tests {
     fn a_grown_network_predicts_what_the_smaller_one_did() {
         let device = crate::default_device();
         let (net, data) = trained_small();
-        let (l0, v0) = net.predict(&small(), &data.planes(), &device).unwrap();
+        let (l0, v0) = net.predict(&small(), data.planes(), &device).unwrap();
         let big = grown(net);
         assert_eq!(big.num_blocks(), 4);
-        let (l1, v1) = big.predict(&larger(), &data.planes(), &device).unwrap();
+        let (l1, v1) = big.predict(&larger(), data.planes(), &device).unwrap();
         let diff = |a: &[f32], b: &[f32]| {
             a.iter()
                 .zip(b)
@@ -312,7 +312,7 @@ mod tests {
         // A fresh network of the larger size is not the small one: the test can fail.
         let (l2, _) = larger()
             .init(&device)
-            .predict(&larger(), &data.planes(), &device)
+            .predict(&larger(), data.planes(), &device)
             .unwrap();
         assert!(diff(&l0, &l2) > 1e-2);
     }
