@@ -355,6 +355,55 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+        /// Any growth (deeper, wider, a wider value head, or none), with a dense or a pooled
+        /// value head and with the auxiliary heads, keeps the outputs of a trained network.
+        #[test]
+        fn any_growth_keeps_the_outputs(
+            blocks in 1usize..3,
+            more_blocks in 0usize..3,
+            channels in 2usize..9,
+            more_channels in 0usize..9,
+            more_hidden in 0usize..5,
+            pooled in proptest::bool::ANY,
+            aux in proptest::bool::ANY,
+        ) {
+            let device = crate::default_device();
+            let mut from = ModelConfig::preset(ModelPreset::Tiny, 3, 5, 4, 11)
+                .with_residual_blocks(blocks)
+                .with_channels(channels);
+            if pooled {
+                from.value_pool = Some(crate::ValuePool::MeanMax);
+            }
+            let mut to = from
+                .clone()
+                .with_residual_blocks(blocks + more_blocks)
+                .with_channels(channels + more_channels);
+            to.value_hidden += more_hidden;
+            let mut train = TrainConfig::default();
+            if aux {
+                train.aux_policy_weight = 0.15;
+                train.aux_ownership_weight = 0.15;
+            }
+            let data = batch(&from, 8, &mut Rng(0x2545_f491_4f6c_dd1d ^ channels as u64));
+            let mut t = Trainer::new(&from, train, &device).unwrap();
+            for _ in 0..3 {
+                t.train_step(&data).unwrap();
+            }
+            let net = t.inference_model();
+            let to = to.with_aux(t.model_config().aux());
+            let (l0, v0) = net.predict(&from, data.planes(), &device).unwrap();
+            let big = net
+                .grown_into(t.model_config(), to.init(&device), &to)
+                .unwrap();
+            let (l1, v1) = big.predict(&to, data.planes(), &device).unwrap();
+            for (a, b) in l0.iter().zip(&l1).chain(v0.iter().zip(&v1)) {
+                proptest::prop_assert!((a - b).abs() < 1e-4, "{a} vs {b}");
+            }
+        }
+    }
+
     #[test]
     fn growing_refuses_a_smaller_trunk_or_other_heads() {
         let device = crate::default_device();
