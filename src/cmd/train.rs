@@ -71,9 +71,9 @@ pub struct RunFlags {
     init_trunk: Option<PathBuf>,
     /// Start the run's networks from this checkpoint grown into the run's larger model
     /// (`model.blocks`, `model.channels`, `model.value_hidden` at least the file's): its
-    /// weights at the same indices, new blocks as identities and new channels that the old
-    /// ones do not read yet, so the grown network plays as the file does and training takes
-    /// up the new capacity. Heads, board and input must be the file's; no global pooling. A
+    /// weights at the same indices, and new blocks, channels and units that the old ones do
+    /// not read yet, so the grown network plays as the file does and training takes up the
+    /// new capacity. Heads, board and input must be the file's; no global pooling. A
     /// run that already has networks refuses any other file, as with --init.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["init", "init_trunk"])]
     init_grow: Option<PathBuf>,
