@@ -127,10 +127,13 @@ class Brain:
             if done(line):
                 return lines
 
-    def think(self, board: dict, to_move: int) -> tuple[tuple[int, int], list[str]]:
-        """The brain's move with `to_move` (1 or 2) to play on `board`, and its messages."""
+    def think(self, board: dict, to_move: int, infos: tuple = ()) -> tuple[tuple[int, int], list[str]]:
+        """The brain's move with `to_move` (1 or 2) to play on `board`, and its messages;
+        `infos` (`INFO` lines without the word) are sent first."""
         # Rapfi drops a command that arrives in the moment after it prints its move.
         time.sleep(0.06)
+        for info in infos:
+            self.send(f"INFO {info}")
         self.send("BOARD")
         for (x, y), c in board.items():
             self.send(f"{x},{y},{1 if c == to_move else 2}")
@@ -147,9 +150,10 @@ class Brain:
             self.p.kill()
 
 
-def rapfi_eval(rapfi: Brain, board: dict, to_move: int):
+def rapfi_eval(rapfi: Brain, board: dict, to_move: int, nodes: int):
     """`win`, `loss` or `other` for `to_move`: the rules for fives and forced blocks, else
-    Rapfi's `Eval` (`+M…` win, `-M…` loss); None when Rapfi gives no evaluation."""
+    Rapfi's `Eval` (`+M…` win, `-M…` loss) searching `nodes` (`MAX_NODE`); None when Rapfi
+    gives no evaluation."""
     other = 3 - to_move
     if five_points(board, to_move):
         return "win"
@@ -159,9 +163,9 @@ def rapfi_eval(rapfi: Brain, board: dict, to_move: int):
     if len(threats) == 1:
         after = dict(board)
         after[threats[0]] = to_move
-        reply = rapfi_eval(rapfi, after, other)
+        reply = rapfi_eval(rapfi, after, other, nodes)
         return {"win": "loss", "loss": "win"}.get(reply, reply)
-    _, lines = rapfi.think(board, to_move)
+    _, lines = rapfi.think(board, to_move, (f"MAX_NODE {nodes}",))
     evals = [m.group(1) for l in lines for m in [re.search(r"Eval (\S+)", l)] if m]
     if not evals:
         return None
@@ -179,13 +183,14 @@ def fmt(points) -> str:
 
 def make(args) -> None:
     rng = random.Random(args.seed)
-    games = parse_pgn(args.games)
+    games = [g for path in args.games for g in parse_pgn(path)]
     # A node budget, not a time: the same answers on a loaded or an idle machine.
-    rapfi = Brain(args.rapfi, 60_000, (f"MAX_NODE {args.nodes}", "THREAD_NUM 1"))
+    rapfi = Brain(args.rapfi, 60_000, ("THREAD_NUM 1",))
     print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
     print("# project's code), from the project's own arena games:")
-    print(f"#   scripts/gomoku-must-defend.py make --games {args.games} --nodes {args.nodes} "
-          f"--positions {args.positions} --per-game {args.per_game} --seed {args.seed}")
+    print(f"#   scripts/gomoku-must-defend.py make --games {' '.join(args.games)} "
+          f"--nodes {args.nodes} --quick-nodes {args.quick_nodes} --positions {args.positions} "
+          f"--per-game {args.per_game} --seed {args.seed}")
     print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
     print("# to move is the next colour); the side to move; every move within two points of a")
     print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
@@ -194,9 +199,11 @@ def make(args) -> None:
     found = 0
     order = list(range(len(games)))
     rng.shuffle(order)
-    for gi in order:
+    for done, gi in enumerate(order):
         if found >= args.positions:
             break
+        if done and done % 10 == 0:
+            print(f"{done} of {len(games)} games read, {found} positions", file=sys.stderr)
         moves = games[gi]
         plies = list(range(args.skip, len(moves)))
         rng.shuffle(plies)
@@ -208,16 +215,22 @@ def make(args) -> None:
             side = 1 if ply % 2 == 0 else 2
             if five_points(board, side) or five_points(board, 3 - side):
                 continue  # a five to make or to block at once: no test of defence
-            if rapfi_eval(rapfi, board, side) != "other":
+            if rapfi_eval(rapfi, board, side, args.nodes) != "other":
                 continue  # the side to move wins itself, or is lost whatever it does
-            if rapfi_eval(rapfi, board, 3 - side) != "win":
+            if rapfi_eval(rapfi, board, 3 - side, args.nodes) != "win":
                 continue  # no threat: the opponent could not win if it moved now
             defences, tried, unknown = [], 0, False
             for mv in near(board):
                 after = dict(board)
                 after[mv] = side
-                reply = rapfi_eval(rapfi, after, 3 - side)
                 tried += 1
+                # A forced win Rapfi finds in a small search is as proven as one found in a
+                # large one: the full budget goes only to the moves it did not refute.
+                reply = "other"
+                if args.quick_nodes:
+                    reply = rapfi_eval(rapfi, after, 3 - side, args.quick_nodes)
+                if reply != "win":
+                    reply = rapfi_eval(rapfi, after, 3 - side, args.nodes)
                 if reply is None:
                     unknown = True
                     break
@@ -259,9 +272,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make", help="classify positions of games with Rapfi")
-    mk.add_argument("--games", required=True, help="an `alphazero arena --pgn` file")
+    mk.add_argument("--games", required=True, nargs="+",
+                    help="PGN files of 15x15 freestyle games (`alphazero arena --pgn`, "
+                    "`alphazero records export`)")
     mk.add_argument("--rapfi", required=True, help="the pbrain-rapfi command")
     mk.add_argument("--nodes", type=int, default=200_000, help="Rapfi's nodes per query")
+    mk.add_argument("--quick-nodes", type=int, default=20_000,
+                    help="nodes of a first search of each candidate move (0: none); only the "
+                    "moves it finds no forced win against get the full --nodes")
     mk.add_argument("--positions", type=int, default=100)
     mk.add_argument("--per-game", type=int, default=2)
     mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")

@@ -61,9 +61,16 @@ impl PyNetwork {
                 spec.words()
             )));
         }
-        let model = ck.header.model.without_aux();
-        let folded = FoldedNet::new(&ck.model, &model)
-            .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
+        // A size-independent network asked for another board is laid out for that board, as
+        // the search's evaluator is (`load_network`): `predict` takes that board's planes.
+        let own = ck.header.model.without_aux();
+        let (model, folded) = with_game!(&spec, G, cfg => {
+            let (net, model) = ck.model.on_board_of::<G>(&own, cfg);
+            let folded = FoldedNet::new(&net, &model);
+            (model, folded)
+        });
+        let folded =
+            folded.map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
         let (evaluator, description) = with_game!(&spec, G, cfg => {
             let (eval, desc) = load_network::<G>(&path, cfg, &device).map_err(app_error)?;
             (Arc::new(eval) as Arc<dyn Any + Send + Sync>, desc)
@@ -202,8 +209,13 @@ impl PyNetwork {
         let (model, spec) = (self.path.clone(), self.spec);
         py.detach(move || -> anyhow::Result<()> {
             let ck = load_any_checkpoint(&model, &cpu())?;
-            let bytes =
-                with_game!(&spec, G, cfg => export_onnx::<G>(&ck.model, &ck.header, cfg, &source))?;
+            let bytes = with_game!(&spec, G, cfg => {
+                // The graph of the board the network was loaded for (`predict`'s shapes).
+                let (net, resized) = ck.model.on_board_of::<G>(&ck.header.model, cfg);
+                let game = if resized == ck.header.model { ck.header.game } else { spec };
+                let header = alphazero_nn::CheckpointHeader { model: resized, game, ..ck.header };
+                export_onnx::<G>(&net, &header, cfg, &source)
+            })?;
             alphazero_engine::files::write_atomic(&path, &bytes)
         })
         .map_err(app_error)

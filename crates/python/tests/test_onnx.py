@@ -78,3 +78,23 @@ def test_a_network_with_a_conv_policy_head_agrees_with_its_onnx_graph(conv_polic
     model = json.loads(session.get_modelmeta().custom_metadata_map["model"])
     assert model["policy_planes"]["planes"] == 50
     check_agreement(net, out, seed=7)
+
+
+def test_a_size_independent_network_loaded_for_another_board_predicts_and_exports_that_board(
+    tmp_path,
+):
+    # Regression: `Network(…, game=…)` laid the search out for the board asked for but kept
+    # the file's own board for `predict` and `export_onnx`, which then refused that board's
+    # planes and wrote a graph of the other board.
+    model = next(m for m in MODELS if m.name == "gomoku-20x20-freestyle.azc")
+    net = az.Network(model, game="gomoku:12")
+    assert net.spec == "gomoku:12:freestyle"
+    assert net.input_shape[1:] == (12, 12) and net.num_actions == 144
+    out = tmp_path / "g12.onnx"
+    net.export_onnx(out)
+    check_agreement(net, out, seed=12)
+    # The same weights on their own board are another graph: no 12x12 planes there.
+    own = az.Network(model)
+    assert own.input_shape[1:] == (20, 20)
+    with pytest.raises(ValueError, match="do not fit"):
+        own.predict(az.Game("gomoku:12").planes())

@@ -97,10 +97,15 @@ def test_predict_gives_the_networks_logits_and_values():
     assert all(-1 <= v <= 1 for v in values2)
 
 
-def test_shipped_networks_are_found_by_spec():
+def test_shipped_networks_are_found_by_spec_and_by_other_boards():
     net = az.Network.shipped("gomoku:15:renju")
     assert net is not None and net.path.name == "gomoku-15x15-freestyle.azc"
-    assert az.Network.shipped("gomoku:12") is None
+    # A board with no network of its own takes a size-independent one shipped for another
+    # board, laid out for this board.
+    other = az.Network.shipped("gomoku:12")
+    assert other is not None and other.path.name == "gomoku-20x20-freestyle.azc"
+    assert other.spec == "gomoku:12:freestyle" and other.input_shape[1:] == (12, 12)
+    assert other.num_actions == 144
 
 
 def test_ctrl_c_ends_a_long_search_with_keyboard_interrupt():
