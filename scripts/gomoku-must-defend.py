@@ -2,15 +2,17 @@
 """Gomoku must-defend positions classified by Rapfi, never by this project's code, and the
 measure of a Gomocup brain on them (freestyle, 15×15).
 
-`make` reads games (an `alphazero arena --pgn` file: the project's own games) and keeps
-positions where the side to move must defend: Rapfi proves that the opponent would win if it
-were the opponent's turn (a four, an open three, a VCF or VCT), finds neither a forced win nor
-a forced loss for the side to move, and among the points near the stones some moves lose and
-some do not. Every
-candidate move (every empty point within two of a stone; a move farther away is a pass, which
-loses by the definition of the threat) is played and the opponent's reply searched by Rapfi:
-a move after which Rapfi finds a forced win for the opponent (`Eval +M…`) loses, any other is
-kept as a defence. Fives and forced replies to a four are played out here by the rules (Rapfi
+`make` reads games (PGN of `alphazero arena --pgn` or `alphazero records export`: the
+project's own games) and keeps positions where the side to move must defend: Rapfi proves that
+the opponent would win if it were the opponent's turn (a four, an open three, a VCF or VCT),
+finds neither a forced win nor a forced loss for the side to move, and among the points near
+the stones some moves lose and at most `--max-defence-share` of them do not. Every candidate
+move (every empty point within two of a stone; a move farther away is a pass, which loses by
+the definition of the threat) is played and the opponent's reply searched by Rapfi: a move
+after which Rapfi finds a forced win for the opponent (`Eval +M…`) loses, any other is kept
+as a defence. A forced win found by a small search (`--quick-nodes`) is as proven as one a
+large search finds, so each candidate is searched small first and only the moves it does not
+refute get the full `--nodes`. Fives and forced replies to a four are played out here by the rules (Rapfi
 answers those without a search, so without an evaluation); a position where Rapfi gives no
 evaluation is dropped.
 
@@ -25,6 +27,7 @@ opponent's) and counts the moves that are among the position's defences.
 The file is measurement data: never a training input.
 """
 import argparse
+import collections
 import random
 import re
 import shlex
@@ -189,38 +192,61 @@ def make(args) -> None:
     print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
     print("# project's code), from the project's own arena games:")
     print(f"#   scripts/gomoku-must-defend.py make --games {' '.join(args.games)} "
-          f"--nodes {args.nodes} --quick-nodes {args.quick_nodes} --positions {args.positions} "
-          f"--per-game {args.per_game} --seed {args.seed}")
+          f"--nodes {args.nodes} --quick-nodes {args.quick_nodes} --max-defence-share "
+          f"{args.max_defence_share} --order {args.order} --window {args.window} --positions {args.positions} --per-game {args.per_game} "
+          f"--seed {args.seed}")
     print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
     print("# to move is the next colour); the side to move; every move within two points of a")
     print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
     print("# many candidate moves were tried; the game and ply the position came from.")
     print("moves\tside\tdefences\tcandidates\tnote")
     found = 0
+    dropped = collections.Counter()
     order = list(range(len(games)))
     rng.shuffle(order)
     for done, gi in enumerate(order):
         if found >= args.positions:
             break
         if done and done % 10 == 0:
-            print(f"{done} of {len(games)} games read, {found} positions", file=sys.stderr)
+            why = ", ".join(f"{k} {v}" for k, v in sorted(dropped.items()))
+            print(f"{done} of {len(games)} games read, {found} positions; dropped: {why}",
+                  file=sys.stderr)
         moves = games[gi]
         plies = list(range(args.skip, len(moves)))
         rng.shuffle(plies)
-        kept = 0
+        if args.order == "end":
+            # A game is decided where the loser last failed to defend: the plies before its
+            # end hold the threats, the random ones rarely (about one position in ten games).
+            plies.sort(reverse=True)
+        kept, open_plies = 0, 0
         for ply in plies:
             if kept >= args.per_game or found >= args.positions:
                 break
+            if args.order == "end" and args.window and open_plies >= args.window:
+                break  # far enough before the game was decided: few threats are left there
             board = {mv: 1 if i % 2 == 0 else 2 for i, mv in enumerate(moves[:ply])}
             side = 1 if ply % 2 == 0 else 2
             if five_points(board, side) or five_points(board, 3 - side):
+                dropped["a five"] += 1
                 continue  # a five to make or to block at once: no test of defence
-            if rapfi_eval(rapfi, board, side, args.nodes) != "other":
-                continue  # the side to move wins itself, or is lost whatever it does
+            own = rapfi_eval(rapfi, board, side, args.nodes)
+            if own == "other":
+                open_plies += 1
+            else:
+                # The side to move wins itself, or is lost whatever it does.
+                dropped[f"decided ({own})" if own else "no evaluation"] += 1
+                continue
             if rapfi_eval(rapfi, board, 3 - side, args.nodes) != "win":
-                continue  # no threat: the opponent could not win if it moved now
+                dropped["no threat"] += 1
+                continue  # the opponent could not win if it moved now
+            candidates = near(board)
+            # A position where most moves defend tests little: dropped as soon as the
+            # defences outnumber the share allowed, before their (full) searches are all run.
+            most = int(args.max_defence_share * len(candidates))
             defences, tried, unknown = [], 0, False
-            for mv in near(board):
+            for mv in candidates:
+                if len(defences) > most:
+                    break
                 after = dict(board)
                 after[mv] = side
                 tried += 1
@@ -236,7 +262,10 @@ def make(args) -> None:
                     break
                 if reply != "win":
                     defences.append(mv)
-            if unknown or not defences or len(defences) == tried:
+            if unknown or not defences or len(defences) > most:
+                reason = "no evaluation" if unknown else "no defence" if not defences else \
+                    f"over {args.max_defence_share:g} of the moves defend"
+                dropped[reason] += 1
                 continue
             print(f"{fmt(moves[:ply])}\t{'black' if side == 1 else 'white'}\t{fmt(defences)}"
                   f"\t{tried}\tgame {gi + 1} ply {ply}", flush=True)
@@ -280,6 +309,14 @@ def main() -> None:
     mk.add_argument("--quick-nodes", type=int, default=20_000,
                     help="nodes of a first search of each candidate move (0: none); only the "
                     "moves it finds no forced win against get the full --nodes")
+    mk.add_argument("--order", choices=("end", "random"), default="end",
+                    help="the plies of a game tried: from its last backwards, or at random")
+    mk.add_argument("--window", type=int, default=10,
+                    help="with --order end, the undecided plies tried before the game moves on "
+                    "(0: every ply)")
+    mk.add_argument("--max-defence-share", type=float, default=0.5,
+                    help="keep a position only when at most this share of its candidate "
+                    "moves defend")
     mk.add_argument("--positions", type=int, default=100)
     mk.add_argument("--per-game", type=int, default=2)
     mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")
