@@ -190,7 +190,7 @@ def make(args) -> None:
     # A node budget, not a time: the same answers on a loaded or an idle machine.
     rapfi = Brain(args.rapfi, 60_000, ("THREAD_NUM 1",))
     print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
-    print("# project's code), from the project's own arena games:")
+    print("# project's code), from the project's own games (self-play records, arena games):")
     print(f"#   scripts/gomoku-must-defend.py make --games {' '.join(args.games)} "
           f"--nodes {args.nodes} --quick-nodes {args.quick_nodes} --max-defence-share "
           f"{args.max_defence_share} --order {args.order} --window {args.window} --positions {args.positions} --per-game {args.per_game} "

@@ -1,7 +1,8 @@
 //! Threat-space tactics against slow references built from the public rules alone:
 //! five points, the certified search-move set (property test against every legal move), and
 //! VCF (data file `tests/data/vcf.txt`: positions whose shortest VCF has a known length,
-//! checked against a brute-force search over every legal move).
+//! checked against a brute-force search over every legal move), and the Rapfi-classified
+//! must-defend positions of `tests/data/must-defend.tsv` against the exact VCF.
 
 use alphazero_game::{Game, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, VcfResult};
@@ -561,4 +562,62 @@ fn one_threat_vcts_in_random_positions_hold_against_every_reply() {
         }
     }
     assert!(checked >= 3, "only {checked} VCT positions found");
+}
+
+/// The rows of `tests/data/must-defend.tsv` (made by `scripts/gomoku-must-defend.py make`,
+/// classified by Rapfi): the position after the moves, and the moves Rapfi found no forced
+/// win against (the defences).
+fn must_defend_rows() -> Vec<(String, Gomoku, Vec<GomokuMove>)> {
+    let text = include_str!("data/must-defend.tsv");
+    let point = |t: &str| -> GomokuMove {
+        let (x, y) = t.split_once(',').expect("x,y");
+        GomokuMove::new(x.parse().unwrap(), y.parse().unwrap())
+    };
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t") && !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 5, "row {l:?}");
+            let mut pos = Gomoku::new(&GomokuConfig::new(15, Rule::Freestyle).unwrap());
+            for t in f[0].split_whitespace() {
+                pos.play(point(t))
+                    .unwrap_or_else(|e| panic!("row {l:?}: {e}"));
+            }
+            let side = match f[1] {
+                "black" => Side::First,
+                "white" => Side::Second,
+                s => panic!("side {s}"),
+            };
+            assert_eq!(pos.side_to_move(), side, "row {l:?}");
+            let defences = f[2].split_whitespace().map(point).collect();
+            (l.to_string(), pos, defences)
+        })
+        .collect()
+}
+
+#[test]
+fn must_defend_rows_are_open_positions_whose_defences_no_vcf_refutes() {
+    // The defence yardstick is another engine's classification: a listed defence that our
+    // exact VCF refutes would mean a wrong row (or a wrong VCF), and either falsifies the
+    // defence figure measured on the file.
+    let rows = must_defend_rows();
+    assert!(rows.len() >= 50, "the file holds {} positions", rows.len());
+    for (line, pos, defences) in &rows {
+        assert!(pos.outcome().is_none(), "a finished game: {line}");
+        assert!(
+            !matches!(pos.vcf(200_000), VcfResult::Win(_)),
+            "the side to move has a VCF, so it has nothing to defend: {line}"
+        );
+        let legal = pos.legal_moves_vec();
+        assert!(!defences.is_empty() && defences.len() < legal.len());
+        for &d in defences {
+            assert!(legal.contains(&d), "defence {d} is not legal: {line}");
+            let mut after = pos.clone();
+            after.play(d).unwrap();
+            assert!(
+                !matches!(after.vcf(200_000), VcfResult::Win(_)),
+                "the opponent wins by VCF after the listed defence {d}: {line}"
+            );
+        }
+    }
 }
