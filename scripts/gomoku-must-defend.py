@@ -186,7 +186,11 @@ def fmt(points) -> str:
 
 def make(args) -> None:
     rng = random.Random(args.seed)
-    games = [g for path in args.games for g in parse_pgn(path)]
+    games, sources = [], []
+    for path in args.games:
+        for i, g in enumerate(parse_pgn(path)):
+            games.append(g)
+            sources.append(f"{path} game {i + 1}")
     # A node budget, not a time: the same answers on a loaded or an idle machine.
     rapfi = Brain(args.rapfi, 60_000, ("THREAD_NUM 1",))
     print("# Gomoku 15x15 freestyle must-defend positions classified by Rapfi (never by this")
@@ -198,7 +202,7 @@ def make(args) -> None:
     print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
     print("# to move is the next colour); the side to move; every move within two points of a")
     print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
-    print("# many candidate moves were tried; the game and ply the position came from.")
+    print("# many candidate moves were tried; the file, game and ply the position came from.")
     print("moves\tside\tdefences\tcandidates\tnote")
     found = 0
     dropped = collections.Counter()
@@ -268,7 +272,7 @@ def make(args) -> None:
                 dropped[reason] += 1
                 continue
             print(f"{fmt(moves[:ply])}\t{'black' if side == 1 else 'white'}\t{fmt(defences)}"
-                  f"\t{tried}\tgame {gi + 1} ply {ply}", flush=True)
+                  f"\t{tried}\t{sources[gi]} ply {ply}", flush=True)
             found += 1
             kept += 1
             print(f"{found} positions ({len(defences)} defences of {tried})", file=sys.stderr)
