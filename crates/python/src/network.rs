@@ -91,7 +91,9 @@ impl PyNetwork {
 impl PyNetwork {
     /// Loads a network checkpoint (`.azc`: a shipped `models/*.azc` or one a training run
     /// wrote) for the game it was trained for, or for `game` (a spec of the same game whose
-    /// positions have the network's shapes, e.g. a renju board for a freestyle network).
+    /// positions have the network's shapes, e.g. a renju board for a freestyle network, or
+    /// any board of its game for a size-independent network: `predict`, `export_onnx` and
+    /// the search then take that board's shapes).
     /// Raises `OSError` when the file cannot be read, `ValueError` when it is no checkpoint
     /// or does not fit `game`.
     #[new]
@@ -101,8 +103,9 @@ impl PyNetwork {
     }
 
     /// The shipped network for `spec` (`models/` of this repository, or `$ALPHAZERO_MODELS`;
-    /// a Gomoku renju or standard board takes the freestyle network of its size); `None`
-    /// when there is none.
+    /// a Gomoku renju or standard board takes the freestyle network of its size, a board
+    /// without a file of its own a size-independent network of another board, laid out for
+    /// this one); `None` when there is none.
     #[staticmethod]
     fn shipped(spec: &str) -> PyResult<Option<PyNetwork>> {
         let spec = parse_spec(spec)?;
