@@ -97,14 +97,17 @@ class Game:
 class Network:
     """A network checkpoint (``.azc``) for the game it was trained for, or for ``game`` (a
     spec of the same game with the network's shapes, e.g. a renju board for a freestyle
-    network). ``OSError`` when the file cannot be read, ``ValueError`` when it is no
+    network, or any board of its game for a size-independent network, whose ``predict``,
+    ``export_onnx`` and search then take that board's shapes). ``OSError`` when the file cannot be read, ``ValueError`` when it is no
     checkpoint or does not fit ``game``."""
 
     def __init__(self, path: PathLike, game: Optional[str] = None) -> None: ...
     @staticmethod
     def shipped(spec: str) -> Optional["Network"]:
         """The shipped network (``models/``, or ``$ALPHAZERO_MODELS``) for ``spec``; a Gomoku
-        renju or standard board takes the freestyle network of its size. ``None`` if none."""
+        renju or standard board takes the freestyle network of its size, a board without a
+        file of its own a size-independent network of another board, laid out for this one.
+        ``None`` if none."""
     @property
     def spec(self) -> str:
         """The game spec the network searches."""
