@@ -40,27 +40,38 @@ DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
 
 
 def parse_pgn(path: str) -> list[list[tuple[int, int]]]:
-    """The games of an `alphazero arena --pgn` file on 15×15 freestyle, as (x, y) moves from
-    the empty board (x = file letter a.., y = rank − 1)."""
-    games, moves, ok = [], [], True
+    """The 15×15 freestyle games of a PGN file as (x, y) moves from the empty board: the
+    project's PGN (`alphazero arena --pgn`, `alphazero records export`: moves as `h8`, x = file
+    letter a.., y = rank − 1) or the match runner's (`match.py --pgn-out`: moves as `x,y`).
+    A game starts at the first tag after a game's moves."""
+    games, moves, ok, in_moves = [], [], True, False
+
+    def close():
+        if moves and ok:
+            games.append(list(moves))
+
     for line in open(path, encoding="utf-8"):
         line = line.strip()
-        if line.startswith("[Size "):
-            ok = line == f'[Size "{SIZE}"]'
-        elif line.startswith("[Rule "):
-            ok = ok and line == '[Rule "freestyle"]'
-        elif line.startswith("[Game "):
-            if moves and ok:
-                games.append(moves)
-            moves, ok = [], True
-        elif line and not line.startswith("["):
+        if line.startswith("["):
+            if in_moves:
+                close()
+                moves, ok, in_moves = [], True, False
+            if line.startswith("[Size "):
+                ok = ok and line == f'[Size "{SIZE}"]'
+            elif line.startswith("[Rule "):
+                ok = ok and line == '[Rule "freestyle"]'
+        elif line:
+            in_moves = True
             text = re.sub(r"\{[^}]*\}", " ", line)
             for tok in text.split():
                 m = re.fullmatch(r"([a-z])(\d+)", tok)
                 if m:
                     moves.append((ord(m.group(1)) - ord("a"), int(m.group(2)) - 1))
-    if moves and ok:
-        games.append(moves)
+                    continue
+                m = re.fullmatch(r"(\d+),(\d+)", tok)
+                if m:
+                    moves.append((int(m.group(1)), int(m.group(2))))
+    close()
     return games
 
 
