@@ -12,9 +12,9 @@ the definition of the threat) is played and the opponent's reply searched by Rap
 after which Rapfi finds a forced win for the opponent (`Eval +M…`) loses, any other is kept
 as a defence. A forced win found by a small search (`--quick-nodes`) is as proven as one a
 large search finds, so each candidate is searched small first and only the moves it does not
-refute get the full `--nodes`. Fives and forced replies to a four are played out here by the rules (Rapfi
-answers those without a search, so without an evaluation); a position where Rapfi gives no
-evaluation is dropped.
+refute get the full `--nodes`. Fives and forced replies to a four are played out here by the
+rules (Rapfi answers those without a search, so without an evaluation); a position where Rapfi
+gives no evaluation is dropped.
 
 `measure` sends each position to a brain (`BOARD`, its stones as the brain's own and the
 opponent's) and counts the moves that are among the position's defences.
@@ -141,7 +141,9 @@ class Brain:
             if done(line):
                 return lines
 
-    def think(self, board: dict, to_move: int, infos: tuple = ()) -> tuple[tuple[int, int], list[str]]:
+    def think(
+        self, board: dict, to_move: int, infos: tuple = ()
+    ) -> tuple[tuple[int, int], list[str]]:
         """The brain's move with `to_move` (1 or 2) to play on `board`, and its messages;
         `infos` (`INFO` lines without the word) are sent first."""
         # Rapfi drops a command that arrives in the moment after it prints its move.
@@ -208,8 +210,8 @@ def make(args) -> None:
     print("# project's code), from the project's own games (self-play records, arena games):")
     print(f"#   scripts/gomoku-must-defend.py make --games {' '.join(args.games)} "
           f"--nodes {args.nodes} --quick-nodes {args.quick_nodes} --max-defence-share "
-          f"{args.max_defence_share} --order {args.order} --window {args.window} --positions {args.positions} --per-game {args.per_game} "
-          f"--seed {args.seed}")
+          f"{args.max_defence_share} --order {args.order} --window {args.window} "
+          f"--positions {args.positions} --per-game {args.per_game} --seed {args.seed}")
     print("# Columns (tab-separated): the moves from the empty board (x,y; black first, the side")
     print("# to move is the next colour); the side to move; every move within two points of a")
     print("# stone after which Rapfi finds no forced win for the opponent (the defences); how")
@@ -277,7 +279,7 @@ def make(args) -> None:
                     break
                 if reply != "win":
                     defences.append(mv)
-            if unknown or not defences or len(defences) > most:
+            if unknown or not defences or len(defences) > most or len(defences) == tried:
                 reason = "no evaluation" if unknown else "no defence" if not defences else \
                     f"over {args.max_defence_share:g} of the moves defend"
                 dropped[reason] += 1
