@@ -16,11 +16,14 @@ refute get the full `--nodes`. Fives and forced replies to a four are played out
 rules (Rapfi answers those without a search, so without an evaluation); a position where Rapfi
 gives no evaluation is dropped.
 
-`measure` sends each position to a brain (`BOARD`, its stones as the brain's own and the
+`merge` joins the outputs of several `make` runs (side by side on several cores, or over
+time), a position kept once. `measure` sends each position to a brain (`BOARD`, its stones as the brain's own and the
 opponent's) and counts the moves that are among the position's defences.
 
     python3 scripts/gomoku-must-defend.py make --games games.pgn --rapfi /path/pbrain-rapfi \\
-        --nodes 200000 --positions 100 --seed 1 > must-defend.tsv
+        --nodes 200000 --positions 100 --seed 1 > part-1.tsv
+    python3 scripts/gomoku-must-defend.py make --games more.pgn … --seed 2 > part-2.tsv
+    python3 scripts/gomoku-must-defend.py merge part-1.tsv part-2.tsv > must-defend.tsv
     python3 scripts/gomoku-must-defend.py measure --positions must-defend.tsv \\
         --brain "target/release/alphazero gomocup" --turn-ms 1000
 
@@ -292,6 +295,30 @@ def make(args) -> None:
     rapfi.close()
 
 
+def merge(args) -> None:
+    """One set from several `make` outputs: the first file's comments with every file's
+    command line, then the rows, a position kept once."""
+    comments, commands, rows, seen = [], [], [], set()
+    for i, path in enumerate(args.files):
+        for line in open(path, encoding="utf-8"):
+            line = line.rstrip("\n")
+            if line.startswith("#   scripts/"):
+                commands.append(line)
+            elif line.startswith("#"):
+                if i == 0:
+                    comments.append(line)
+            elif line and not line.startswith("moves\t"):
+                moves = line.split("\t")[0]
+                if moves not in seen:
+                    seen.add(moves)
+                    rows.append(line)
+    print("\n".join(comments[:2] + commands + comments[2:]))
+    print("moves\tside\tdefences\tcandidates\tnote")
+    for row in rows:
+        print(row)
+    print(f"{len(rows)} positions from {len(args.files)} files", file=sys.stderr)
+
+
 def measure(args) -> None:
     rows = [l.rstrip("\n").split("\t") for l in open(args.positions, encoding="utf-8")
             if not l.startswith("#") and not l.startswith("moves\t")]
@@ -338,12 +365,14 @@ def main() -> None:
     mk.add_argument("--per-game", type=int, default=2)
     mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")
     mk.add_argument("--seed", type=int, default=1)
+    mg = sub.add_parser("merge", help="one set from several `make` outputs (to stdout)")
+    mg.add_argument("files", nargs="+")
     ms = sub.add_parser("measure", help="a brain's moves on the positions")
     ms.add_argument("--positions", required=True)
     ms.add_argument("--brain", required=True, help="the brain's command line")
     ms.add_argument("--turn-ms", type=int, default=1000)
     args = ap.parse_args()
-    make(args) if args.cmd == "make" else measure(args)
+    {"make": make, "merge": merge, "measure": measure}[args.cmd](args)
 
 
 if __name__ == "__main__":
