@@ -7,6 +7,9 @@
 #   scripts/equal-time.sh OUT_DIR "GAME ARGS" MINUTES NAME "OVERRIDES" [NAME "OVERRIDES"]...
 #   NICE=19 scripts/equal-time.sh …   every run at autogroup nice 19 (the runs still share
 #                                     equally, and give way to builds and tests)
+#   CLOCK=cpu scripts/equal-time.sh … MINUTES of each run's own CPU time
+#                                     (run.budget_clock = "cpu") instead of the wall clock:
+#                                     equal budgets however busy the machine is
 #   scripts/equal-time.sh runs/eq "--game connect4" 15 default "" \
 #     gumbel16 "--set selfplay.search.gumbel=true --set selfplay.playout_cap.enabled=false --set selfplay.simulations=16"
 set -eu
@@ -18,6 +21,6 @@ while [ $# -ge 2 ]; do
   # shellcheck disable=SC2086 # GAMEARGS and SETS are word lists
   setsid sh -c "echo ${NICE:-0} > /proc/self/autogroup 2>/dev/null; RAYON_NUM_THREADS=1 exec $AZ train \
     --run '$OUT/$NAME' $GAMEARGS --set selfplay.workers=1 --set run.threads=1 \
-    --set run.time_budget_minutes=$MIN --set run.seed=1 $SETS --quiet" > "$OUT/$NAME.log" 2>&1 &
+    --set run.time_budget_minutes=$MIN --set run.budget_clock=${CLOCK:-wall} --set run.seed=1 $SETS --quiet" > "$OUT/$NAME.log" 2>&1 &
 done
 wait

@@ -450,9 +450,32 @@ fn bad_storage_and_a_run_of_another_game_are_one_error_naming_the_url_before_any
         "holds no run yet",
     );
 
-    // A run of another game.
     let options = server.options();
     let options: Vec<(&str, &str)> = options.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    // A budget on the CPU clock: a learner cannot count its actors' CPU; refused before any
+    // write.
+    let cpu = server.url("runs/cpu");
+    let (code, err) = run(
+        &env,
+        &[
+            "learner",
+            "--storage",
+            &cpu,
+            "--game",
+            "connect4",
+            "--set",
+            "run.budget_clock=cpu",
+        ],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("run.budget_clock = \"cpu\"") && err.contains("run.budget_clock = \"wall\""),
+        "{err}"
+    );
+    let s = ObjectStorage::open_with(&cpu, &options).unwrap();
+    assert_eq!(s.list("").unwrap(), Vec::<String>::new());
+
+    // A run of another game.
     let other = server.url("runs/gomoku");
     let s = ObjectStorage::open_with(&other, &options).unwrap();
     claim_run(&s, &other, "gomoku 9x9 freestyle").unwrap();

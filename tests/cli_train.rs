@@ -325,6 +325,65 @@ fn iterations_flag_limits_one_invocation_and_is_not_saved() {
     let _ = std::fs::remove_dir_all(&run);
 }
 
+/// Sets the saved clocks of a run (seconds of wall-clock and CPU time spent so far).
+fn set_clocks(run: &Path, elapsed_s: f64, cpu_s: f64) {
+    let storage = LocalStorage::open(run).unwrap();
+    let mut state = RunState::load(&storage).unwrap().expect("state");
+    (state.elapsed_s, state.cpu_s) = (elapsed_s, cpu_s);
+    state.save(&storage).unwrap();
+}
+
+#[test]
+fn cpu_budget_clock_counts_cpu_seconds_and_ignores_the_wall_clock() {
+    let run = temp_run("cpu-budget");
+    let one_iteration = |run: &Path| {
+        let mut c = tiny_cmd(run);
+        c.args([
+            "--set",
+            "run.iterations=0",
+            "--set",
+            "run.time_budget_minutes=100",
+            "--set",
+            "run.budget_clock=cpu",
+            "--iterations",
+            "1",
+        ]);
+        run_ok(c)
+    };
+    one_iteration(&run);
+    assert_eq!(check_counts_consistent(&run).iteration, 1);
+    // Far past the budget on the wall clock (a run that waited on a busy machine), little
+    // CPU spent: a CPU budget goes on.
+    set_clocks(&run, 1.0e6, 1.0);
+    let err = one_iteration(&run);
+    assert!(!err.contains("the run is complete"), "{err}");
+    let state = check_counts_consistent(&run);
+    assert_eq!(state.iteration, 2);
+    assert!(state.cpu_s > 1.0 && state.elapsed_s > 1.0e6, "{state:?}");
+    // The CPU budget spent: the run is complete, and says on which clock.
+    set_clocks(&run, 1.0, 100.0 * 60.0);
+    let err = one_iteration(&run);
+    assert!(
+        err.contains("reached run.time_budget_minutes = 100 of CPU time"),
+        "{err}"
+    );
+    assert_eq!(check_counts_consistent(&run).iteration, 2);
+    // The wall clock (the default) would have stopped the run at the first resume.
+    let wall = temp_run("wall-budget");
+    one_iteration(&wall);
+    set_clocks(&wall, 1.0e6, 1.0);
+    let mut c = tiny_cmd(&wall);
+    c.args(["--set", "run.budget_clock=wall", "--iterations", "1"]);
+    let err = run_ok(c);
+    assert!(
+        err.contains("reached run.time_budget_minutes = 100;"),
+        "{err}"
+    );
+    assert_eq!(check_counts_consistent(&wall).iteration, 1);
+    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(&wall);
+}
+
 #[test]
 fn the_command_that_made_a_run_with_its_config_file_resumes_it() {
     let run = temp_run("resume-with-config");

@@ -150,6 +150,13 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
     }
+    if cfg.run.budget_clock == alphazero_train::config::BudgetClock::Cpu {
+        bail!(
+            "run.budget_clock = \"cpu\" counts the CPU time of one process, and a learner's \
+             actors spend theirs on other machines: limit a run of actors and a learner with \
+             run.budget_clock = \"wall\" (the default) or run.iterations"
+        );
+    }
     // The first write: refused, having written nothing, when the storage holds another game.
     claim_run(&*storage, &name, &cfg.game.words())?;
     // One learner per run: refused here, before any other write, when another holds it.

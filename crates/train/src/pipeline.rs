@@ -32,7 +32,7 @@ use alphazero_selfplay::{
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use crate::config::{EvalConfig, TrainConfig};
+use crate::config::{BudgetClock, EvalConfig, TrainConfig};
 use crate::error::PipelineError;
 use crate::init::InitNetwork;
 use crate::metrics::{ActorIntake, GatingMetrics, IterationMetrics, MetricsLog, SolverMetrics};
@@ -294,15 +294,25 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         Ok(self.storage.put(key, &bytes)?)
     }
 
-    /// The learning rate of iteration `iteration` (0-based) after `elapsed_s` seconds of
-    /// training: `train.lr` scheduled over the run's progress, by `run.iterations` when set,
-    /// else by `run.time_budget_minutes`.
-    pub fn learning_rate(&self, iteration: u32, elapsed_s: f64) -> f64 {
+    /// The seconds of the run's time budget spent after `elapsed_s` seconds of training on
+    /// the wall clock and `cpu_s` seconds of the trainer's CPU time: the one `run.budget_clock`
+    /// names.
+    pub fn budget_spent(&self, elapsed_s: f64, cpu_s: f64) -> f64 {
+        match self.cfg.run.budget_clock {
+            BudgetClock::Wall => elapsed_s,
+            BudgetClock::Cpu => cpu_s,
+        }
+    }
+
+    /// The learning rate of iteration `iteration` (0-based) after `spent_s` seconds of the
+    /// run's time budget ([`Pipeline::budget_spent`]): `train.lr` scheduled over the run's
+    /// progress, by `run.iterations` when set, else by `run.time_budget_minutes`.
+    pub fn learning_rate(&self, iteration: u32, spent_s: f64) -> f64 {
         let r = &self.cfg.run;
         let progress = if r.iterations > 0 {
             Some(f64::from(iteration) / f64::from(r.iterations))
         } else if r.time_budget_minutes > 0.0 {
-            Some(elapsed_s / (r.time_budget_minutes * 60.0))
+            Some(spent_s / (r.time_budget_minutes * 60.0))
         } else {
             None
         };
@@ -993,7 +1003,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let start = self.start_position();
         recovery::set_aside_orphan_records(storage, &state, &start, observer)?;
         recovery::set_aside_orphan_networks(storage, &state, observer)?;
-        let lr0 = self.learning_rate(state.iteration, state.elapsed_s);
+        let lr0 = self.learning_rate(
+            state.iteration,
+            self.budget_spent(state.elapsed_s, state.cpu_s),
+        );
         let mut trainer = self.open_trainer(&mut state, init, lr0)?;
         if state.champions.is_empty() {
             state.champions.push(ChampionInfo {
@@ -1050,16 +1063,19 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 stopped_by_request = true;
                 break;
             }
-            let elapsed = elapsed_before + session_start.elapsed().as_secs_f64();
+            let spent = self.budget_spent(
+                elapsed_before + session_start.elapsed().as_secs_f64(),
+                cpu_before + session_cpu.elapsed().as_secs_f64(),
+            );
             // The run's own limits, recorded in its state for the actors (they stop then).
-            let complete = self.run_limit_reached(&state, elapsed);
+            let complete = self.run_limit_reached(&state, spent);
             if complete != state.complete {
                 state.complete = complete;
                 source.before_commit(self, &state)?;
                 state.save(self.storage)?;
             }
             if let Some(line) =
-                self.limit_reached(&state, first_iteration, elapsed, limits, session_start)
+                self.limit_reached(&state, first_iteration, spent, limits, session_start)
             {
                 observer.info(&line);
                 break;
@@ -1074,8 +1090,13 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 break;
             };
             let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
-            let lr =
-                self.learning_rate(iter, elapsed_before + session_start.elapsed().as_secs_f64());
+            let lr = self.learning_rate(
+                iter,
+                self.budget_spent(
+                    elapsed_before + session_start.elapsed().as_secs_f64(),
+                    cpu_before + session_cpu.elapsed().as_secs_f64(),
+                ),
+            );
             let learned = self.learn(
                 &mut trainer,
                 &buffer,
@@ -1120,11 +1141,11 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     }
 
     /// Whether the run's own limits (`run.iterations`, `run.time_budget_minutes`) are
-    /// reached after `elapsed_s` seconds of training.
-    fn run_limit_reached(&self, state: &RunState, elapsed_s: f64) -> bool {
+    /// reached after `spent_s` seconds of the time budget ([`Pipeline::budget_spent`]).
+    fn run_limit_reached(&self, state: &RunState, spent_s: f64) -> bool {
         let r = &self.cfg.run;
         (r.iterations > 0 && state.iteration >= r.iterations)
-            || (r.time_budget_minutes > 0.0 && elapsed_s >= r.time_budget_minutes * 60.0)
+            || (r.time_budget_minutes > 0.0 && spent_s >= r.time_budget_minutes * 60.0)
     }
 
     /// The line saying why the run stops now, if a limit is reached: the run's
@@ -1133,7 +1154,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         &self,
         state: &RunState,
         first_iteration: u32,
-        elapsed_s: f64,
+        spent_s: f64,
         limits: &Limits,
         session_start: Instant,
     ) -> Option<String> {
@@ -1150,10 +1171,14 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 }
             ));
         }
-        if r.time_budget_minutes > 0.0 && elapsed_s >= r.time_budget_minutes * 60.0 {
+        if r.time_budget_minutes > 0.0 && spent_s >= r.time_budget_minutes * 60.0 {
             return Some(format!(
-                "the run is complete: reached run.time_budget_minutes = {}{}",
+                "the run is complete: reached run.time_budget_minutes = {}{}{}",
                 r.time_budget_minutes,
+                match r.budget_clock {
+                    BudgetClock::Wall => "",
+                    BudgetClock::Cpu => " of CPU time (run.budget_clock = \"cpu\")",
+                },
                 if done_here == 0 {
                     "; to go on, raise it, e.g. --set run.time_budget_minutes=M"
                 } else {

@@ -8,9 +8,10 @@ use toml::{Table, Value};
 
 use super::merge::{merge_checked, to_table};
 use super::schema::{
-    ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
-    PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
-    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig, ValueHead,
+    ActorsConfig, BudgetClock, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig,
+    Optimizer, PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig,
+    RestartRule, RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    ValueHead,
 };
 use super::ConfigError;
 
@@ -143,6 +144,7 @@ impl TrainConfig {
             run: RunConfig {
                 iterations: 100,
                 time_budget_minutes: 0.0,
+                budget_clock: BudgetClock::Wall,
                 snapshot_every: 10,
                 seed: 0,
                 threads: 0,

@@ -58,8 +58,9 @@ pub use overrides::{
     game_field_in, game_name_in, game_name_in_override, override_key_value, sets_section_in,
 };
 pub use schema::{
-    ActorsConfig, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig, Optimizer,
-    PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig, RestartRule,
-    RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig, ValueHead,
+    ActorsConfig, BudgetClock, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig,
+    Optimizer, PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig,
+    RestartRule, RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
+    ValueHead,
 };
 pub use validate::{MAX_BATCH_SIZE, MAX_BLOCKS, MAX_CHANNELS, MAX_SIMULATIONS, MAX_VALUE_HIDDEN};

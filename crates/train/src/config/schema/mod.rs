@@ -143,14 +143,34 @@ impl ActorsConfig {
     }
 }
 
+/// The clock a run's time budget counts (`run.budget_clock`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BudgetClock {
+    /// Seconds of training on the wall clock (`elapsed_s` in the run's state), summed over
+    /// the invocations that resumed the run.
+    #[default]
+    Wall,
+    /// Seconds of CPU time of the `alphazero train` process, all its threads (`cpu_s` in the
+    /// run's state), summed over invocations: runs compared at equal CPU time get the same
+    /// budget however busy the machine is. An actors + learner run counts only the
+    /// learner's CPU, so it is refused there.
+    Cpu,
+}
+
 /// `[run]`: the run as a whole.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     /// Iterations to run; 0 = no limit (then `time_budget_minutes` must be set).
     pub iterations: u32,
-    /// Wall-clock budget in minutes; 0 = no limit.
+    /// Time budget in minutes, on the clock [`RunConfig::budget_clock`] names; 0 = no limit.
     pub time_budget_minutes: f64,
+    /// The clock `time_budget_minutes` (and the cosine learning-rate schedule of a run
+    /// limited by time) counts: the wall clock (the default) or the training process's CPU
+    /// time. Run configs written before it read as [`BudgetClock::Wall`].
+    #[serde(default)]
+    pub budget_clock: BudgetClock,
     /// Save a snapshot of the network every this many iterations.
     pub snapshot_every: u32,
     /// Seed of the run's random number generators (at most 2^63 − 1).
