@@ -1055,6 +1055,13 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         let session_start = Instant::now();
         let elapsed_before = state.elapsed_s;
         let (session_cpu, cpu_before) = (ProcessTime::now(), state.cpu_s);
+        // The seconds of the time budget spent so far, on the run's clock.
+        let spent_now = || {
+            self.budget_spent(
+                elapsed_before + session_start.elapsed().as_secs_f64(),
+                cpu_before + session_cpu.elapsed().as_secs_f64(),
+            )
+        };
         self.solver_slice();
         let first_iteration = state.iteration;
         let (mut stopped_by_request, mut stopped_while_waiting) = (false, false);
@@ -1063,10 +1070,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 stopped_by_request = true;
                 break;
             }
-            let spent = self.budget_spent(
-                elapsed_before + session_start.elapsed().as_secs_f64(),
-                cpu_before + session_cpu.elapsed().as_secs_f64(),
-            );
+            let spent = spent_now();
             // The run's own limits, recorded in its state for the actors (they stop then).
             let complete = self.run_limit_reached(&state, spent);
             if complete != state.complete {
@@ -1090,13 +1094,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 break;
             };
             let new_positions = self.ingest(&mut buffer, batch.first_game_id, &batch.games)?;
-            let lr = self.learning_rate(
-                iter,
-                self.budget_spent(
-                    elapsed_before + session_start.elapsed().as_secs_f64(),
-                    cpu_before + session_cpu.elapsed().as_secs_f64(),
-                ),
-            );
+            let lr = self.learning_rate(iter, spent_now());
             let learned = self.learn(
                 &mut trainer,
                 &buffer,
