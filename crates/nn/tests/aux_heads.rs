@@ -215,7 +215,12 @@ fn the_aux_losses_change_the_trunk_only_when_weighted() {
     assert_eq!(heads_plain, aux_tensors(&start));
     // Weighted, their gradient reaches the heads and the trunk.
     for ((name, a), (_, b)) in heads_aux.iter().zip(&aux_tensors(&start)) {
-        if name.ends_with("running_mean") || name.ends_with("running_var") {
+        // A conv bias that feeds a training-mode batch norm has an exactly zero gradient (the
+        // norm subtracts the batch mean), so whether it moves is rounding noise.
+        if name.ends_with("running_mean")
+            || name.ends_with("running_var")
+            || name == "aux_policy.conv.bias"
+        {
             continue;
         }
         assert!(max_abs_diff(a, b) > 0.0, "{name} did not move");
