@@ -1067,7 +1067,7 @@ fn init_refuses_a_network_of_another_game_board_or_size_naming_both() {
         ],
         &[
             "the network is 4x32 (value head 32), the run's model is 4x32 (value head 32, \
-             global pooling of 8 channels in blocks [2])",
+             global pooling of 8 channels in block 3)",
             "model.global_pooling=false",
         ],
     );
@@ -1387,6 +1387,68 @@ fn run_that_lost_its_state_is_refused_not_started_over() {
     assert_eq!(check_counts_consistent(&run).iteration, 3);
     let _ = std::fs::remove_dir_all(&run);
     let _ = std::fs::remove_dir_all(&fresh);
+}
+
+#[test]
+fn run_that_lost_its_config_is_refused_even_with_force_not_resumed_under_defaults() {
+    let run = temp_run("lost-config");
+    run_ok(train_cmd(&run, 2));
+    let config = std::fs::read(run.join("config.toml")).unwrap();
+    let champion = check_run_dir(&run).champion_id;
+    std::fs::remove_file(run.join("config.toml")).unwrap();
+    let before = dir_contents(&run);
+    for force in [false, true] {
+        let mut cmd = train_cmd(&run, 3);
+        if force {
+            cmd.arg("--force");
+        }
+        let err = run_fails(cmd);
+        assert!(
+            err.contains("config.toml is missing") && err.contains("state/run.json is there"),
+            "force {force}: {err}"
+        );
+        assert!(
+            err.contains(&format!("--init RUN/networks/champion-{champion:04}.azc")),
+            "force {force}: {err}"
+        );
+        assert!(!err.contains("--force"), "never advised: {err}");
+        assert_eq!(dir_contents(&run), before, "force {force}: the run changed");
+    }
+    // Restored, the run resumes where it was.
+    std::fs::write(run.join("config.toml"), &config).unwrap();
+    run_ok(train_cmd(&run, 3));
+    assert_eq!(check_counts_consistent(&run).iteration, 3);
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+#[test]
+fn trainer_checkpoint_of_another_shape_is_refused_in_words_with_the_way_on() {
+    let run = temp_run("latest-shape");
+    run_ok(train_cmd(&run, 1));
+    let champion = format!(
+        "networks/champion-{:04}.azc",
+        check_run_dir(&run).champion_id
+    );
+    std::fs::copy(shipped("connect4.azc"), run.join("networks/latest.azc")).unwrap();
+    // The run's data, not its config (which takes the new run.iterations before the load).
+    let data = |run: &Path| {
+        let mut d = dir_contents(run);
+        d.retain(|(k, _)| k != "config.toml");
+        d
+    };
+    let before = data(&run);
+    let err = run_fails(train_cmd(&run, 2));
+    assert!(
+        err.contains("networks/latest.azc holds a 4x32 (value head 32) network")
+            && err.contains(&format!("copy {champion} over it")),
+        "{err}"
+    );
+    assert!(!err.contains("ModelConfig"), "no debug dump: {err}");
+    assert_eq!(data(&run), before, "the run changed");
+    std::fs::copy(run.join(&champion), run.join("networks/latest.azc")).unwrap();
+    run_ok(train_cmd(&run, 2));
+    assert_eq!(check_counts_consistent(&run).iteration, 2);
+    let _ = std::fs::remove_dir_all(&run);
 }
 
 #[test]

@@ -166,6 +166,7 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         std::time::Duration::from_secs_f64(args.lease_seconds),
         &|line| eprintln!("{line}"),
     )?;
+    alphazero_train::recovery::refuse_state_without_config(&*storage)?;
     alphazero_train::recovery::check_resumable(&*storage)?;
     let init = match run.init {
         Some(i) if i.needed(&*storage, &name, &bars)? => Some(i),

@@ -204,6 +204,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     // The lock comes first: a second trainer on this directory stops here, having written
     // nothing.
     let storage = alphazero_train::local::open_run(&args.run)?;
+    alphazero_train::recovery::refuse_state_without_config(&storage)?;
     // A run that lost its state or its trainer checkpoint is refused before anything is
     // written (its saved config included).
     alphazero_train::recovery::check_resumable(&storage)?;

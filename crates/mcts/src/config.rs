@@ -390,7 +390,7 @@ impl SearchConfig {
                 a.is_finite() && a > 0.0,
                 "dirichlet_alpha_total",
                 a,
-                "must be finite and > 0 (0 = off)",
+                "must be finite and >= 0 (0 = off)",
             )?;
         }
         if let Some(k) = self.forced_playouts {
@@ -398,7 +398,14 @@ impl SearchConfig {
                 k.is_finite() && k > 0.0,
                 "forced_playouts",
                 k,
-                "must be finite and > 0 (0 = off)",
+                "must be finite and >= 0 (0 = off)",
+            )?;
+            // Forcing visits is a PUCT root's rule; a Gumbel root picks its own visits.
+            check(
+                self.gumbel.is_none(),
+                "forced_playouts",
+                k,
+                "acts at a PUCT root only and does nothing with gumbel on: set one of them",
             )?;
         }
         let e = self.dirichlet_epsilon;
@@ -539,6 +546,14 @@ mod tests {
             (
                 SearchConfig {
                     forced_playouts: Some(-2.0),
+                    ..Default::default()
+                },
+                "forced_playouts",
+            ),
+            (
+                SearchConfig {
+                    forced_playouts: Some(2.0),
+                    gumbel: Some(GumbelConfig::default()),
                     ..Default::default()
                 },
                 "forced_playouts",

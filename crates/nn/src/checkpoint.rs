@@ -114,7 +114,7 @@ pub enum CheckpointError {
         source: std::io::Error,
     },
     /// The file does not start with [`MAGIC`].
-    #[error("{path}: not an alphazero checkpoint (starts with {found:02x?})")]
+    #[error("{path}: not an alphazero checkpoint ({})", if found.is_empty() { "the file is empty".to_string() } else { format!("starts with {found:02x?}") })]
     BadMagic {
         /// The file.
         path: PathBuf,

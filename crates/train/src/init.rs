@@ -33,6 +33,50 @@ type Arch = (
     bool,
 );
 
+/// `m`'s size as `--init` compares it.
+fn arch(m: &alphazero_nn::ModelConfig) -> Arch {
+    (
+        m.residual_blocks,
+        m.channels,
+        m.value_hidden,
+        m.global_pooling.clone(),
+        m.policy_planes.is_some(),
+        m.policy_channels,
+        m.value_pool.is_some(),
+    )
+}
+
+/// A network's size in words, as the trainer names it: `BxC (value head V[ pooled][, global
+/// pooling of N channels in blocks i, j (counted from 1)][, convolutional policy head of P
+/// channels])`, e.g. `5x48 (value head 48, global pooling of 8 channels in blocks 3)`.
+pub(crate) fn shape_words(m: &alphazero_nn::ModelConfig) -> String {
+    arch_words(&arch(m))
+}
+
+/// `global pooling of N channels in blocks i, j`, the blocks counted from 1 as users count them.
+fn pooling_words(g: &alphazero_nn::GlobalPooling) -> String {
+    let blocks: Vec<String> = g.blocks.iter().map(|i| (i + 1).to_string()).collect();
+    format!(
+        "global pooling of {} channels in block{} {}",
+        g.channels,
+        if blocks.len() == 1 { "" } else { "s" },
+        blocks.join(", ")
+    )
+}
+
+fn arch_words((b, c, v, g, conv, pc, pooled): &Arch) -> String {
+    let pooling = g
+        .as_ref()
+        .map_or(String::new(), |g| format!(", {}", pooling_words(g)));
+    let head = match (conv, pc) {
+        (true, _) => format!(", convolutional policy head of {pc} channels"),
+        (false, 2) => String::new(),
+        (false, _) => format!(", policy head of {pc} channels"),
+    };
+    let value = if *pooled { " pooled" } else { "" };
+    format!("{b}x{c} (value head {v}{value}{pooling}{head})")
+}
+
 /// The checkpoint file `path` given by `flag` for a run of game `G`, as an [`InitNetwork`]
 /// of the whole network (named `--init models/gomoku.azc` in errors), and the checkpoint.
 fn read<G: Encode>(
@@ -132,36 +176,9 @@ impl InitNetwork {
                 have.0, have.1, have.2, have.3, want.0, want.1, want.2, want.3
             )));
         }
-        let arch = |m: &alphazero_nn::ModelConfig| {
-            (
-                m.residual_blocks,
-                m.channels,
-                m.value_hidden,
-                m.global_pooling.clone(),
-                m.policy_planes.is_some(),
-                m.policy_channels,
-                m.value_pool.is_some(),
-            )
-        };
         let file_size = arch(m);
         let run_size = arch(&network_config::<G>(cfg, game_config));
         if file_size != run_size {
-            let size_words = |(b, c, v, g, conv, pc, pooled): &Arch| {
-                let pooling = match g {
-                    None => String::new(),
-                    Some(g) => format!(
-                        ", global pooling of {} channels in blocks {:?}",
-                        g.channels, g.blocks
-                    ),
-                };
-                let head = match (conv, pc) {
-                    (true, _) => format!(", convolutional policy head of {pc} channels"),
-                    (false, 2) => String::new(),
-                    (false, _) => format!(", policy head of {pc} channels"),
-                };
-                let value = if *pooled { " pooled" } else { "" };
-                format!("{b}x{c} (value head {v}{value}{pooling}{head})")
-            };
             let file_keys = format!(
                 "model.blocks={}, model.channels={}, model.value_hidden={}, \
                  model.global_pooling={}{}",
@@ -203,8 +220,8 @@ impl InitNetwork {
                 };
                 return Err(PipelineError::Invalid(format!(
                     "{name}: the network is {}, the run's model is {}; {how}",
-                    size_words(&file_size),
-                    size_words(&run_size)
+                    arch_words(&file_size),
+                    arch_words(&run_size)
                 )));
             }
             let as_u32 = |v: usize, key: &str| {
@@ -236,13 +253,13 @@ impl InitNetwork {
                 return Err(PipelineError::Invalid(format!(
                     "{name}: the network is {}, whose global pooling blocks are not those \
                      model.global_pooling places ({file_keys} gives {})",
-                    size_words(&file_size),
-                    size_words(&arch(&network_config::<G>(cfg, game_config)))
+                    arch_words(&file_size),
+                    arch_words(&arch(&network_config::<G>(cfg, game_config)))
                 )));
             }
             observer.info(&format!(
                 "model {} taken from {name} (no model.* setting given)",
-                size_words(&file_size)
+                arch_words(&file_size)
             ));
         }
         if trained_for != run_game {
@@ -287,10 +304,7 @@ impl InitNetwork {
         if trunk(m) != trunk(&run) {
             let words = |(b, c, g): &Trunk| match g {
                 None => format!("{b}x{c}"),
-                Some(g) => format!(
-                    "{b}x{c} with global pooling of {} channels in blocks {:?}",
-                    g.channels, g.blocks
-                ),
+                Some(g) => format!("{b}x{c} with {}", pooling_words(g)),
             };
             return Err(PipelineError::Invalid(format!(
                 "{name}: the network's trunk is {}, the run's {}; set model.blocks={}, \
@@ -368,6 +382,8 @@ impl InitNetwork {
             return Ok(true);
         }
         let given = &self.name;
+        // The flag as given (`--init`, `--init-grow`, `--init-trunk`): the name's first word.
+        let flag = given.split_whitespace().next().unwrap_or("--init");
         match &state.init {
             Some(i) if i.fingerprint == self.info.fingerprint => {
                 observer.info(&format!(
@@ -378,13 +394,13 @@ impl InitNetwork {
             }
             Some(i) => Err(PipelineError::Invalid(format!(
                 "run {run} was started from {} ({}); {given} is another network ({}), and a \
-                 run's networks are never replaced: drop --init to resume the run, or give a \
+                 run's networks are never replaced: drop {flag} to resume the run, or give a \
                  new --run directory",
                 i.path, i.fingerprint, self.info.fingerprint
             ))),
             None => Err(PipelineError::Invalid(format!(
                 "run {run} already has networks (iteration {}, champion {}) that did not come \
-                 from --init; {given} would replace them: drop --init to resume the run, or \
+                 from --init; {given} would replace them: drop {flag} to resume the run, or \
                  give a new --run directory",
                 state.iteration, state.champion_id
             ))),

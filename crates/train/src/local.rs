@@ -63,6 +63,11 @@ pub fn check_new_run_directory(dir: &Path) -> Result<(), PipelineError> {
     // A run another process is starting holds its first files before its config: the
     // directory is in use, whatever it holds at this instant.
     LocalStorage::check_unlocked(dir).map_err(|e| open_error(dir, e))?;
+    if dir.join(RunDir::STATE).exists() {
+        // A run that lost its config: refused after the lock, never "started anyway"
+        // ([`crate::recovery::refuse_state_without_config`]).
+        return Ok(());
+    }
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())

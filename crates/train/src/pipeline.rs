@@ -386,10 +386,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             })?;
             if ck.header.model.without_aux() != self.model_config {
                 return Err(PipelineError::Invalid(format!(
-                    "{} has shape {:?}, the run's model is {:?}",
+                    "{} holds a {} network, the run's model is {}; to go on from the \
+                     champion instead, copy {} over it (the optimizer state then starts afresh)",
                     RunDir::LATEST,
-                    ck.header.model,
-                    self.model_config
+                    crate::init::shape_words(&ck.header.model.without_aux()),
+                    crate::init::shape_words(&self.model_config),
+                    RunDir::champion_key(state.champion_id)
                 )));
             }
             return Ok(ck.into_trainer(Some(tc), &self.device)?);
@@ -1043,13 +1045,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             ));
         }
         observer.info(&format!(
-            "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {}x{} ({} parameters)",
+            "iteration {}, champion {}, {} games so far, replay buffer {} positions; network {} ({} parameters)",
             state.iteration,
             state.champion_id,
             state.total_games,
             buffer.len(),
-            self.model_config.residual_blocks,
-            self.model_config.channels,
+            crate::init::shape_words(&self.model_config),
             self.model_config.num_params()
         ));
         let session_start = Instant::now();

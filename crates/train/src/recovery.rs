@@ -188,6 +188,37 @@ fn refuse_history_without_state(storage: &dyn Storage) -> Result<(), PipelineErr
     )))
 }
 
+/// Refuses a run that holds a run state but no configuration [`RunDir::CONFIG`] (deleted or
+/// lost). Started as a new run there, it would resume its state, networks and records under
+/// the default settings instead of its own (another seed, budget or model shape). Commands
+/// call it before anything is written, whether or not a new run was asked for (`--force`).
+///
+/// # Errors
+/// [`PipelineError::Invalid`] naming both files and the ways on: restore the configuration,
+/// or go on from the newest champion in a new run directory; [`PipelineError::Storage`].
+pub fn refuse_state_without_config(storage: &dyn Storage) -> Result<(), PipelineError> {
+    if storage.exists(RunDir::CONFIG)? || !storage.exists(RunDir::STATE)? {
+        return Ok(());
+    }
+    let way_on = match RunDir::new(storage).networks()?.newest_champion() {
+        Some(id) => format!(
+            ", or go on from its newest champion in a new run directory NEW: `alphazero \
+             train --run NEW --init RUN/{}` with the run's options (RUN being this run)",
+            RunDir::champion_key(id)
+        ),
+        None => String::new(),
+    };
+    Err(PipelineError::Invalid(format!(
+        "the run's configuration {} is missing, but its state {} is there: it was deleted or \
+         lost, and the run would go on under default settings instead of its own, so it is not \
+         started. Restore {} (e.g. from a backup of the run; `alphazero train --dry-run` with \
+         the run's options prints one){way_on}",
+        RunDir::CONFIG,
+        RunState::KEY,
+        RunDir::CONFIG,
+    )))
+}
+
 /// Refuses to go on without the trainer checkpoint [`RunDir::LATEST`] once the run has one to
 /// lose: after a committed iteration (or a start from `--init`), a trainer started afresh
 /// from random weights would throw the run's training away (and without gating become the
