@@ -233,6 +233,11 @@ fn unknown_search_keys_are_errors_naming_the_key_as_written() {
             "gating.search.dirichlet_epsilon",
             " (the gating search has no root noise; dirichlet_epsilon is selfplay.search's)",
         ),
+        // Forced playouts act only at a noised root.
+        (
+            "gating.search.forced_playouts",
+            " (the gating search has no root noise; forced_playouts is selfplay.search's)",
+        ),
     ] {
         let err = c4.with_overrides(&[format!("{key}=1")]).unwrap_err();
         assert_eq!(err, ConfigError::UnknownKey { key: key.into() });

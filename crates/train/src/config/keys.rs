@@ -21,12 +21,13 @@ pub const LEGACY_SEARCH_KEYS: [&str; 9] = [
     "draw_score",
 ];
 
-/// The `[selfplay.search]` keys `[gating.search]` cannot set: the root noise's (gating
-/// searches without it).
-pub const ROOT_NOISE_KEYS: [&str; 3] = [
+/// The `[selfplay.search]` keys `[gating.search]` cannot set: the root noise's, and forced
+/// playouts, which act only at a noised root (gating searches without noise).
+pub const ROOT_NOISE_KEYS: [&str; 4] = [
     "dirichlet_alpha",
     "dirichlet_epsilon",
     "dirichlet_alpha_total",
+    "forced_playouts",
 ];
 
 /// " (did you mean …?)" when `key`, unknown, is a key of the config in another place: a
