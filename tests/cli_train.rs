@@ -1523,3 +1523,48 @@ fn missing_champion_is_refused_in_plain_words() {
     assert_eq!(check_counts_consistent(&run).iteration, 3);
     let _ = std::fs::remove_dir_all(&run);
 }
+
+#[test]
+fn equal_time_script_refuses_a_bad_member_before_starting_any_run() {
+    let out = temp_run("equal-time");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/equal-time.sh");
+    let run = |args: &[&str], clock: &str| {
+        Command::new("sh")
+            .arg(&script)
+            .arg(&out)
+            .args(args)
+            .env("ALPHAZERO", env!("CARGO_BIN_EXE_alphazero"))
+            .env("CLOCK", clock)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for (args, clock, says) in [
+        (
+            &["--game connect4", "1", "a", "", "b", "--set bogus.key=1"][..],
+            "cpu",
+            "run b: error: unknown config key bogus.key",
+        ),
+        (
+            &["--game connect4", "abc", "a", ""][..],
+            "wall",
+            "run.time_budget_minutes must be a number",
+        ),
+        (
+            &["--game connect4", "1", "a", "", "lonely"][..],
+            "wall",
+            "the last, lonely, has none",
+        ),
+        (
+            &["--game connect4", "1", "a", ""][..],
+            "banana",
+            "CLOCK must be wall or cpu",
+        ),
+    ] {
+        let o = run(args, clock);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!out.exists(), "{args:?}: a run was started");
+    }
+}
