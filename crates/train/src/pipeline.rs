@@ -375,23 +375,23 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             return self.first_networks(t);
         }
         if self.storage.exists(RunDir::LATEST)? {
+            let way_on = format!(
+                "to go on from the champion instead, copy {} over it (the optimizer state then \
+                 starts afresh)",
+                RunDir::champion_key(state.champion_id)
+            );
             let ck = self.read_checkpoint(RunDir::LATEST).map_err(|e| {
                 e.context(format!(
-                    "{} (the trainer's network and optimizer state) cannot be loaded; to go \
-                     on from the champion instead, copy {} over it (the optimizer state then \
-                     starts afresh)",
-                    RunDir::LATEST,
-                    RunDir::champion_key(state.champion_id)
+                    "{} (the trainer's network and optimizer state) cannot be loaded; {way_on}",
+                    RunDir::LATEST
                 ))
             })?;
             if ck.header.model.without_aux() != self.model_config {
                 return Err(PipelineError::Invalid(format!(
-                    "{} holds a {} network, the run's model is {}; to go on from the \
-                     champion instead, copy {} over it (the optimizer state then starts afresh)",
+                    "{} holds a {} network, the run's model is {}; {way_on}",
                     RunDir::LATEST,
                     crate::init::shape_words(&ck.header.model.without_aux()),
-                    crate::init::shape_words(&self.model_config),
-                    RunDir::champion_key(state.champion_id)
+                    crate::init::shape_words(&self.model_config)
                 )));
             }
             return Ok(ck.into_trainer(Some(tc), &self.device)?);
