@@ -510,3 +510,52 @@ fn bad_storage_and_a_run_of_another_game_are_one_error_naming_the_url_before_any
     assert_eq!(s.list("").unwrap(), before, "nothing written");
     assert_eq!(b.list("").unwrap(), vec!["run.json".to_string()]);
 }
+
+#[test]
+fn learner_refusal_and_dry_run_leave_no_directory_behind() {
+    let parent = tempfile::tempdir().unwrap();
+    let dir = parent.path().join("run");
+    let storage = dir.to_str().unwrap();
+    let learner = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+            .args(["learner", "--storage", storage, "--game", "connect4"])
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            err,
+        )
+    };
+    // A budget on the CPU clock is refused: the directory it names is not created (it used
+    // to be created and locked before the config was read).
+    let (code, _, err) = learner(&["--set", "run.budget_clock=cpu"]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("run.budget_clock = \"cpu\""), "{err}");
+    assert!(!dir.exists(), "a refused learner created {}", dir.display());
+    // --dry-run prints the config and writes nothing.
+    let (code, out, err) = learner(&["--dry-run"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("[game]") && out.contains("connect4"), "{out}");
+    assert!(!dir.exists(), "--dry-run created {}", dir.display());
+    // A directory holding a run of the learner's is still read before it is opened: its
+    // saved budget clock is refused, and its files are left as they were.
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(
+        dir.join(RunDir::CONFIG),
+        "[game]\nname = \"connect4\"\n\n[run]\nbudget_clock = \"cpu\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = learner(&[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("run.budget_clock = \"cpu\""), "{err}");
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names, vec![RunDir::CONFIG.to_string()]);
+}

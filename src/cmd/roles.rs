@@ -69,16 +69,12 @@ fn parse_lease(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Opens `--storage` (an object store is checked by one listing: an unreachable server, a
-/// missing bucket or refused credentials are an error naming it); a learner's directory is
-/// locked like `train`'s run directory. Returns it and its name.
-fn open_storage(text: &str, learner: bool) -> Result<(Box<dyn Storage>, String)> {
+/// Opens an actor's `--storage` (an object store is checked by one listing: an unreachable
+/// server, a missing bucket or refused credentials are an error naming it). Returns it and
+/// its name.
+fn open_storage(text: &str) -> Result<(Box<dyn Storage>, String)> {
     let location: Location = text.parse()?;
-    let storage = match learner {
-        true => location.open_exclusive()?,
-        false => location.open()?,
-    };
-    Ok((storage, location.to_string()))
+    Ok((location.open()?, location.to_string()))
 }
 
 /// Runs `alphazero actor`.
@@ -88,7 +84,7 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
     if args.games == Some(0) {
         bail!("--games must be >= 1 (got 0)");
     }
-    let (storage, name) = open_storage(&args.storage, false)?;
+    let (storage, name) = open_storage(&args.storage)?;
     let (manifest, mut cfg) = roles::open_run(&*storage, &name, args.game.as_deref())?;
     if let Some(w) = args.workers {
         cfg.selfplay.workers = w;
@@ -141,8 +137,19 @@ pub fn run_actor(args: &ActorArgs) -> Result<()> {
 // The macro instantiates this for each game; some game configs are `Copy`.
 #[allow(clippy::clone_on_copy)]
 pub fn run_learner(args: &LearnerArgs) -> Result<()> {
-    let (storage, name) = open_storage(&args.storage, true)?;
-    let saved = alphazero_train::sources::saved_config(&*storage, &name)?;
+    let location: Location = args.storage.parse()?;
+    let name = location.to_string();
+    // Opening a directory creates it and its lock, so its saved config is read without
+    // opening it, and a refusal or --dry-run below leaves nothing behind. An object store is
+    // opened at once (a listing, no write) to read the run's config.
+    let (opened, saved) = match &location {
+        Location::Directory(dir) => (None, alphazero_train::local::saved_config(dir)?),
+        Location::ObjectStore(_) => {
+            let storage = location.open()?;
+            let saved = alphazero_train::sources::saved_config(&*storage, &name)?;
+            (Some(storage), saved)
+        }
+    };
     let bars = Bars::new(args.flags.quiet);
     let run = args.flags.prepare(&name, saved, &bars)?;
     let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
@@ -157,6 +164,10 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
              run.budget_clock = \"wall\" (the default) or run.iterations"
         );
     }
+    let storage = match opened {
+        Some(storage) => storage,
+        None => location.open_exclusive()?,
+    };
     // The first write: refused, having written nothing, when the storage holds another game.
     claim_run(&*storage, &name, &cfg.game.words())?;
     // One learner per run: refused here, before any other write, when another holds it.

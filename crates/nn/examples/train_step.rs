@@ -8,11 +8,30 @@ use alphazero_nn::bench::{bench_training_with, gomoku15_config};
 use alphazero_nn::{default_device, ModelPreset, TrainConfig};
 
 fn main() {
-    let secs: f64 = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10.0);
-    let aux = std::env::args().nth(2).is_some_and(|a| a == "aux");
+    let usage = "usage: train_step [SECONDS > 0, default 10] [aux]";
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let secs: f64 = match args.first() {
+        None => 10.0,
+        Some(s) => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 => v,
+            _ => {
+                eprintln!("train_step: SECONDS must be a number > 0 (got {s:?}); {usage}");
+                std::process::exit(2);
+            }
+        },
+    };
+    let aux = match args.get(1).map(String::as_str) {
+        None => false,
+        Some("aux") => true,
+        Some(other) => {
+            eprintln!("train_step: the second argument can only be `aux` (got {other:?}); {usage}");
+            std::process::exit(2);
+        }
+    };
+    if args.len() > 2 {
+        eprintln!("train_step: too many arguments; {usage}");
+        std::process::exit(2);
+    }
     let train = TrainConfig {
         aux_policy_weight: if aux { 0.15 } else { 0.0 },
         aux_ownership_weight: if aux { 1.0 } else { 0.0 },
