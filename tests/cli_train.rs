@@ -805,6 +805,81 @@ fn gomoku_tensors(path: &Path) -> Vec<(String, Vec<f32>)> {
         .collect()
 }
 
+/// Renju encodes a fifth plane (black's forbidden points): `--init` starts a renju run from a
+/// freestyle network with that plane's stem weights at 0 and every other weight the file's,
+/// and a run whose trainer checkpoint was written without the plane (by an older build) is
+/// refused, naming the way on, with nothing written.
+#[test]
+fn a_renju_run_starts_from_a_freestyle_network_and_an_older_runs_trainer_is_refused() {
+    let gomoku = |run: &Path, rule: &str| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+        cmd.args([
+            "train", "--game", "gomoku", "--size", "9", "--rule", rule, "--run",
+        ])
+        .arg(run)
+        .args(TINY)
+        .args(["--set", "run.iterations=1", "--set", "gating.enabled=false"]);
+        cmd
+    };
+    let donor = temp_run("renju-donor");
+    run_ok(gomoku(&donor, "freestyle"));
+    let file = donor.join("networks/champion-0001.azc");
+    let run = temp_run("renju-init");
+    let mut cmd = gomoku(&run, "renju");
+    cmd.arg("--init").arg(&file);
+    let err = run_ok(cmd);
+    assert!(
+        err.contains("a network of 4 input planes, started on this run's 5"),
+        "{err}"
+    );
+    let theirs = gomoku_tensors(&file);
+    let ours = gomoku_tensors(&run.join("networks/champion-0000.azc"));
+    assert_eq!(ours.len(), theirs.len());
+    for ((name, a), (other, b)) in ours.iter().zip(&theirs) {
+        assert_eq!(name, other);
+        if name != "stem.weight" {
+            assert_eq!(a, b, "{name}");
+            continue;
+        }
+        // [out, in, 3, 3]: each output channel's 4 × 9 weights, then 9 zeros.
+        assert_eq!(a.len() * 4, b.len() * 5, "{name}");
+        for (mine, file) in a.chunks(5 * 9).zip(b.chunks(4 * 9)) {
+            assert_eq!(&mine[..4 * 9], file);
+            assert!(mine[4 * 9..].iter().all(|&w| w == 0.0), "{mine:?}");
+        }
+    }
+    // The freestyle run as an older build's renju run: its trainer has four planes.
+    let config = donor.join("config.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("rule = \"freestyle\"", "rule = \"renju\""),
+    )
+    .unwrap();
+    let before = std::fs::read(donor.join("networks/latest.azc")).unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_alphazero"));
+    cmd.args(["train", "--run"])
+        .arg(&donor)
+        .args(["--iterations", "1"]);
+    let err = run_fails(cmd);
+    assert!(
+        err.contains("takes 4 input planes")
+            && err.contains("encoder 5")
+            && err.contains("--init RUN/networks/champion-0001.azc"),
+        "{err}"
+    );
+    let storage = LocalStorage::open(&donor).unwrap();
+    let state = RunState::load(&storage).unwrap().unwrap();
+    assert_eq!(state.iteration, 1);
+    assert_eq!(
+        std::fs::read(donor.join("networks/latest.azc")).unwrap(),
+        before
+    );
+    for d in [&donor, &run] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}
+
 /// A network with a conv policy head and a pooled value head has no weight tied to the
 /// board: `--init` starts a 13×13 run from a 9×9 network with the same weights, where a
 /// network with a board-sized head is refused; `--init-trunk` takes that network's trunk

@@ -6,7 +6,7 @@ use super::records::write_atomic;
 use alphazero_nn::export::export_network;
 use alphazero_nn::onnx::export_onnx;
 use alphazero_nn::Encode;
-use alphazero_nn::{load_any_checkpoint, Checkpoint, Device};
+use alphazero_nn::{load_any_checkpoint, Checkpoint, CheckpointHeader, Device};
 use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
@@ -111,5 +111,16 @@ pub fn run(args: &ExportArgs) -> Result<()> {
     // The game is the checkpoint's own.
     let ck = load_any_checkpoint(&args.model, &Device::flex()).context("loading the network")?;
     let spec = ck.header.game;
-    with_game!(&spec, G, cfg => export_for::<G>(cfg, args, &ck))
+    with_game!(&spec, G, cfg => {
+        // A network of an older build whose encoder has gained planes since (renju's
+        // forbidden points) is exported as its game's positions are encoded now: the added
+        // planes with zero weights, so that the description's planes are the graph's.
+        let (model, fitted) = ck.model.clone().for_positions_of::<G>(&ck.header.model, cfg);
+        let ck = Checkpoint {
+            model,
+            header: CheckpointHeader { model: fitted, ..ck.header.clone() },
+            optimizer_state: None,
+        };
+        export_for::<G>(cfg, args, &ck)
+    })
 }

@@ -108,7 +108,7 @@ pub fn exe_repository() -> Option<PathBuf> {
 /// the freestyle network of its size, and loading it warns that it was trained for another
 /// rule); without any, the first size-independent network shipped for another board of the
 /// game ([`alphazero_registry::GameSpec::other_board_model_file_names`],
-/// [`PolicyValueNet::on_board_of`]: a Gomoku 18×18 board takes a size-independent 20×20
+/// [`PolicyValueNet::for_positions_of`]: a Gomoku 18×18 board takes a size-independent 20×20
 /// network). `None` when no folder holds any of them.
 pub fn shipped_model_path<G: Registered>(config: &G::Config) -> Option<PathBuf> {
     let dirs = model_dirs();
@@ -154,8 +154,9 @@ pub fn public_description(desc: &str, path: &Path) -> String {
 /// [`NetworkEvaluator`] behind a [`CachedEvaluator`] of [`CACHE_CAPACITY`] positions. Returns
 /// the evaluator and a one-line description (file, network size, training step).
 ///
-/// A size-independent network trained on another board of the game plays on this one
-/// ([`PolicyValueNet::on_board_of`]).
+/// A size-independent network trained on another board of the game plays on this one, and a
+/// Gomoku network trained without renju's forbidden-point plane plays renju with zero weights
+/// on it ([`PolicyValueNet::for_positions_of`]).
 ///
 /// # Errors
 /// The file cannot be read, is not a checkpoint, is corrupt, belongs to another game, or its
@@ -183,7 +184,9 @@ pub fn load_network_cached<G: Encode>(
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
     let want = (G::num_planes(game_config), h, w, pos.num_actions());
-    let (model, m) = ck.model.on_board_of::<G>(&ck.header.model, game_config);
+    let (model, m) = ck
+        .model
+        .for_positions_of::<G>(&ck.header.model, game_config);
     let m = &m;
     let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
     if want != have {
@@ -553,7 +556,7 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 /// Runs the Gomocup brain on stdin/stdout until `END` or end of input. The network given, or
 /// else every shipped network (`gomoku-<N>x<N>-<rule>.azc` of every size and rule), is used
 /// for boards of its size, under its rule first ([`ShapeFallback`]);
-/// a size-independent one ([`PolicyValueNet::on_board_of`]) also for every size no network was
+/// a size-independent one ([`PolicyValueNet::for_positions_of`]) also for every size no network was
 /// trained on;
 /// other sizes are searched with the uniform evaluator.
 ///
@@ -601,7 +604,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         }
     }
     // A size-independent network (the first found) also plays every board size that no
-    // network was trained on, with the same weights (`PolicyValueNet::on_board_of`).
+    // network was trained on, with the same weights (`PolicyValueNet::for_positions_of`).
     let anywhere = found.iter().find_map(|(p, cfg)| {
         load_checkpoint(p, Gomoku::NAME, &device)
             .ok()
@@ -619,6 +622,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         }
     }
     let trained_for: Vec<(u8, Rule)> = found.iter().map(|(_, c)| (c.size, c.rule)).collect();
+    let other_planes = gomoku_networks_for_other_planes(&found);
     let mut networks: Option<ShapeFallback<Gomoku>> = None;
     let mut resized_sizes = Vec::new();
     for (i, (p, cfg)) in found.iter().enumerate() {
@@ -642,6 +646,17 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             "evaluator: {} (size-independent) also on the {} boards",
             p.display(),
             resized_sizes.join(", ")
+        );
+    }
+    for (p, cfg) in &other_planes {
+        let (net, _) = load_network::<Gomoku>(p, cfg, &device)?;
+        networks = networks.map(|n| n.with(net, cfg));
+    }
+    if !other_planes.is_empty() {
+        eprintln!(
+            "evaluator: a board with no renju network plays renju with its network, which \
+             reads black's forbidden points with zero weights (and a board with renju \
+             networks only plays the other rules with one, without that plane)"
         );
     }
     let sizes = usize::from(alphazero_gomoku::MAX_SIZE - alphazero_gomoku::MIN_SIZE) + 1;
@@ -675,6 +690,33 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         config,
     )
     .context("Gomocup brain I/O")
+}
+
+/// The networks a Gomocup brain loads once more, for positions of the other plane count:
+/// renju positions carry a plane more than the other rules' (black's forbidden points), and a
+/// network serves positions of the other count only when loaded for them
+/// ([`PolicyValueNet::for_positions_of`]; [`ShapeFallback`] matches shapes). So a board
+/// whose networks in `found` (each file with the board and rule it serves) are all of renju,
+/// or all of the other rules, gets its first network for the other kind: under renju, or
+/// under freestyle (whose planes standard shares, so one network serves both).
+fn gomoku_networks_for_other_planes(
+    found: &[(PathBuf, alphazero_gomoku::GomokuConfig)],
+) -> Vec<(PathBuf, alphazero_gomoku::GomokuConfig)> {
+    use alphazero_gomoku::{GomokuConfig, Rule};
+    let renju = |r: Rule| r == Rule::Renju;
+    let mut other_planes: Vec<(PathBuf, GomokuConfig)> = Vec::new();
+    for (p, c) in found {
+        let rule = if renju(c.rule) {
+            Rule::Freestyle
+        } else {
+            Rule::Renju
+        };
+        let served = |o: &GomokuConfig| o.size == c.size && renju(o.rule) == renju(rule);
+        if !found.iter().chain(&other_planes).any(|(_, o)| served(o)) {
+            other_planes.push((p.clone(), GomokuConfig { rule, ..*c }));
+        }
+    }
+    other_planes
 }
 
 /// Runs the UCCI / UCI Xiangqi engine on stdin/stdout until `quit` or end of input.
@@ -826,6 +868,45 @@ mod tests {
         let mut values = [9.0; 2];
         nets.evaluate(&batch, &mut logits, &mut values).unwrap();
         assert_eq!(values, [0.0, 0.0]);
+    }
+
+    /// Renju positions have a plane more than the other rules': the brain loads a board's
+    /// network once more for the other plane count, once per board, where no network of that
+    /// kind was found (a renju-only board once played freestyle by the uniform evaluator).
+    #[test]
+    fn gomocup_brain_loads_a_network_for_the_other_plane_count_once_per_board() {
+        use alphazero_gomoku::{GomokuConfig, Rule};
+        let cfg = |size, rule| GomokuConfig::new(size, rule).unwrap();
+        let file = |name: &str| PathBuf::from(name);
+        let found = vec![
+            (file("f15"), cfg(15, Rule::Freestyle)),
+            (file("s15"), cfg(15, Rule::Standard)),
+            (file("r9"), cfg(9, Rule::Renju)),
+            (file("f11"), cfg(11, Rule::Freestyle)),
+            (file("r11"), cfg(11, Rule::Renju)),
+        ];
+        assert_eq!(
+            gomoku_networks_for_other_planes(&found),
+            vec![
+                (file("f15"), cfg(15, Rule::Renju)),
+                (file("r9"), cfg(9, Rule::Freestyle)),
+            ]
+        );
+        // Why: a renju position is not served by a network of the other plane count.
+        assert_ne!(
+            Gomoku::num_planes(&cfg(15, Rule::Renju)),
+            Gomoku::num_planes(&cfg(15, Rule::Freestyle))
+        );
+        let nets = ShapeFallback::<Gomoku>::new(Arc::new(Constant(0.5)), &cfg(15, Rule::Freestyle));
+        let pos = Gomoku::new(&cfg(15, Rule::Renju));
+        let batch = [EvalRequest {
+            position: &pos,
+            history: &[],
+        }];
+        let mut logits = vec![9.0; pos.num_actions()];
+        let mut values = [9.0];
+        nets.evaluate(&batch, &mut logits, &mut values).unwrap();
+        assert_eq!(values[0], 0.0, "uniform");
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The policy-value residual network and its configuration.
 
 use burn::config::Config;
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
@@ -373,21 +373,37 @@ impl ModelConfig {
         Ok(resized)
     }
 
-    /// This config on the board of game `G` under `game_config`: the [`ModelConfig::resized`]
-    /// config when the network is [`ModelConfig::size_independent`], takes `G`'s input planes
-    /// and was made for another board; `None` for the same board or a network that does not
-    /// fit.
-    pub fn on_board_of<G: crate::Encode>(&self, game_config: &G::Config) -> Option<ModelConfig> {
+    /// This config for the positions of game `G` under `game_config`, when it differs from
+    /// the network's own and the network fits them: when the network and the positions
+    /// differ in the planes after the game's common ones ([`crate::Encode::common_planes`]),
+    /// the positions' plane count (a freestyle Gomoku network on a renju board reads the
+    /// forbidden-point plane with zero weights; a renju network off renju, where no point is
+    /// forbidden, drops it); and the [`ModelConfig::resized`] config on that board when the
+    /// network is [`ModelConfig::size_independent`] and was made for another. `None` for
+    /// positions the network takes as it is, or does not fit.
+    pub fn for_positions_of<G: crate::Encode>(
+        &self,
+        game_config: &G::Config,
+    ) -> Option<ModelConfig> {
         let pos = G::new(game_config);
         let (h, w) = pos.board_shape();
-        if (self.board_height, self.board_width) == (h, w)
-            || self.input_planes != G::num_planes(game_config)
-            || !self.size_independent()
-        {
-            return None;
+        let planes = G::num_planes(game_config);
+        let mut m = self.clone();
+        if m.input_planes != planes {
+            if m.input_planes.min(planes) < G::common_planes(game_config) {
+                return None;
+            }
+            m.input_planes = planes;
         }
-        self.resized(h, w, pos.num_actions(), G::policy_planes(game_config)?)
-            .ok()
+        if (m.board_height, m.board_width) != (h, w) {
+            if !m.size_independent() {
+                return None;
+            }
+            m = m
+                .resized(h, w, pos.num_actions(), G::policy_planes(game_config)?)
+                .ok()?;
+        }
+        (m != *self).then_some(m)
     }
 
     /// Checks that every size is non-zero and that [`ModelConfig::global_pooling`] fits the
@@ -914,18 +930,45 @@ impl PolicyValueNet {
         self
     }
 
-    /// This network (of config `config`) on the board of game `G` under `game_config` with
-    /// its own weights, and its config there ([`ModelConfig::on_board_of`]); else the network
-    /// and `config` as they are.
-    pub fn on_board_of<G: crate::Encode>(
+    /// This network (of config `config`) for the positions of game `G` under `game_config`
+    /// with its own weights, and its config there ([`ModelConfig::for_positions_of`]: the
+    /// game's added input planes read with zero weights, another board for a size-independent
+    /// network); else the network and `config` as they are.
+    pub fn for_positions_of<G: crate::Encode>(
         self,
         config: &ModelConfig,
         game_config: &G::Config,
     ) -> (PolicyValueNet, ModelConfig) {
-        match config.on_board_of::<G>(game_config) {
-            Some(resized) => (self.resized(&resized), resized),
+        match config.for_positions_of::<G>(game_config) {
+            Some(fitted) => (
+                self.with_input_planes(fitted.input_planes).resized(&fitted),
+                fitted,
+            ),
             None => (self, config.clone()),
         }
+    }
+
+    /// This network reading `planes` input planes. Planes added after its own get zero stem
+    /// weights, so it computes what it did whatever they hold; dropping its last planes
+    /// computes what it did when they held zeros.
+    pub fn with_input_planes(mut self, planes: usize) -> PolicyValueNet {
+        let [out, have, kh, kw] = self.stem.weight.dims();
+        if planes < have {
+            let kept = self
+                .stem
+                .weight
+                .val()
+                .slice([0..out, 0..planes, 0..kh, 0..kw]);
+            self.stem.weight = Param::from_tensor(kept.detach());
+        }
+        if planes > have {
+            let old = self.stem.weight.val();
+            let zeros = Tensor::<4>::zeros([out, planes, kh, kw], &old.device());
+            // Detached: a parameter must be a leaf of the autodiff graph.
+            let w = zeros.slice_assign([0..out, 0..have, 0..kh, 0..kw], old);
+            self.stem.weight = Param::from_tensor(w.detach());
+        }
+        self
     }
 
     /// This network with the stem and residual blocks of `donor` (its heads kept): how a

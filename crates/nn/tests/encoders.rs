@@ -109,6 +109,54 @@ fn gomoku_planes_agree_with_stone_at_and_mark_last_move_and_colour() {
     }
 }
 
+/// Renju's fifth plane is black's forbidden points, exactly the rule's fouls, whichever side
+/// is to move; the other rules keep four planes.
+#[test]
+fn renju_encodes_black_forbidden_points_as_a_fifth_plane_for_either_side() {
+    let config = GomokuConfig::new(15, Rule::Renju).unwrap();
+    assert_eq!(Gomoku::num_planes(&config), 5);
+    assert_eq!(Gomoku::common_planes(&config), 4);
+    for rule in [Rule::Freestyle, Rule::Standard] {
+        assert_eq!(Gomoku::num_planes(&GomokuConfig::new(15, rule).unwrap()), 4);
+    }
+    // Black f8 g8 and h6 h7: h8 makes two open threes (a double-three); white far away.
+    let mut pos = Gomoku::new(&config);
+    for mv in ["f8", "a1", "g8", "a3", "h6", "a5", "h7", "a13"] {
+        let mv = pos.parse_move(mv).unwrap();
+        pos.play(mv).unwrap();
+    }
+    let n = pos.size();
+    let h8 = 7 * n + 7;
+    for to_move in [Side::First, Side::Second] {
+        assert_eq!(pos.side_to_move(), to_move);
+        let p = encoding(&pos, 0);
+        assert_eq!(p.len(), 5 * n * n);
+        assert_eq!(p[4 * n * n + h8], 1.0, "h8 is a double-three for black");
+        // The forbidden point moves with the board under every symmetry.
+        for sym in 0..pos.num_symmetries() {
+            let mut mapped = vec![0.0; p.len()];
+            Gomoku::transform_planes(&config, sym, &p, &mut mapped);
+            assert_eq!(encoding(&pos.transform(sym), 0), mapped, "symmetry {sym}");
+        }
+        for y in 0..n {
+            for x in 0..n {
+                let mv = alphazero_gomoku::GomokuMove::new(x as u8, y as u8);
+                let foul = pos.is_forbidden(mv).is_some();
+                assert_eq!(
+                    p[4 * n * n + y * n + x],
+                    f32::from(u8::from(foul)),
+                    "{x},{y}"
+                );
+            }
+        }
+        // A black stone far away hands the move to white; h8 stays forbidden.
+        if to_move == Side::First {
+            let mv = pos.parse_move("o15").unwrap();
+            pos.play(mv).unwrap();
+        }
+    }
+}
+
 #[test]
 fn xiangqi_board_is_seen_from_the_side_to_move() {
     let mut pos = Xiangqi::new(&XiangqiConfig::default());

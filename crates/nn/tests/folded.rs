@@ -455,3 +455,71 @@ fn resizing_a_network_with_a_board_sized_head_is_refused() {
     other_layout.planes = 2;
     assert!(full.resized(13, 13, 169, other_layout).is_err());
 }
+
+/// A Gomoku network trained without renju's forbidden-point plane plays renju: fitted to renju
+/// positions it takes five planes and gives, whatever the fifth holds, what it gave on the
+/// first four; both evaluators agree on renju positions. A network of another plane count
+/// does not fit.
+#[test]
+fn a_network_without_the_renju_plane_plays_renju_with_the_same_outputs() {
+    use alphazero_gomoku::Rule;
+    let free = GomokuConfig::new(9, Rule::Freestyle).unwrap();
+    let renju = GomokuConfig::new(9, Rule::Renju).unwrap();
+    let mcfg = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &free);
+    assert_eq!(mcfg.input_planes, 4);
+    let trainer = trained(&mcfg, 4, 71);
+    assert_eq!(mcfg.for_positions_of::<Gomoku>(&free), None);
+    let (net, fitted) = trainer
+        .model()
+        .clone()
+        .for_positions_of::<Gomoku>(&mcfg, &renju);
+    assert_eq!(fitted.input_planes, 5);
+    assert_eq!(
+        ModelConfig {
+            input_planes: 4,
+            ..fitted.clone()
+        },
+        mcfg
+    );
+    let hw = 81;
+    let five = random_planes(&fitted, 3, &mut Rng(72));
+    let four: Vec<f32> = five
+        .chunks(5 * hw)
+        .flat_map(|s| s[..4 * hw].to_vec())
+        .collect();
+    let device = default_device();
+    let (l5, v5) = net.predict(&fitted, &five, &device).unwrap();
+    let (l4, v4) = trainer.model().predict(&mcfg, &four, &device).unwrap();
+    assert_close(&l5, &l4, "policy with the fifth plane");
+    assert_close(&v5, &v4, "value with the fifth plane");
+    // The fifth plane held ones: the comparison above is not vacuous.
+    assert!(five
+        .chunks(5 * hw)
+        .any(|s| s[4 * hw..].iter().any(|&x| x != 0.0)));
+    evaluators_agree_for::<Gomoku>(&net, &fitted, &renju, 73);
+    // The other way: a five-plane network off renju drops its fifth plane, as if it held
+    // zeros (no point is forbidden there); a network trained with the plane, so that its
+    // weights there are not 0.
+    let net = trained(&fitted, 3, 74).model().clone();
+    let (back, four_again) = net.clone().for_positions_of::<Gomoku>(&fitted, &free);
+    assert_eq!(four_again, mcfg);
+    let zeroed: Vec<f32> = five
+        .chunks(5 * hw)
+        .flat_map(|s| {
+            s[..4 * hw]
+                .iter()
+                .copied()
+                .chain([0.0; 81])
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let (lz, vz) = net.predict(&fitted, &zeroed, &device).unwrap();
+    let (lb, vb) = back.predict(&mcfg, &four, &device).unwrap();
+    assert_close(&lb, &lz, "policy without the fifth plane");
+    assert_close(&vb, &vz, "value without the fifth plane");
+    let other = ModelConfig {
+        input_planes: 3,
+        ..mcfg.clone()
+    };
+    assert_eq!(other.for_positions_of::<Gomoku>(&renju), None);
+}

@@ -65,7 +65,7 @@ impl PyNetwork {
         // the search's evaluator is (`load_network`): `predict` takes that board's planes.
         let own = ck.header.model.without_aux();
         let (model, folded) = with_game!(&spec, G, cfg => {
-            let (net, model) = ck.model.on_board_of::<G>(&own, cfg);
+            let (net, model) = ck.model.for_positions_of::<G>(&own, cfg);
             let folded = FoldedNet::new(&net, &model);
             (model, folded)
         });
@@ -214,7 +214,7 @@ impl PyNetwork {
             let ck = load_any_checkpoint(&model, &cpu())?;
             let bytes = with_game!(&spec, G, cfg => {
                 // The graph of the board the network was loaded for (`predict`'s shapes).
-                let (net, resized) = ck.model.on_board_of::<G>(&ck.header.model, cfg);
+                let (net, resized) = ck.model.for_positions_of::<G>(&ck.header.model, cfg);
                 let game = if resized == ck.header.model { ck.header.game } else { spec };
                 let header = alphazero_nn::CheckpointHeader { model: resized, game, ..ck.header };
                 export_onnx::<G>(&net, &header, cfg, &source)

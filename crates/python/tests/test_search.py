@@ -85,6 +85,19 @@ def test_networks_refuse_games_they_do_not_fit():
     assert renju.spec == "gomoku:15:renju"
 
 
+def test_a_freestyle_network_reads_the_renju_plane_with_zero_weights():
+    free = az.Network(REPO / "models" / "gomoku-15x15-freestyle.azc")
+    renju = az.Network(REPO / "models" / "gomoku-15x15-freestyle.azc", "gomoku:15:renju")
+    # Black f8 g8 h6 h7: h8 is a double-three, which the fifth plane marks.
+    moves = "f8 a1 g8 a3 h6 a5 h7 a13"
+    planes = az.Game("gomoku:15:renju", moves).planes()
+    assert planes.shape == (5, 15, 15) and planes[4][7][7] == 1.0
+    logits5, values5 = renju.predict(planes)
+    logits4, values4 = free.predict(az.Game("gomoku:15", moves).planes())
+    np.testing.assert_allclose(logits5, logits4, atol=1e-4)
+    np.testing.assert_allclose(values5, values4, atol=1e-5)
+
+
 def test_predict_gives_the_networks_logits_and_values():
     net = az.Network(REPO / "models" / "connect4.azc")
     game = az.Game("connect4", "4 4")

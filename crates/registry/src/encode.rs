@@ -14,10 +14,12 @@ use crate::Registered;
 ///
 /// The encodings of this build's games:
 ///
-/// * **Gomoku** (`C = 4`, `H = W = N`): plane 0 = stones of the side to move, 1 = opponent's
-///   stones, 2 = the last move (one 1.0, all zero at the start), 3 = colour to move (all ones
-///   if Black (the first player) is to move, all zeros for White). Square `(x, y)` is at row
-///   `y`, column `x` of the game's coordinates.
+/// * **Gomoku** (`C = 4`, under renju 5, `H = W = N`): plane 0 = stones of the side to move,
+///   1 = opponent's stones, 2 = the last move (one 1.0, all zero at the start), 3 = colour to
+///   move (all ones if Black (the first player) is to move, all zeros for White); renju only:
+///   4 = Black's forbidden points (1.0 at each double-three, double-four and overline point,
+///   whichever side is to move). Square `(x, y)` is at row `y`, column `x` of the game's
+///   coordinates.
 /// * **Xiangqi** (`C = 16`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
 ///   kind (king/general, advisor, elephant, horse, chariot, cannon, soldier), planes 7–13 = the
 ///   opponent's pieces in the same order, plane 14 = repetitions of the position so far
@@ -35,6 +37,14 @@ use crate::Registered;
 pub trait Encode: Registered {
     /// Number of planes `C` for a game configuration. `H × W` is [`Game::board_shape`].
     fn num_planes(config: &Self::Config) -> usize;
+
+    /// The leading planes that every configuration of the game with this board shares, in
+    /// the same order and meaning (Gomoku: the 4 of every rule; renju adds black's forbidden
+    /// points after them). A network trained on these alone plays positions of `config` with
+    /// zero weights on the others. Default: all of them.
+    fn common_planes(config: &Self::Config) -> usize {
+        Self::num_planes(config)
+    }
 
     /// Writes the planes of this position into `out`, row-major `[C, H, W]`
     /// (`out[(c * H + y) * W + x]`), overwriting every element.

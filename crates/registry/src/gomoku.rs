@@ -1,4 +1,5 @@
-//! Gomoku in the registry: its spec (board size and rule), its encoder (4 planes), its web
+//! Gomoku in the registry: its spec (board size and rule), its encoder (4 planes, 5 under
+//! renju), its web
 //! page layout, its positions as text (move lists) and how it is drawn.
 
 use std::fmt::Write as _;
@@ -98,18 +99,31 @@ impl Registered for Gomoku {
     }
 }
 
-/// Gomoku planes: own stones, opponent stones, last move, colour to move.
+/// Gomoku planes of every rule: own stones, opponent stones, last move, colour to move.
 const GOMOKU_PLANES: usize = 4;
 
+/// The plane renju adds after [`GOMOKU_PLANES`]: black's forbidden points.
+const FORBIDDEN_PLANE: usize = GOMOKU_PLANES;
+
 impl Encode for Gomoku {
-    fn num_planes(_config: &GomokuConfig) -> usize {
+    /// 4 planes; renju adds a fifth, black's forbidden points (a double-three, double-four or
+    /// overline point: the rule, not something a network should have to learn to see; the
+    /// Gomoku KataGo forks feed the same feature).
+    fn num_planes(config: &GomokuConfig) -> usize {
+        GOMOKU_PLANES + usize::from(config.rule == Rule::Renju)
+    }
+
+    /// The 4 planes every rule has: a network trained under freestyle or standard plays renju
+    /// with zero weights on the forbidden-point plane.
+    fn common_planes(_config: &GomokuConfig) -> usize {
         GOMOKU_PLANES
     }
 
     fn encode(&self, _repetitions: u32, out: &mut [f32]) {
         let n = self.size();
         let hw = n * n;
-        assert_eq!(out.len(), GOMOKU_PLANES * hw, "gomoku planes buffer length");
+        let planes = Gomoku::num_planes(self.config());
+        assert_eq!(out.len(), planes * hw, "gomoku planes buffer length");
         out.fill(0.0);
         let us = self.side_to_move();
         for (plane, side) in [(0, us), (1, us.opponent())] {
@@ -133,30 +147,42 @@ impl Encode for Gomoku {
         if us == Side::First {
             out[3 * hw..4 * hw].fill(1.0);
         }
+        if planes > FORBIDDEN_PLANE {
+            // Whoever is to move: White's moves are judged by the points Black may not take.
+            for (mv, _) in self.forbidden_points() {
+                let (x, y) = (usize::from(mv.x), usize::from(mv.y));
+                out[FORBIDDEN_PLANE * hw + y * n + x] = 1.0;
+            }
+        }
     }
 
-    fn transform_planes(_config: &GomokuConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
-        let hw = src.len() / GOMOKU_PLANES;
+    fn transform_planes(config: &GomokuConfig, sym: usize, src: &[f32], dst: &mut [f32]) {
+        let planes = Gomoku::num_planes(config);
+        let hw = src.len() / planes;
         let n = (hw as f64).sqrt().round() as usize;
-        assert_eq!(
-            n * n * GOMOKU_PLANES,
-            src.len(),
-            "gomoku planes buffer length"
-        );
+        assert_eq!(n * n * planes, src.len(), "gomoku planes buffer length");
         permute_squares(n, n, src, dst, |x, y| {
             let (tx, ty) = transform_point(n as u8, sym, x as u8, y as u8);
             (usize::from(tx), usize::from(ty))
         });
     }
 
-    fn plane_meanings(_config: &Self::Config) -> Vec<String> {
-        vec![
+    fn plane_meanings(config: &Self::Config) -> Vec<String> {
+        let mut planes: Vec<String> = vec![
             "stones of the side to move (1.0 where a stone is)".into(),
             "stones of the opponent".into(),
             "the last move played (a single 1.0; all zero at the start)".into(),
             "colour to move: all 1.0 when Black (the first player) is to move, all 0.0 for White"
                 .into(),
-        ]
+        ];
+        if config.rule == Rule::Renju {
+            planes.push(
+                "Black's forbidden points (renju fouls: double-three, double-four, overline), \
+                 1.0 at each, whichever side is to move"
+                    .into(),
+            );
+        }
+        planes
     }
     fn board_layout() -> &'static str {
         "row y, column x of the planes is the point (x, y): column letter a + x, row number \

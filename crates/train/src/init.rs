@@ -152,13 +152,28 @@ impl InitNetwork {
         let (h, w) = pos.board_shape();
         let want = (G::num_planes(game_config), h, w, pos.num_actions());
         let have = (m.input_planes, m.board_height, m.board_width, m.num_actions);
-        // A size-independent network starts a run on another board of its game.
-        let resized = m.on_board_of::<G>(game_config);
+        // A size-independent network starts a run on another board of its game, and a
+        // network that differs from the run's positions in the planes after the common ones
+        // (renju's forbidden points) takes the run's.
+        let resized = m.for_positions_of::<G>(game_config);
         if let Some(r) = &resized {
-            observer.info(&format!(
-                "{name}: a size-independent network trained on {}x{}, started on {}x{}",
-                m.board_height, m.board_width, r.board_height, r.board_width
-            ));
+            if (r.board_height, r.board_width) != (m.board_height, m.board_width) {
+                observer.info(&format!(
+                    "{name}: a size-independent network trained on {}x{}, started on {}x{}",
+                    m.board_height, m.board_width, r.board_height, r.board_width
+                ));
+            }
+            if r.input_planes != m.input_planes {
+                let how = if r.input_planes > m.input_planes {
+                    "the added planes' weights start at 0"
+                } else {
+                    "its last planes, which this run's positions lack, dropped"
+                };
+                observer.info(&format!(
+                    "{name}: a network of {} input planes, started on this run's {} ({how})",
+                    m.input_planes, r.input_planes
+                ));
+            }
         }
         if want != have && resized.is_none() {
             // A game with a board-size option (Gomoku) can be trained on the network's board.

@@ -363,7 +363,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             // A size-independent network of another board takes this run's.
             let (model, file) = ck
                 .model
-                .on_board_of::<G>(&ck.header.model.without_aux(), &self.game_config);
+                .for_positions_of::<G>(&ck.header.model.without_aux(), &self.game_config);
             if file != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "{}: network shape {:?} does not match the run's model {:?}",
@@ -386,11 +386,27 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                     RunDir::LATEST
                 ))
             })?;
-            if ck.header.model.without_aux() != self.model_config {
+            let have = ck.header.model.without_aux();
+            if have.input_planes != self.model_config.input_planes {
+                // A run of an older build whose encoder has gained planes since (renju's
+                // forbidden points): its networks still play, but the trainer's optimizer
+                // state has the old shape.
+                return Err(PipelineError::Invalid(format!(
+                    "{} takes {} input planes, this build's {} encoder {}: the run was \
+                     trained by an older build; go on in a new run started from its champion \
+                     (--init RUN/{}), whose added planes' weights start at 0",
+                    RunDir::LATEST,
+                    have.input_planes,
+                    G::spec(&self.game_config).words(),
+                    self.model_config.input_planes,
+                    RunDir::champion_key(state.champion_id)
+                )));
+            }
+            if have != self.model_config {
                 return Err(PipelineError::Invalid(format!(
                     "{} holds a {} network, the run's model is {}; {way_on}",
                     RunDir::LATEST,
-                    crate::init::shape_words(&ck.header.model.without_aux()),
+                    crate::init::shape_words(&have),
                     crate::init::shape_words(&self.model_config)
                 )));
             }
