@@ -260,13 +260,17 @@ impl<'s, G: Encode> Pipeline<'s, G> {
     /// the run's model.
     pub fn load_network(&self, key: &str) -> Result<PolicyValueNet, PipelineError> {
         let ck = self.read_checkpoint(key)?;
-        if ck.header.model.without_aux() != self.model_config {
+        // A network saved before the encoder gained planes reads them at zero weight.
+        let (model, fitted) = ck
+            .model
+            .for_positions_of::<G>(&ck.header.model, &self.game_config);
+        if fitted.without_aux() != self.model_config {
             return Err(PipelineError::Invalid(format!(
                 "{key}: network shape {:?} does not match the run's model {:?}",
                 ck.header.model, self.model_config
             )));
         }
-        Ok(ck.model)
+        Ok(model)
     }
 
     /// The champion named by `state` (what self-play plays with).
@@ -321,8 +325,10 @@ impl<'s, G: Encode> Pipeline<'s, G> {
 
     /// The trainer to go on with: from `init` for a run being started from a network (its
     /// weights, a fresh optimizer at step 0; recorded in `state`), else from
-    /// [`RunDir::LATEST`], else a new random network. A new trainer is saved at once as
-    /// champion 0 and as [`RunDir::LATEST`].
+    /// [`RunDir::LATEST`] (one saved before the game's encoder gained planes, renju's
+    /// forbidden points, goes on with them at zero weight and a fresh optimizer, said through
+    /// `observer`), else a new random network. A new trainer is saved at once as champion 0
+    /// and as [`RunDir::LATEST`].
     ///
     /// # Errors
     /// A checkpoint that cannot be read, or whose shape is not the run's model.
@@ -331,6 +337,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         state: &mut RunState,
         init: Option<&InitNetwork>,
         lr: f64,
+        observer: &dyn Observer,
     ) -> Result<Trainer, PipelineError> {
         let tc = trainer_config(&self.cfg, lr);
         if let Some(init) = init {
@@ -388,19 +395,30 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             })?;
             let have = ck.header.model.without_aux();
             if have.input_planes != self.model_config.input_planes {
-                // A run of an older build whose encoder has gained planes since (renju's
-                // forbidden points): its networks still play, but the trainer's optimizer
-                // state has the old shape.
-                return Err(PipelineError::Invalid(format!(
-                    "{} takes {} input planes, this build's {} encoder {}: the run was \
-                     trained by an older build; go on in a new run started from its champion \
-                     (--init RUN/{}), whose added planes' weights start at 0",
-                    RunDir::LATEST,
-                    have.input_planes,
-                    G::spec(&self.game_config).words(),
-                    self.model_config.input_planes,
-                    RunDir::champion_key(state.champion_id)
-                )));
+                // Saved by a build whose encoder had fewer planes (renju's forbidden points):
+                // the network reads the added ones at zero weight; the optimizer state has
+                // the old shapes, so it starts afresh.
+                let (model, fitted) = ck
+                    .model
+                    .clone()
+                    .for_positions_of::<G>(&ck.header.model, &self.game_config);
+                if fitted.without_aux() == self.model_config {
+                    observer.info(&format!(
+                        "{} takes {} input planes, this build's {} encoder {}: going on with \
+                         the added planes at zero weight and a fresh optimizer state",
+                        RunDir::LATEST,
+                        have.input_planes,
+                        G::spec(&self.game_config).words(),
+                        self.model_config.input_planes
+                    ));
+                    return Ok(Trainer::from_model(
+                        model,
+                        &self.model_config,
+                        tc,
+                        &self.device,
+                        ck.header.step,
+                    )?);
+                }
             }
             if have != self.model_config {
                 return Err(PipelineError::Invalid(format!(
@@ -1025,7 +1043,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
             state.iteration,
             self.budget_spent(state.elapsed_s, state.cpu_s),
         );
-        let mut trainer = self.open_trainer(&mut state, init, lr0)?;
+        let mut trainer = self.open_trainer(&mut state, init, lr0, observer)?;
         if state.champions.is_empty() {
             state.champions.push(ChampionInfo {
                 id: 0,

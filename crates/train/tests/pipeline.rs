@@ -415,7 +415,7 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     let storage = MemoryStorage::new();
     let p = pipeline(&storage, 1);
     let mut state = RunState::new(7);
-    let mut trainer = p.open_trainer(&mut state, None, 1e-3).unwrap();
+    let mut trainer = p.open_trainer(&mut state, None, 1e-3, &Silent).unwrap();
     name_the_first_champion(&mut state);
     // The actor's side: the champion from storage, one record batch written.
     let champion = p.champion(&state).unwrap();
@@ -761,7 +761,7 @@ fn actor_games(p: &Pipeline<'_, Connect4>) -> Vec<alphazero_train::GameRecord> {
     let elsewhere = MemoryStorage::new();
     let mut state = RunState::new(1);
     let champion = pipeline(&elsewhere, 1)
-        .open_trainer(&mut state, None, 0.01)
+        .open_trainer(&mut state, None, 0.01, &Silent)
         .unwrap()
         .inference_model();
     let (games, _) = p
@@ -797,7 +797,7 @@ fn the_games_solver_yardstick_measures_the_network_every_solver_every_iterations
         .unwrap()
         .with_solver_slice(|| alphazero_train::solver_slice::<Connect4>(dir, &eval, &Silent));
     let mut state = RunState::new(7);
-    p.open_trainer(&mut state, None, 1e-3).unwrap();
+    p.open_trainer(&mut state, None, 1e-3, &Silent).unwrap();
     name_the_first_champion(&mut state);
     let net = p.champion(&state).unwrap();
     assert_eq!(
