@@ -848,6 +848,24 @@ fn a_renju_run_starts_from_a_freestyle_network_and_an_older_renju_run_goes_on_wi
             assert!(mine[4 * 9..].iter().all(|&w| w == 0.0), "{mine:?}");
         }
     }
+    // --init-grow (a second block) and --init-trunk (fresh heads) take it the same way.
+    for (flag, set) in [
+        ("--init-grow", "model.blocks=2"),
+        ("--init-trunk", "model.blocks=1"),
+    ] {
+        let other = temp_run(&format!("renju{flag}"));
+        let mut cmd = gomoku(&other, "renju");
+        cmd.arg(flag).arg(&file).args(["--set", set]);
+        run_ok(cmd);
+        let tensors = gomoku_tensors(&other.join("networks/champion-0000.azc"));
+        let stem = &tensors.iter().find(|(n, _)| n == "stem.weight").unwrap().1;
+        let theirs = &theirs.iter().find(|(n, _)| n == "stem.weight").unwrap().1;
+        for (mine, file) in stem.chunks(5 * 9).zip(theirs.chunks(4 * 9)) {
+            assert_eq!(&mine[..4 * 9], file, "{flag}");
+            assert!(mine[4 * 9..].iter().all(|&w| w == 0.0), "{flag}: {mine:?}");
+        }
+        let _ = std::fs::remove_dir_all(&other);
+    }
     // The freestyle run as an older build's renju run: its networks have four planes. It goes
     // on with the fifth at zero weight and a fresh optimizer, its champion playing renju.
     let config = donor.join("config.toml");

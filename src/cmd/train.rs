@@ -65,7 +65,8 @@ pub struct RunFlags {
     /// Start the run's networks from this checkpoint's trunk (stem and residual blocks) with
     /// fresh heads: for a run whose heads or board differ from the file's (e.g.
     /// `model.policy_head=conv`, `model.value_head=pooled`, another `--size`). Its input
-    /// planes, blocks, channels and global pooling must be the run's. A run that already has
+    /// planes (but for renju's forbidden-point plane, read at zero weight as with --init),
+    /// blocks, channels and global pooling must be the run's. A run that already has
     /// networks refuses any other file, as with --init.
     #[arg(long, value_name = "FILE", conflicts_with = "init")]
     init_trunk: Option<PathBuf>,
@@ -73,7 +74,8 @@ pub struct RunFlags {
     /// (`model.blocks`, `model.channels`, `model.value_hidden` at least the file's): its
     /// weights at the same indices, and new blocks, channels and units that the old ones do
     /// not read yet, so the grown network plays as the file does and training takes up the
-    /// new capacity. Heads, board and input must be the file's; no global pooling. A
+    /// new capacity. Heads, board and input (but for renju's forbidden-point plane) must be
+    /// the file's; no global pooling. A
     /// run that already has networks refuses any other file, as with --init.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["init", "init_trunk"])]
     init_grow: Option<PathBuf>,

@@ -119,6 +119,22 @@ pub struct InitNetwork {
     pub info: InitInfo,
 }
 
+/// `m` with the input planes of the run's positions when it differs from them only in the
+/// planes after the game's common ones (renju's forbidden points): how `--init-trunk` and
+/// `--init-grow` take a network of the other plane count, as `--init` does
+/// ([`alphazero_nn::PolicyValueNet::with_input_planes`] makes its weights so).
+pub(crate) fn with_run_planes<G: Encode>(
+    m: &alphazero_nn::ModelConfig,
+    game_config: &G::Config,
+) -> alphazero_nn::ModelConfig {
+    let planes = G::num_planes(game_config);
+    let mut m = m.clone();
+    if m.input_planes != planes && m.input_planes.min(planes) >= G::common_planes(game_config) {
+        m.input_planes = planes;
+    }
+    m
+}
+
 /// A network's trunk as `--init-trunk` compares it: residual blocks, channels, global pooling.
 type Trunk = (usize, usize, Option<alphazero_nn::GlobalPooling>);
 
@@ -304,7 +320,7 @@ impl InitNetwork {
         let (mut init, ck) = read::<G>("--init-trunk", path, game_config, device)?;
         let name = init.name.clone();
         let run_game = G::spec(game_config).words();
-        let m = &ck.header.model;
+        let m = &with_run_planes::<G>(&ck.header.model, game_config);
         let planes = G::num_planes(game_config);
         if m.input_planes != planes {
             return Err(PipelineError::Invalid(format!(
@@ -356,7 +372,7 @@ impl InitNetwork {
         device: &Device,
     ) -> Result<InitNetwork, PipelineError> {
         let (mut init, ck) = read::<G>("--init-grow", path, game_config, device)?;
-        let file = ck.header.model.without_aux();
+        let file = with_run_planes::<G>(&ck.header.model, game_config).without_aux();
         let run = network_config::<G>(cfg, game_config).without_aux();
         file.can_grow_into(&run).map_err(|e| {
             PipelineError::Invalid(format!(

@@ -348,7 +348,7 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 // sizes) under fresh heads of the run's model.
                 let model = Trainer::new(&self.model_config, tc.clone(), &self.device)?
                     .inference_model()
-                    .with_trunk_of(ck.model);
+                    .with_trunk_of(ck.model.with_input_planes(self.model_config.input_planes));
                 state.init = Some(init.info.clone());
                 let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
                 return self.first_networks(t);
@@ -358,10 +358,12 @@ impl<'s, G: Encode> Pipeline<'s, G> {
                 // (InitNetwork::grown_from_file checked that it can grow into it).
                 let fresh =
                     Trainer::new(&self.model_config, tc.clone(), &self.device)?.inference_model();
+                let file = crate::init::with_run_planes::<G>(&ck.header.model, &self.game_config);
                 let model = ck
                     .model
                     .without_aux_heads()
-                    .grown_into(&ck.header.model.without_aux(), fresh, &self.model_config)
+                    .with_input_planes(file.input_planes)
+                    .grown_into(&file.without_aux(), fresh, &self.model_config)
                     .map_err(|e| PipelineError::from(e).context(init.name.clone()))?;
                 state.init = Some(init.info.clone());
                 let t = Trainer::from_model(model, &self.model_config, tc, &self.device, 0)?;
