@@ -180,6 +180,18 @@ pub fn load_network_cached<G: Encode>(
     device: &Device,
     cache: usize,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
+    load_network_warning::<G>(path, game_config, device, cache, true)
+}
+
+/// As [`load_network_cached`]; `warn_other_rules`: whether to warn on stderr that the
+/// network was trained under other rules (a program that says so itself passes false).
+fn load_network_warning<G: Encode>(
+    path: &Path,
+    game_config: &G::Config,
+    device: &Device,
+    cache: usize,
+    warn_other_rules: bool,
+) -> Result<(Arc<dyn Evaluator<G>>, String)> {
     let ck = load_checkpoint(path, G::NAME, device).context("loading network")?;
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
@@ -210,7 +222,7 @@ pub fn load_network_cached<G: Encode>(
     let used_for = G::spec(game_config).words();
     let resized = (ck.header.model.board_height, ck.header.model.board_width) != (h, w);
     // A resized network's description names the board it was trained on.
-    if trained_for != used_for && !resized {
+    if warn_other_rules && trained_for != used_for && !resized {
         // Same shapes, other rules (e.g. a renju network on a freestyle board): usable, but
         // its policy and values were learnt under other rules.
         eprintln!(
@@ -649,7 +661,9 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         );
     }
     for (p, cfg) in &other_planes {
-        let (net, _) = load_network::<Gomoku>(p, cfg, &device)?;
+        // The brain warns in a MESSAGE when a game is played under a rule its network was
+        // not trained for (`networks_trained_for`), and says below what it loaded.
+        let (net, _) = load_network_warning::<Gomoku>(p, cfg, &device, CACHE_CAPACITY, false)?;
         networks = networks.map(|n| n.with(net, cfg));
     }
     if !other_planes.is_empty() {
