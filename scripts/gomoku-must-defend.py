@@ -33,10 +33,10 @@ import argparse
 import collections
 import random
 import re
-import shlex
-import subprocess
 import sys
 import time
+
+from engine_process import EngineProcess
 
 SIZE = 15
 DIRS = ((1, 0), (0, 1), (1, 1), (1, -1))
@@ -112,37 +112,18 @@ def near(board: dict, dist: int = 2) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-class Brain:
+class Brain(EngineProcess):
     """A Gomocup brain over its protocol."""
 
+    what = "the brain"
+    goodbye = "END"
+
     def __init__(self, cmd: str, turn_ms: int, infos: tuple = ()):
-        self.p = subprocess.Popen(
-            shlex.split(cmd),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
+        super().__init__(cmd)
         self.send(f"START {SIZE}")
         self.read_until(lambda l: l == "OK")
         for info in (f"timeout_turn {turn_ms}", "timeout_match 0", "rule 0", *infos):
             self.send(f"INFO {info}")
-
-    def send(self, line: str) -> None:
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def read_until(self, done) -> list[str]:
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the brain ended: " + " | ".join(lines[-5:]))
-            line = line.strip()
-            lines.append(line)
-            if done(line):
-                return lines
 
     def think(
         self, board: dict, to_move: int, infos: tuple = ()
@@ -160,13 +141,6 @@ class Brain:
         lines = self.read_until(lambda l: re.fullmatch(r"\d+\s*,\s*\d+", l) is not None)
         x, y = (int(v) for v in lines[-1].split(","))
         return (x, y), lines[:-1]
-
-    def close(self) -> None:
-        try:
-            self.send("END")
-            self.p.wait(timeout=5)
-        except Exception:
-            self.p.kill()
 
 
 def rapfi_eval(rapfi: Brain, board: dict, to_move: int, nodes: int):

@@ -35,9 +35,9 @@ The file is measurement data: never a training input.
 """
 import argparse
 import random
-import shlex
-import subprocess
 import sys
+
+from engine_process import EngineProcess
 
 VARIANT = "xiangqi"
 VALUES = {"r": 9, "n": 4, "h": 4, "c": 4.5, "a": 2, "b": 2, "e": 2, "p": 1}
@@ -78,39 +78,20 @@ def material(fen: str, moves: tuple = ()) -> float:
     return red - black if fen.split(" ")[1] == "w" else black - red
 
 
-class Ucci:
+class Ucci(EngineProcess):
     """A UCCI engine over its protocol."""
 
+    what = "the engine"
+    goodbye = "quit"
+
     def __init__(self, cmd: str, options: tuple = ()):
-        self.p = subprocess.Popen(
-            shlex.split(cmd),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            bufsize=1,
-        )
+        super().__init__(cmd)
         self.send("ucci")
         hello = self.read_until(lambda l: l == "ucciok")
         ids = {l.split()[1]: " ".join(l.split()[2:]) for l in hello if l.startswith("id ")}
         self.name = f"{ids.get('name', cmd)} {ids.get('version', '')}".strip()
         for opt in options:
             self.send(f"setoption {opt}")
-
-    def send(self, line: str) -> None:
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-
-    def read_until(self, done) -> list[str]:
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError("the engine ended: " + " | ".join(lines[-5:]))
-            line = line.strip()
-            lines.append(line)
-            if done(line):
-                return lines
 
     def go(self, fen: str, moves: list[str], limit: str):
         """The engine's move (None when it has none), and the score (None when it gives
@@ -128,13 +109,6 @@ class Ucci:
                 depth = int(words[words.index("depth") + 1]) if "depth" in words else 0
         words = lines[-1].split()
         return (words[1] if words[0] == "bestmove" else None), score, pv, depth
-
-    def close(self) -> None:
-        try:
-            self.send("quit")
-            self.p.wait(timeout=5)
-        except Exception:
-            self.p.kill()
 
 
 def move_scores(ee: Ucci, fen: str, legal: list[str], depth: int):
