@@ -387,14 +387,8 @@ impl ModelConfig {
     ) -> Option<ModelConfig> {
         let pos = G::new(game_config);
         let (h, w) = pos.board_shape();
-        let planes = G::num_planes(game_config);
         let mut m = self.clone();
-        if m.input_planes != planes {
-            if m.input_planes.min(planes) < G::common_planes(game_config) {
-                return None;
-            }
-            m.input_planes = planes;
-        }
+        m.input_planes = self.input_planes_for::<G>(game_config)?;
         if (m.board_height, m.board_width) != (h, w) {
             if !m.size_independent() {
                 return None;
@@ -404,6 +398,17 @@ impl ModelConfig {
                 .ok()?;
         }
         (m != *self).then_some(m)
+    }
+
+    /// The input planes this network takes for positions of game `G` under `game_config`:
+    /// theirs, when it has them or differs from them only after the game's common planes
+    /// ([`crate::Encode::common_planes`]; [`PolicyValueNet::with_input_planes`] makes its
+    /// weights so); `None` when its planes are other ones.
+    pub fn input_planes_for<G: crate::Encode>(&self, game_config: &G::Config) -> Option<usize> {
+        let planes = G::num_planes(game_config);
+        (self.input_planes == planes
+            || self.input_planes.min(planes) >= G::common_planes(game_config))
+        .then_some(planes)
     }
 
     /// Checks that every size is non-zero and that [`ModelConfig::global_pooling`] fits the

@@ -119,17 +119,15 @@ pub struct InitNetwork {
     pub info: InitInfo,
 }
 
-/// `m` with the input planes of the run's positions when it differs from them only in the
-/// planes after the game's common ones (renju's forbidden points): how `--init-trunk` and
-/// `--init-grow` take a network of the other plane count, as `--init` does
-/// ([`alphazero_nn::PolicyValueNet::with_input_planes`] makes its weights so).
+/// `m` with the input planes of the run's positions where it takes them
+/// ([`alphazero_nn::ModelConfig::input_planes_for`]: renju's forbidden points): how
+/// `--init-trunk` and `--init-grow` take a network of the other plane count, as `--init` does.
 pub(crate) fn with_run_planes<G: Encode>(
     m: &alphazero_nn::ModelConfig,
     game_config: &G::Config,
 ) -> alphazero_nn::ModelConfig {
-    let planes = G::num_planes(game_config);
     let mut m = m.clone();
-    if m.input_planes != planes && m.input_planes.min(planes) >= G::common_planes(game_config) {
+    if let Some(planes) = m.input_planes_for::<G>(game_config) {
         m.input_planes = planes;
     }
     m
