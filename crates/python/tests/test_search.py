@@ -14,7 +14,7 @@ from conftest import REPO
 def test_the_readme_example_searches_gomoku_and_xiangqi(monkeypatch):
     monkeypatch.chdir(REPO)
     gomoku = az.Game("gomoku:15:renju", "h8 h9 i8")
-    result = az.search(gomoku, az.Network("models/gomoku-15x15-freestyle.azc", "gomoku:15:renju"), simulations=200)
+    result = az.search(gomoku, az.Network("models/gomoku-15x15-renju.azc"), simulations=200)
     assert result.move in gomoku.legal_moves()
     xiangqi = az.Game("xiangqi")
     result = az.search(xiangqi, az.Network("models/xiangqi.azc"), simulations=200)
@@ -112,7 +112,11 @@ def test_predict_gives_the_networks_logits_and_values():
 
 def test_shipped_networks_are_found_by_spec_and_by_other_boards():
     net = az.Network.shipped("gomoku:15:renju")
-    assert net is not None and net.path.name == "gomoku-15x15-freestyle.azc"
+    assert net is not None and net.path.name == "gomoku-15x15-renju.azc"
+    assert net.spec == "gomoku:15:renju" and net.input_shape[0] == 5
+    # A rule with no network of its own plays with the freestyle one of its board.
+    standard = az.Network.shipped("gomoku:15:standard")
+    assert standard is not None and standard.path.name == "gomoku-15x15-freestyle.azc"
     # A board with no network of its own takes a size-independent one shipped for another
     # board, laid out for this board.
     other = az.Network.shipped("gomoku:12")
