@@ -352,6 +352,9 @@ const GO_KEYS: &[&str] = &[
 const MAX_MULTIPV: i64 = 500;
 /// The largest `Hash` / `hashsize` in MiB.
 const MAX_HASH_MB: i64 = 1 << 20;
+/// The range of `PolicyTemperature` / `policytemperature`: flatter than uniform-ish above
+/// 10 is no longer a search guided by the network, and below 0.1 the priors are one-hot.
+const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
 /// The most `Threads` / `threads`.
 const MAX_THREADS: i64 = 256;
 /// The largest `Move Overhead` in ms (as Fairy-Stockfish).
@@ -369,14 +372,26 @@ enum Opt {
     MoveOverhead,
     ShowWdl,
     UseMillisec,
+    PolicyTemperature,
 }
 
 /// An option's type and default, as the `uci` / `ucci` reply declares it.
 #[derive(Clone, Copy, Debug)]
 enum OptKind {
     Check(bool),
-    Spin { default: i64, min: i64, max: i64 },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
     Combo(&'static str, &'static [&'static str]),
+    /// A real number in `min..=max`, declared as `type string` (UCI and UCCI have no real
+    /// type; lc0 declares its `PolicyTemperature` the same way).
+    Real {
+        default: f32,
+        min: f32,
+        max: f32,
+    },
 }
 
 /// One declared option: its name in UCI and in UCCI (`None`: not declared there, though
@@ -553,6 +568,16 @@ impl UcciEngine {
                 None,
                 OptKind::Check(false),
             ),
+            spec(
+                Opt::PolicyTemperature,
+                Some("PolicyTemperature"),
+                Some("policytemperature"),
+                OptKind::Real {
+                    default: d.search.policy_temperature,
+                    min: POLICY_TEMPERATURE_RANGE.0,
+                    max: POLICY_TEMPERATURE_RANGE.1,
+                },
+            ),
         ]
     }
 
@@ -575,6 +600,9 @@ impl UcciEngine {
                             "option name {name} type combo default {d} var {}",
                             vars.join(" var ")
                         )?,
+                        OptKind::Real { default, .. } => {
+                            writeln!(out, "option name {name} type string default {default}")?
+                        }
                     }
                 }
                 Dialect::Ucci => {
@@ -590,6 +618,9 @@ impl UcciEngine {
                             "option {name} type combo var {} default {d}",
                             vars.join(" var ")
                         )?,
+                        OptKind::Real { default, .. } => {
+                            writeln!(out, "option {name} type string default {default}")?
+                        }
                     }
                 }
             }
@@ -631,6 +662,7 @@ impl UcciEngine {
     /// | `Threads` | `threads` | spin 1–256, [`EngineConfig::threads`] | threads of a network evaluation |
     /// | `Move Overhead` | – | spin 0–5000 ms, [`EngineConfig::safety_margin`] | kept back from every time budget |
     /// | `UCI_ShowWDL` | – | check, false | `wdl W D L` in `info` lines |
+    /// | `PolicyTemperature` | `policytemperature` | string, a number 0.1–10, the play search's (2) | priors `softmax(logits / T)` at every node ([`alphazero_mcts::SearchConfig::policy_temperature`]) |
     /// | – | `usemillisec` | check, true | UCCI times in ms (else s) |
     ///
     /// `MultiPV` N reports, with every `info`, the N best root moves (`info depth D multipv k
@@ -826,7 +858,8 @@ impl UcciEngine {
                 Clipped(&value)
             )
         };
-        // The value, checked against the option's type.
+        // The value, checked against the option's type (a real number is kept in `real`).
+        let mut real = 0.0f32;
         let number = match spec.kind {
             OptKind::Check(_) => match v.to_ascii_lowercase().as_str() {
                 "true" => 1,
@@ -848,6 +881,13 @@ impl UcciEngine {
                     )
                 }
             },
+            OptKind::Real { min, max, .. } => match v.parse::<f32>() {
+                Ok(x) if (min..=max).contains(&x) => {
+                    real = x;
+                    0
+                }
+                _ => return self.error(out, bad(format!("expected a number from {min} to {max}"))),
+            },
         };
         // Every spin range above fits u32.
         let n32 = number as u32;
@@ -864,6 +904,7 @@ impl UcciEngine {
             Opt::Simulations => self.config.simulations = n32,
             Opt::MultiPv => self.multipv = n32,
             Opt::ShowWdl => self.show_wdl = number == 1,
+            Opt::PolicyTemperature => self.config.search.policy_temperature = real,
             Opt::UseMillisec => self.millisec = number == 1,
             Opt::MoveOverhead => self.config.safety_margin = Duration::from_millis(number as u64),
             Opt::Hash | Opt::Threads => {
@@ -1572,6 +1613,88 @@ mod tests {
         };
         assert_eq!(plan(true, movetime), Some((700, None)));
         assert_eq!(plan(false, time(60_000, None)), Some((2000, None)));
+    }
+
+    /// Logits falling by 0.05 per action index (about 2 between neighbouring legal moves at
+    /// the start): a policy as sharp as a trained network's.
+    struct Sharp;
+
+    impl Evaluator<Xiangqi> for Sharp {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Xiangqi>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            UniformEvaluator.evaluate(batch, policy_logits, values)?;
+            let actions = policy_logits.len() / batch.len().max(1);
+            for (i, l) in policy_logits.iter_mut().enumerate() {
+                *l = -0.05 * (i % actions) as f32;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn policy_temperature_sets_the_search_and_flatter_priors_search_more_root_moves() {
+        // Root moves the search visited in 200 simulations (MultiPV lists only those).
+        let searched = |setting: &str| {
+            let mut e = UcciEngine::new(
+                Arc::new(Sharp),
+                EngineConfig::fixed(200, 5),
+                XiangqiConfig::default(),
+            );
+            let out = feed(
+                &mut e,
+                &format!("uci\n{setting}setoption name MultiPV value 500\nposition startpos\ngo nodes 200\n"),
+            );
+            assert!(!out.contains("error"), "{out}");
+            let last = out
+                .lines()
+                .rev()
+                .find(|l| l.contains(" multipv 1 "))
+                .unwrap();
+            let depth = last.split(' ').nth(2).unwrap().to_string();
+            let lines = out
+                .lines()
+                .filter(|l| {
+                    l.starts_with(&format!("info depth {depth} ")) && l.contains(" multipv ")
+                })
+                .count();
+            (e.config().search.policy_temperature, lines)
+        };
+        let (t1, sharp) = searched("setoption name PolicyTemperature value 1\n");
+        let (t10, flat) = searched("setoption policytemperature 10\n");
+        assert_eq!((t1, t10), (1.0, 10.0));
+        assert!(
+            flat > sharp + 5,
+            "root moves searched: T = 1 {sharp}, T = 10 {flat}"
+        );
+        // The default is the configured search's; a bad value changes nothing.
+        let mut e = UcciEngine::new(
+            Arc::new(UniformEvaluator),
+            EngineConfig::default(),
+            XiangqiConfig::default(),
+        );
+        let want = EngineConfig::default().search.policy_temperature;
+        let out = feed(&mut e, "uci\n");
+        assert!(
+            out.contains(&format!(
+                "option name PolicyTemperature type string default {want}"
+            )),
+            "{out}"
+        );
+        for bad in ["0", "0.05", "11", "NaN", "inf", "hot", ""] {
+            let out = feed(
+                &mut e,
+                &format!("setoption name PolicyTemperature value {bad}\n"),
+            );
+            assert!(
+                out.contains("option PolicyTemperature: expected a number from 0.1 to 10"),
+                "{bad}: {out}"
+            );
+            assert_eq!(e.config().search.policy_temperature, want, "{bad}");
+        }
     }
 
     #[test]
