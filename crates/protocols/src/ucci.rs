@@ -352,8 +352,8 @@ const GO_KEYS: &[&str] = &[
 const MAX_MULTIPV: i64 = 500;
 /// The largest `Hash` / `hashsize` in MiB.
 const MAX_HASH_MB: i64 = 1 << 20;
-/// The range of `PolicyTemperature` / `policytemperature`: flatter than uniform-ish above
-/// 10 is no longer a search guided by the network, and below 0.1 the priors are one-hot.
+/// The range of `PolicyTemperature` / `policytemperature`: above 10 the priors are nearly
+/// uniform (the network no longer guides the search), below 0.1 nearly one-hot.
 const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
 /// The most `Threads` / `threads`.
 const MAX_THREADS: i64 = 256;
