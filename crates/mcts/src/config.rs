@@ -275,7 +275,8 @@ pub struct SearchConfig {
     /// Softmax temperature of the priors at every expanded node (lc0's policy temperature;
     /// 1.0, the network's own policy): `P = softmax(logits / T)`. Above 1 the priors are
     /// flatter, so that moves the network rates low (e.g. an undefended piece it could take)
-    /// still get visits in a long search. The Gumbel root keeps the raw logits.
+    /// still get visits in a long search. A Gumbel root samples and builds its improved policy
+    /// from the network's own logits (`T · ln P`), so self-play targets do not flatten.
     pub policy_temperature: f32,
 }
 

@@ -925,9 +925,13 @@ impl<G: Game> Search<G> {
             let dist = Gumbel::new(0.0f32, 1.0).expect("Gumbel(0, 1) is valid");
             let edges = &self.edges[f..f + n];
             let g: Vec<f32> = edges.iter().map(|_| dist.sample(&mut self.rng)).collect();
+            // The edges hold softmax(logits / T) (`policy_temperature`); T · ln P gives back
+            // the network's logits up to a constant, which neither the sampling nor the
+            // improved policy sees.
+            let t = self.config.policy_temperature;
             let logits = edges
                 .iter()
-                .map(|e| e.prior.max(f32::MIN_POSITIVE).ln())
+                .map(|e| t * e.prior.max(f32::MIN_POSITIVE).ln())
                 .collect();
             let base = edges.iter().map(|e| e.n).collect();
             let m = (gc.num_sampled_actions as usize).min(n);
@@ -1199,12 +1203,15 @@ impl<G: Game> Search<G> {
         let mut sum_p = 0.0;
         let mut sum_pq = 0.0;
         let mut max_n = 0;
+        // The network's own policy weighs v_mix: P^T is proportional to it (see prepare_root).
+        let t = self.config.policy_temperature;
         for e in edges {
             if e.n > 0 {
                 let q = e.w / e.n as f32;
+                let p = if t == 1.0 { e.prior } else { e.prior.powf(t) };
                 sum_n += e.n as f32;
-                sum_p += e.prior;
-                sum_pq += e.prior * q;
+                sum_p += p;
+                sum_pq += p * q;
             }
             max_n = max_n.max(e.n);
         }

@@ -318,6 +318,33 @@ fn gumbel_root_takes_the_win_and_gives_an_improved_policy() {
 }
 
 #[test]
+fn gumbel_root_policy_target_ignores_policy_temperature() {
+    // One visit to each of 4 sampled actions: every Q is a child's own evaluation, so T (which
+    // flattens the priors below the root) must change neither the choice nor the improved
+    // policy, which are built from the network's logits.
+    let at = |t: f32| SearchConfig {
+        gumbel: Some(GumbelConfig {
+            num_sampled_actions: 4,
+            ..Default::default()
+        }),
+        solver: false,
+        policy_temperature: t,
+        ..cfg(1)
+    };
+    let plain = search("x...o....", at(1.0), sims(4), &HashEvaluator);
+    let flat = search("x...o....", at(2.0), sims(4), &HashEvaluator);
+    assert_eq!(plain.best_move, flat.best_move);
+    for (a, b) in plain.policy.iter().zip(&flat.policy) {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "{:?} vs {:?}",
+            plain.policy,
+            flat.policy
+        );
+    }
+}
+
+#[test]
 fn gumbel_visits_follow_sequential_halving() {
     let g = SearchConfig {
         gumbel: Some(GumbelConfig {
