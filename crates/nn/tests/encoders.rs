@@ -177,6 +177,41 @@ fn xiangqi_board_is_seen_from_the_side_to_move() {
     assert!(pos.piece_at(Square::new(4, 2).unwrap()).is_some());
 }
 
+/// Planes 16 and 17 are the attack counts of the side to move and of the opponent, turned with
+/// the board for Black; a network from before them (16 planes) reads them with zero weights.
+#[test]
+fn xiangqi_attack_planes_follow_the_side_to_move() {
+    let config = XiangqiConfig::default();
+    assert_eq!(Xiangqi::num_planes(&config), 18);
+    assert_eq!(Xiangqi::common_planes(&config), 16);
+    let mut pos = Xiangqi::new(&config);
+    // Red's cannon h2 takes nothing yet; after h2e2 it aims over the e3 soldier at e6.
+    let mv = pos.parse_move("h2e2").unwrap();
+    pos.play(mv).unwrap();
+    let (red, black) = (
+        pos.attack_counts(Side::First),
+        pos.attack_counts(Side::Second),
+    );
+    let e6 = Square::new(4, 6).unwrap().index();
+    assert!(
+        red[e6] >= 1,
+        "the cannon over its screen attacks Black's e6 soldier"
+    );
+    let p = encoding(&pos, 0);
+    for sq in 0..90 {
+        let (file, rank) = (sq % 9, sq / 9);
+        // Black to move: own = Black's attacks, board turned by 180°.
+        let point = (9 - rank) * 9 + (8 - file);
+        let want = |n: u8| f32::from(n.min(2)) / 2.0;
+        assert_eq!(p[16 * 90 + point], want(black[sq]), "own attacks at {sq}");
+        assert_eq!(
+            p[17 * 90 + point],
+            want(red[sq]),
+            "opponent's attacks at {sq}"
+        );
+    }
+}
+
 #[test]
 fn xiangqi_repetition_and_no_capture_planes() {
     let mut history = History::new(Xiangqi::new(&XiangqiConfig::default()));

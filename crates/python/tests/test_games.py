@@ -28,7 +28,7 @@ def test_start_positions_of_every_game():
     counts = {"gomoku:15:renju": 225, "gomoku:9:standard": 81, "gomoku:8": 64,
               "xiangqi": 44, "connect4": 7}
     shapes = {"gomoku:15:renju": (5, 15, 15), "gomoku:9:standard": (4, 9, 9),
-              "gomoku:8": (4, 8, 8), "xiangqi": (16, 10, 9), "connect4": (2, 6, 7)}
+              "gomoku:8": (4, 8, 8), "xiangqi": (18, 10, 9), "connect4": (2, 6, 7)}
     for spec in SPECS:
         game = az.Game(spec)
         assert len(game.legal_moves()) == counts[spec], spec

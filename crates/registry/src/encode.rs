@@ -20,11 +20,15 @@ use crate::Registered;
 ///   4 = Black's forbidden points (1.0 at each double-three, double-four and overline point,
 ///   whichever side is to move). Square `(x, y)` is at row `y`, column `x` of the game's
 ///   coordinates.
-/// * **Xiangqi** (`C = 16`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
+/// * **Xiangqi** (`C = 18`, `H = 10`, `W = 9`): planes 0–6 = pieces of the side to move by
 ///   kind (king/general, advisor, elephant, horse, chariot, cannon, soldier), planes 7–13 = the
 ///   opponent's pieces in the same order, plane 14 = repetitions of the position so far
 ///   (`min(repetitions, 2) / 2`), plane 15 = the no-capture counter (`halfmove_clock / L`,
-///   at most 1, where `L` is the configured no-capture draw limit, 120 plies by default). For Red the board is as the game stores it (rank 0 = Red's back rank in row
+///   at most 1, where `L` is the configured no-capture draw limit, 120 plies by default),
+///   planes 16 and 17 = how many pieces of the side to move and of the opponent attack each
+///   point by the movement rules (`min(attackers, 2) / 2`; `Xiangqi::attack_counts`). The
+///   first 16 are the common planes: a network from before planes 16–17 reads them with zero
+///   weights. For Red the board is as the game stores it (rank 0 = Red's back rank in row
 ///   0); for Black it is turned 180° (file `f`, rank `r` → `8 − f`, `9 − r`), so the side to
 ///   move always plays "up" from row 0, matching the xiangqi action indices, which are seen
 ///   from the side to move.

@@ -1,4 +1,4 @@
-//! Xiangqi in the registry: one spec (the standard rules), its encoder (16 planes, seen from
+//! Xiangqi in the registry: one spec (the standard rules), its encoder (18 planes, seen from
 //! the side to move), its web page layout, its positions as text (FEN, move lists) and how it
 //! is drawn (ICCS and WXF).
 
@@ -223,7 +223,11 @@ fn xiangqi_move_type(df: i32, dr: i32) -> u32 {
 }
 
 /// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.
-const XIANGQI_PLANES: usize = 16;
+const XIANGQI_PLANES: usize = 18;
+
+/// The planes a network from before the attack planes was trained on (pieces, repetitions,
+/// the no-capture counter); such a network reads planes 16 and 17 with zero weights.
+const XIANGQI_COMMON_PLANES: usize = 16;
 const XQ_H: usize = 10;
 const XQ_W: usize = 9;
 
@@ -242,6 +246,10 @@ impl Encode for Xiangqi {
         XIANGQI_PLANES
     }
 
+    fn common_planes(_config: &XiangqiConfig) -> usize {
+        XIANGQI_COMMON_PLANES
+    }
+
     fn encode(&self, repetitions: u32, out: &mut [f32]) {
         let hw = XQ_H * XQ_W;
         assert_eq!(
@@ -251,12 +259,10 @@ impl Encode for Xiangqi {
         );
         out.fill(0.0);
         let us = self.side_to_move();
+        let attacks = [self.attack_counts(us), self.attack_counts(us.opponent())];
         for rank in 0..XQ_H as u8 {
             for file in 0..XQ_W as u8 {
                 let Some(sq) = Square::new(file, rank) else {
-                    continue;
-                };
-                let Some(piece) = self.piece_at(sq) else {
                     continue;
                 };
                 // Seen from the side to move: Black's view is the board turned 180°.
@@ -264,8 +270,15 @@ impl Encode for Xiangqi {
                     Side::First => (usize::from(rank), usize::from(file)),
                     Side::Second => (XQ_H - 1 - usize::from(rank), XQ_W - 1 - usize::from(file)),
                 };
+                let point = row * XQ_W + col;
+                for (k, a) in attacks.iter().enumerate() {
+                    out[(16 + k) * hw + point] = f32::from(a[sq.index()].min(2)) / 2.0;
+                }
+                let Some(piece) = self.piece_at(sq) else {
+                    continue;
+                };
                 let plane = piece.kind.index() + if piece.side == us { 0 } else { 7 };
-                out[plane * hw + row * XQ_W + col] = 1.0;
+                out[plane * hw + point] = 1.0;
             }
         }
         let rep = repetitions.min(2) as f32 / 2.0;
@@ -307,6 +320,12 @@ impl Encode for Xiangqi {
              1, on every point"
                 .into(),
         );
+        for whose in ["the side to move", "the opponent"] {
+            v.push(format!(
+                "squares attacked by {whose}'s pieces (by the movement rules, pins ignored; a \
+                 cannon behind its screen up to the next piece): min(attackers, 2) / 2"
+            ));
+        }
         v
     }
     fn board_layout() -> &'static str {

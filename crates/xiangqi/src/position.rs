@@ -346,6 +346,83 @@ impl Xiangqi {
         moves
     }
 
+    /// How many pieces of `side` attack each square, indexed by [`Square::index`], by their
+    /// movement rules alone, whatever stands on the square (an own piece counts: a defended
+    /// piece is attacked by its defenders), whoever is to move, pins and checks ignored:
+    /// a chariot attacks each line's squares up to and including its first piece; a cannon the
+    /// squares behind its first screen up to and including the next piece (where a piece of
+    /// the other side could be taken); a horse its jumps whose leg is free; an elephant its
+    /// jumps whose eye is free, on its own side of the river; an advisor and the general their
+    /// steps in the palace; a soldier the square ahead and, across the river, those beside it.
+    /// Generals facing each other on an open file are an illegal position, not an attack.
+    pub fn attack_counts(&self, side: Side) -> [u8; NUM_SQUARES] {
+        let t = tables();
+        let us = side.index();
+        let b = &self.board;
+        let mut count = [0u8; NUM_SQUARES];
+        let mut bits = self.occ[us];
+        while bits != 0 {
+            let from = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            match kind_of(b[from]) {
+                CHARIOT => {
+                    for ray in &t.rays[from] {
+                        for &to in ray.as_slice() {
+                            count[to as usize] += 1;
+                            if b[to as usize] != EMPTY {
+                                break;
+                            }
+                        }
+                    }
+                }
+                CANNON => {
+                    for ray in &t.rays[from] {
+                        let ray = ray.as_slice();
+                        let Some(screen) = ray.iter().position(|&q| b[q as usize] != EMPTY) else {
+                            continue;
+                        };
+                        for &to in &ray[screen + 1..] {
+                            count[to as usize] += 1;
+                            if b[to as usize] != EMPTY {
+                                break;
+                            }
+                        }
+                    }
+                }
+                HORSE => {
+                    for &(to, leg) in t.horse[from].as_slice() {
+                        if b[leg as usize] == EMPTY {
+                            count[to as usize] += 1;
+                        }
+                    }
+                }
+                ELEPHANT => {
+                    for &(to, eye) in t.elephant[from].as_slice() {
+                        if b[eye as usize] == EMPTY {
+                            count[to as usize] += 1;
+                        }
+                    }
+                }
+                SOLDIER => {
+                    for &to in t.soldier[us][from].as_slice() {
+                        count[to as usize] += 1;
+                    }
+                }
+                ADVISOR => {
+                    for &to in t.advisor[from].as_slice() {
+                        count[to as usize] += 1;
+                    }
+                }
+                _ => {
+                    for &to in t.general[from].as_slice() {
+                        count[to as usize] += 1;
+                    }
+                }
+            }
+        }
+        count
+    }
+
     /// The one generator behind [`Xiangqi::generate`] (`LEGAL`: moves that leave the own
     /// general attacked are dropped) and [`Xiangqi::pseudo_legal_moves`] (kept).
     fn generate_moves<S: MoveSink, const LEGAL: bool>(&self, sink: &mut S) {
@@ -624,4 +701,86 @@ impl fmt::Display for Xiangqi {
 #[inline]
 pub(crate) fn kind_code(kind: PieceKind) -> u8 {
     kind.index() as u8
+}
+
+#[cfg(test)]
+mod attack_tests {
+    use super::*;
+    use alphazero_game::Game;
+    use proptest::prelude::*;
+
+    /// `side`'s pseudo-legal moves that end on `s` once a piece of the other side stands there:
+    /// the captures the rules allow onto that square, which is what an attack count counts.
+    fn captures_onto(p: &Xiangqi, side: Side, s: usize) -> u8 {
+        let mut q = p.clone();
+        q.board[s] = code(CHARIOT, 1 - side.index());
+        q.side = side;
+        q.refresh();
+        q.pseudo_legal_moves()
+            .iter()
+            .filter(|m| m.to.index() == s)
+            .count() as u8
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        #[test]
+        fn attack_counts_equal_the_captures_the_move_generator_allows(
+            choices in prop::collection::vec(any::<u32>(), 0..80),
+        ) {
+            let mut p = Xiangqi::start(XiangqiConfig::default());
+            let mut positions = vec![p.clone()];
+            for c in choices {
+                let moves = p.legal_moves_vec();
+                if moves.is_empty() {
+                    break;
+                }
+                p.play_unchecked(moves[c as usize % moves.len()]);
+                positions.push(p.clone());
+            }
+            for p in &positions {
+                for side in [Side::First, Side::Second] {
+                    let counts = p.attack_counts(side);
+                    for (s, &n) in counts.iter().enumerate() {
+                        if p.board[s] != EMPTY && kind_of(p.board[s]) == GENERAL {
+                            continue;
+                        }
+                        prop_assert_eq!(n, captures_onto(p, side, s), "{} square {}", p.to_fen(), s);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_cannon_attacks_only_behind_its_screen() {
+        // Red cannon c2, Red soldier c3 as its screen, Black soldier c6 behind it.
+        let p = Xiangqi::from_fen(
+            "3k5/9/9/2p6/9/9/2P6/2C6/9/4K4 w - - 0 1",
+            XiangqiConfig::default(),
+        )
+        .expect("FEN parses");
+        let red = p.attack_counts(Side::First);
+        let at = |rank: u8| red[Square::new(2, rank).expect("on the board").index()];
+        assert_eq!(at(1), 0, "in front of the cannon, no screen: no capture");
+        assert_eq!(at(3), 0, "the screen itself");
+        assert_eq!(
+            at(4),
+            2,
+            "the soldier's step and the cannon over its screen"
+        );
+        assert_eq!(at(5), 1, "behind the screen: the cannon");
+        assert_eq!(at(6), 1, "the first piece behind the screen");
+        assert_eq!(at(7), 0, "beyond that piece");
+        let black = p.attack_counts(Side::Second);
+        let black_at =
+            |file: u8, rank: u8| black[Square::new(file, rank).expect("on the board").index()];
+        assert_eq!(
+            black_at(2, 5),
+            1,
+            "a soldier before the river steps ahead only"
+        );
+        assert_eq!(black_at(1, 6), 0, "and not sideways");
+    }
 }
