@@ -222,7 +222,8 @@ fn xiangqi_move_type(df: i32, dr: i32) -> u32 {
     }
 }
 
-/// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter.
+/// Xiangqi planes: 7 own piece kinds, 7 opponent piece kinds, repetitions, no-capture counter,
+/// the attack counts of the side to move and of the opponent.
 const XIANGQI_PLANES: usize = 18;
 
 /// The planes a network from before the attack planes was trained on (pieces, repetitions,
@@ -272,7 +273,8 @@ impl Encode for Xiangqi {
                 };
                 let point = row * XQ_W + col;
                 for (k, a) in attacks.iter().enumerate() {
-                    out[(16 + k) * hw + point] = f32::from(a[sq.index()].min(2)) / 2.0;
+                    out[(XIANGQI_COMMON_PLANES + k) * hw + point] =
+                        f32::from(a[sq.index()].min(2)) / 2.0;
                 }
                 let Some(piece) = self.piece_at(sq) else {
                     continue;

@@ -763,7 +763,7 @@ mod attack_tests {
         .expect("FEN parses");
         let red = p.attack_counts(Side::First);
         let at = |rank: u8| red[Square::new(2, rank).expect("on the board").index()];
-        assert_eq!(at(1), 0, "in front of the cannon, no screen: no capture");
+        assert_eq!(at(1), 0, "below the cannon, with no screen: no capture");
         assert_eq!(at(3), 0, "the screen itself");
         assert_eq!(
             at(4),
