@@ -8,8 +8,6 @@ use std::sync::{Arc, Mutex};
 
 use alphazero_formats::{FormatError, MoveNotation, Record, RecordGame, RecordResult};
 use alphazero_game::{mix_seed, Game, History, Outcome, Side};
-use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use crate::batched::{play_batched, BatchedSearch, Finished};
@@ -614,33 +612,12 @@ impl MatchResult {
 }
 
 /// A random opening of `plies` moves over the candidate moves from `start`, seeded; redrawn
-/// (up to 100 tries) while it ends the game.
+/// (up to 100 tries) while it ends the game ([`alphazero_game::random_opening`]).
 ///
 /// # Errors
 /// [`MatchError::NoOpening`] when every try ended the game or ran out of moves.
 pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Result<History<G>, MatchError> {
-    let mut moves = Vec::new();
-    for attempt in 0..100u64 {
-        let mut rng = StdRng::seed_from_u64(mix_seed(seed, attempt));
-        let mut h = History::new(start.clone());
-        let mut ok = true;
-        for _ in 0..plies {
-            if h.outcome().is_some() {
-                ok = false;
-                break;
-            }
-            h.current().candidate_moves(&mut moves);
-            if moves.is_empty() {
-                ok = false;
-                break;
-            }
-            h.play_unchecked(moves[rng.random_range(0..moves.len())]);
-        }
-        if ok && h.outcome().is_none() {
-            return Ok(h);
-        }
-    }
-    Err(MatchError::NoOpening { plies })
+    alphazero_game::random_opening(start, plies, seed).ok_or(MatchError::NoOpening { plies })
 }
 
 /// One game of a match schedule: who plays first, who second, from which opening.

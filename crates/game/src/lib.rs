@@ -551,6 +551,39 @@ pub const fn mix_seed(seed: u64, index: u64) -> u64 {
     splitmix64(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03)).1
 }
 
+/// A random opening: `plies` moves drawn uniformly from the candidate moves
+/// ([`Game::candidate_moves`]) from `start`, seeded; redrawn (up to 100 tries, each from
+/// `mix_seed(seed, try)`) while it ends the game or runs out of moves. The arena's random
+/// openings and self-play's random starts; the same `start`, `plies` and `seed` give the same
+/// moves.
+///
+/// Returns `None` when every try ended the game or ran out of moves.
+pub fn random_opening<G: Game>(start: &G, plies: u32, seed: u64) -> Option<History<G>> {
+    use rand::{rngs::StdRng, Rng, SeedableRng};
+    let mut moves = Vec::new();
+    for attempt in 0..100u64 {
+        let mut rng = StdRng::seed_from_u64(mix_seed(seed, attempt));
+        let mut h = History::new(start.clone());
+        let mut ok = true;
+        for _ in 0..plies {
+            if h.outcome().is_some() {
+                ok = false;
+                break;
+            }
+            h.current().candidate_moves(&mut moves);
+            if moves.is_empty() {
+                ok = false;
+                break;
+            }
+            h.play_unchecked(moves[rng.random_range(0..moves.len())]);
+        }
+        if ok && h.outcome().is_none() {
+            return Some(h);
+        }
+    }
+    None
+}
+
 /// Fills a `const` Zobrist table of `N` keys from a seed.
 pub const fn zobrist_table<const N: usize>(seed: u64) -> [u64; N] {
     let mut out = [0u64; N];

@@ -155,13 +155,19 @@ pub trait Registered: PositionText {
 
     /// A start position made from the rules alone for self-play's random starts
     /// (`[selfplay.random_starts]`): for Xiangqi the initial position with up to
-    /// `max_removed` pieces other than the general taken off each side, drawn from `seed`
-    /// (the same seed gives the same position). Material imbalances end games sooner and
-    /// teach what pieces are worth. Returns the position and its text, which
-    /// [`PositionText::parse_position`] reads back. `None`, the default, for a game without
-    /// random starts.
-    fn random_start(config: &Self::Config, max_removed: u32, seed: u64) -> Option<(Self, String)> {
-        let _ = (config, max_removed, seed);
+    /// `max_removed` pieces other than the general taken off each side, then up to `plies`
+    /// uniformly random legal moves, drawn from `seed` (the same seed gives the same
+    /// position). Material imbalances end games sooner and teach what pieces are worth;
+    /// random moves leave pieces where they can be taken and teach taking them. Returns the
+    /// position and its text, which [`PositionText::parse_position`] reads back. `None`, the
+    /// default, for a game without random starts.
+    fn random_start(
+        config: &Self::Config,
+        max_removed: u32,
+        plies: u32,
+        seed: u64,
+    ) -> Option<(Self, String)> {
+        let _ = (config, max_removed, plies, seed);
         None
     }
 

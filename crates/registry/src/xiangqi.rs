@@ -89,14 +89,17 @@ impl Registered for Xiangqi {
         matches!(spec, GameSpec::Xiangqi).then(XiangqiConfig::default)
     }
 
-    /// The initial position, Red to move, with `0..=max_removed` pieces other than the
-    /// general taken off each side (the count and the pieces uniform, each side drawn apart;
-    /// counts above 15, the pieces a side has besides its general, take all 15). A draw that
-    /// removes nothing, leaves the generals facing each other or ends the game is drawn again
-    /// (up to 64 times, then the initial position).
+    /// The initial position with `0..=max_removed` pieces other than the general taken off
+    /// each side (the count and the pieces uniform, each side drawn apart; counts above 15,
+    /// the pieces a side has besides its general, take all 15), then `0..=plies` uniformly
+    /// random legal moves by both sides ([`alphazero_game::random_opening`]: pieces left
+    /// where they can be taken, checks, generals out of shelter). A draw that changes nothing
+    /// (no piece removed, no move played), leaves the generals facing each other or ends the
+    /// game is drawn again (up to 64 times, then the initial position).
     fn random_start(
         config: &XiangqiConfig,
         max_removed: u32,
+        plies: u32,
         seed: u64,
     ) -> Option<(Xiangqi, String)> {
         let initial = Xiangqi::new(config);
@@ -133,15 +136,30 @@ impl Registered for Xiangqi {
                     g[r][f] = '.';
                 }
             }
-            if removed == 0 {
+            // No draw at all without plies, so that a seed keeps its start of before.
+            let moves = if plies == 0 {
+                0
+            } else {
+                rng.random_range(0..=plies)
+            };
+            if removed == 0 && moves == 0 {
                 // The initial position itself is no random start.
                 continue;
             }
             let fen = format!("{} {rest}", grid_fen(&g));
-            if let Ok(pos) = Xiangqi::from_fen(&fen, *config) {
-                if pos.outcome().is_none() {
-                    return Some((pos, fen));
-                }
+            let Ok(pos) = Xiangqi::from_fen(&fen, *config) else {
+                continue;
+            };
+            if pos.outcome().is_some() {
+                continue;
+            }
+            if moves == 0 {
+                return Some((pos, fen));
+            }
+            if let Some(h) = alphazero_game::random_opening(&pos, moves, rng.random()) {
+                let pos = h.current().clone();
+                let fen = pos.to_fen();
+                return Some((pos, fen));
             }
         }
         Some((initial, initial_fen))

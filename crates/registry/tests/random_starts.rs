@@ -1,5 +1,5 @@
 //! Random starts (`Registered::random_start`): Xiangqi's initial position with pieces taken
-//! off each side, and no random starts for the games without them.
+//! off each side and random moves played, and no random starts for the games without them.
 
 use std::collections::BTreeSet;
 
@@ -10,6 +10,9 @@ use alphazero_registry::games::{
 use alphazero_registry::{PositionText, Registered};
 
 const INITIAL: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
+/// The start seed 17 draws with `max_removed` 2 and no plies.
+const GOLDEN_SEED_17: &str =
+    "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RN1AKABNR w - - 0 1";
 
 /// The pieces of a FEN's board field, Red's (upper case) and Black's, sorted.
 fn pieces(fen: &str) -> (String, String) {
@@ -38,7 +41,7 @@ fn xiangqi_random_starts_remove_at_most_max_removed_non_general_pieces_a_side() 
     let (red0, black0) = pieces(INITIAL);
     for seed in 0..300u64 {
         let (pos, fen) =
-            Xiangqi::random_start(&config, 3, seed).expect("xiangqi has random starts");
+            Xiangqi::random_start(&config, 3, 0, seed).expect("xiangqi has random starts");
         // The text reads back to the same position, Red to move, a game not over.
         let parsed = Xiangqi::parse_position(&config, &fen).expect("the start text parses");
         assert_eq!(parsed.current().to_fen(), pos.to_fen(), "seed {seed}");
@@ -78,14 +81,14 @@ fn expand(fen: &str) -> Vec<char> {
 #[test]
 fn xiangqi_random_starts_follow_the_seed_and_cover_every_count() {
     let config = XiangqiConfig::default();
-    let a = Xiangqi::random_start(&config, 2, 17).expect("a start");
-    let b = Xiangqi::random_start(&config, 2, 17).expect("a start");
+    let a = Xiangqi::random_start(&config, 2, 0, 17).expect("a start");
+    let b = Xiangqi::random_start(&config, 2, 0, 17).expect("a start");
     assert_eq!(a.1, b.1, "the same seed draws the same position");
     let (red0, black0) = pieces(INITIAL);
     let mut counts = BTreeSet::new();
     let mut texts = BTreeSet::new();
     for seed in 0..200u64 {
-        let (_, fen) = Xiangqi::random_start(&config, 2, seed).expect("a start");
+        let (_, fen) = Xiangqi::random_start(&config, 2, 0, seed).expect("a start");
         let (red, black) = pieces(&fen);
         counts.insert((red0.len() - red.len(), black0.len() - black.len()));
         texts.insert(fen);
@@ -103,7 +106,7 @@ fn xiangqi_random_starts_never_leave_the_generals_facing() {
     // be drawn again (the side not to move would be in check).
     let config = XiangqiConfig::default();
     for seed in 0..300u64 {
-        let (pos, fen) = Xiangqi::random_start(&config, 15, seed).expect("a start");
+        let (pos, fen) = Xiangqi::random_start(&config, 15, 0, seed).expect("a start");
         assert!(
             Xiangqi::from_fen(&fen, config).is_ok(),
             "seed {seed}: {fen}"
@@ -113,7 +116,71 @@ fn xiangqi_random_starts_never_leave_the_generals_facing() {
 }
 
 #[test]
+fn xiangqi_random_start_plies_are_legal_moves_from_the_removal_and_follow_the_seed() {
+    let config = XiangqiConfig::default();
+    let mut black_to_move = 0;
+    let mut moved = 0;
+    let mut can_capture = 0;
+    for seed in 0..200u64 {
+        let (pos, fen) = Xiangqi::random_start(&config, 2, 12, seed).expect("a start");
+        assert_eq!(
+            Xiangqi::random_start(&config, 2, 12, seed)
+                .expect("a start")
+                .1,
+            fen,
+            "seed {seed}: the same seed draws the same position"
+        );
+        let parsed = Xiangqi::parse_position(&config, &fen).expect("the start text parses");
+        assert_eq!(parsed.current().to_fen(), pos.to_fen(), "seed {seed}");
+        assert!(pos.outcome().is_none(), "seed {seed}: {fen}");
+        // Moves only take pieces off: neither side has a piece the initial position lacks.
+        let (red0, black0) = pieces(INITIAL);
+        let (red, black) = pieces(&fen);
+        assert!(removed(&red0, &red).is_some(), "seed {seed}: {fen}");
+        assert!(removed(&black0, &black).is_some(), "seed {seed}: {fen}");
+        black_to_move += usize::from(pos.side_to_move() == Side::Second);
+        let start_board = expand(INITIAL);
+        moved += usize::from(
+            expand(&fen)
+                .iter()
+                .zip(&start_board)
+                .any(|(&c, &s)| c != '.' && c != s),
+        );
+        let mut moves = Vec::new();
+        pos.legal_moves(&mut moves);
+        let cells = expand(&fen);
+        // A capture: a move onto an occupied point (the board field runs from Black's back
+        // rank, rank 9, to Red's, rank 0).
+        can_capture += usize::from(moves.iter().any(|m| {
+            let to = m.to;
+            cells[(9 - to.rank() as usize) * 9 + to.file() as usize] != '.'
+        }));
+    }
+    // 0..=12 plies: odd counts leave Black to move, and most starts have moved pieces.
+    assert!(
+        (60..=140).contains(&black_to_move),
+        "{black_to_move} of 200"
+    );
+    assert!(moved > 150, "only {moved} of 200 starts moved a piece");
+    assert!(
+        can_capture > 100,
+        "only {can_capture} of 200 random-move starts offer a capture"
+    );
+}
+
+#[test]
+fn xiangqi_random_starts_without_plies_keep_their_seeds_positions() {
+    // A start drawn before random moves existed (plies = 0): seed 17, two pieces at most.
+    let config = XiangqiConfig::default();
+    let (_, fen) = Xiangqi::random_start(&config, 2, 0, 17).expect("a start");
+    assert_eq!(
+        fen, GOLDEN_SEED_17,
+        "plies = 0 must draw what it drew before"
+    );
+}
+
+#[test]
 fn games_without_random_starts_have_none() {
-    assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 1).is_none());
-    assert!(Connect4::random_start(&Connect4Config, 3, 1).is_none());
+    assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 8, 1).is_none());
+    assert!(Connect4::random_start(&Connect4Config, 3, 8, 1).is_none());
 }

@@ -550,7 +550,9 @@ impl<'s, G: Encode> Pipeline<'s, G> {
         }
         let stream = mix(seed, RANDOM_START_TAG);
         (0..games)
-            .map_while(|i| G::random_start(&self.game_config, r.max_removed, mix(stream, i)))
+            .map_while(|i| {
+                G::random_start(&self.game_config, r.max_removed, r.plies, mix(stream, i))
+            })
             .collect()
     }
 

@@ -309,6 +309,72 @@ fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() 
 }
 
 #[test]
+fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() {
+    use alphazero_game::{Game, Side};
+    use alphazero_records::GameResult;
+    use alphazero_registry::games::Xiangqi;
+    let storage = MemoryStorage::new();
+    let cfg = tiny_game(
+        "xiangqi",
+        1,
+        &[
+            "selfplay.games_per_iteration=24",
+            "selfplay.parallel_games=24",
+            "selfplay.max_plies=200",
+            "selfplay.random_starts.share=0.9",
+            "selfplay.random_starts.max_removed=6",
+            "selfplay.random_starts.plies=30",
+        ],
+    );
+    let p =
+        Pipeline::<Xiangqi>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
+    p.run(None, &Limits::default(), &Silent).unwrap();
+    let file = read_records(
+        &storage.get(&RunDir::record_key(0)).unwrap(),
+        "xiangqi",
+        p.num_actions(),
+    )
+    .unwrap();
+    let buffer =
+        ReplayBuffer::rebuild_from(std::slice::from_ref(&file), 10_000, &p.start_position())
+            .unwrap();
+    let mut black_first = 0;
+    let mut checked = 0;
+    for (i, g) in file.games.iter().enumerate() {
+        let id = file.header.first_game_id + i as u64;
+        let winner = match g.result {
+            GameResult::FirstWon => Some(Side::First),
+            GameResult::SecondWon => Some(Side::Second),
+            _ => None,
+        };
+        let samples: Vec<_> = buffer.iter().filter(|s| s.game_id == id).collect();
+        assert_eq!(samples.len(), g.plies.len(), "game {id}");
+        let first = samples
+            .iter()
+            .find(|s| s.ply == 0)
+            .expect("the start position");
+        if !g.start.is_empty() && first.position.side_to_move() == Side::Second {
+            black_first += 1;
+        }
+        // z is the result from each position's side to move, whoever moved first.
+        for s in samples.iter().filter(|_| !g.flags.truncated) {
+            let want = match winner {
+                Some(w) if w == s.position.side_to_move() => 1.0,
+                Some(_) => -1.0,
+                None => 0.0,
+            };
+            assert_eq!(s.z, want, "game {id} ply {}", s.ply);
+            checked += usize::from(winner.is_some() && s.position.side_to_move() == Side::Second);
+        }
+    }
+    assert!(black_first > 0, "no random start left Black to move");
+    assert!(
+        checked > 0,
+        "no decided game had a position with Black to move"
+    );
+}
+
+#[test]
 fn random_starts_are_refused_for_a_game_without_them() {
     let err = tiny(1)
         .with_overrides(&["selfplay.random_starts.share=0.3"])
@@ -330,6 +396,10 @@ fn random_starts_are_refused_for_a_game_without_them() {
         (
             "selfplay.random_starts.max_removed=16",
             "selfplay.random_starts.max_removed must be <= 15",
+        ),
+        (
+            "selfplay.random_starts.plies=201",
+            "selfplay.random_starts.plies must be <= 200",
         ),
     ] {
         let err = TrainConfig::parse("[game]\nname = \"xiangqi\"\n", &[set])

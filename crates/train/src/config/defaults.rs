@@ -70,6 +70,7 @@ impl TrainConfig {
                 random_starts: RandomStartsConfig {
                     share: 0.0,
                     max_removed: 3,
+                    plies: 0,
                 },
                 search: SearchConfig {
                     c_puct: CPuct::Constant(1.5),

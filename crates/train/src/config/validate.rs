@@ -108,6 +108,8 @@ impl TrainConfig {
             s.random_starts.max_removed,
             15,
         )?;
+        // A longer random walk is no opening any more: most of its games end in a few plies.
+        at_most("selfplay.random_starts.plies", s.random_starts.plies, 200)?;
         let has_conv_policy = alphazero_registry::with_game!(&self.game, G, cfg => {
             <G as alphazero_registry::Encode>::policy_planes(cfg).is_some()
         });
@@ -123,7 +125,7 @@ impl TrainConfig {
             );
         }
         let has_random_starts = alphazero_registry::with_game!(&self.game, G, cfg => {
-            <G as alphazero_registry::Registered>::random_start(cfg, 1, 0).is_some()
+            <G as alphazero_registry::Registered>::random_start(cfg, 1, 0, 0).is_some()
         });
         if s.random_starts.share > 0.0 && !has_random_starts {
             return invalid(

@@ -74,7 +74,9 @@ pub struct RestartsConfig {
 /// the rules alone instead of the initial position (the game's
 /// [`Registered::random_start`](alphazero_registry::Registered::random_start); Xiangqi: the
 /// initial position with up to `max_removed` pieces other than the general taken off each
-/// side). Material imbalances end games sooner and teach what pieces are worth. A random
+/// side, then up to `plies` uniformly random legal moves). Material imbalances end games
+/// sooner and teach what pieces are worth; random moves leave pieces where they can be taken
+/// (positions self-play's own moves rarely reach) and teach taking them. A random
 /// start's record keeps its position as text (the record's start field), so `records show`
 /// and the replay buffer replay it from there; restarts are never drawn from such games.
 /// Refused (share > 0) for a game without random starts.
@@ -87,6 +89,10 @@ pub struct RandomStartsConfig {
     /// The most pieces taken off each side, 1 to 15 (Xiangqi's pieces besides the general);
     /// each side's count is drawn uniformly from 0 to this.
     pub max_removed: u32,
+    /// The most uniformly random legal moves played after the pieces are taken off, 0 to
+    /// 200 (0 = none, the default); each start's count is drawn uniformly from 0 to this.
+    #[serde(default)]
+    pub plies: u32,
 }
 
 /// `[selfplay]`: self-play game generation.
