@@ -1042,10 +1042,16 @@ impl UcciEngine {
                 }
                 k if GO_KEYS.contains(&k) => {
                     let Some(v) = args.get(i).and_then(|v| v.parse::<i64>().ok()) else {
-                        return Ok(Err(format!(
-                            "go {k} needs a number, got {:?}",
-                            Clipped(args.get(i).unwrap_or(&""))
-                        )));
+                        let t = args.get(i).unwrap_or(&"");
+                        let digits = t.strip_prefix('-').unwrap_or(t);
+                        if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+                            return Ok(Err(format!(
+                                "go {k} {} is out of range (at most {})",
+                                Clipped(t),
+                                i64::MAX
+                            )));
+                        }
+                        return Ok(Err(format!("go {k} needs a number, got {:?}", Clipped(t))));
                     };
                     i += 1;
                     // Limits that count something must be at least 1: `go depth 0` or

@@ -188,6 +188,7 @@ fn ucci_go_with_zero_negative_or_garbage_limits_is_refused_without_searching() {
         "go movetime must be a positive number, got -5",
         "go depth needs a number, got \"x\"",
         "go movetime needs a number, got \"abc\"",
+        "go movetime 18446744073709551615 is out of range (at most 9223372036854775807)",
     ] {
         assert!(
             out.contains(&format!(
