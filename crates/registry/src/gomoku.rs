@@ -80,6 +80,37 @@ impl Registered for Gomoku {
         }
     }
 
+    /// `1..=plies` stones (the count uniform), placed by
+    /// [`alphazero_game::random_opening`]: each a uniformly random candidate point (the first
+    /// within distance 2 of the centre, the others within distance 2 of a stone; under renju
+    /// never one of black's fouls), colours alternating from black, drawn again while the
+    /// stones end the game. These are the random stone openings that Gomocup matches and the
+    /// arena's `random-N` openings measure networks from, which self-play from the empty
+    /// board rarely reaches; an odd count leaves white to move. The text is the move list
+    /// (`h8 i9 g7`). Gomoku has no pieces to take off: `max_removed` is not used, and
+    /// `plies` 0 gives no random starts (`None`).
+    fn random_start(
+        config: &GomokuConfig,
+        _max_removed: u32,
+        plies: u32,
+        seed: u64,
+    ) -> Option<(Gomoku, String)> {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        if plies == 0 {
+            return None;
+        }
+        let mut rng = StdRng::seed_from_u64(seed);
+        let stones = rng.random_range(1..=plies);
+        let line = alphazero_game::random_opening(&Gomoku::new(config), stones, rng.random())?;
+        let start = line.start();
+        let text: Vec<String> = line
+            .moves()
+            .iter()
+            .map(|&mv| start.format_move(mv))
+            .collect();
+        Some((line.current().clone(), text.join(" ")))
+    }
+
     fn spec(config: &GomokuConfig) -> GameSpec {
         GameSpec::Gomoku {
             size: config.size,

@@ -1,11 +1,12 @@
 //! Random starts (`Registered::random_start`): Xiangqi's initial position with pieces taken
-//! off each side and random moves played, and no random starts for the games without them.
+//! off each side and random moves played, Gomoku's random stones, and no random starts for
+//! Connect Four.
 
 use std::collections::BTreeSet;
 
 use alphazero_game::{Game, Side};
 use alphazero_registry::games::{
-    Connect4, Connect4Config, Gomoku, GomokuConfig, Xiangqi, XiangqiConfig,
+    Connect4, Connect4Config, Gomoku, GomokuConfig, Rule, Xiangqi, XiangqiConfig,
 };
 use alphazero_registry::{PositionText, Registered};
 
@@ -181,6 +182,88 @@ fn xiangqi_random_starts_without_plies_keep_their_seeds_positions() {
 
 #[test]
 fn games_without_random_starts_have_none() {
-    assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 8, 1).is_none());
     assert!(Connect4::random_start(&Connect4Config, 3, 8, 1).is_none());
+    // Gomoku has no pieces to take off: without plies there is nothing to draw.
+    assert!(Gomoku::random_start(&GomokuConfig::default(), 3, 0, 1).is_none());
+}
+
+/// The stones of a Gomoku position: (x, y, side), from its move list replayed.
+fn stones(config: &GomokuConfig, text: &str) -> Vec<String> {
+    let line = Gomoku::parse_position(config, text).expect("the start text parses");
+    let mut out: Vec<String> = line.moves().iter().map(|m| m.to_string()).collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn gomoku_random_starts_place_one_to_plies_stones_that_read_back_and_follow_the_seed() {
+    for rule in [Rule::Freestyle, Rule::Standard, Rule::Renju] {
+        let config = GomokuConfig::new(15, rule).expect("15x15");
+        let mut counts = BTreeSet::new();
+        let mut texts = BTreeSet::new();
+        let mut white_to_move = 0;
+        for seed in 0..300u64 {
+            let (pos, text) = Gomoku::random_start(&config, 1, 6, seed).expect("a start");
+            let again = Gomoku::random_start(&config, 1, 6, seed).expect("a start");
+            assert_eq!(
+                again.1, text,
+                "{rule:?} seed {seed}: the seed decides the start"
+            );
+            let parsed = Gomoku::parse_position(&config, &text).expect("the start text parses");
+            assert_eq!(
+                parsed.current().zobrist(),
+                pos.zobrist(),
+                "{rule:?} seed {seed}: {text} reads back to another position"
+            );
+            assert_eq!(parsed.current().side_to_move(), pos.side_to_move());
+            assert!(
+                pos.outcome().is_none(),
+                "{rule:?} seed {seed}: {text} ended"
+            );
+            let n = parsed.moves().len();
+            assert!((1..=6).contains(&n), "{rule:?} seed {seed}: {n} stones");
+            // Black moves first: an odd count of stones leaves white to move.
+            let want = if n % 2 == 1 {
+                Side::Second
+            } else {
+                Side::First
+            };
+            assert_eq!(pos.side_to_move(), want, "{rule:?} seed {seed}: {text}");
+            white_to_move += usize::from(want == Side::Second);
+            counts.insert(n);
+            texts.insert(stones(&config, &text));
+        }
+        assert_eq!(counts.len(), 6, "{rule:?}: counts drawn {counts:?}");
+        assert!(
+            (100..=200).contains(&white_to_move),
+            "{white_to_move} of 300"
+        );
+        assert!(texts.len() > 250, "only {} distinct starts", texts.len());
+    }
+}
+
+#[test]
+fn gomoku_random_starts_keep_their_stones_near_the_centre_and_each_other() {
+    // The first stone within distance 2 of the centre (h8 on 15x15), every later one within
+    // distance 2 of an earlier stone: the opening set of the arena's random-N openings.
+    let config = GomokuConfig::new(15, Rule::Freestyle).expect("15x15");
+    for seed in 0..200u64 {
+        let (_, text) = Gomoku::random_start(&config, 1, 8, seed).expect("a start");
+        let line = Gomoku::parse_position(&config, &text).expect("parses");
+        let points: Vec<(i32, i32)> = line
+            .moves()
+            .iter()
+            .map(|m| (i32::from(m.x), i32::from(m.y)))
+            .collect();
+        let (x0, y0) = points[0];
+        assert!((x0 - 7).abs() <= 2 && (y0 - 7).abs() <= 2, "{text}");
+        for (i, &(x, y)) in points.iter().enumerate().skip(1) {
+            assert!(
+                points[..i]
+                    .iter()
+                    .any(|&(a, b)| (a - x).abs() <= 2 && (b - y).abs() <= 2),
+                "seed {seed}: {text}: stone {i} is far from the others"
+            );
+        }
+    }
 }

@@ -375,6 +375,80 @@ fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() 
 }
 
 #[test]
+fn gomoku_random_stone_starts_replay_from_their_text_and_train_on_z_of_the_side_to_move() {
+    use alphazero_game::{Game, Side};
+    use alphazero_records::GameResult;
+    use alphazero_registry::games::Gomoku;
+    use alphazero_registry::PositionText;
+    let storage = MemoryStorage::new();
+    let cfg = tiny_game(
+        "gomoku",
+        1,
+        &[
+            "game.size=9",
+            "selfplay.games_per_iteration=16",
+            "selfplay.parallel_games=16",
+            "selfplay.random_starts.share=0.9",
+            "selfplay.random_starts.plies=5",
+        ],
+    );
+    let game_config =
+        alphazero_registry::games::GomokuConfig::new(9, alphazero_registry::games::Rule::Freestyle)
+            .unwrap();
+    let p = Pipeline::<Gomoku>::new(cfg, game_config, &storage, Default::default()).unwrap();
+    p.run(None, &Limits::default(), &Silent).unwrap();
+    let file = read_records(
+        &storage.get(&RunDir::record_key(0)).unwrap(),
+        "gomoku",
+        p.num_actions(),
+    )
+    .unwrap();
+    let buffer =
+        ReplayBuffer::rebuild_from(std::slice::from_ref(&file), 10_000, &p.start_position())
+            .unwrap();
+    let (mut random, mut white_first) = (0, 0);
+    for (i, g) in file.games.iter().enumerate() {
+        let id = file.header.first_game_id + i as u64;
+        let samples: Vec<_> = buffer.iter().filter(|s| s.game_id == id).collect();
+        assert_eq!(samples.len(), g.plies.len(), "game {id}");
+        // A position's ply counts its stones: a random start's first sample is past ply 0.
+        let first = samples
+            .iter()
+            .min_by_key(|s| s.ply)
+            .expect("the start position");
+        if !g.start.is_empty() {
+            random += 1;
+            // The buffer's first position is the start text's position: its stones.
+            let start = Gomoku::parse_position(&game_config, &g.start).expect("start text");
+            assert_eq!(
+                first.position.zobrist(),
+                start.current().zobrist(),
+                "game {id}"
+            );
+            white_first += usize::from(first.position.side_to_move() == Side::Second);
+        }
+        let winner = match g.result {
+            GameResult::FirstWon => Some(Side::First),
+            GameResult::SecondWon => Some(Side::Second),
+            _ => None,
+        };
+        for s in samples.iter().filter(|_| !g.flags.truncated) {
+            let want = match winner {
+                Some(w) if w == s.position.side_to_move() => 1.0,
+                Some(_) => -1.0,
+                None => 0.0,
+            };
+            assert_eq!(s.z, want, "game {id} ply {}", s.ply);
+        }
+    }
+    assert!(
+        random >= 8,
+        "only {random} of 16 games started from random stones"
+    );
+    assert!(white_first > 0, "no random start left white to move");
+}
+
+#[test]
 fn random_starts_are_refused_for_a_game_without_them() {
     let err = tiny(1)
         .with_overrides(&["selfplay.random_starts.share=0.3"])
@@ -384,6 +458,25 @@ fn random_starts_are_refused_for_a_game_without_them() {
         err.contains("selfplay.random_starts.share must be 0 for connect4"),
         "{err}"
     );
+    // Gomoku's random starts are stones: without plies there are none.
+    let err = TrainConfig::parse(
+        "[game]\nname = \"gomoku\"\n",
+        &["selfplay.random_starts.share=0.3"],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("must be 0 for gomoku: Gomoku's random starts are random stones, set selfplay.random_starts.plies >= 1"),
+        "{err}"
+    );
+    TrainConfig::parse(
+        "[game]\nname = \"gomoku\"\n",
+        &[
+            "selfplay.random_starts.share=0.3",
+            "selfplay.random_starts.plies=4",
+        ],
+    )
+    .expect("gomoku with random stones");
     for (set, says) in [
         (
             "selfplay.random_starts.share=1",

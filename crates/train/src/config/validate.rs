@@ -124,17 +124,23 @@ impl TrainConfig {
                 "conv",
             );
         }
+        let r = &s.random_starts;
         let has_random_starts = alphazero_registry::with_game!(&self.game, G, cfg => {
-            <G as alphazero_registry::Registered>::random_start(cfg, 1, 0, 0).is_some()
+            <G as alphazero_registry::Registered>::random_start(cfg, r.max_removed, r.plies, 0)
+                .is_some()
         });
-        if s.random_starts.share > 0.0 && !has_random_starts {
+        if r.share > 0.0 && !has_random_starts {
+            let why = match self.game {
+                GameSpec::Gomoku { .. } => {
+                    "Gomoku's random starts are random stones, set selfplay.random_starts.plies \
+                     >= 1"
+                }
+                _ => "it has no random starts (Xiangqi and Gomoku have)",
+            };
             return invalid(
                 "selfplay.random_starts.share",
-                format!(
-                    "must be 0 for {}: it has no random starts (Xiangqi has)",
-                    self.game.name()
-                ),
-                s.random_starts.share,
+                format!("must be 0 for {}: {why}", self.game.name()),
+                r.share,
             );
         }
 
