@@ -308,38 +308,33 @@ fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() 
     assert_eq!(summary.iterations, 3);
 }
 
-#[test]
-fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() {
+/// Plays one iteration of `game` under `game_config` with the overrides `extra`, rebuilds a
+/// replay buffer from its record file and checks that every game gave one sample a ply with z
+/// the result from the sample's side to move, whoever moved first. Returns each game's
+/// start text and the position of its first sample, and how many samples of decided games
+/// had the second player to move.
+fn one_iteration_checking_z<G: alphazero_registry::Encode>(
+    game: &str,
+    game_config: G::Config,
+    extra: &[&str],
+) -> (Vec<(String, G)>, usize) {
     use alphazero_game::{Game, Side};
     use alphazero_records::GameResult;
-    use alphazero_registry::games::Xiangqi;
     let storage = MemoryStorage::new();
-    let cfg = tiny_game(
-        "xiangqi",
-        1,
-        &[
-            "selfplay.games_per_iteration=24",
-            "selfplay.parallel_games=24",
-            "selfplay.max_plies=200",
-            "selfplay.random_starts.share=0.9",
-            "selfplay.random_starts.max_removed=6",
-            "selfplay.random_starts.plies=30",
-        ],
-    );
-    let p =
-        Pipeline::<Xiangqi>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
+    let cfg = tiny_game(game, 1, extra);
+    let p = Pipeline::<G>::new(cfg, game_config, &storage, Default::default()).unwrap();
     p.run(None, &Limits::default(), &Silent).unwrap();
     let file = read_records(
         &storage.get(&RunDir::record_key(0)).unwrap(),
-        "xiangqi",
+        game,
         p.num_actions(),
     )
     .unwrap();
     let buffer =
         ReplayBuffer::rebuild_from(std::slice::from_ref(&file), 10_000, &p.start_position())
             .unwrap();
-    let mut black_first = 0;
-    let mut checked = 0;
+    let mut starts = Vec::new();
+    let mut second_to_move = 0;
     for (i, g) in file.games.iter().enumerate() {
         let id = file.header.first_game_id + i as u64;
         let winner = match g.result {
@@ -349,14 +344,12 @@ fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() 
         };
         let samples: Vec<_> = buffer.iter().filter(|s| s.game_id == id).collect();
         assert_eq!(samples.len(), g.plies.len(), "game {id}");
+        // The position's own ply: a Gomoku start's counts its stones.
         let first = samples
             .iter()
-            .find(|s| s.ply == 0)
+            .min_by_key(|s| s.ply)
             .expect("the start position");
-        if !g.start.is_empty() && first.position.side_to_move() == Side::Second {
-            black_first += 1;
-        }
-        // z is the result from each position's side to move, whoever moved first.
+        starts.push((g.start.clone(), first.position.clone()));
         for s in samples.iter().filter(|_| !g.flags.truncated) {
             let want = match winner {
                 Some(w) if w == s.position.side_to_move() => 1.0,
@@ -364,9 +357,33 @@ fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() 
                 None => 0.0,
             };
             assert_eq!(s.z, want, "game {id} ply {}", s.ply);
-            checked += usize::from(winner.is_some() && s.position.side_to_move() == Side::Second);
+            second_to_move +=
+                usize::from(winner.is_some() && s.position.side_to_move() == Side::Second);
         }
     }
+    (starts, second_to_move)
+}
+
+#[test]
+fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() {
+    use alphazero_game::{Game, Side};
+    use alphazero_registry::games::Xiangqi;
+    let (starts, checked) = one_iteration_checking_z::<Xiangqi>(
+        "xiangqi",
+        Default::default(),
+        &[
+            "selfplay.games_per_iteration=24",
+            "selfplay.parallel_games=24",
+            "selfplay.max_plies=200",
+            "selfplay.random_starts.share=0.9",
+            "selfplay.random_starts.max_removed=6",
+            "selfplay.random_starts.plies=30",
+        ],
+    );
+    let black_first = starts
+        .iter()
+        .filter(|(text, pos)| !text.is_empty() && pos.side_to_move() == Side::Second)
+        .count();
     assert!(black_first > 0, "no random start left Black to move");
     assert!(
         checked > 0,
@@ -377,13 +394,12 @@ fn random_move_starts_with_either_side_to_move_train_on_z_of_the_side_to_move() 
 #[test]
 fn gomoku_random_stone_starts_replay_from_their_text_and_train_on_z_of_the_side_to_move() {
     use alphazero_game::{Game, Side};
-    use alphazero_records::GameResult;
-    use alphazero_registry::games::Gomoku;
+    use alphazero_registry::games::{Gomoku, GomokuConfig, Rule};
     use alphazero_registry::PositionText;
-    let storage = MemoryStorage::new();
-    let cfg = tiny_game(
+    let game_config = GomokuConfig::new(9, Rule::Freestyle).unwrap();
+    let (starts, _) = one_iteration_checking_z::<Gomoku>(
         "gomoku",
-        1,
+        game_config,
         &[
             "game.size=9",
             "selfplay.games_per_iteration=16",
@@ -392,54 +408,20 @@ fn gomoku_random_stone_starts_replay_from_their_text_and_train_on_z_of_the_side_
             "selfplay.random_starts.plies=5",
         ],
     );
-    let game_config =
-        alphazero_registry::games::GomokuConfig::new(9, alphazero_registry::games::Rule::Freestyle)
-            .unwrap();
-    let p = Pipeline::<Gomoku>::new(cfg, game_config, &storage, Default::default()).unwrap();
-    p.run(None, &Limits::default(), &Silent).unwrap();
-    let file = read_records(
-        &storage.get(&RunDir::record_key(0)).unwrap(),
-        "gomoku",
-        p.num_actions(),
-    )
-    .unwrap();
-    let buffer =
-        ReplayBuffer::rebuild_from(std::slice::from_ref(&file), 10_000, &p.start_position())
-            .unwrap();
     let (mut random, mut white_first) = (0, 0);
-    for (i, g) in file.games.iter().enumerate() {
-        let id = file.header.first_game_id + i as u64;
-        let samples: Vec<_> = buffer.iter().filter(|s| s.game_id == id).collect();
-        assert_eq!(samples.len(), g.plies.len(), "game {id}");
-        // A position's ply counts its stones: a random start's first sample is past ply 0.
-        let first = samples
-            .iter()
-            .min_by_key(|s| s.ply)
-            .expect("the start position");
-        if !g.start.is_empty() {
-            random += 1;
-            // The buffer's first position is the start text's position: its stones.
-            let start = Gomoku::parse_position(&game_config, &g.start).expect("start text");
-            assert_eq!(
-                first.position.zobrist(),
-                start.current().zobrist(),
-                "game {id}"
-            );
-            white_first += usize::from(first.position.side_to_move() == Side::Second);
+    for (i, (text, first)) in starts.iter().enumerate() {
+        if text.is_empty() {
+            continue;
         }
-        let winner = match g.result {
-            GameResult::FirstWon => Some(Side::First),
-            GameResult::SecondWon => Some(Side::Second),
-            _ => None,
-        };
-        for s in samples.iter().filter(|_| !g.flags.truncated) {
-            let want = match winner {
-                Some(w) if w == s.position.side_to_move() => 1.0,
-                Some(_) => -1.0,
-                None => 0.0,
-            };
-            assert_eq!(s.z, want, "game {id} ply {}", s.ply);
-        }
+        random += 1;
+        // The buffer's first position is the start text's: its stones, its side to move.
+        let start = Gomoku::parse_position(&game_config, text).expect("start text");
+        assert_eq!(
+            first.zobrist(),
+            start.current().zobrist(),
+            "game {i}: {text}"
+        );
+        white_first += usize::from(first.side_to_move() == Side::Second);
     }
     assert!(
         random >= 8,
