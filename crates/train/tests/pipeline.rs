@@ -318,7 +318,7 @@ fn one_iteration_checking_z<G: alphazero_registry::Encode>(
     game_config: G::Config,
     extra: &[&str],
 ) -> (Vec<(String, G)>, usize) {
-    use alphazero_game::{Game, Side};
+    use alphazero_game::Side;
     use alphazero_records::GameResult;
     let storage = MemoryStorage::new();
     let cfg = tiny_game(game, 1, extra);
