@@ -448,7 +448,7 @@ fn random_starts_are_refused_for_a_game_without_them() {
     .unwrap_err()
     .to_string();
     assert!(
-        err.contains("must be 0 for gomoku: Gomoku's random starts are random stones, set selfplay.random_starts.plies >= 1"),
+        err.contains("must be 0 for gomoku: its random starts are random moves only, set selfplay.random_starts.plies >= 1"),
         "{err}"
     );
     TrainConfig::parse(

@@ -125,17 +125,19 @@ impl TrainConfig {
             );
         }
         let r = &s.random_starts;
-        let has_random_starts = alphazero_registry::with_game!(&self.game, G, cfg => {
-            <G as alphazero_registry::Registered>::random_start(cfg, r.max_removed, r.plies, 0)
-                .is_some()
-        });
-        if r.share > 0.0 && !has_random_starts {
-            let why = match self.game {
-                GameSpec::Gomoku { .. } => {
-                    "Gomoku's random starts are random stones, set selfplay.random_starts.plies \
-                     >= 1"
-                }
-                _ => "it has no random starts (Xiangqi and Gomoku have)",
+        // Whether the game draws a start with these settings, and with at least one ply (a
+        // game with nothing to take off, such as Gomoku, draws only random moves).
+        let draws = |plies: u32| {
+            alphazero_registry::with_game!(&self.game, G, cfg => {
+                <G as alphazero_registry::Registered>::random_start(cfg, r.max_removed, plies, 0)
+                    .is_some()
+            })
+        };
+        if r.share > 0.0 && !draws(r.plies) {
+            let why = if draws(r.plies.max(1)) {
+                "its random starts are random moves only, set selfplay.random_starts.plies >= 1"
+            } else {
+                "it has no random starts (Xiangqi and Gomoku have)"
             };
             return invalid(
                 "selfplay.random_starts.share",
