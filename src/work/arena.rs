@@ -56,14 +56,21 @@ pub(crate) fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
     anyhow::anyhow!("player {text:?} cannot play {}", G::NAME)
 }
 
-/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`),
-/// each `None` when not given: the game's play search decides.
+/// Search settings of the network players (`--c-puct`, `--leaves-per-batch`, `--gumbel`, and
+/// a `net:` player's own `option=NAME=VALUE` settings), each `None` when not given: the game's
+/// play search decides.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct NetSearch {
     c_puct: Option<f32>,
     leaves_per_batch: Option<u32>,
     gumbel: Option<u32>,
+    fpu_reduction: Option<f32>,
+    policy_temperature: Option<f32>,
 }
+
+/// The search settings a `net:` player takes as `option=NAME=VALUE`, with what each sets.
+pub(crate) const NET_OPTIONS: &str = "c_puct (a constant > 0), fpu_reduction (>= 0), \
+     policy_temperature (> 0), leaves_per_batch (1-256)";
 
 impl NetSearch {
     fn of(args: &ArenaArgs) -> Self {
@@ -71,7 +78,46 @@ impl NetSearch {
             c_puct: args.c_puct,
             leaves_per_batch: args.leaves_per_batch,
             gumbel: args.gumbel,
+            ..NetSearch::default()
         }
+    }
+
+    /// These settings with a `net:` player's own `option=NAME=VALUE` settings laid over them
+    /// (names case-insensitive, `-` read as `_`), so that two players of one match can search
+    /// differently (e.g. `net:F:200{option=policy_temperature=1.5}` against `net:F:200`).
+    ///
+    /// # Errors
+    /// An unknown name, a value that is not a number, or one the search cannot use, with
+    /// the names it knows.
+    pub(crate) fn with_options(mut self, text: &str, options: &[(String, String)]) -> Result<Self> {
+        for (name, value) in options {
+            let key = name.trim().to_ascii_lowercase().replace('-', "_");
+            let bad =
+                |why: &str| anyhow::anyhow!("player {text:?}: option {name}={value:?}: {why}");
+            let real = || -> Result<f32> {
+                match value.trim().parse::<f32>() {
+                    Ok(v) if v.is_finite() => Ok(v),
+                    _ => Err(bad("expected a number")),
+                }
+            };
+            match key.as_str() {
+                "c_puct" => {
+                    self.c_puct = Some(parse_c_puct(value).map_err(|e| bad(&e))?);
+                }
+                "fpu_reduction" => self.fpu_reduction = Some(real()?),
+                "policy_temperature" => self.policy_temperature = Some(real()?),
+                "leaves_per_batch" => match value.trim().parse::<u32>() {
+                    Ok(n @ 1..=256) => self.leaves_per_batch = Some(n),
+                    _ => return Err(bad("expected a whole number 1-256")),
+                },
+                _ => {
+                    bail!(
+                        "player {text:?}: unknown option {name:?}; a net: player takes {NET_OPTIONS}"
+                    )
+                }
+            }
+        }
+        Ok(self)
     }
 
     /// How a network player searches: the game's [`alphazero_engine::play_search`], and these
@@ -89,6 +135,8 @@ impl NetSearch {
                     ..GumbelConfig::default()
                 })
                 .or(play.gumbel),
+            fpu_reduction: self.fpu_reduction.unwrap_or(play.fpu_reduction),
+            policy_temperature: self.policy_temperature.unwrap_or(play.policy_temperature),
             ..play
         }
     }
@@ -137,7 +185,10 @@ fn net_entrant<G: ArenaGame>(
         None => c,
     };
     eprintln!(
-        "player net: {desc}; search {c}, {} {} per network call",
+        "player net: {desc}; search {c}, FPU reduction {}, policy temperature {}, {} {} per \
+         network call",
+        shown.fpu_reduction,
+        shown.policy_temperature,
         shown.leaves_per_batch,
         if shown.leaves_per_batch == 1 {
             "leaf"
@@ -219,6 +270,10 @@ fn build_entrant<G: ArenaGame>(
             })
         }
         PlayerKind::Net { file, simulations } => {
+            let search = search.with_options(text, &spec.settings.options)?;
+            search.config::<G>().validate().map_err(|e| {
+                anyhow::anyhow!("player {text:?}: {e}; a net: player takes {NET_OPTIONS}")
+            })?;
             net_entrant::<G>(file, *simulations, cfg, dev, seed, search)?
         }
         _ => {
@@ -943,5 +998,66 @@ mod tests {
             let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>());
             assert_eq!(config, spec.play_search(), "{spec}");
         }
+    }
+
+    fn options(items: &[(&str, &str)]) -> Vec<(String, String)> {
+        items
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_net_players_options_override_the_play_search_and_the_match_flags() {
+        let flags = NetSearch {
+            c_puct: Some(3.0),
+            ..NetSearch::default()
+        };
+        let own = flags
+            .with_options(
+                "net:f",
+                &options(&[
+                    ("Policy-Temperature", "1.5"),
+                    ("fpu_reduction", "0.1"),
+                    ("leaves_per_batch", "4"),
+                ]),
+            )
+            .unwrap();
+        let play = alphazero_gomoku::Gomoku::play_search();
+        let c = own.config::<alphazero_gomoku::Gomoku>();
+        assert_eq!(c.policy_temperature, 1.5);
+        assert_eq!(c.fpu_reduction, 0.1);
+        assert_eq!(c.leaves_per_batch, 4);
+        assert_eq!(c.c_puct, CPuct::Constant(3.0), "the match's flag stays");
+        assert_eq!(c.tactical_budget, play.tactical_budget);
+        let c = own
+            .with_options("net:f", &options(&[("c_puct", "0.5")]))
+            .unwrap()
+            .config::<alphazero_gomoku::Gomoku>();
+        assert_eq!(c.c_puct, CPuct::Constant(0.5), "the player's own wins");
+    }
+
+    #[test]
+    fn bad_net_player_options_are_refused_with_the_known_names() {
+        for (item, needle) in [
+            (("temperature", "2"), "unknown option"),
+            (("policy_temperature", "hot"), "expected a number"),
+            (("policy_temperature", "NaN"), "expected a number"),
+            (("c_puct", "-1"), "expected a number in (0, 100]"),
+            (("leaves_per_batch", "0"), "1-256"),
+        ] {
+            let e = NetSearch::default()
+                .with_options("net:f{…}", &options(&[item]))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(needle), "{item:?}: {e}");
+            assert!(e.contains("net:f{…}"), "{item:?}: {e}");
+        }
+        // In range for the parser, refused by the search: the same error path as the match.
+        let c = NetSearch::default()
+            .with_options("net:f", &options(&[("policy_temperature", "0")]))
+            .unwrap()
+            .config::<alphazero_gomoku::Gomoku>();
+        assert!(c.validate().is_err());
     }
 }

@@ -12,7 +12,7 @@
 //! | `nodes` | positive | node / simulation limit ([`Limits::simulations`]; `go nodes N`) |
 //! | `movetime` | 1–3600000 ms | time per move ([`Limits::movetime`]; Gomocup `INFO timeout_turn`, UCI `go movetime`) |
 //! | `info` | text, repeatable | a Gomocup `INFO` payload sent after every `START`, e.g. `MAX_DEPTH 2` |
-//! | `option` | `NAME=VALUE`, repeatable | a UCCI/UCI option set after the handshake, e.g. `usebook=false` |
+//! | `option` | `NAME=VALUE`, repeatable | a UCCI/UCI option set after the handshake, e.g. `usebook=false`; a network player's search setting, e.g. `policy_temperature=1.5` |
 //! | `name` | text | the player's name in tables (default: the spec's name and the settings) |
 //!
 //! Values cannot contain `,`, `{` or `}`. Which keys a kind of player accepts is decided by

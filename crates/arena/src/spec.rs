@@ -17,7 +17,8 @@
 //! CMD is a command line split into words as a POSIX shell would (`'…'` and `"…"` quote, `\`
 //! escapes; [`shell_words`]). Which settings (see [`crate::settings`]) a kind accepts is
 //! checked here: external Gomocup engines take `info`, UCCI/UCI engines `depth`, `nodes` and
-//! `option`, alpha-beta `depth`; every kind takes `movetime` and `name`.
+//! `option`, network players `option` (their search settings, e.g.
+//! `option=policy_temperature=1.5`); every kind takes `movetime` and `name`.
 
 use std::fmt;
 use std::path::PathBuf;
@@ -78,6 +79,8 @@ impl PlayerKind {
             // Its depth is the spec's D (1–8): a `depth` setting would contradict it, or
             // get round the 1–8 bound (`alphabeta:1{depth=20}` searched for minutes).
             PlayerKind::AlphaBeta(_) => &["movetime", "name"],
+            // A network player's search settings (the binary's arena checks the names).
+            PlayerKind::Net { .. } => &["option", "movetime", "name"],
             _ => &["movetime", "name"],
         }
     }
@@ -420,6 +423,21 @@ mod tests {
         assert!(e.contains("net:FILE:SIMS"), "{e}");
         let e = err("random{option=a=b}");
         assert!(e.contains("it takes movetime, name"), "{e}");
+    }
+
+    #[test]
+    fn net_players_take_search_options() {
+        let p: PlayerSpec = "net:a.azc:200{option=policy_temperature=1.5,option=c_puct=2}"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            p.settings.options,
+            vec![
+                ("policy_temperature".to_string(), "1.5".to_string()),
+                ("c_puct".to_string(), "2".to_string())
+            ]
+        );
+        assert!("uniform:20{option=c_puct=2}".parse::<PlayerSpec>().is_err());
     }
 
     #[test]
