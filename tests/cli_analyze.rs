@@ -248,3 +248,75 @@ fn analyze_png_has_a_legend_and_lettered_xiangqi_pieces() {
         assert_coordinate_labels_are_drawn(&bytes, game);
     }
 }
+
+/// `--review` searches every position of a game: a move that leaves a win in one on the
+/// board is marked `??`, the winning move and the forced block are not, and each side's
+/// marks are counted.
+#[test]
+fn analyze_review_marks_the_move_that_leaves_a_win_in_one() {
+    let dir = fresh_dir("analyze_review");
+    let pgn = dir.join("game.pgn");
+    // The first player stacks three in column 1 while the second takes the centre (a good
+    // position, +0.3 by the network), then plays 5 instead of blocking at 1 and loses.
+    std::fs::write(
+        &pgn,
+        "[Game \"connect4\"]\n[Result \"1-0\"]\n\n1. 1 4 2. 1 4 3. 1 5 4. 1 1-0\n",
+    )
+    .unwrap();
+    let model = concat!(env!("CARGO_MANIFEST_DIR"), "/models/connect4.azc");
+    let args = [
+        "analyze",
+        "--game",
+        "connect4",
+        "--model",
+        model,
+        "--file",
+        pgn.to_str().unwrap(),
+        "--review",
+        "--sims",
+        "200",
+    ];
+    let out = alphazero(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let rows: Vec<Vec<&str>> = out
+        .stdout
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|t| t[0].parse::<usize>().is_ok() && t.iter().any(|w| w.ends_with('%')))
+        .collect();
+    assert_eq!(rows.len(), 7, "one line a move: {}", out.stdout);
+    let mark = |ply: usize| {
+        let row = &rows[ply - 1];
+        assert_eq!(row[0], ply.to_string(), "{}", out.stdout);
+        row.last().copied().filter(|w| w.starts_with('?'))
+    };
+    assert_eq!(mark(6), Some("??"), "{}", out.stdout);
+    assert_eq!(mark(7), None, "the winning move: {}", out.stdout);
+    assert_eq!(mark(2), None, "the centre: {}", out.stdout);
+    assert_eq!(mark(4), None, "the centre: {}", out.stdout);
+    // The last move wins: its Q is +1 whether or not the search visited it.
+    assert!(
+        rows[6].iter().any(|w| w.trim_end_matches('*') == "+1.000"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.trim() == "second (O): 0 `?`, 1 `??`"),
+        "the count per side: {}",
+        out.stdout
+    );
+}
+
+#[test]
+fn analyze_review_needs_a_file_and_no_heatmap() {
+    for args in [
+        vec!["analyze", "--game", "connect4", "--review"],
+        vec![
+            "analyze", "--game", "connect4", "--review", "--file", "x.pgn", "--out", "x.png",
+        ],
+    ] {
+        assert_clean_error(&alphazero(&args), &format!("{args:?}"));
+    }
+}
