@@ -319,4 +319,20 @@ fn analyze_review_needs_a_file_and_no_heatmap() {
     ] {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
+    let dir = fresh_dir("analyze_review_end");
+    let pgn = dir.join("game.pgn");
+    std::fs::write(&pgn, "[Game \"connect4\"]\n\n1. 4 4 *\n").unwrap();
+    for ply in ["2", "3"] {
+        let args = [
+            "analyze",
+            "--game",
+            "connect4",
+            "--file",
+            pgn.to_str().unwrap(),
+            "--review",
+            "--ply",
+            ply,
+        ];
+        assert_clean_error(&alphazero(&args), &format!("{args:?}"));
+    }
 }

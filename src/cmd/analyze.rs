@@ -196,6 +196,12 @@ fn review<G: BoardView>(
     config: &PlaySearch,
     sims: u32,
 ) -> Result<()> {
+    if from >= game.len() {
+        bail!(
+            "--ply {from}: the game has {} moves, so there is no move after it to review",
+            game.len()
+        );
+    }
     // The value of every position from `from` to the end, from its side to move, and the
     // search of each undecided one.
     let mut searched: Vec<(f32, Option<SearchResult<G>>)> = Vec::new();
