@@ -316,6 +316,9 @@ fn analyze_review_needs_a_file_and_no_heatmap() {
         vec![
             "analyze", "--game", "connect4", "--review", "--file", "x.pgn", "--out", "x.png",
         ],
+        vec![
+            "analyze", "--game", "connect4", "--review", "--file", "x.pgn", "--top", "3",
+        ],
     ] {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }

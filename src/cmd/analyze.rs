@@ -53,7 +53,7 @@ pub struct AnalyzeArgs {
     /// its Q and share of the visits, the search's best move and its Q, and the root value (all
     /// from the side to move), marking a move `?` when its Q is at least 0.2 below the best
     /// move's and `??` at least 0.5 below (or when the search gave it no visit).
-    #[arg(long, requires = "file", conflicts_with = "out")]
+    #[arg(long, requires = "file", conflicts_with_all = ["out", "top"])]
     review: bool,
 }
 
