@@ -451,19 +451,39 @@ fn network_search_settings_are_applied_and_bad_ones_refused() {
     let out = alphazero(&args);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr
-            .contains("search c_puct 1.5, 1 leaf per network call"),
+        out.stderr.contains(
+            "search c_puct 1.5, FPU reduction 0.25, policy temperature 1, 1 leaf per network call"
+        ),
         "{}",
         out.stderr
     );
     let out = alphazero(&base);
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(
-        out.stderr.contains("c_puct AlphaZero c(N), 8 leaves"),
+        out.stderr
+            .contains("c_puct AlphaZero c(N), FPU reduction 0.25, policy temperature 1, 8 leaves"),
         "{}",
         out.stderr
     );
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    // A player's own settings lie over the match's flags.
+    let own = format!("{net}{{option=policy_temperature=2,option=c_puct=3}}");
+    let mut args = base.to_vec();
+    args[4] = own.as_str();
+    args.extend(["--c-puct", "1.5"]);
+    let out = alphazero(&args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("search c_puct 3, FPU reduction 0.25, policy temperature 2, 8 leaves"),
+        "{}",
+        out.stderr
+    );
+    let bad = format!("{net}{{option=policy_temperature=0}}");
+    args[4] = bad.as_str();
+    let out = alphazero(&args);
+    assert_ne!(out.code, 0, "{}", out.stderr);
+    assert!(out.stderr.contains("policy_temperature"), "{}", out.stderr);
     // Two players without randomness from the empty board: the same games again and again.
     let out = alphazero(&[
         "arena",
