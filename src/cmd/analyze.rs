@@ -133,7 +133,6 @@ fn or_unknown(name: &str) -> &str {
 
 /// One line of a review: the move played against what the search of the position before it
 /// found, all from the side to move.
-#[derive(Debug, PartialEq)]
 struct Reviewed {
     /// Q of the move played: its own when the search visited or proved it, else (`from_after`)
     /// the negated value of the position after it (its search, or the game's end).
@@ -186,6 +185,9 @@ impl Reviewed {
     }
 }
 
+/// An undecided position of a review and its search.
+type Searched<G> = (G, SearchResult<G>);
+
 /// `alphazero analyze --review`: one search per position of `game` from ply `from` on (and
 /// of its last position, for the last move's value), a line per move, and the count of
 /// marked moves per side.
@@ -203,16 +205,19 @@ fn review<G: BoardView>(
         );
     }
     // The value of every position from `from` to the end, from its side to move, and the
-    // search of each undecided one.
-    let mut searched: Vec<(f32, Option<SearchResult<G>>)> = Vec::new();
+    // position with its search for each undecided one; one walk through the game.
+    let mut searched: Vec<(f32, Option<Searched<G>>)> = Vec::new();
+    let mut h = cut(game, from);
     for ply in from..=game.len() {
-        let h = cut(game, ply);
         if let Some(o) = h.outcome() {
             searched.push((o.value(), None));
             break;
         }
         let r = search_position(&h, eval, config, None)?;
-        searched.push((r.root_value, Some(r)));
+        searched.push((r.root_value, Some((h.current().clone(), r))));
+        if let Some(&m) = game.moves().get(ply) {
+            h.play_unchecked(m);
+        }
     }
     println!(
         "{sims} simulations a position; Q and value from the side to move (`*`: the move was not \
@@ -225,11 +230,10 @@ fn review<G: BoardView>(
     );
     let mut marks: Vec<(String, usize, usize)> = Vec::new();
     for (i, pair) in searched.windows(2).enumerate() {
-        let (Some(r), (after, _)) = (&pair[0].1, &pair[1]) else {
+        let (Some((pos, r)), (after, _)) = (&pair[0].1, &pair[1]) else {
             break;
         };
         let ply = from + i;
-        let pos = cut(game, ply).current().clone();
         let played = game.moves()[ply];
         let line = Reviewed::of(r, played, *after);
         let best = r
