@@ -265,11 +265,22 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
         out.stderr
     );
     assert!(!out.stdout.contains("latest"), "{}", out.stdout);
-    // In training order with the iterations behind each network, intervals given.
+    // In training order with the iterations, games and CPU time behind each network (the
+    // run's metrics row of its last iteration, not the next one's), intervals given.
+    let games = std::fs::read_to_string(dir.join("metrics.csv")).unwrap();
+    let first_row: Vec<&str> = games.lines().nth(1).unwrap().split(',').collect();
+    let header: Vec<&str> = games.lines().next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let behind_first = format!(
+        "iteration 1 ({} games, {:.2} CPU-hours): champion-0001@8",
+        first_row[col("total_games")],
+        first_row[col("cpu_hours")].parse::<f64>().unwrap()
+    );
     assert!(
-        out.stdout.contains("iteration 0: champion-0000@8")
-            && out.stdout.contains("iteration 1: champion-0001@8"),
-        "{}",
+        out.stdout
+            .contains("iteration 0 (0 games): champion-0000@8")
+            && out.stdout.contains(&behind_first),
+        "{behind_first}\n{}",
         out.stdout
     );
     let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");

@@ -796,8 +796,9 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
     for (net, p) in nets.iter().zip(&ratings.players[1..]) {
         outln!(
-            "  iteration {}: {} {:+.1} [{:+.1}, {:+.1}]",
+            "  iteration {}{}: {} {:+.1} [{:+.1}, {:+.1}]",
             net.iteration,
+            training_behind(&metrics, net.iteration),
             p.name,
             p.elo,
             p.lo,
@@ -806,6 +807,34 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     }
     eprintln!("ladder plot written to {}", png.display());
     Ok(())
+}
+
+/// ` (G games, H CPU-hours)`: the self-play games and the trainer's CPU time behind the
+/// network of `iterations` iterations, from the run's metrics (row `i` ends iteration `i`,
+/// counted from 0), for an Elo-against-CPU-hours reading of the ladder; the CPU-hours are left
+/// out for metrics written before they were logged, and everything where the run has no
+/// metrics or they do not cover the iteration.
+fn training_behind(
+    metrics: &[alphazero_train::metrics::IterationMetrics],
+    iterations: u32,
+) -> String {
+    if metrics.is_empty() {
+        return String::new();
+    }
+    if iterations == 0 {
+        return " (0 games)".into();
+    }
+    match metrics.iter().find(|m| m.iteration + 1 == iterations) {
+        Some(m) if m.cpu_s > 0.0 => {
+            format!(
+                " ({} games, {:.2} CPU-hours)",
+                m.total_games,
+                m.cpu_s / 3600.0
+            )
+        }
+        Some(m) => format!(" ({} games)", m.total_games),
+        None => String::new(),
+    }
 }
 
 /// `--ladder`: the challenger (the one `--players` entry) against each rung in turn, one
@@ -998,6 +1027,32 @@ mod tests {
             let config = with_game!(&spec, G, _cfg => NetSearch::default().config::<G>());
             assert_eq!(config, spec.play_search(), "{spec}");
         }
+    }
+
+    /// A network of `k` iterations is labelled with metrics row `k - 1` (the games of
+    /// iterations 0..k), not row `k`, which trained the next network.
+    #[test]
+    fn snapshot_ladder_labels_a_network_with_the_training_behind_it() {
+        use alphazero_train::metrics::IterationMetrics;
+        let metrics: Vec<IterationMetrics> = (0..3u32)
+            .map(|i| IterationMetrics {
+                iteration: i,
+                total_games: 48 * u64::from(i + 1),
+                cpu_s: 90.0 * f64::from(i + 1),
+                ..IterationMetrics::default()
+            })
+            .collect();
+        assert_eq!(training_behind(&metrics, 0), " (0 games)");
+        assert_eq!(training_behind(&metrics, 1), " (48 games, 0.03 CPU-hours)");
+        assert_eq!(training_behind(&metrics, 3), " (144 games, 0.07 CPU-hours)");
+        assert_eq!(training_behind(&metrics, 4), "");
+        let old: Vec<IterationMetrics> = metrics
+            .into_iter()
+            .map(|m| IterationMetrics { cpu_s: 0.0, ..m })
+            .collect();
+        assert_eq!(training_behind(&old, 2), " (96 games)");
+        // A folder of networks without metrics: nothing is known of their training.
+        assert_eq!(training_behind(&[], 0), "");
     }
 
     fn options(items: &[(&str, &str)]) -> Vec<(String, String)> {

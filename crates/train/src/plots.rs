@@ -49,6 +49,29 @@ pub fn iteration_axis(metrics: &[IterationMetrics], extra: &[f64]) -> XAxis {
     XAxis::new(marks, extra)
 }
 
+/// The x axis of a rating ladder over a run's networks, where `x = k` is the network trained
+/// by `k` iterations (0 = the initial one): the games played and hours of training beneath each
+/// labelled network are those behind it. Row `i` of `metrics` ends iteration `i` (counted from
+/// 0), so its games are behind the network of `i + 1` iterations, and the initial network has
+/// none; [`iteration_axis`] would label each network with one iteration too many. `extra` as
+/// there.
+pub fn network_axis(metrics: &[IterationMetrics], extra: &[f64]) -> XAxis {
+    let marks = if metrics.is_empty() {
+        Vec::new()
+    } else {
+        std::iter::once((0.0, 0.0, 0.0))
+            .chain(metrics.iter().map(|m| {
+                (
+                    f64::from(m.iteration) + 1.0,
+                    m.total_games as f64,
+                    m.elapsed_s / 3600.0,
+                )
+            }))
+            .collect()
+    };
+    XAxis::new(marks, extra)
+}
+
 /// The figures drawn from `metrics`, and the ones left out with the reason.
 struct Figures {
     plots: Vec<Plot>,
@@ -635,6 +658,22 @@ mod tests {
         }
         // The points of a ladder beyond the run's iterations widen the axis.
         assert_eq!(iteration_axis(&ms, &[9.0]).hi, 9.0);
+    }
+
+    #[test]
+    fn ladder_axis_labels_each_network_with_the_games_behind_it() {
+        let ms = example_metrics(6);
+        let x = network_axis(&ms, &[]);
+        assert_eq!((x.lo, x.hi), (0.0, 6.0));
+        // The initial network has no games behind it; the network of k iterations has the
+        // games of rows 0..k.
+        assert_eq!(x.at(0.0), Some((0.0, 0.0)));
+        for m in &ms {
+            let (games, hours) = x.at(f64::from(m.iteration) + 1.0).unwrap();
+            assert_eq!(games, m.total_games as f64);
+            assert!((hours - m.elapsed_s / 3600.0).abs() < 1e-12);
+        }
+        assert!(network_axis(&[], &[3.0]).marks.is_empty());
     }
 
     #[test]

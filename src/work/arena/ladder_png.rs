@@ -4,7 +4,7 @@
 use alphazero_charts::palette::{BLUE, ORANGE};
 use alphazero_charts::{render, ChartError, Panel, Plot, Series, Style};
 use alphazero_train::metrics::IterationMetrics;
-use alphazero_train::plots::iteration_axis;
+use alphazero_train::plots::network_axis;
 
 /// One network of a rating ladder ([`render_ladder`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -23,8 +23,8 @@ pub struct LadderPoint {
 
 /// `ladder.png`: the networks' Elo with 95% intervals over the iterations of training
 /// (champions and snapshots in two colours), a dashed line at the anchor's 0 named
-/// `anchor`, and, where the run's `metrics` cover them, the games and hours beneath the
-/// iterations. Elo values beyond ±4000 are drawn at ±4000.
+/// `anchor`, and, where the run's `metrics` cover them, the games and hours of training behind
+/// each labelled network beneath it. Elo values beyond ±4000 are drawn at ±4000.
 ///
 /// # Errors
 /// [`ChartError::Draw`], [`ChartError::Encode`].
@@ -36,7 +36,7 @@ pub fn render_ladder(
 ) -> Result<Plot, ChartError> {
     let clamp = |v: f64| v.clamp(-4000.0, 4000.0);
     let xs: Vec<f64> = points.iter().map(|p| p.iteration).collect();
-    let x = iteration_axis(metrics, &xs);
+    let x = network_axis(metrics, &xs);
     let series = |champion: bool, label: &str, color| Series {
         label: label.to_string(),
         color,
