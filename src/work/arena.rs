@@ -810,8 +810,9 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
 }
 
 /// ` (G games, H CPU-hours)`: the self-play games and the trainer's CPU time behind the
-/// network of `iterations` iterations, from the run's metrics (row `i` ends iteration `i`,
-/// counted from 0), for an Elo-against-CPU-hours reading of the ladder; the CPU-hours are left
+/// network of `iterations` iterations, from the run's metrics
+/// ([`IterationMetrics::network_iterations`](alphazero_train::metrics::IterationMetrics::network_iterations)),
+/// for an Elo-against-CPU-hours reading of the ladder; the CPU-hours are left
 /// out for metrics written before they were logged, and everything where the run has no
 /// metrics or they do not cover the iteration.
 fn training_behind(
@@ -824,7 +825,10 @@ fn training_behind(
     if iterations == 0 {
         return " (0 games)".into();
     }
-    match metrics.iter().find(|m| m.iteration + 1 == iterations) {
+    match metrics
+        .iter()
+        .find(|m| m.network_iterations() == iterations)
+    {
         Some(m) if m.cpu_s > 0.0 => {
             format!(
                 " ({} games, {:.2} CPU-hours)",

@@ -213,6 +213,15 @@ pub struct IterationMetrics {
     pub intake: Option<ActorIntake>,
 }
 
+impl IterationMetrics {
+    /// The iterations of training behind the network this iteration ended with: its
+    /// `iteration + 1` (row `i` of a run's metrics ends iteration `i`, counted from 0, and
+    /// its games are behind the networks of `i + 1` iterations: champion and snapshot).
+    pub fn network_iterations(&self) -> u32 {
+        self.iteration + 1
+    }
+}
+
 /// Parses `metrics.jsonl` text (empty lines are skipped).
 ///
 /// # Errors

@@ -51,10 +51,9 @@ pub fn iteration_axis(metrics: &[IterationMetrics], extra: &[f64]) -> XAxis {
 
 /// The x axis of a rating ladder over a run's networks, where `x = k` is the network trained
 /// by `k` iterations (0 = the initial one): the games played and hours of training beneath each
-/// labelled network are those behind it. Row `i` of `metrics` ends iteration `i` (counted from
-/// 0), so its games are behind the network of `i + 1` iterations, and the initial network has
-/// none; [`iteration_axis`] would label each network with one iteration too many. `extra` as
-/// there.
+/// labelled network are those behind it ([`IterationMetrics::network_iterations`]), the
+/// initial network's none; [`iteration_axis`] would label each network with one iteration too
+/// many. `extra` as there.
 pub fn network_axis(metrics: &[IterationMetrics], extra: &[f64]) -> XAxis {
     let marks = if metrics.is_empty() {
         Vec::new()
@@ -62,7 +61,7 @@ pub fn network_axis(metrics: &[IterationMetrics], extra: &[f64]) -> XAxis {
         std::iter::once((0.0, 0.0, 0.0))
             .chain(metrics.iter().map(|m| {
                 (
-                    f64::from(m.iteration) + 1.0,
+                    f64::from(m.network_iterations()),
                     m.total_games as f64,
                     m.elapsed_s / 3600.0,
                 )
