@@ -16,6 +16,9 @@ refute get the full `--nodes`. Fives and forced replies to a four are played out
 rules (Rapfi answers those without a search, so without an evaluation); a position where Rapfi
 gives no evaluation is dropped.
 
+`wins` keeps instead every position of the games where Rapfi proves a forced win for the side
+to move (`Eval +M…`): the yardstick of the project's threat search (`alphazero bench tactics`).
+
 `merge` joins the outputs of several `make` runs (side by side on several cores, or over
 time), a position kept once. `measure` sends each position to a brain (`BOARD`, its stones as the brain's own and the
 opponent's) and counts the moves that are among the position's defences.
@@ -26,6 +29,8 @@ opponent's) and counts the moves that are among the position's defences.
     python3 scripts/gomoku-must-defend.py merge part-1.tsv part-2.tsv > must-defend.tsv
     python3 scripts/gomoku-must-defend.py measure --positions must-defend.tsv \\
         --brain "target/release/alphazero gomocup" --turn-ms 1000
+    python3 scripts/gomoku-must-defend.py wins --games games.pgn --rapfi /path/pbrain-rapfi \\
+        --nodes 200000 > rapfi-wins.tsv
 
 The file is measurement data: never a training input.
 """
@@ -269,6 +274,36 @@ def make(args) -> None:
     rapfi.close()
 
 
+def wins(args) -> None:
+    """Every position of the games (from ply `--skip`, no five to make or block) where Rapfi
+    proves a forced win for the side to move (`Eval +M…` within `--nodes`): a yardstick for
+    the project's own threat search, never a training input."""
+    rapfi = Brain(args.rapfi, 60_000, ("THREAD_NUM 1",))
+    print("# Gomoku 15x15 freestyle positions where Rapfi proves a forced win for the side to")
+    print("# move (never this project's code), from the project's own games:")
+    print(f"#   scripts/gomoku-must-defend.py wins --games {' '.join(args.games)} "
+          f"--nodes {args.nodes} --skip {args.skip}")
+    print("# Columns (tab-separated): the moves from the empty board (x,y; black first); the side")
+    print("# to move; Rapfi's evaluation (+MN: a win in N plies); the file, game and ply.")
+    print("moves\tside\teval\tnote")
+    found = 0
+    for path in args.games:
+        for gi, moves in enumerate(parse_pgn(path)):
+            for ply in range(args.skip, len(moves)):
+                board = {mv: 1 if i % 2 == 0 else 2 for i, mv in enumerate(moves[:ply])}
+                side = 1 if ply % 2 == 0 else 2
+                if five_points(board, side) or five_points(board, 3 - side):
+                    continue  # a five to make or to block: the rules decide, not a search
+                _, lines = rapfi.think(board, side, (f"MAX_NODE {args.nodes}",))
+                evals = [m.group(1) for l in lines for m in [re.search(r"Eval (\S+)", l)] if m]
+                if evals and evals[-1].startswith("+M"):
+                    print(f"{fmt(moves[:ply])}\t{'black' if side == 1 else 'white'}\t"
+                          f"{evals[-1]}\t{path} game {gi + 1} ply {ply}", flush=True)
+                    found += 1
+    print(f"{found} positions", file=sys.stderr)
+    rapfi.close()
+
+
 def merge(args) -> None:
     """One set from several `make` outputs: the first file's comments with every file's
     command line, then the rows, a position kept once."""
@@ -339,6 +374,11 @@ def main() -> None:
     mk.add_argument("--per-game", type=int, default=2)
     mk.add_argument("--skip", type=int, default=6, help="plies of each game not used")
     mk.add_argument("--seed", type=int, default=1)
+    wn = sub.add_parser("wins", help="positions where Rapfi proves a win for the side to move")
+    wn.add_argument("--games", required=True, nargs="+", help="PGN files of 15x15 freestyle games")
+    wn.add_argument("--rapfi", required=True, help="the pbrain-rapfi command")
+    wn.add_argument("--nodes", type=int, default=200_000, help="Rapfi's nodes per position")
+    wn.add_argument("--skip", type=int, default=4, help="plies of each game not used")
     mg = sub.add_parser("merge", help="one set from several `make` outputs (to stdout)")
     mg.add_argument("files", nargs="+")
     ms = sub.add_parser("measure", help="a brain's moves on the positions")
@@ -346,7 +386,7 @@ def main() -> None:
     ms.add_argument("--brain", required=True, help="the brain's command line")
     ms.add_argument("--turn-ms", type=int, default=1000)
     args = ap.parse_args()
-    {"make": make, "merge": merge, "measure": measure}[args.cmd](args)
+    {"make": make, "wins": wins, "merge": merge, "measure": measure}[args.cmd](args)
 
 
 if __name__ == "__main__":

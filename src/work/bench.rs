@@ -172,7 +172,79 @@ fn tactics(quick: bool) -> Result<()> {
         );
         line(&format!("vcf-{}ply-{rule}", f[3]), ms, "ms");
     }
+    gomoku_vct(quick)?;
     xiangqi_tactics(quick)
+}
+
+/// Positions where Rapfi proves a forced win for the side to move
+/// (`crates/gomoku/tests/data/rapfi-wins.tsv`: moves, side, `+MN`, note).
+const RAPFI_WINS: &str = include_str!("../../crates/gomoku/tests/data/rapfi-wins.tsv");
+
+/// The play search's root VCT ([`alphazero_game::Game::root_tactical_proof`] at the Gomoku
+/// preset's budget) on Rapfi's proven wins: how many it proves, by Rapfi's length of the win,
+/// and its time per position; then on the must-defend positions, where the side to move has
+/// no win, so the whole budget is spent.
+fn gomoku_vct(quick: bool) -> Result<()> {
+    let budget = <Gomoku as alphazero_registry::Registered>::play_search()
+        .root_tactical_budget
+        .context("the Gomoku play search has a root VCT")?;
+    fn parse(text: &'static str) -> Result<Vec<(Gomoku, Vec<&'static str>)>> {
+        let mut out = Vec::new();
+        for row in text
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t"))
+        {
+            let f: Vec<&str> = row.split('\t').collect();
+            let mut pos = Gomoku::new(&GomokuConfig::default());
+            for t in f[0].split_whitespace() {
+                let mv = pos.parse_move(t)?;
+                pos.play(mv).map_err(|e| anyhow::anyhow!("{row}: {e}"))?;
+            }
+            out.push((pos, f));
+        }
+        Ok(out)
+    }
+    let mut wins = parse(RAPFI_WINS)?;
+    if quick {
+        wins.truncate(100);
+    }
+    let start = Instant::now();
+    let (mut proved, mut short, mut short_proved) = (0, 0, 0);
+    for (pos, f) in &wins {
+        let found = pos.root_tactical_proof(budget).is_some();
+        let plies: u32 = f[2].trim_start_matches("+M").parse()?;
+        proved += usize::from(found);
+        if plies <= 11 {
+            short += 1;
+            short_proved += usize::from(found);
+        }
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3 / wins.len().max(1) as f64;
+    eprintln!(
+        "tactics: root VCT ({budget} nodes) proves {proved} of {} Rapfi wins ({short_proved} of \
+         {short} within 11 plies), {ms:.1} ms a position",
+        wins.len()
+    );
+    line(
+        "vct-rapfi-wins-proved",
+        proved as f64 / wins.len().max(1) as f64 * 100.0,
+        "%",
+    );
+    line("vct-rapfi-wins-per-position", ms, "ms");
+    let open = parse(include_str!(
+        "../../crates/gomoku/tests/data/must-defend.tsv"
+    ))?;
+    let start = Instant::now();
+    for (pos, _) in &open {
+        let _ = pos.root_tactical_proof(budget);
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3 / open.len().max(1) as f64;
+    eprintln!(
+        "tactics: root VCT on {} must-defend positions: {ms:.1} ms a position",
+        open.len()
+    );
+    line("vct-no-win-per-position", ms, "ms");
+    Ok(())
 }
 
 /// Mate positions of `crates/xiangqi/tests/data/mates.tsv` (FEN, side, plies, moves, note).

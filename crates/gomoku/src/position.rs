@@ -13,6 +13,11 @@ const CELLS: usize = MAX_SIZE as usize * MAX_SIZE as usize;
 static ZOBRIST: [u64; 2 * CELLS + 1] = zobrist_table::<{ 2 * CELLS + 1 }>(0x60A0_C0DE_5EED_0001);
 const SIDE_KEY: usize = 2 * CELLS;
 
+/// The most non-four threats (threes) a root or reply VCT chains
+/// ([`Game::root_tactical_proof`], [`Game::opponent_may_force_win`]); the node budget usually
+/// ends the search first (threat orders deepen one at a time, the fewest first).
+pub(crate) const VCT_MAX_THREATS: u32 = 8;
+
 #[inline]
 fn stone_key(color: u8, x: i32, y: i32) -> u64 {
     ZOBRIST[usize::from(color - 1) * CELLS + y as usize * MAX_SIZE as usize + x as usize]
@@ -517,8 +522,9 @@ impl Game for Gomoku {
         Some(format!("five in a row with {at}"))
     }
 
-    /// [`Game::tactical_proof`], then a VCT of up to two non-four threats within `budget`
-    /// stones placed (defences within distance 2 of the stones; see [`Gomoku::vct`]).
+    /// [`Game::tactical_proof`], then a VCT of up to [`VCT_MAX_THREATS`] non-four threats
+    /// (the fewest first) within `budget` stones placed (defences within distance 2 of the
+    /// stones; see [`Gomoku::vct`]).
     fn root_tactical_proof(&self, budget: u32) -> Option<TacticalProof<GomokuMove>> {
         if let Some(p) = self.tactical_proof(budget.min(20_000)) {
             return Some(p);
@@ -526,7 +532,7 @@ impl Game for Gomoku {
         if self.forced_moves().is_some() {
             return None; // a five is threatened: the VCF above decides
         }
-        let (best, _) = self.vct(2, budget);
+        let (best, _) = self.vct(VCT_MAX_THREATS, budget);
         best.map(|mv| TacticalProof {
             outcome: Outcome::Win,
             best: Some(mv),
@@ -551,7 +557,13 @@ impl Game for Gomoku {
         if !self.five_points(opponent).is_empty() {
             return true;
         }
-        let (found, nodes) = tactics::vct(&self.board, self.config.rule, opponent, 2, budget);
+        let (found, nodes) = tactics::vct(
+            &self.board,
+            self.config.rule,
+            opponent,
+            VCT_MAX_THREATS,
+            budget,
+        );
         found.is_some() || nodes >= budget
     }
 

@@ -15,11 +15,11 @@
 //! would otherwise be forbidden; a white four whose block point is forbidden for black wins.
 //! Standard: only exactly five wins, for both sides.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use alphazero_game::Side;
 
-use crate::board::{Board, BLACK, EMPTY, WHITE};
+use crate::board::{Board, BLACK, EMPTY, WALL, WHITE};
 use crate::{GomokuMove, Rule, MAX_SIZE};
 
 /// The four line directions: horizontal, vertical, diagonal, anti-diagonal.
@@ -275,9 +275,26 @@ impl Vcf {
             }
             _ => {}
         }
+        let mut fives = Vec::new();
+        if moves.len() > 1 {
+            // A four that leaves two five points (or, renju, a block black may not play)
+            // wins at once: those first, before any four that needs a longer line.
+            let mut at_once = Vec::with_capacity(moves.len());
+            for &(x, y) in &moves {
+                self.board.set(x, y, a);
+                fives.clear();
+                self.board.fives_through(x, y, a, rule, &mut fives);
+                let wins = fives.len() >= 2
+                    || (fives.len() == 1 && !self.board.may_play(fives[0].0, fives[0].1, d, rule));
+                self.board.clear(x, y);
+                at_once.push(wins);
+            }
+            if let Some(i) = at_once.iter().position(|&w| w) {
+                moves.swap(0, i);
+            }
+        }
         let cut_before = self.cut;
         self.cut = false;
-        let mut fives = Vec::new();
         let mut counter = Vec::new();
         for &(x, y) in &moves {
             self.play(x, y, a);
@@ -378,9 +395,32 @@ struct Vct {
     nodes: u32,
     budget: u32,
     cut: bool,
+    /// Zobrist hash of `board` (the VCF table's keys).
+    hash: u64,
+    /// What is known of positions already searched (attacker to move), by hash: a transposed
+    /// threat sequence is searched once.
+    table: HashMap<u64, Known>,
+}
+
+/// A VCT table entry: the attacker wins with at most `won.0` threats by the move `won.1`, and
+/// no win was found with at most `failed` threats (a search the budget did not cut).
+#[derive(Clone, Copy, Default)]
+struct Known {
+    won: Option<(u32, GomokuMove)>,
+    failed: Option<u32>,
 }
 
 impl Vct {
+    fn set(&mut self, x: i32, y: i32, color: u8) {
+        self.board.set(x, y, color);
+        self.hash ^= key(color, x, y);
+    }
+
+    fn clear(&mut self, x: i32, y: i32, color: u8) {
+        self.board.clear(x, y);
+        self.hash ^= key(color, x, y);
+    }
+
     fn vcf(&mut self, budget: u32) -> VcfResult {
         let left = self.budget.saturating_sub(self.nodes).min(budget);
         if left == 0 {
@@ -422,14 +462,198 @@ impl Vct {
         out
     }
 
+    /// How strongly a `color` stone on the empty point `(x, y)` threatens: over the four lines
+    /// through it, the most `color` stones (itself included) in a five-point window that holds
+    /// no opponent stone, 3 counting 1 and 4 counting 4 (0 when no line reaches three). Only
+    /// moves of weight > 0 (a three or a four) are tried as threats, the heaviest first (a move
+    /// that threatens a VCF otherwise is rare, and leaving attacker moves out never makes a
+    /// proof wrong).
+    fn threat_weight(&self, x: i32, y: i32, color: u8) -> u32 {
+        let mut weight = 0;
+        for &(dx, dy) in &DIRS {
+            // cells[k] for k in 0..9: the points at offsets -4..=4 along the line.
+            let mut cells = [WALL; 9];
+            for (k, c) in cells.iter_mut().enumerate() {
+                let o = k as i32 - 4;
+                *c = if o == 0 {
+                    color
+                } else {
+                    self.board.get(x + o * dx, y + o * dy)
+                };
+            }
+            let mut most = 0;
+            for start in 0..5 {
+                let w = &cells[start..start + 5];
+                if w.iter().all(|&c| c == color || c == EMPTY) {
+                    most = most.max(w.iter().filter(|&&c| c == color).count());
+                }
+            }
+            weight += match most {
+                3 => 1,
+                4.. => 4,
+                _ => 0,
+            };
+        }
+        weight
+    }
+
+    /// Plays the forced line `line` (a VCF: attacker fours and the defender's only blocks,
+    /// alternating, attacker first) on the board as it is now and checks that it still wins:
+    /// every attacker move is empty, legal and a four (or the block of the defender's single
+    /// five point, itself a four), the defender never has a five point of its own when it is
+    /// to move, and the line ends in two five points, a five, or a block the defender may not
+    /// play. A pure check of a forced sequence: `true` is a proof. The board is restored.
+    fn line_still_wins(&mut self, line: &[GomokuMove]) -> bool {
+        let a = color_of(self.attacker);
+        let d = other(a);
+        let rule = self.rule;
+        let mut placed: Vec<(i32, i32, u8)> = Vec::with_capacity(line.len());
+        let mut fives = Vec::new();
+        let mut result = false;
+        let mut i = 0;
+        while i < line.len() {
+            self.board.five_points(a, rule, &mut fives);
+            if !fives.is_empty() {
+                result = true; // the attacker makes five now
+                break;
+            }
+            self.board.five_points(d, rule, &mut fives);
+            let (x, y) = (i32::from(line[i].x), i32::from(line[i].y));
+            let must_block = match fives.len() {
+                0 => None,
+                1 => Some(fives[0]),
+                _ => break, // the defender has two fives to make: the line fails
+            };
+            if must_block.is_some_and(|p| p != (x, y))
+                || self.board.get(x, y) != EMPTY
+                || !self.board.may_play(x, y, a, rule)
+            {
+                break;
+            }
+            self.board.set(x, y, a);
+            placed.push((x, y, a));
+            self.nodes += 1;
+            self.board.five_points(d, rule, &mut fives);
+            if !fives.is_empty() {
+                break; // the defender, to move, makes five
+            }
+            self.board.five_points(a, rule, &mut fives);
+            match fives.len() {
+                0 => break, // not a four
+                1 => {
+                    let (bx, by) = fives[0];
+                    if !self.board.may_play(bx, by, d, rule) {
+                        result = true; // renju: black may not block there
+                        break;
+                    }
+                    self.board.set(bx, by, d);
+                    placed.push((bx, by, d));
+                    i += 2; // the line's next entry is this block
+                }
+                _ => {
+                    result = true; // two five points: the defender blocks one
+                    break;
+                }
+            }
+        }
+        for &(x, y, _) in placed.iter().rev() {
+            self.board.clear(x, y);
+        }
+        result
+    }
+
+    /// The defender replies that can stop the attacker's VCF `line` (attacker to move on the
+    /// board as it is, the defender having just passed), as row bit sets; every other reply
+    /// leaves the line winning as it is. A defender stone can only take a point of the line,
+    /// take a five point of its last four, or give the defender a five point of its own: now
+    /// (a four: a [`Board::four_moves`] point) or later with one of its forced blocks (so
+    /// within 4 points of a block on one of its lines). `None` under renju, where a stone
+    /// also changes which points are forbidden for black: every reply is checked there.
+    fn points_touching(&mut self, line: &[GomokuMove]) -> Option<[u32; MAX_SIZE as usize]> {
+        if self.rule == Rule::Renju {
+            return None;
+        }
+        let n = self.board.n;
+        let mut rows = [0u32; MAX_SIZE as usize];
+        let mut mark = |x: i32, y: i32| {
+            if (0..n).contains(&x) && (0..n).contains(&y) {
+                rows[y as usize] |= 1 << x;
+            }
+        };
+        for (i, mv) in line.iter().enumerate() {
+            let (x, y) = (i32::from(mv.x), i32::from(mv.y));
+            mark(x, y);
+            // Defender blocks (odd entries) and the last attacker move (its five points):
+            // every point on their lines within 4.
+            if i % 2 == 1 || i + 1 == line.len() {
+                for &(dx, dy) in &DIRS {
+                    for k in -4..=4 {
+                        mark(x + k * dx, y + k * dy);
+                    }
+                }
+            }
+        }
+        let mut fours = Vec::new();
+        self.board
+            .four_moves(other(color_of(self.attacker)), self.rule, &mut fours);
+        for (x, y) in fours {
+            mark(x, y);
+        }
+        Some(rows)
+    }
+
     /// The attacker (to move) wins by threats within `depth` non-four threats: a VCF, or a
     /// move after which the attacker threatens a VCF and every defender reply near the
     /// stones still leaves a win of depth − 1. The winning first move is returned.
-    fn search(&mut self, depth: u32) -> Option<GomokuMove> {
+    fn search(&mut self, depth: u32, focus: Option<(i32, i32)>) -> Option<GomokuMove> {
+        // A failure is only known for the same focus (it restricts the moves tried); a win
+        // holds whatever the focus.
+        let fail_key = focus.map_or(self.hash, |(x, y)| {
+            self.hash ^ key(BLACK, x, y).rotate_left(17) ^ 0x5EED
+        });
+        let known = self.table.get(&self.hash).copied().unwrap_or_default();
+        if let Some((d, mv)) = known.won {
+            if d <= depth {
+                return Some(mv);
+            }
+        }
+        let failed = self.table.get(&fail_key).and_then(|k| k.failed);
+        if failed.is_some_and(|d| d >= depth) {
+            return None;
+        }
+        let found = self.search_uncached(depth, focus);
+        match found {
+            Some(mv) => {
+                let entry = self.table.entry(self.hash).or_default();
+                if entry.won.is_none_or(|(d, _)| depth < d) {
+                    entry.won = Some((depth, mv));
+                }
+            }
+            None if !self.cut => {
+                let entry = self.table.entry(fail_key).or_default();
+                entry.failed = Some(entry.failed.map_or(depth, |d| d.max(depth)));
+            }
+            None => {}
+        }
+        found
+    }
+
+    /// Whether `(x, y)` lies on one of the four lines through `(fx, fy)` within 4 points: a
+    /// threat that can work with the one played before it (dependency-based search, Allis
+    /// 1994). Leaving other attacker moves out never makes a proof wrong.
+    fn shares_line(x: i32, y: i32, (fx, fy): (i32, i32)) -> bool {
+        let (dx, dy) = (x - fx, y - fy);
+        dx.abs() <= 4 && dy.abs() <= 4 && (dx == 0 || dy == 0 || dx.abs() == dy.abs())
+    }
+
+    fn search_uncached(&mut self, depth: u32, focus: Option<(i32, i32)>) -> Option<GomokuMove> {
         if let VcfResult::Win(line) = self.vcf(VCT_VCF_BUDGET) {
             return line.first().copied();
         }
         if depth == 0 || self.nodes >= self.budget {
+            if depth > 0 {
+                self.cut = true;
+            }
             return None;
         }
         let a = color_of(self.attacker);
@@ -439,12 +663,21 @@ impl Vct {
         if !fives.is_empty() {
             return None; // the attacker must block first: left to the VCF above
         }
-        for (mx, my) in self.near_points(Some(a), a) {
+        let mut candidates: Vec<(u32, (i32, i32))> = self
+            .near_points(Some(a), a)
+            .into_iter()
+            .filter(|&p| focus.is_none_or(|f| Self::shares_line(p.0, p.1, f)))
+            .map(|(x, y)| (self.threat_weight(x, y, a), (x, y)))
+            .filter(|&(w, _)| w > 0)
+            .collect();
+        // Double threats first: they win soonest.
+        candidates.sort_by_key(|&(w, _)| std::cmp::Reverse(w));
+        for (_, (mx, my)) in candidates {
             if self.nodes >= self.budget {
                 self.cut = true;
                 return None;
             }
-            self.board.set(mx, my, a);
+            self.set(mx, my, a);
             // A threat: with the defender passing, the attacker would win by VCF.
             let threat = match self.vcf(VCT_VCF_BUDGET) {
                 VcfResult::Win(line) => Some(line),
@@ -452,20 +685,39 @@ impl Vct {
             };
             let mut refuted = threat.is_none();
             if let Some(line) = threat {
-                // Replies on the threat's VCF line first: they refute most often.
-                let mut replies = self.near_points(None, d);
-                replies.sort_by_key(|&(x, y)| !line.contains(&GomokuMove::new(x as u8, y as u8)));
+                self.board.five_points(a, self.rule, &mut fives);
+                let replies = if fives.len() == 1 {
+                    // A four: the block is the defender's only move (it has no five of its
+                    // own, checked above, and the four gave it none).
+                    fives.clone()
+                } else {
+                    // Replies on the threat's VCF line first: they refute most often.
+                    let mut replies = self.near_points(None, d);
+                    replies
+                        .sort_by_key(|&(x, y)| !line.contains(&GomokuMove::new(x as u8, y as u8)));
+                    replies
+                };
+                let touching = self.points_touching(&line);
                 for (rx, ry) in replies {
-                    self.board.set(rx, ry, d);
-                    let holds = self.search(depth - 1).is_some();
-                    self.board.clear(rx, ry);
+                    if let Some(rows) = &touching {
+                        if rows[ry as usize] & (1 << rx) == 0 {
+                            continue; // the same fours still win after this reply
+                        }
+                    }
+                    self.set(rx, ry, d);
+                    let on_line = line.contains(&GomokuMove::new(rx as u8, ry as u8));
+                    // Off the line the same fours usually still win: checked by playing
+                    // them, before any search.
+                    let holds = (!on_line && self.line_still_wins(&line))
+                        || self.search(depth - 1, Some((mx, my))).is_some();
+                    self.clear(rx, ry, d);
                     if !holds {
                         refuted = true;
                         break;
                     }
                 }
             }
-            self.board.clear(mx, my);
+            self.clear(mx, my, a);
             if !refuted {
                 return Some(GomokuMove::new(mx as u8, my as u8));
             }
@@ -478,12 +730,13 @@ impl Vct {
 const VCT_VCF_BUDGET: u32 = 200;
 
 /// VCT (victory by continuous threats) for `attacker`, the attacker to move: a VCF, or a
-/// move that threatens a VCF (a three, or any move after which a VCF would follow if the
-/// defender passed) such that after **every** defender reply within distance 2 of a stone
-/// the attacker still wins, with at most `depth` such non-four threats. Defences farther than
-/// 2 from every stone are not tried (they cannot touch the threat, but the proof is only as
-/// good as that assumption). Returns the first move, or `None` when none was found within
-/// `budget` stones placed by the inner VCF searches; also the stones placed.
+/// move that makes a three or a four and threatens a VCF (one would follow if the defender
+/// passed) such that after **every** defender reply within distance 2 of a stone the attacker
+/// still wins, with at most `depth` such non-four threats. Defences farther than 2 from every
+/// stone are not tried (they cannot touch the threat, but the proof is only as good as that
+/// assumption). Positions reached by several threat orders are searched once (a table by
+/// Zobrist hash). Returns the first move, or `None` when none was found within `budget` stones
+/// placed (by the inner VCF searches and the replays of their lines); also the stones placed.
 pub(crate) fn vct(
     board: &Board,
     rule: Rule,
@@ -491,6 +744,15 @@ pub(crate) fn vct(
     depth: u32,
     budget: u32,
 ) -> (Option<GomokuMove>, u32) {
+    let mut hash = 0;
+    for y in 0..board.n {
+        for x in 0..board.n {
+            let c = board.get(x, y);
+            if c != EMPTY {
+                hash ^= key(c, x, y);
+            }
+        }
+    }
     let mut s = Vct {
         board: *board,
         rule,
@@ -498,16 +760,18 @@ pub(crate) fn vct(
         nodes: 0,
         budget,
         cut: false,
+        hash,
+        table: HashMap::new(),
     };
     let mut found = None;
     // Iterative deepening: the fewest threats first.
     for d in 0..=depth {
-        found = s.search(d);
+        s.cut = false;
+        found = s.search(d, None);
         if found.is_some() || s.nodes >= budget {
             break;
         }
     }
-    let _ = s.cut;
     (found, s.nodes)
 }
 

@@ -621,3 +621,94 @@ fn must_defend_rows_are_open_positions_whose_defences_no_vcf_refutes() {
         }
     }
 }
+
+/// The rows of `tests/data/rapfi-wins.tsv` (made by `scripts/gomoku-must-defend.py wins`):
+/// positions where Rapfi proves a forced win for the side to move, and its length in plies.
+fn rapfi_win_rows() -> Vec<(String, Gomoku, u32)> {
+    let text = include_str!("data/rapfi-wins.tsv");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t") && !l.is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 4, "row {l:?}");
+            let mut pos = Gomoku::new(&GomokuConfig::new(15, Rule::Freestyle).unwrap());
+            for t in f[0].split_whitespace() {
+                let (x, y) = t.split_once(',').expect("x,y");
+                pos.play(GomokuMove::new(x.parse().unwrap(), y.parse().unwrap()))
+                    .unwrap_or_else(|e| panic!("row {l:?}: {e}"));
+            }
+            let plies = f[2].strip_prefix("+M").and_then(|m| m.parse().ok());
+            (
+                l.to_string(),
+                pos,
+                plies.unwrap_or_else(|| panic!("eval of {l:?}")),
+            )
+        })
+        .collect()
+}
+
+/// Checks a VCT first move `m` of at most `threats` non-four threats against **every** legal
+/// reply (far ones included): after `m` and any reply the attacker has a VCF, or (with
+/// threats left) a VCT whose own first move passes the same check.
+fn check_vct_win(pos: &Gomoku, m: GomokuMove, threats: u32) {
+    let mut after = pos.clone();
+    after.play(m).unwrap();
+    assert!(after.outcome().is_none(), "{m} ends the game");
+    for r in after.legal_moves_vec() {
+        let mut q = after.clone();
+        q.play(r).unwrap();
+        match q.outcome() {
+            Some(Outcome::Win) => continue, // the defender's reply was a foul
+            Some(o) => panic!("reply {r} to {m} ends the game with {o:?}\n{pos}"),
+            None => {}
+        }
+        if matches!(q.vcf(1_000_000), VcfResult::Win(_)) {
+            continue;
+        }
+        assert!(
+            threats > 1,
+            "after {m} the reply {r} refutes the VCT\n{pos}"
+        );
+        let (next, _) = q.vct(threats - 1, 1_000_000);
+        let next = next.unwrap_or_else(|| panic!("after {m} the reply {r} refutes the VCT\n{pos}"));
+        check_vct_win(&q, next, threats - 1);
+    }
+}
+
+#[test]
+fn vct_proves_every_rapfi_win_of_at_most_five_plies() {
+    // A win in five plies is a VCF or one three and a VCF: the threat search must see all.
+    let mut checked = 0;
+    for (line, pos, plies) in rapfi_win_rows() {
+        if plies > 5 {
+            continue;
+        }
+        let (found, _) = pos.vct(8, 40_000);
+        assert!(found.is_some(), "no VCT found: {line}\n{pos}");
+        checked += 1;
+    }
+    assert!(checked >= 40, "only {checked} short wins in the data");
+}
+
+#[test]
+fn two_threat_vcts_of_rapfi_wins_hold_against_every_reply() {
+    // The threat search's proofs skip defender replies that cannot touch the attacker's
+    // fours, and replay the fours instead of searching: checked here against every legal
+    // reply, on the positions where a win needs two threes.
+    let mut checked = 0;
+    for (line, pos, _) in rapfi_win_rows() {
+        if pos.vct(1, 200_000).0.is_some() {
+            continue;
+        }
+        let Some(m) = pos.vct(2, 40_000).0 else {
+            continue;
+        };
+        check_vct_win(&pos, m, 2);
+        checked += 1;
+        if checked == 4 {
+            break;
+        }
+        let _ = line;
+    }
+    assert!(checked >= 2, "only {checked} two-threat wins in the data");
+}

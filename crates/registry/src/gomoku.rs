@@ -10,7 +10,9 @@ use alphazero_gomoku::{transform_point, Foul, Gomoku, GomokuConfig, GomokuMove, 
 use alphazero_mcts::SearchConfig;
 
 use crate::encode::{permute_squares, Encode, PolicyPlanes};
-use crate::play::{PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET};
+use crate::play::{
+    PLAY_GOMOKU_ROOT_TACTICAL_BUDGET, PLAY_REPLY_TACTICAL_BUDGET, PLAY_TACTICAL_BUDGET,
+};
 use crate::position::{play_move_list, refuse_fen, split_moves, PositionError, PositionText};
 use crate::view::{colorize_xo, percent_cell, BoardView, Rgb, BLUE, RED};
 use crate::web::{rows_through, Cell, WebGame};
@@ -74,7 +76,7 @@ impl Registered for Gomoku {
         SearchConfig {
             terminal_check: true,
             tactical_budget: Some(PLAY_TACTICAL_BUDGET),
-            root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
+            root_tactical_budget: Some(PLAY_GOMOKU_ROOT_TACTICAL_BUDGET),
             reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
             ..SearchConfig::default()
         }

@@ -18,10 +18,14 @@
 /// evaluation).
 pub const PLAY_TACTICAL_BUDGET: u32 = 2_000;
 
-/// Node budget of the deeper tactical search at the root of a play search
-/// ([`alphazero_mcts::SearchConfig::root_tactical_budget`]): Gomoku's VCT, about 0.25 s at
-/// ~40,000 nodes/s; Xiangqi's mate search by checks, deeper.
+/// Node budget of Xiangqi's deeper tactical search at the root of a play search
+/// ([`alphazero_mcts::SearchConfig::root_tactical_budget`]): its mate search by checks, deeper.
 pub const PLAY_ROOT_TACTICAL_BUDGET: u32 = 10_000;
+
+/// Gomoku's root VCT budget ([`alphazero_mcts::SearchConfig::root_tactical_budget`]), stones
+/// placed: about 65 ms a position where there is no win to find (`alphazero bench tactics`,
+/// line `vct-no-win-per-position`), some 5% of a Gomocup second.
+pub const PLAY_GOMOKU_ROOT_TACTICAL_BUDGET: u32 = 40_000;
 
 /// Node budget of the same deeper search for the opponent after each root candidate
 /// ([`alphazero_mcts::SearchConfig::reply_tactical_budget`]), per candidate visited: a
