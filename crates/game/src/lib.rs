@@ -197,6 +197,17 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         all.len() == n
     }
 
+    /// When the opponent would win by force if the side to move passed (Gomoku: a VCF found
+    /// within `budget` nodes), the moves that can still stop it, in `out` (cleared first):
+    /// every legal move left out provably loses to that same win, so the set is complete in
+    /// [`Game::search_moves`]' sense, and a search may look at these moves alone. `false`
+    /// (`out` unspecified) when there is no such threat or the game cannot narrow its moves
+    /// this way (the default).
+    fn threat_replies(&self, budget: u32, out: &mut Vec<Self::Move>) -> bool {
+        let _ = (budget, out);
+        false
+    }
+
     /// A result proven by the game's own tactical search, from the side to move, spending
     /// at most `budget` nodes of it (Gomoku: a five now, an unstoppable five of the opponent,
     /// a VCF). `None` when nothing was proven (always, by default). A `Win` names the winning

@@ -459,6 +459,56 @@ impl Game for Gomoku {
         out.len() + self.stone_count() == self.size() * self.size()
     }
 
+    /// Freestyle and standard: when the opponent has a VCF (found within `budget` stones) as if
+    /// the side to move passed, the empty points that can touch it (see the tactics module:
+    /// its points, the lines within 4 of its blocks and of its last four, and the side to
+    /// move's own fours) after which that VCF, played again, no longer wins; any other move
+    /// loses to it. Not when a five is threatened
+    /// ([`Game::search_moves`] has the blocks then), nor under renju.
+    fn threat_replies(&self, budget: u32, out: &mut Vec<GomokuMove>) -> bool {
+        if self.outcome.is_some() || self.config.rule == Rule::Renju || budget == 0 {
+            return false;
+        }
+        if self.forced_moves().is_some() {
+            return false;
+        }
+        let opponent = self.side.opponent();
+        let (VcfResult::Win(line), _) =
+            tactics::vcf(&self.board, self.config.rule, opponent, budget)
+        else {
+            return false;
+        };
+        let Some(rows) = tactics::replies_touching(&self.board, self.config.rule, opponent, &line)
+        else {
+            return false;
+        };
+        out.clear();
+        let n = self.board.n;
+        let own = if self.side == Side::First {
+            BLACK
+        } else {
+            WHITE
+        };
+        let mut board = self.board;
+        for (y, &row) in rows.iter().enumerate().take(n as usize) {
+            let occupied = board.stones[0][y] | board.stones[1][y];
+            let mut free = row & !occupied;
+            while free != 0 {
+                let x = free.trailing_zeros() as i32;
+                free &= free - 1;
+                // A move after which the same forced line still wins is lost: left out.
+                board.set(x, y as i32, own);
+                let (lost, _) =
+                    tactics::line_still_wins(&mut board, self.config.rule, opponent, &line);
+                board.clear(x, y as i32);
+                if !lost {
+                    out.push(GomokuMove::new(x as u8, y as u8));
+                }
+            }
+        }
+        !out.is_empty()
+    }
+
     /// A five now (`Win`), a threat of five the side to move cannot stop (two five points, or
     /// under renju one on black's forbidden point: `Loss`), else a VCF found within `budget`
     /// stones (`Win`, with its line). `budget` 0 still reports fives and unstoppable threats.

@@ -212,7 +212,7 @@ impl Board {
 
     /// The empty points where `color` makes a four (renju: not forbidden for black), in row
     /// order. Only points within distance 2 of a `color` stone can make a four.
-    fn four_moves(&mut self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
+    pub(crate) fn four_moves(&mut self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
         let n = self.n;
         let own = self.stones[usize::from(color - 1)];
@@ -497,111 +497,6 @@ impl Vct {
         weight
     }
 
-    /// Plays the forced line `line` (a VCF: attacker fours and the defender's only blocks,
-    /// alternating, attacker first) on the board as it is now and checks that it still wins:
-    /// every attacker move is empty, legal and a four (or the block of the defender's single
-    /// five point, itself a four), the defender never has a five point of its own when it is
-    /// to move, and the line ends in two five points, a five, or a block the defender may not
-    /// play. A pure check of a forced sequence: `true` is a proof. The board is restored.
-    fn line_still_wins(&mut self, line: &[GomokuMove]) -> bool {
-        let a = color_of(self.attacker);
-        let d = other(a);
-        let rule = self.rule;
-        let mut placed: Vec<(i32, i32, u8)> = Vec::with_capacity(line.len());
-        let mut fives = Vec::new();
-        let mut result = false;
-        let mut i = 0;
-        while i < line.len() {
-            self.board.five_points(a, rule, &mut fives);
-            if !fives.is_empty() {
-                result = true; // the attacker makes five now
-                break;
-            }
-            self.board.five_points(d, rule, &mut fives);
-            let (x, y) = (i32::from(line[i].x), i32::from(line[i].y));
-            let must_block = match fives.len() {
-                0 => None,
-                1 => Some(fives[0]),
-                _ => break, // the defender has two fives to make: the line fails
-            };
-            if must_block.is_some_and(|p| p != (x, y))
-                || self.board.get(x, y) != EMPTY
-                || !self.board.may_play(x, y, a, rule)
-            {
-                break;
-            }
-            self.board.set(x, y, a);
-            placed.push((x, y, a));
-            self.nodes += 1;
-            self.board.five_points(d, rule, &mut fives);
-            if !fives.is_empty() {
-                break; // the defender, to move, makes five
-            }
-            self.board.five_points(a, rule, &mut fives);
-            match fives.len() {
-                0 => break, // not a four
-                1 => {
-                    let (bx, by) = fives[0];
-                    if !self.board.may_play(bx, by, d, rule) {
-                        result = true; // renju: black may not block there
-                        break;
-                    }
-                    self.board.set(bx, by, d);
-                    placed.push((bx, by, d));
-                    i += 2; // the line's next entry is this block
-                }
-                _ => {
-                    result = true; // two five points: the defender blocks one
-                    break;
-                }
-            }
-        }
-        for &(x, y, _) in placed.iter().rev() {
-            self.board.clear(x, y);
-        }
-        result
-    }
-
-    /// The defender replies that can stop the attacker's VCF `line` (attacker to move on the
-    /// board as it is, the defender having just passed), as row bit sets; every other reply
-    /// leaves the line winning as it is. A defender stone can only take a point of the line,
-    /// take a five point of its last four, or give the defender a five point of its own: now
-    /// (a four: a [`Board::four_moves`] point) or later with one of its forced blocks (so
-    /// within 4 points of a block on one of its lines). `None` under renju, where a stone
-    /// also changes which points are forbidden for black: every reply is checked there.
-    fn points_touching(&mut self, line: &[GomokuMove]) -> Option<[u32; MAX_SIZE as usize]> {
-        if self.rule == Rule::Renju {
-            return None;
-        }
-        let n = self.board.n;
-        let mut rows = [0u32; MAX_SIZE as usize];
-        let mut mark = |x: i32, y: i32| {
-            if (0..n).contains(&x) && (0..n).contains(&y) {
-                rows[y as usize] |= 1 << x;
-            }
-        };
-        for (i, mv) in line.iter().enumerate() {
-            let (x, y) = (i32::from(mv.x), i32::from(mv.y));
-            mark(x, y);
-            // Defender blocks (odd entries) and the last attacker move (its five points):
-            // every point on their lines within 4.
-            if i % 2 == 1 || i + 1 == line.len() {
-                for &(dx, dy) in &DIRS {
-                    for k in -4..=4 {
-                        mark(x + k * dx, y + k * dy);
-                    }
-                }
-            }
-        }
-        let mut fours = Vec::new();
-        self.board
-            .four_moves(other(color_of(self.attacker)), self.rule, &mut fours);
-        for (x, y) in fours {
-            mark(x, y);
-        }
-        Some(rows)
-    }
-
     /// The attacker (to move) wins by threats within `depth` non-four threats: a VCF, or a
     /// move after which the attacker threatens a VCF and every defender reply near the
     /// stones still leaves a win of depth − 1. The winning first move is returned.
@@ -697,7 +592,7 @@ impl Vct {
                         .sort_by_key(|&(x, y)| !line.contains(&GomokuMove::new(x as u8, y as u8)));
                     replies
                 };
-                let touching = self.points_touching(&line);
+                let touching = replies_touching(&self.board, self.rule, self.attacker, &line);
                 for (rx, ry) in replies {
                     if let Some(rows) = &touching {
                         if rows[ry as usize] & (1 << rx) == 0 {
@@ -708,8 +603,12 @@ impl Vct {
                     let on_line = line.contains(&GomokuMove::new(rx as u8, ry as u8));
                     // Off the line the same fours usually still win: checked by playing
                     // them, before any search.
-                    let holds = (!on_line && self.line_still_wins(&line))
-                        || self.search(depth - 1, Some((mx, my))).is_some();
+                    let holds = (!on_line && {
+                        let (wins, placed) =
+                            line_still_wins(&mut self.board, self.rule, self.attacker, &line);
+                        self.nodes += placed;
+                        wins
+                    }) || self.search(depth - 1, Some((mx, my))).is_some();
                     self.clear(rx, ry, d);
                     if !holds {
                         refuted = true;
@@ -724,6 +623,119 @@ impl Vct {
         }
         None
     }
+}
+
+/// Plays the forced line `line` (a VCF: attacker fours and the defender's only blocks,
+/// alternating, attacker first) on the board as it is now and checks that it still wins:
+/// every attacker move is empty, legal and a four (or the block of the defender's single
+/// five point, itself a four), the defender never has a five point of its own when it is
+/// to move, and the line ends in two five points, a five, or a block the defender may not
+/// play. A pure check of a forced sequence: `true` is a proof. The board is restored; also returns the stones placed.
+pub(crate) fn line_still_wins(
+    board: &mut Board,
+    rule: Rule,
+    attacker: Side,
+    line: &[GomokuMove],
+) -> (bool, u32) {
+    let a = color_of(attacker);
+    let d = other(a);
+    let mut placed: Vec<(i32, i32, u8)> = Vec::with_capacity(line.len());
+    let mut fives = Vec::new();
+    let mut result = false;
+    let mut i = 0;
+    while i < line.len() {
+        board.five_points(a, rule, &mut fives);
+        if !fives.is_empty() {
+            result = true; // the attacker makes five now
+            break;
+        }
+        board.five_points(d, rule, &mut fives);
+        let (x, y) = (i32::from(line[i].x), i32::from(line[i].y));
+        let must_block = match fives.len() {
+            0 => None,
+            1 => Some(fives[0]),
+            _ => break, // the defender has two fives to make: the line fails
+        };
+        if must_block.is_some_and(|p| p != (x, y))
+            || board.get(x, y) != EMPTY
+            || !board.may_play(x, y, a, rule)
+        {
+            break;
+        }
+        board.set(x, y, a);
+        placed.push((x, y, a));
+        board.five_points(d, rule, &mut fives);
+        if !fives.is_empty() {
+            break; // the defender, to move, makes five
+        }
+        board.five_points(a, rule, &mut fives);
+        match fives.len() {
+            0 => break, // not a four
+            1 => {
+                let (bx, by) = fives[0];
+                if !board.may_play(bx, by, d, rule) {
+                    result = true; // renju: black may not block there
+                    break;
+                }
+                board.set(bx, by, d);
+                placed.push((bx, by, d));
+                i += 2; // the line's next entry is this block
+            }
+            _ => {
+                result = true; // two five points: the defender blocks one
+                break;
+            }
+        }
+    }
+    for &(x, y, _) in placed.iter().rev() {
+        board.clear(x, y);
+    }
+    (result, placed.len() as u32)
+}
+
+/// The defender replies that can stop `attacker`'s VCF `line` (the attacker to move on
+/// `board`, the defender having just passed), as row bit sets; every other reply leaves the
+/// line winning as it is. A defender stone can only take a point of the line, take a five
+/// point of its last four, or give the defender a five point of its own: now (a four: a
+/// [`Board::four_moves`] point) or later with one of its forced blocks (so within 4 points of a
+/// block on one of its lines). `None` under renju, where a stone also changes which points are
+/// forbidden for black, so no reply can be ruled out this way.
+pub(crate) fn replies_touching(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    line: &[GomokuMove],
+) -> Option<[u32; MAX_SIZE as usize]> {
+    if rule == Rule::Renju {
+        return None;
+    }
+    let n = board.n;
+    let mut rows = [0u32; MAX_SIZE as usize];
+    let mut mark = |x: i32, y: i32| {
+        if (0..n).contains(&x) && (0..n).contains(&y) {
+            rows[y as usize] |= 1 << x;
+        }
+    };
+    for (i, mv) in line.iter().enumerate() {
+        let (x, y) = (i32::from(mv.x), i32::from(mv.y));
+        mark(x, y);
+        // Defender blocks (odd entries) and the last attacker move (its five points): every
+        // point on their lines within 4.
+        if i % 2 == 1 || i + 1 == line.len() {
+            for &(dx, dy) in &DIRS {
+                for k in -4..=4 {
+                    mark(x + k * dx, y + k * dy);
+                }
+            }
+        }
+    }
+    let mut fours = Vec::new();
+    let mut scratch = *board;
+    scratch.four_moves(other(color_of(attacker)), rule, &mut fours);
+    for (x, y) in fours {
+        mark(x, y);
+    }
+    Some(rows)
 }
 
 /// Stones placed per VCF call inside the VCT.

@@ -712,3 +712,92 @@ fn two_threat_vcts_of_rapfi_wins_hold_against_every_reply() {
     }
     assert!(checked >= 2, "only {checked} two-threat wins in the data");
 }
+
+/// Checks [`Game::threat_replies`] where it narrows: every legal move it leaves out loses to a
+/// VCF of the opponent (searched afresh, with a large budget), and what it keeps is legal.
+/// Returns whether it narrowed.
+fn check_threat_replies(pos: &Gomoku) -> bool {
+    let mut kept = Vec::new();
+    if !pos.threat_replies(2_000, &mut kept) {
+        return false;
+    }
+    let legal = pos.legal_moves_vec();
+    assert!(!kept.is_empty());
+    for m in &kept {
+        assert!(legal.contains(m), "{m} is not legal\n{pos}");
+    }
+    for &m in legal.iter().filter(|m| !kept.contains(m)) {
+        let mut after = pos.clone();
+        after.play(m).unwrap();
+        if after.outcome().is_some() {
+            panic!("{m}, left out, ends the game\n{pos}");
+        }
+        assert!(
+            matches!(after.vcf(1_000_000), VcfResult::Win(_)),
+            "{m}, left out of the threat replies, does not lose to a VCF\n{pos}"
+        );
+    }
+    true
+}
+
+#[test]
+fn threat_replies_leave_out_only_moves_that_lose_to_a_vcf() {
+    let mut narrowed = 0;
+    for seed in 0..300u64 {
+        let rule = [Rule::Freestyle, Rule::Standard][(seed % 2) as usize];
+        let Some(pos) = random_position(rule, 15, 14 + (seed % 20) as usize, seed) else {
+            continue;
+        };
+        narrowed += usize::from(check_threat_replies(&pos));
+    }
+    for (_, pos, _) in must_defend_rows().into_iter().take(30) {
+        narrowed += usize::from(check_threat_replies(&pos));
+    }
+    assert!(narrowed >= 20, "only {narrowed} positions narrowed");
+}
+
+#[test]
+fn threat_replies_keep_every_defence_rapfi_found() {
+    // An independent engine's defences against the threat must all survive the narrowing.
+    let mut narrowed = 0;
+    for (line, pos, defences) in must_defend_rows() {
+        let mut kept = Vec::new();
+        if !pos.threat_replies(2_000, &mut kept) {
+            continue;
+        }
+        narrowed += 1;
+        for d in &defences {
+            assert!(
+                kept.contains(d),
+                "Rapfi's defence {d} left out: {line}\n{pos}"
+            );
+        }
+        assert!(kept.len() < pos.legal_moves_vec().len());
+    }
+    assert!(
+        narrowed >= 30,
+        "only {narrowed} must-defend positions narrowed"
+    );
+}
+
+#[test]
+fn threat_replies_do_not_narrow_under_renju() {
+    for (_, pos, _) in must_defend_rows().into_iter().take(10) {
+        let mut stones = [Vec::new(), Vec::new()];
+        for y in 0..15u8 {
+            for x in 0..15u8 {
+                match pos.stone_at(x.into(), y.into()) {
+                    Some(Side::First) => stones[0].push(GomokuMove::new(x, y)),
+                    Some(Side::Second) => stones[1].push(GomokuMove::new(x, y)),
+                    None => {}
+                }
+            }
+        }
+        let cfg = GomokuConfig::new(15, Rule::Renju).unwrap();
+        let Ok(renju) = Gomoku::from_stones(&cfg, &stones[0], &stones[1], pos.side_to_move())
+        else {
+            continue;
+        };
+        assert!(!renju.threat_replies(2_000, &mut Vec::new()));
+    }
+}

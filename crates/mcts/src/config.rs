@@ -246,6 +246,14 @@ pub struct SearchConfig {
     /// children get the per-node tactics like every node.
     #[serde(with = "zero_is_off")]
     pub reply_tactical_budget: Option<u32>,
+    /// Narrow the moves of a node whose side to move faces a forced win of the opponent (if it
+    /// passed) to the moves that can stop it ([`alphazero_game::Game::threat_replies`],
+    /// Gomoku: a VCF, found within this node budget, and the moves that touch it or make a
+    /// four): the search spends no visits on moves that lose to the threat, and the solver can
+    /// prove such a node lost from those few moves, so a threat sequence of threes is proven
+    /// through the tree. `None` (default): the game's [`alphazero_game::Game::search_moves`].
+    #[serde(with = "zero_is_off")]
+    pub threat_replies_budget: Option<u32>,
     /// When set, the Dirichlet α of the root noise is this total divided by the number of root
     /// candidates actually searched (AlphaZero's α ≈ 10 / typical number of legal moves), so
     /// that the noise keeps its shape when a game searches only part of its action space
@@ -296,6 +304,7 @@ impl Default for SearchConfig {
             tactical_budget: None,
             root_tactical_budget: None,
             reply_tactical_budget: None,
+            threat_replies_budget: None,
             dirichlet_alpha_total: None,
             forced_playouts: None,
             draw_score: 0.0,

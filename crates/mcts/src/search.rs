@@ -662,7 +662,14 @@ impl<G: Game> Search<G> {
     /// turned out terminal (no candidate move).
     fn expand(&mut self, id: u32, logits: &[f32], value: f32) -> bool {
         let pos = &self.states[id as usize];
-        let complete = if self.config.use_candidate_moves {
+        let narrowed = self.config.use_candidate_moves
+            && self
+                .config
+                .threat_replies_budget
+                .is_some_and(|b| pos.threat_replies(b, &mut self.moves));
+        let complete = if narrowed {
+            true
+        } else if self.config.use_candidate_moves {
             pos.search_moves(&mut self.moves)
         } else {
             pos.legal_moves(&mut self.moves);

@@ -314,3 +314,47 @@ fn reply_vct_proves_a_candidate_that_allows_the_opponent_a_vct_lost() {
         "reused root: f7 proven lost"
     );
 }
+
+#[test]
+fn a_vcf_threat_narrows_the_defenders_moves_to_those_that_can_stop_it() {
+    let mut narrowed = 0;
+    for (text, pos) in vcf_positions() {
+        if pos.rule() == Rule::Renju {
+            continue;
+        }
+        // The same stones with the defender to move: the attacker's VCF is now a threat.
+        let mut stones = [Vec::new(), Vec::new()];
+        for y in 0..pos.size() {
+            for x in 0..pos.size() {
+                match pos.stone_at(x, y) {
+                    Some(Side::First) => stones[0].push(GomokuMove::new(x as u8, y as u8)),
+                    Some(Side::Second) => stones[1].push(GomokuMove::new(x as u8, y as u8)),
+                    None => {}
+                }
+            }
+        }
+        let cfg_ = GomokuConfig::new(pos.size() as u8, pos.rule()).unwrap();
+        let side = pos.side_to_move().opponent();
+        let Ok(defender) = Gomoku::from_stones(&cfg_, &stones[0], &stones[1], side) else {
+            continue;
+        };
+        let mut replies = Vec::new();
+        if !defender.threat_replies(2_000, &mut replies) {
+            continue;
+        }
+        let mut candidates = Vec::new();
+        defender.search_moves(&mut candidates);
+        let config = SearchConfig {
+            threat_replies_budget: Some(2_000),
+            ..cfg(Some(2_000))
+        };
+        let mut s = Search::new(defender.clone(), Vec::new(), config, sims(200)).unwrap();
+        let r = s.run(&UniformEvaluator).unwrap();
+        let searched: Vec<GomokuMove> = r.children.iter().map(|c| c.mv).collect();
+        assert_eq!(searched.len(), replies.len(), "{text}");
+        assert!(searched.iter().all(|m| replies.contains(m)), "{text}");
+        assert!(replies.len() < candidates.len(), "{text}");
+        narrowed += 1;
+    }
+    assert!(narrowed >= 3, "only {narrowed} positions narrowed");
+}

@@ -132,7 +132,7 @@ pub struct SelfPlayConfig {
     /// `fpu_reduction`, `dirichlet_alpha`, `dirichlet_epsilon`, `dirichlet_alpha_total`,
     /// `virtual_loss`, `leaves_per_batch`, `use_candidate_moves`, `solver`,
     /// `terminal_check`, `gumbel`, `tactical_budget`, `root_tactical_budget`,
-    /// `reply_tactical_budget`, `draw_score`). The loop sets the rest: the simulations
+    /// `reply_tactical_budget`, `threat_replies_budget`, `draw_score`). The loop sets the rest: the simulations
     /// (`selfplay.simulations`, or the playout cap's), the root noise (on) and the seed.
     /// A key written flat in `[selfplay]` (`[selfplay] c_puct = 1.5`, the layout of files
     /// and saved run configs before `[selfplay.search]`, see [`LEGACY_SEARCH_KEYS`]) still
