@@ -498,9 +498,10 @@ fn tactical_proof_names_the_vcf_first_move_among_the_search_moves() {
     }
 }
 
-/// Checks a one-threat VCT first move against **every** legal reply (far ones included): after
-/// `m` and any reply the attacker still has a VCF (or has won).
-fn check_vct_move(pos: &Gomoku, m: GomokuMove) {
+/// Checks a VCT first move `m` of at most `threats` non-four threats against **every** legal
+/// reply (far ones included): after `m` and any reply the attacker has a VCF, or (with
+/// threats left) a VCT whose own first move passes the same check.
+fn check_vct_win(pos: &Gomoku, m: GomokuMove, threats: u32) {
     let mut after = pos.clone();
     after.play(m).unwrap();
     assert!(after.outcome().is_none(), "{m} ends the game");
@@ -509,13 +510,19 @@ fn check_vct_move(pos: &Gomoku, m: GomokuMove) {
         q.play(r).unwrap();
         match q.outcome() {
             Some(Outcome::Win) => continue, // the defender's reply was a foul
-            Some(o) => panic!("reply {r} ends the game with {o:?}\n{pos}"),
+            Some(o) => panic!("reply {r} to {m} ends the game with {o:?}\n{pos}"),
             None => {}
         }
+        if matches!(q.vcf(1_000_000), VcfResult::Win(_)) {
+            continue;
+        }
         assert!(
-            matches!(q.vcf(1_000_000), VcfResult::Win(_)),
+            threats > 1,
             "after {m} the reply {r} refutes the VCT\n{pos}"
         );
+        let (next, _) = q.vct(threats - 1, 1_000_000);
+        let next = next.unwrap_or_else(|| panic!("after {m} the reply {r} refutes the VCT\n{pos}"));
+        check_vct_win(&q, next, threats - 1);
     }
 }
 
@@ -535,7 +542,7 @@ fn vct_finds_a_double_three_that_no_vcf_sees() {
         let (found, _) = pos.vct(1, 200_000);
         assert_eq!(found.is_some(), wins, "{rule}: {found:?}");
         if let Some(m) = found {
-            check_vct_move(&pos, m);
+            check_vct_win(&pos, m, 1);
         }
     }
 }
@@ -554,7 +561,7 @@ fn one_threat_vcts_in_random_positions_hold_against_every_reply() {
             continue;
         }
         if let (Some(m), _) = pos.vct(1, 50_000) {
-            check_vct_move(&pos, m);
+            check_vct_win(&pos, m, 1);
             checked += 1;
             if checked >= 5 {
                 break;
@@ -645,34 +652,6 @@ fn rapfi_win_rows() -> Vec<(String, Gomoku, u32)> {
             )
         })
         .collect()
-}
-
-/// Checks a VCT first move `m` of at most `threats` non-four threats against **every** legal
-/// reply (far ones included): after `m` and any reply the attacker has a VCF, or (with
-/// threats left) a VCT whose own first move passes the same check.
-fn check_vct_win(pos: &Gomoku, m: GomokuMove, threats: u32) {
-    let mut after = pos.clone();
-    after.play(m).unwrap();
-    assert!(after.outcome().is_none(), "{m} ends the game");
-    for r in after.legal_moves_vec() {
-        let mut q = after.clone();
-        q.play(r).unwrap();
-        match q.outcome() {
-            Some(Outcome::Win) => continue, // the defender's reply was a foul
-            Some(o) => panic!("reply {r} to {m} ends the game with {o:?}\n{pos}"),
-            None => {}
-        }
-        if matches!(q.vcf(1_000_000), VcfResult::Win(_)) {
-            continue;
-        }
-        assert!(
-            threats > 1,
-            "after {m} the reply {r} refutes the VCT\n{pos}"
-        );
-        let (next, _) = q.vct(threats - 1, 1_000_000);
-        let next = next.unwrap_or_else(|| panic!("after {m} the reply {r} refutes the VCT\n{pos}"));
-        check_vct_win(&q, next, threats - 1);
-    }
 }
 
 #[test]
