@@ -630,7 +630,8 @@ impl Vct {
 /// every attacker move is empty, legal and a four (or the block of the defender's single
 /// five point, itself a four), the defender never has a five point of its own when it is
 /// to move, and the line ends in two five points, a five, or a block the defender may not
-/// play. A pure check of a forced sequence: `true` is a proof. The board is restored; also returns the stones placed.
+/// play. A pure check of a forced sequence: `true` is a proof. The board is restored; also
+/// returns the stones placed.
 pub(crate) fn line_still_wins(
     board: &mut Board,
     rule: Rule,
