@@ -484,11 +484,7 @@ impl Game for Gomoku {
         };
         out.clear();
         let n = self.board.n;
-        let own = if self.side == Side::First {
-            BLACK
-        } else {
-            WHITE
-        };
+        let own = color_of(self.side);
         let mut board = self.board;
         for (y, &row) in rows.iter().enumerate().take(n as usize) {
             let occupied = board.stones[0][y] | board.stones[1][y];
