@@ -1,7 +1,8 @@
 //! `pbrain-alphazero`: the Gomocup brain as its own executable (Piskvork and the Gomocup
 //! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
 //!
-//! Usage: `pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] [--flat-time]`.
+//! Usage: `pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] [--flat-time]
+//! [--no-tree-reuse]`.
 //! Same brain as `alphazero gomocup` (shared start-up code in the `alphazero_engine` crate).
 use alphazero_engine as engine;
 
@@ -16,6 +17,10 @@ fn main() {
             opts.flat_time = true;
             continue;
         }
+        if a == "--no-tree-reuse" {
+            opts.no_tree_reuse = true;
+            continue;
+        }
         let value = match a.as_str() {
             "--model" | "--device" | "--fixed-sims" => match args.next() {
                 Some(v) => v,
@@ -24,7 +29,7 @@ fn main() {
             "-h" | "--help" => {
                 println!(
                     "usage: pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] \
-                     [--flat-time]"
+                     [--flat-time] [--no-tree-reuse]"
                 );
                 return;
             }

@@ -22,6 +22,10 @@ pub struct EngineArgs {
     /// early once its move cannot change and takes up to 3 shares when it is unsure.
     #[arg(long)]
     flat_time: bool,
+    /// Start every search from an empty tree. By default a search starts from the previous
+    /// search's subtree of the moves played since, keeping its visits.
+    #[arg(long)]
+    no_tree_reuse: bool,
 }
 
 impl EngineArgs {
@@ -31,6 +35,7 @@ impl EngineArgs {
             device: self.device.clone(),
             fixed_simulations: self.fixed_sims,
             flat_time: self.flat_time,
+            no_tree_reuse: self.no_tree_reuse,
         }
     }
 }

@@ -542,6 +542,9 @@ pub struct BrainOptions {
     /// decided, no extra time when the search is unsure
     /// ([`alphazero_protocols::EngineConfig::steer_time`] off).
     pub flat_time: bool,
+    /// Start every search from an empty tree instead of the previous search's subtree
+    /// ([`alphazero_protocols::EngineConfig::reuse_tree`] off; to measure the difference).
+    pub no_tree_reuse: bool,
 }
 
 /// The settings of a protocol engine playing game `G` (the Gomocup brain: Gomoku; the UCCI/UCI
@@ -561,6 +564,7 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
         seed: play.budget.seed,
         fixed_simulations: fixed,
         steer_time: !opts.flat_time,
+        reuse_tree: !opts.no_tree_reuse,
         ..defaults
     }
 }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
-use alphazero_mcts::{EvalRequest, Evaluator};
+use alphazero_mcts::{EvalRequest, Evaluator, Search};
 
 use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
 use crate::{bounded, Clipped, EngineConfig, ECHO_CHARS, MAX_LINE_BYTES};
@@ -204,6 +204,10 @@ pub struct GomocupEngine {
     /// The board side last warned about as played without a network (see
     /// [`EngineConfig::warn_network_less`]).
     network_less_warned: Option<u8>,
+    /// The last search's tree, for the next search to start from the subtree of the moves
+    /// played since ([`EngineConfig::reuse_tree`]); shared with the search's worker thread,
+    /// which puts its tree back when it ends (also after an answer at the hard deadline).
+    tree: Arc<Mutex<Option<Search<Gomoku>>>>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -245,6 +249,7 @@ impl GomocupEngine {
             board: None,
             rule_warned: None,
             network_less_warned: None,
+            tree: Arc::new(Mutex::new(None)),
         }
     }
 
@@ -911,7 +916,15 @@ impl GomocupEngine {
         time: Option<TurnTime>,
         cap: u32,
     ) -> Result<Thought<Gomoku>, String> {
+        // Fixed simulations answer a position the same whatever came before it.
+        let reuse = self.config.reuse_tree && !self.config.fixed_simulations;
+        let kept = if reuse {
+            self.tree.lock().ok().and_then(|mut t| t.take())
+        } else {
+            None
+        };
         let Some(time) = time else {
+            let mut tree = kept;
             let mut limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
@@ -921,16 +934,18 @@ impl GomocupEngine {
                 multipv: 1,
                 steer: None,
             };
-            return think(
+            let r = think(
                 game,
                 &[],
                 &*self.evaluator,
                 &self.config.search,
                 &mut limits,
                 received,
+                &mut tree,
                 |_, _| Control::Continue,
-            )
-            .map_err(|e| format!("search failed: {e}"));
+            );
+            self.keep_tree(tree.filter(|_| reuse));
+            return r.map_err(|e| format!("search failed: {e}"));
         };
         if time.search.is_zero() {
             return Ok(quick_move(game, Some(&*self.evaluator), received));
@@ -939,7 +954,11 @@ impl GomocupEngine {
         let snapshot: Arc<Mutex<Option<Thought<Gomoku>>>> = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
         {
-            let (stop, snapshot) = (Arc::clone(&stop), Arc::clone(&snapshot));
+            let (stop, snapshot, slot) = (
+                Arc::clone(&stop),
+                Arc::clone(&snapshot),
+                Arc::clone(&self.tree),
+            );
             let (game, evaluator) = (game.clone(), Arc::clone(&self.evaluator));
             let search = self.config.search.clone();
             let mut limits = ThinkLimits {
@@ -952,6 +971,7 @@ impl GomocupEngine {
                 steer: time.steer(received),
             };
             std::thread::spawn(move || {
+                let mut tree = kept;
                 let r = think(
                     &game,
                     &[],
@@ -959,6 +979,7 @@ impl GomocupEngine {
                     &search,
                     &mut limits,
                     received,
+                    &mut tree,
                     |ev, _| {
                         if let Event::Snapshot(t) = ev {
                             if let Ok(mut s) = snapshot.lock() {
@@ -972,6 +993,12 @@ impl GomocupEngine {
                         }
                     },
                 );
+                // Back before the answer, so that the next move finds it.
+                if reuse {
+                    if let Ok(mut t) = slot.lock() {
+                        *t = tree;
+                    }
+                }
                 // The receiver is gone when the answer was sent at the hard deadline.
                 let _ = tx.send(r);
             });
@@ -991,6 +1018,13 @@ impl GomocupEngine {
                     None => quick_move(game, None, received),
                 })
             }
+        }
+    }
+
+    /// Keeps `tree` for the next search (see [`Self::tree`]).
+    fn keep_tree(&self, tree: Option<Search<Gomoku>>) {
+        if let Ok(mut t) = self.tree.lock() {
+            *t = tree;
         }
     }
 
@@ -1879,5 +1913,53 @@ mod tests {
         assert_eq!(lines.len(), 3, "{out}");
         // Nothing was played.
         assert_eq!(e.position().unwrap().stone_count(), 0);
+    }
+
+    #[test]
+    fn the_next_search_starts_from_the_subtree_of_the_moves_played_since() {
+        // A simulation cap far below what the turn allows: each search is exactly 300 new
+        // simulations, so only the kept visits differ.
+        let second = |reuse: bool| {
+            let config = EngineConfig {
+                simulations: 300,
+                reuse_tree: reuse,
+                ..EngineConfig::default()
+            };
+            let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
+            let mut say = |line: &str| {
+                let mut out = Vec::new();
+                e.handle_line(line, &mut out).unwrap();
+                String::from_utf8(out).unwrap()
+            };
+            for l in ["START 15", "INFO timeout_turn 600000", "BOARD", "7,7,2", "8,8,1"] {
+                say(l);
+            }
+            let first = say("DONE");
+            let pv: Vec<&str> = first
+                .lines()
+                .find_map(|l| l.strip_prefix("MESSAGE search ")?.split(" pv ").nth(1))
+                .expect(&first)
+                .split(' ')
+                .collect();
+            // The expected reply has a visited reply of its own: more than one visit to keep.
+            assert!(pv.len() >= 3, "{first}");
+            let answer = say(&format!("TURN {}", pv[1]));
+            let number_before = |word: &str| -> u32 {
+                let i = answer.find(word).expect(&answer);
+                let head = answer[..i].trim_end();
+                head[head.rfind(' ').unwrap() + 1..].parse().unwrap()
+            };
+            let visits: u32 = answer
+                .split(" visits ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next()?.parse().ok())
+                .expect(&answer);
+            (visits, number_before(" simulations"))
+        };
+        let (fresh_visits, fresh_sims) = second(false);
+        assert_eq!((fresh_visits, fresh_sims), (301, 300));
+        let (kept_visits, kept_sims) = second(true);
+        assert_eq!(kept_sims, 300);
+        assert!(kept_visits > 301, "{kept_visits}");
     }
 }

@@ -96,6 +96,11 @@ pub struct EngineConfig {
     /// left, never past the turn limit) when its root is unsure (`true`). `false`: every move
     /// searches its share, as a flat clock would (to measure the difference).
     pub steer_time: bool,
+    /// Start each search from the previous search's subtree of the moves played since (its
+    /// visits count as the root's; `true`). Not with [`Self::fixed_simulations`], which
+    /// answers a position the same whatever came before it. `false`: every search starts
+    /// from an empty tree (to measure the difference).
+    pub reuse_tree: bool,
     /// Estimated bytes of tree per simulation (2000), used to turn Gomocup
     /// `INFO max_memory` into a simulation cap.
     pub bytes_per_simulation: u64,
@@ -137,6 +142,7 @@ impl Default for EngineConfig {
             default_move_time: Duration::from_millis(1000),
             safety_margin: Duration::from_millis(50),
             steer_time: true,
+            reuse_tree: true,
             bytes_per_simulation: 2000,
             name: "alphazero-rs".into(),
             version: env!("CARGO_PKG_VERSION").into(),

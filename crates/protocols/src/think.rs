@@ -307,6 +307,39 @@ fn thought_of<G: Game>(
     t
 }
 
+/// Plies a kept tree may be behind the game and still be carried to its position (our move
+/// and the opponent's reply, with room for moves answered without a search).
+const CARRY_PLIES: usize = 6;
+
+/// `tree` carried to `game.current()`: the moves played since its root, each kept subtree
+/// with its statistics ([`Search::advance`]), when its root is one of the last
+/// [`CARRY_PLIES`] positions of `game`, it searched with `search`, and the history it ends
+/// with is the game's. `None` otherwise (another game, a taken-back move, a new setting).
+fn carried<G: Game>(
+    mut tree: Search<G>,
+    game: &History<G>,
+    search: &SearchConfig,
+    budget: SearchBudget,
+) -> Option<Search<G>> {
+    if tree.config() != search {
+        return None;
+    }
+    let root = tree.root_position().zobrist();
+    let (entries, moves) = (game.entries(), game.moves());
+    let from = if game.current().zobrist() == root {
+        entries.len()
+    } else {
+        (entries.len().saturating_sub(CARRY_PLIES)..entries.len())
+            .rev()
+            .find(|&i| entries[i].hash == root)?
+    };
+    for &mv in &moves[from..] {
+        tree.advance(mv).ok()?;
+    }
+    let same = tree.root_position() == game.current() && tree.history() == entries;
+    (same && tree.set_budget(budget).is_ok()).then_some(tree)
+}
+
 /// Searches `game.current()` and returns the move to play.
 ///
 /// Order of business: no legal move → `mv: None`; an immediately winning candidate or a single
@@ -316,8 +349,16 @@ fn thought_of<G: Game>(
 /// root and filtered from the final choice). A root decided by repetition while moves remain
 /// is searched without its history.
 ///
+/// `tree` is a tree left by an earlier call for the same game (or `None`); it is carried to
+/// `game.current()` when it can be ([`carried`]: its visits count as the root's, not against
+/// `limits.max_simulations`) and replaced by this search's tree when the search ran, so the
+/// next call starts from the subtree of the moves then played. A search with `banned` moves
+/// neither starts from nor leaves a tree (its root priors are masked). Answers without a
+/// search leave `tree` as it was.
+///
 /// # Errors
-/// [`EvalError`] from the evaluator or an invalid search config.
+/// [`EvalError`] from the evaluator or an invalid search config; `tree` is then `None`.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn think<G: Game>(
     game: &History<G>,
     banned: &[G::Move],
@@ -325,6 +366,7 @@ pub(crate) fn think<G: Game>(
     search: &SearchConfig,
     limits: &mut ThinkLimits,
     start: Instant,
+    tree: &mut Option<Search<G>>,
     mut callback: impl FnMut(Event<'_, G>, &mut ThinkLimits) -> Control,
 ) -> Result<Thought<G>, EvalError> {
     let pos = game.current();
@@ -376,11 +418,17 @@ pub(crate) fn think<G: Game>(
     };
     let cfg = search.clone();
     let cfg_err = |e: alphazero_mcts::ConfigError| EvalError(e.to_string());
-    let mut s = if game.outcome().is_some() {
+    let kept = tree
+        .take()
+        .filter(|_| banned.is_empty() && game.outcome().is_none())
+        .and_then(|t| carried(t, game, &cfg, budget));
+    let mut s = match kept {
+        Some(s) => s,
         // Over by repetition but moves remain (the GUI decides): search the bare position.
-        Search::new(pos.clone(), Vec::new(), cfg, budget).map_err(cfg_err)?
-    } else {
-        Search::from_history(game, cfg, budget).map_err(cfg_err)?
+        None if game.outcome().is_some() => {
+            Search::new(pos.clone(), Vec::new(), cfg, budget).map_err(cfg_err)?
+        }
+        None => Search::from_history(game, cfg, budget).map_err(cfg_err)?,
     };
     let banned_actions: Vec<usize> = banned
         .iter()
@@ -481,6 +529,9 @@ pub(crate) fn think<G: Game>(
     if let (Some(why), "search") = (steered, t.reason) {
         t.reason = why;
     }
+    if banned.is_empty() && game.outcome().is_none() {
+        *tree = Some(s);
+    }
     Ok(t)
 }
 
@@ -560,9 +611,16 @@ mod tests {
                 target: start + t,
                 stretch: start + s,
             });
-            think(&game, &[], eval, &search, &mut l, start, |_, _| {
-                Control::Continue
-            })
+            think(
+                &game,
+                &[],
+                eval,
+                &search,
+                &mut l,
+                start,
+                &mut None,
+                |_, _| Control::Continue,
+            )
             .unwrap()
         };
         // One move takes nearly every visit: steered, the search stops as soon as the rest
@@ -594,6 +652,7 @@ mod tests {
             &search,
             &mut l,
             start,
+            &mut None,
             |_, _| Control::Continue,
         )
         .unwrap();
@@ -612,6 +671,7 @@ mod tests {
                 &search,
                 &mut limits(300, multipv),
                 Instant::now(),
+                &mut None,
                 |_, _| Control::Continue,
             )
             .unwrap()
@@ -648,5 +708,59 @@ mod tests {
         assert_eq!(b.lines.len(), 3);
         assert_eq!(Some(b.lines[0].pv[0]), b.mv);
         assert!(b.lines.iter().all(|l| l.pv[0] != firsts[0]));
+    }
+
+    #[test]
+    fn a_kept_tree_is_carried_over_the_moves_played_and_only_to_its_own_game() {
+        let game = History::new(Xiangqi::start(XiangqiConfig::default()));
+        let search = SearchConfig::default();
+        let mut moves = Vec::new();
+        game.current().legal_moves(&mut moves);
+        let eval = Favours(game.current().move_to_action(moves[3]));
+        let go = |game: &History<Xiangqi>,
+                  banned: &[Move],
+                  search: &SearchConfig,
+                  sims: u32,
+                  tree: &mut Option<Search<Xiangqi>>| {
+            think(
+                game,
+                banned,
+                &eval,
+                search,
+                &mut limits(sims, 1),
+                Instant::now(),
+                tree,
+                |_, _| Control::Continue,
+            )
+            .unwrap()
+        };
+        let mut tree = None;
+        let first = go(&game, &[], &search, 400, &mut tree);
+        assert!(tree.is_some());
+        assert!(first.pv.len() >= 2, "{:?}", first.pv);
+        // Our move and the reply the search expected: the reply's subtree is kept.
+        let mut later = game.clone();
+        later.play(first.pv[0]).unwrap();
+        later.play(first.pv[1]).unwrap();
+        let fresh = go(&later, &[], &search, 100, &mut None);
+        assert_eq!((fresh.simulations, fresh.visits), (100, 101));
+        let carried = go(&later, &[], &search, 100, &mut tree);
+        assert_eq!(carried.simulations, 100);
+        assert!(carried.visits > 101, "{}", carried.visits);
+        // The tree now stands at `later`: not carried back to an earlier position.
+        let back = go(&game, &[], &search, 100, &mut tree);
+        assert_eq!(back.visits, 101);
+        // A different search setting starts afresh.
+        let mut other = search.clone();
+        other.solver = !other.solver;
+        let mut kept = None;
+        go(&later, &[], &search, 100, &mut kept);
+        assert_eq!(go(&later, &[], &other, 100, &mut kept).visits, 101);
+        // Banned moves mask the root priors: no tree in, none out.
+        let mut kept = None;
+        go(&later, &[], &search, 100, &mut kept);
+        let banned = go(&later, &first.pv[2..3], &search, 100, &mut kept);
+        assert_eq!(banned.visits, 101);
+        assert!(kept.is_none());
     }
 }

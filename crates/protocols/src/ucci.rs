@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, ParseError, Side};
-use alphazero_mcts::Evaluator;
+use alphazero_mcts::{Evaluator, Search};
 use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
 use crate::eval_stack::EvalStack;
@@ -195,6 +195,9 @@ pub struct UcciEngine {
     banned: Vec<Move>,
     millisec: bool,
     quit: bool,
+    /// The last search's tree, for the next search to start from the subtree of the moves
+    /// played since ([`EngineConfig::reuse_tree`]).
+    tree: Option<Search<Xiangqi>>,
 }
 
 /// Runs a UCCI/UCI engine over `input`/`output` until `quit` or end of input, flushing after
@@ -457,6 +460,7 @@ impl UcciEngine {
             game: History::new(Xiangqi::start(rules)),
             position_error: None,
             banned: Vec::new(),
+            tree: None,
             millisec: true,
             quit: false,
         }
@@ -1274,6 +1278,9 @@ impl UcciEngine {
             quit: false,
             io_err: None,
         };
+        // Fixed simulations answer a position the same whatever came before it.
+        let reuse = self.config.reuse_tree && !fixed;
+        let mut tree = self.tree.take().filter(|_| reuse);
         let this = &*self;
         // The last info line printed, so that the final report does not repeat it.
         let mut last_info = String::new();
@@ -1284,6 +1291,7 @@ impl UcciEngine {
             &this.config.search,
             &mut limits,
             received,
+            &mut tree,
             |ev, lim| {
                 match ev {
                     Event::Depth(t) => {
@@ -1312,6 +1320,7 @@ impl UcciEngine {
             let msg = rx.recv().unwrap_or(None);
             st.on_line(msg, &mut limits, &self.config, queue, out);
         }
+        self.tree = tree.filter(|_| reuse);
         if let Some(e) = st.io_err {
             return Err(e);
         }
@@ -1496,6 +1505,54 @@ mod tests {
         let nodes: Vec<&str> = last.split(' ').skip_while(|&w| w != "nodes").collect();
         assert_eq!(nodes.get(1), Some(&"50"), "{last}");
         assert!(out.contains("bestmove"), "{out}");
+    }
+
+    #[test]
+    fn a_search_starts_from_the_previous_trees_subtree_of_the_moves_played_since() {
+        let engine = |reuse_tree: bool| {
+            let config = EngineConfig {
+                simulations: 400,
+                reuse_tree,
+                ..EngineConfig::default()
+            };
+            UcciEngine::new(
+                Arc::new(Probe::default()),
+                config,
+                XiangqiConfig::default(),
+            )
+        };
+        let root_visits = |e: &UcciEngine| e.tree.as_ref().map(|t| t.result().root_visits);
+        // What an empty tree gets from 300 simulations in `position`, with the same seed.
+        let fresh = |position: &str| {
+            let mut e = engine(true);
+            let out = feed(&mut e, &format!("uci\n{position}\ngo nodes 300\n"));
+            root_visits(&e).unwrap_or_else(|| panic!("no tree kept: {out}"))
+        };
+        let mut e = engine(true);
+        let out = feed(&mut e, "uci\nposition startpos\ngo nodes 300\n");
+        let pv: Vec<&str> = out
+            .lines()
+            .rfind(|l| l.starts_with("info depth"))
+            .and_then(|l| l.split(" pv ").nth(1))
+            .unwrap_or_else(|| panic!("no pv: {out}"))
+            .split(' ')
+            .collect();
+        assert!(pv.len() >= 3, "{out}");
+        // The expected line: the kept subtree's visits come on top of the 300 new ones.
+        let later = format!("position startpos moves {} {}", pv[0], pv[1]);
+        feed(&mut e, &format!("{later}\ngo nodes 300\n"));
+        assert!(root_visits(&e).unwrap() > fresh(&later), "{:?}", root_visits(&e));
+        // Another game: an empty tree.
+        let other = "position startpos moves h3e3";
+        feed(&mut e, &format!("ucinewgame\n{other}\ngo nodes 300\n"));
+        assert_eq!(root_visits(&e), Some(fresh(other)));
+        // Fixed simulations, or reuse off, keep no tree.
+        e.config.fixed_simulations = true;
+        feed(&mut e, "go nodes 300\n");
+        assert!(e.tree.is_none());
+        let mut off = engine(false);
+        feed(&mut off, "position startpos\ngo nodes 300\n");
+        assert!(off.tree.is_none());
     }
 
     #[test]
