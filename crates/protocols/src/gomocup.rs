@@ -1931,7 +1931,13 @@ mod tests {
                 e.handle_line(line, &mut out).unwrap();
                 String::from_utf8(out).unwrap()
             };
-            for l in ["START 15", "INFO timeout_turn 600000", "BOARD", "7,7,2", "8,8,1"] {
+            for l in [
+                "START 15",
+                "INFO timeout_turn 600000",
+                "BOARD",
+                "7,7,2",
+                "8,8,1",
+            ] {
                 say(l);
             }
             let first = say("DONE");

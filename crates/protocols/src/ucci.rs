@@ -1515,11 +1515,7 @@ mod tests {
                 reuse_tree,
                 ..EngineConfig::default()
             };
-            UcciEngine::new(
-                Arc::new(Probe::default()),
-                config,
-                XiangqiConfig::default(),
-            )
+            UcciEngine::new(Arc::new(Probe::default()), config, XiangqiConfig::default())
         };
         let root_visits = |e: &UcciEngine| e.tree.as_ref().map(|t| t.result().root_visits);
         // What an empty tree gets from 300 simulations in `position`, with the same seed.
@@ -1541,7 +1537,11 @@ mod tests {
         // The expected line: the kept subtree's visits come on top of the 300 new ones.
         let later = format!("position startpos moves {} {}", pv[0], pv[1]);
         feed(&mut e, &format!("{later}\ngo nodes 300\n"));
-        assert!(root_visits(&e).unwrap() > fresh(&later), "{:?}", root_visits(&e));
+        assert!(
+            root_visits(&e).unwrap() > fresh(&later),
+            "{:?}",
+            root_visits(&e)
+        );
         // Another game: an empty tree.
         let other = "position startpos moves h3e3";
         feed(&mut e, &format!("ucinewgame\n{other}\ngo nodes 300\n"));
