@@ -916,15 +916,9 @@ impl GomocupEngine {
         time: Option<TurnTime>,
         cap: u32,
     ) -> Result<Thought<Gomoku>, String> {
-        // Fixed simulations answer a position the same whatever came before it.
-        let reuse = self.config.reuse_tree && !self.config.fixed_simulations;
-        let kept = if reuse {
-            self.tree.lock().ok().and_then(|mut t| t.take())
-        } else {
-            None
-        };
+        // No time budget means fixed simulations, which answer a position the same whatever
+        // came before it: no tree is kept for them.
         let Some(time) = time else {
-            let mut tree = kept;
             let mut limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
@@ -934,22 +928,27 @@ impl GomocupEngine {
                 multipv: 1,
                 steer: None,
             };
-            let r = think(
+            return think(
                 game,
                 &[],
                 &*self.evaluator,
                 &self.config.search,
                 &mut limits,
                 received,
-                &mut tree,
+                &mut None,
                 |_, _| Control::Continue,
-            );
-            self.keep_tree(tree.filter(|_| reuse));
-            return r.map_err(|e| format!("search failed: {e}"));
+            )
+            .map_err(|e| format!("search failed: {e}"));
         };
         if time.search.is_zero() {
             return Ok(quick_move(game, Some(&*self.evaluator), received));
         }
+        let reuse = self.config.reuse_tree;
+        let kept = if reuse {
+            self.tree.lock().ok().and_then(|mut t| t.take())
+        } else {
+            None
+        };
         let stop = Arc::new(AtomicBool::new(false));
         let snapshot: Arc<Mutex<Option<Thought<Gomoku>>>> = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
@@ -1018,13 +1017,6 @@ impl GomocupEngine {
                     None => quick_move(game, None, received),
                 })
             }
-        }
-    }
-
-    /// Keeps `tree` for the next search (see [`Self::tree`]).
-    fn keep_tree(&self, tree: Option<Search<Gomoku>>) {
-        if let Ok(mut t) = self.tree.lock() {
-            *t = tree;
         }
     }
 
