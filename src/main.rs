@@ -51,6 +51,9 @@ enum Command {
     /// safetensors plus a JSON description (shapes, input planes, policy layout, value
     /// perspective).
     Export(cmd::export::ExportArgs),
+    /// Distils a Gomoku network into a fast line-pattern evaluator (`.azm`): `data` (the
+    /// teacher's labelled positions), `train`, `gates` (agreement and speed against the teacher).
+    Distill(cmd::distill::DistillArgs),
     /// Gomocup brain on stdin/stdout (Piskvork protocol).
     Gomocup(cmd::protocols::EngineArgs),
     /// UCCI / UCI Xiangqi engine on stdin/stdout.
@@ -96,6 +99,7 @@ fn main() {
         Command::Eval(a) => cmd::eval::run(&a),
         Command::Records(a) => cmd::records::run(&a),
         Command::Export(a) => cmd::export::run(&a),
+        Command::Distill(a) => cmd::distill::run(&a),
         Command::Gomocup(a) => cmd::protocols::run_gomocup(&a),
         Command::Ucci(a) => cmd::protocols::run_ucci(&a),
         Command::Bench(a) => cmd::bench::run(&a),

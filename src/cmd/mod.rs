@@ -2,6 +2,7 @@
 pub mod analyze;
 pub mod arena;
 pub mod bench;
+pub mod distill;
 pub mod eval;
 pub mod export;
 pub mod perft;

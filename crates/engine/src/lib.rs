@@ -192,6 +192,9 @@ fn load_network_warning<G: Encode>(
     cache: usize,
     warn_other_rules: bool,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
+    if let Some(loaded) = load_mixnet::<G>(path, game_config, cache, warn_other_rules)? {
+        return Ok(loaded);
+    }
     let ck = load_checkpoint(path, G::NAME, device).context("loading network")?;
     let pos = G::new(game_config);
     let (h, w) = pos.board_shape();
@@ -244,6 +247,72 @@ fn load_network_warning<G: Encode>(
         return Ok((Arc::new(net), desc));
     }
     Ok((Arc::new(CachedEvaluator::new(net, cache)), desc))
+}
+
+/// Whether `path` is a Mixnet evaluator file (`.azm`), by its first bytes.
+pub fn is_mixnet_path(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && alphazero_mixnet::is_mixnet_file(&head)
+}
+
+/// A Mixnet evaluator file (`.azm`, a Gomoku evaluator distilled from a network, see
+/// `alphazero distill`) as the evaluator of `G`, where a network file would be read;
+/// `None` when `path` is not one. It evaluates every board size; `cache` as for networks.
+///
+/// # Errors
+/// The file is damaged, or `G` is not Gomoku.
+fn load_mixnet<G: Encode>(
+    path: &Path,
+    game_config: &G::Config,
+    cache: usize,
+    warn_other_rules: bool,
+) -> Result<Option<(Arc<dyn Evaluator<G>>, String)>> {
+    use alphazero_gomoku::{Gomoku, GomokuConfig};
+    use std::any::Any;
+    if !is_mixnet_path(path) {
+        return Ok(None);
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let file = alphazero_mixnet::MixnetFile::from_bytes(&bytes)
+        .with_context(|| path.display().to_string())?;
+    let Some(cfg) = (game_config as &dyn Any).downcast_ref::<GomokuConfig>() else {
+        bail!(
+            "{} is a Gomoku evaluator (Mixnet); it cannot evaluate {}",
+            path.display(),
+            G::spec(game_config).words()
+        );
+    };
+    if warn_other_rules && cfg.rule != file.rule {
+        eprintln!(
+            "warning: evaluator {} was distilled for {}; it is used here for {}",
+            path.display(),
+            file.rule,
+            cfg.rule
+        );
+    }
+    let c = file.net.config();
+    let desc = format!(
+        "Mixnet evaluator {} (lines ±{}, {} features, {} rule)",
+        path.display(),
+        c.half_width,
+        c.features,
+        file.rule
+    );
+    let student = alphazero_mixnet::MixnetEvaluator::new(file.net);
+    let eval: Arc<dyn Evaluator<Gomoku>> = if cache == 0 {
+        Arc::new(student)
+    } else {
+        Arc::new(CachedEvaluator::new(student, cache))
+    };
+    // G is Gomoku (its config is GomokuConfig): the Arc is already of G's evaluator type.
+    let eval = *(Box::new(eval) as Box<dyn Any>)
+        .downcast::<Arc<dyn Evaluator<G>>>()
+        .map_err(|_| anyhow::anyhow!("a Gomoku configuration for a game other than Gomoku"))?;
+    Ok(Some((eval, desc)))
 }
 
 /// The evaluator to play with: `--model FILE` if given; else the shipped network of the game
@@ -586,6 +655,24 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         &opts.device
     })?;
     let mut found: Vec<(PathBuf, GomokuConfig)> = Vec::new();
+    if let Some(p) = opts.model.as_ref().filter(|p| is_mixnet_path(p)) {
+        // A Mixnet evaluator plays every board size and rule with one table.
+        let cfg = GomokuConfig::default();
+        let (evaluator, desc) = load_network::<Gomoku>(p, &cfg, &device)?;
+        eprintln!("evaluator: {desc}, used on every board");
+        let config = alphazero_protocols::EngineConfig {
+            networks_trained_for: Vec::new(),
+            warn_network_less: false,
+            ..brain_config::<Gomoku>(opts)
+        };
+        return alphazero_protocols::run_gomocup(
+            std::io::stdin().lock(),
+            std::io::stdout().lock(),
+            evaluator,
+            config,
+        )
+        .context("Gomocup brain I/O");
+    }
     if let Some(p) = &opts.model {
         let ck = load_checkpoint(p, Gomoku::NAME, &device).context("loading network")?;
         // The board and rule it was trained for, from its header (the rule decides nothing
@@ -770,6 +857,58 @@ mod tests {
     use super::*;
     use alphazero_registry::games::{Gomoku, Xiangqi, XiangqiConfig};
     use alphazero_registry::{with_game, GameSpec};
+
+    /// A Mixnet file is read wherever a network file is, evaluates any Gomoku board with
+    /// the same numbers as the Mixnet itself, and is refused for another game by name.
+    #[test]
+    fn a_mixnet_file_loads_as_a_gomoku_evaluator_and_is_refused_for_other_games() {
+        use alphazero_gomoku::{GomokuConfig, Rule};
+        use alphazero_mixnet::{Mixnet, MixnetConfig, MixnetEvaluator, MixnetFile};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("student.azm");
+        let net = Mixnet::new(MixnetConfig::default(), 5);
+        let file = MixnetFile {
+            rule: Rule::Freestyle,
+            size: 15,
+            provenance: "test".into(),
+            net: net.clone(),
+        };
+        std::fs::write(&path, file.to_bytes()).unwrap();
+        assert!(is_mixnet_path(&path));
+        let dev = device("cpu").unwrap();
+        for size in [9u8, 15, 20] {
+            let cfg = GomokuConfig::new(size, Rule::Freestyle).unwrap();
+            let (eval, desc) = load_network::<Gomoku>(&path, &cfg, &dev).unwrap();
+            assert!(desc.contains("Mixnet"), "{desc}");
+            let pos = Gomoku::new(&cfg);
+            let n2 = usize::from(size) * usize::from(size);
+            let req = [EvalRequest {
+                position: &pos,
+                history: &[],
+            }];
+            let (mut got, mut want) = (vec![0.0; n2], vec![0.0; n2]);
+            let (mut gv, mut wv) = ([0.0], [0.0]);
+            eval.evaluate(&req, &mut got, &mut gv).unwrap();
+            MixnetEvaluator::new(net.clone())
+                .evaluate(&req, &mut want, &mut wv)
+                .unwrap();
+            assert_eq!((got, gv), (want, wv));
+        }
+        let err = load_network::<Xiangqi>(&path, &XiangqiConfig::default(), &dev)
+            .err()
+            .expect("a Gomoku evaluator for Xiangqi")
+            .to_string();
+        assert!(err.contains("Gomoku evaluator"), "{err}");
+        let mut damaged = file.to_bytes();
+        damaged[60] ^= 1;
+        std::fs::write(&path, damaged).unwrap();
+        let cfg = GomokuConfig::default();
+        let err = format!(
+            "{:#}",
+            load_network::<Gomoku>(&path, &cfg, &dev).err().unwrap()
+        );
+        assert!(err.contains("checksum"), "{err}");
+    }
 
     /// `play` and `analyze` ([`play_search`]), the Gomocup brain and the UCCI/UCI engine all
     /// search a game with its registry play search, their budgets apart (the arena's `net:`
