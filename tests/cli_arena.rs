@@ -1009,3 +1009,74 @@ fn bad_ladders_and_settings_are_one_error_line_naming_the_input() {
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("--ladder"), "{}", out.stderr);
 }
+
+#[test]
+fn gomoku_plays_an_opening_file_in_order_and_names_a_bad_line() {
+    let file = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/gomoku/openings/balanced-15x15-freestyle.txt"
+    );
+    let dir = fresh_dir("arena_opening_file");
+    let sgf = dir.join("games.sgf");
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "gomoku",
+        "--players",
+        "random",
+        "heuristic:0",
+        "--games",
+        "2",
+        "--openings",
+        file,
+        "--sgf",
+        sgf.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("2 games of gomoku"), "{}", out.stdout);
+    let time = out
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("time a move: "))
+        .unwrap_or_else(|| panic!("no time line: {}", out.stdout));
+    assert!(
+        time.contains("random ") && time.contains("heuristic-0 "),
+        "{time}"
+    );
+    // The file's first opening (2,-2, -2,0, -2,-1: Gomocup 9,5 5,7 5,6; SGF rows counted
+    // from the bottom as the board is drawn), in both games.
+    let games = std::fs::read_to_string(&sgf).unwrap();
+    let opening = ";B[jj];W[fh];B[fi]C[end of opening]";
+    assert_eq!(games.matches(opening).count(), 2, "{games}");
+
+    let bad = dir.join("bad.txt");
+    std::fs::write(&bad, "0,0, 1,1\n# a comment\n0,0, 9,0\n").unwrap();
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "gomoku",
+        "--players",
+        "random",
+        "random",
+        "--openings",
+        bad.to_str().unwrap(),
+    ]);
+    assert_clean_error(&out, "an opening off the board");
+    assert!(
+        out.stderr.contains("line 3") && out.stderr.contains("off the 15x15 board"),
+        "{}",
+        out.stderr
+    );
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        "random",
+        "random",
+        "--openings",
+        file,
+    ]);
+    assert_clean_error(&out, "an opening file for connect4");
+    assert!(out.stderr.contains("Gomoku"), "{}", out.stderr);
+}

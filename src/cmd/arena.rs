@@ -25,7 +25,10 @@ pub struct ArenaArgs {
     /// are rounded up).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub(crate) games: u32,
-    /// Openings: `random-K` (K random plies, each opening played with both colours) or `none`.
+    /// Openings: `random-K` (K random plies), `none`, or an opening file (Gomoku: Gomocup's
+    /// offset format as c-gomoku-cli reads it, one opening a line, e.g. `0,0, 1,-1, 2,1`,
+    /// `#` comments allowed), its openings played in file order and again from the first
+    /// when --games wants more. Each opening is played with both colours, one after the other.
     #[arg(long, default_value = "random-4")]
     pub(crate) openings: String,
     /// Worker threads (games played at once).

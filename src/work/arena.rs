@@ -10,8 +10,8 @@ use crate::cmd::arena::ArenaArgs;
 use crate::stdout::{out, outln};
 use alphazero_arena::{
     ladder_markdown, ladder_table, run_ladder, run_match_sprt, Entrant, GameRecord, LimitedPlayer,
-    Limits, MatchConfig, MatchResult, MctsPlayer, Pairing, Player, PlayerKind, PlayerSettings,
-    PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
+    Limits, MatchConfig, MatchResult, MctsPlayer, OpeningBook, Pairing, Player, PlayerKind,
+    PlayerSettings, PlayerSpec, RandomPlayer, Ratings, Sprt, SprtDecision,
 };
 use alphazero_engine::files::check_output_path;
 use alphazero_engine::present::BoardView;
@@ -50,6 +50,20 @@ pub trait ArenaGame: BoardView {
     /// # Errors
     /// The spec does not apply to this game.
     fn special(spec: &PlayerSpec, text: &str, seed: u64) -> Result<(String, Factory<Self>)>;
+
+    /// The openings of an opening file's `text` for games from `start`, in file order; only
+    /// games with a file format of their own have them (Gomoku: Gomocup's offset format).
+    ///
+    /// # Errors
+    /// This game reads no opening files, or a line is not an opening of `start`'s board.
+    fn opening_file(start: &Self, text: &str) -> Result<Vec<History<Self>>> {
+        let _ = (start, text);
+        bail!(
+            "opening files are Gomoku's (Gomocup offset format); {} takes --openings random-K \
+             or none",
+            Self::NAME
+        )
+    }
 }
 
 pub(crate) fn wrong_game<G: Game>(text: &str) -> anyhow::Error {
@@ -312,15 +326,60 @@ fn unique_names<G: Game>(entrants: &mut [Entrant<G>]) {
     }
 }
 
-fn parse_openings(text: &str) -> Result<u32> {
+/// The openings of `--openings`: K random plies, or an opening file's openings in order.
+struct Openings<G: Game> {
+    /// Random plies of each opening (0 with a file or `none`).
+    plies: u32,
+    /// The file's openings.
+    book: Option<OpeningBook<G>>,
+    /// The openings in words, for the summary lines: `of K random plies` / `of FILE`.
+    words: String,
+}
+
+/// `--openings`: `random-K`, `none`, or the path of an opening file (read with
+/// [`ArenaGame::opening_file`]; a note when the match wants more openings than it holds,
+/// which are then played again from its first, as c-gomoku-cli does).
+fn parse_openings<G: ArenaGame>(text: &str, cfg: &G::Config, games: u32) -> Result<Openings<G>> {
     let t = text.trim().to_ascii_lowercase();
+    let random = |plies: u32| Openings {
+        plies,
+        book: None,
+        words: format!("of {plies} random plies"),
+    };
     if t == "none" {
-        return Ok(0);
+        return Ok(random(0));
     }
-    match t.strip_prefix("random-").map(str::parse::<u32>) {
-        Some(Ok(k)) if k <= 100 => Ok(k),
-        _ => bail!("--openings {text:?}: expected random-K (K = 0–100) or none"),
+    if let Some(k) = t.strip_prefix("random-") {
+        return match k.parse::<u32>() {
+            Ok(k) if k <= 100 => Ok(random(k)),
+            _ => bail!("--openings {text:?}: expected random-K (K = 0–100), none or a file"),
+        };
     }
+    let path = Path::new(text);
+    if !path.is_file() {
+        bail!(
+            "--openings {text:?}: no such file (expected random-K with K = 0–100, none, or an \
+             opening file)"
+        );
+    }
+    let body =
+        std::fs::read_to_string(path).with_context(|| format!("reading --openings {text}"))?;
+    let lines = G::opening_file(&G::new(cfg), &body)
+        .with_context(|| format!("--openings {text}: not an opening file of {}", G::NAME))?;
+    let book = OpeningBook::new(lines).with_context(|| format!("--openings {text}"))?;
+    let wanted = games.div_ceil(2) as usize;
+    if wanted > book.len() {
+        eprintln!(
+            "note: --openings {text} holds {} openings, {wanted} wanted: played again from the \
+             first",
+            book.len()
+        );
+    }
+    Ok(Openings {
+        plies: 0,
+        book: Some(book),
+        words: format!("of {text}"),
+    })
 }
 
 /// The largest Elo difference `--sprt` accepts for `elo0` and `elo1` (a 1000-Elo edge is a
@@ -453,6 +512,7 @@ fn report(
             s.elo1
         );
     }
+    print_think_time(r);
     print_failures(r);
     if let Some(p) = out {
         let json = serde_json::json!({
@@ -512,19 +572,21 @@ fn match_config<G: Game>(
     entrants: Vec<Entrant<G>>,
     cfg: &G::Config,
     args: &ArenaArgs,
-    opening_plies: u32,
+    openings: &Openings<G>,
     limits: Limits,
     pairs: usize,
 ) -> MatchConfig<G> {
-    let openings = args.games.div_ceil(2);
     let mut config = MatchConfig::new(entrants, G::new(cfg));
-    config.openings_per_pair = openings;
-    config.opening_plies = opening_plies;
+    config.openings_per_pair = args.games.div_ceil(2);
+    config.opening_plies = openings.plies;
+    config.book = openings.book.clone();
     config.limits = limits;
     config.max_plies = args.max_plies;
     config.threads = args.threads as usize;
     config.seed = args.seed;
-    config.on_game = Some(progress_callback(pairs * 2 * openings as usize));
+    config.on_game = Some(progress_callback(
+        pairs * 2 * config.openings_per_pair as usize,
+    ));
     config
 }
 
@@ -535,8 +597,8 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
             args.players.len()
         );
     }
-    let opening_plies = parse_openings(&args.openings)?;
-    if opening_plies == 0 && args.games > 2 {
+    let openings = parse_openings::<G>(&args.openings, cfg, args.games)?;
+    if openings.plies == 0 && openings.book.is_none() && args.games > 2 {
         let specs = args
             .players
             .iter()
@@ -582,7 +644,7 @@ fn run_players<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<()> {
     } else {
         n * (n - 1) / 2
     };
-    let mut config = match_config(entrants, cfg, args, opening_plies, limits, pairs);
+    let mut config = match_config(entrants, cfg, args, &openings, limits, pairs);
     config.pairing = pairing;
     let (r, tested) = run_match_sprt(&config, sprt.as_ref(), |_| {})?;
     report(
@@ -731,8 +793,8 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
         simulations: None,
         ..match_limits(args)
     };
-    let opening_plies = parse_openings(&args.openings)?;
-    let config = match_config(entrants, cfg, args, opening_plies, limits, pairs.len());
+    let opening_set = parse_openings::<G>(&args.openings, cfg, args.games)?;
+    let config = match_config(entrants, cfg, args, &opening_set, limits, pairs.len());
     eprintln!(
         "ladder of {} networks and random: {} pairs of {} games (each network against its {} \
          next and some of {} anchors; a round robin would be {} pairs)",
@@ -850,7 +912,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
             args.players.len()
         );
     }
-    let opening_plies = parse_openings(&args.openings)?;
+    let opening_set = parse_openings::<G>(&args.openings, cfg, args.games)?;
     let texts: Vec<&String> = args.players.iter().chain(&args.ladder).collect();
     // Every external engine answers one move before any game: a bad rung stops the ladder
     // now, not after the rungs before it were played.
@@ -858,14 +920,7 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
     let openings = args.games.div_ceil(2);
     let rungs = entrants.len() - 1;
     let challenger = entrants[0].name.clone();
-    let config = match_config(
-        entrants,
-        cfg,
-        args,
-        opening_plies,
-        match_limits(args),
-        rungs,
-    );
+    let config = match_config(entrants, cfg, args, &opening_set, match_limits(args), rungs);
     let (all, rows) = run_ladder(&config, |k, row| {
         eprintln!(
             "rung {k}/{rungs} {}: {}-{}-{}",
@@ -873,16 +928,17 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
         );
     })?;
     outln!(
-        "{} games of {}: {} against {}, {} games each from {} of {opening_plies} random \
-         plies, colours alternating",
+        "{} games of {}: {} against {}, {} games each from {} {}, colours alternating",
         all.games.len(),
         all.game,
         challenger,
         crate::cmd::count(rungs, "rung"),
         2 * openings,
         crate::cmd::count(openings as usize, "opening"),
+        opening_set.words,
     );
     out!("{}", ladder_table(&challenger, &rows));
+    print_think_time(&all);
     print_failures(&all);
     if let Some(p) = &args.out {
         let json = serde_json::json!({ "match": all, "ladder": rows });
@@ -891,10 +947,10 @@ fn run_engine_ladder<G: ArenaGame>(cfg: &G::Config, args: &ArenaArgs) -> Result<
     write_games::<G>(&all, cfg, args)?;
     if let Some(p) = &args.ladder_out {
         let mut notes = format!(
-            "{} games per rung ({} of {opening_plies} random plies, each \
-             played with both colours), seed {}, ply cap {}",
+            "{} games per rung ({} {}, each played with both colours), seed {}, ply cap {}",
             2 * openings,
             crate::cmd::count(openings as usize, "opening"),
+            opening_set.words,
             args.seed,
             args.max_plies
         );
@@ -948,6 +1004,28 @@ fn write_games<G: ArenaGame>(r: &MatchResult, cfg: &G::Config, args: &ArenaArgs)
         }
     }
     Ok(())
+}
+
+/// `time a move: NAME M ms (N moves), …`: each player's mean wall-clock time a move over
+/// the match (as the arena measured it, answering included); nothing for a batched match,
+/// whose players share each evaluator call.
+fn print_think_time(r: &MatchResult) {
+    let parts: Vec<String> = r
+        .think_time()
+        .iter()
+        .zip(&r.players)
+        .filter_map(|(t, name)| {
+            t.mean_ms().map(|ms| {
+                format!(
+                    "{name} {ms:.0} ms ({})",
+                    crate::cmd::count(t.moves as usize, "move")
+                )
+            })
+        })
+        .collect();
+    if !parts.is_empty() {
+        outln!("time a move: {}", parts.join(", "));
+    }
 }
 
 /// Writes the `--out` JSON file.

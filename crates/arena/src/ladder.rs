@@ -130,6 +130,7 @@ pub fn run_pairs<G: Game>(
                 c.pairing = Pairing::Gauntlet { challenger: 0 };
                 c.openings_per_pair = config.openings_per_pair;
                 c.opening_plies = config.opening_plies;
+                c.book = config.book.clone();
                 c.limits = config.limits;
                 c.max_plies = config.max_plies;
                 c.threads = 1;
@@ -364,6 +365,7 @@ mod tests {
                 Termination::Rules
             },
             moves: Vec::new(),
+            think: Default::default(),
         }
     }
 

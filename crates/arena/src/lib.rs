@@ -14,6 +14,8 @@
 //!   lines, UCCI/UCI options), applied with [`LimitedPlayer`].
 //! * [`spec`]: the player-spec notation (`net:FILE:SIMS`, `gomocup:CMD{info=…}`, …) as
 //!   [`PlayerSpec`], parsed with `FromStr` and printed back with `Display`.
+//! * [`openings`]: fixed openings from a file ([`OpeningBook`]; Gomoku in Gomocup's offset
+//!   format), played in order with both colours.
 //! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
 //! * [`calibration`](mod@calibration): value calibration (reliability diagram, expected calibration error).
 #![deny(missing_docs)]
@@ -22,6 +24,7 @@ pub mod batched;
 pub mod calibration;
 pub mod ladder;
 pub mod matches;
+pub mod openings;
 pub mod player;
 pub mod players;
 pub mod rating;
@@ -34,7 +37,9 @@ pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
 pub use matches::{
     play_game, random_opening, run_match, run_match_sprt, Entrant, GameRecord, GameResult,
     MatchConfig, MatchError, MatchResult, PairStats, Pairing, PlayerFactory, Termination,
+    ThinkTime,
 };
+pub use openings::{gomocup_offset_openings, OpeningBook, OpeningFileError};
 pub use player::{LimitedPlayer, Limits, MoveChoice, Player, PlayerError};
 pub use players::{GomokuHeuristic, MctsPlayer, RandomPlayer, XiangqiAlphaBeta};
 pub use rating::{

@@ -5,12 +5,14 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use alphazero_formats::{FormatError, MoveNotation, Record, RecordGame, RecordResult};
 use alphazero_game::{mix_seed, Game, History, Outcome, Side};
 use serde::{Deserialize, Serialize};
 
 use crate::batched::{play_batched, BatchedSearch, Finished};
+use crate::openings::OpeningBook;
 use crate::player::{Limits, Player, PlayerError};
 use crate::players::MctsPlayer;
 use crate::rating::{fit_ratings, sprt_match, PairResult, RatingError, Ratings, Sprt, SprtMatch};
@@ -58,6 +60,31 @@ impl From<SideName> for Side {
     }
 }
 
+/// The time one side spent choosing its moves in a game (wall clock, each call of
+/// [`Player::choose_move`] measured by the match; the opening's moves are no one's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThinkTime {
+    /// Moves chosen.
+    pub moves: u32,
+    /// Microseconds spent choosing them, summed.
+    pub us: u64,
+}
+
+impl ThinkTime {
+    /// Mean milliseconds a move; `None` without moves.
+    pub fn mean_ms(&self) -> Option<f64> {
+        (self.moves > 0).then(|| self.us as f64 / 1000.0 / f64::from(self.moves))
+    }
+
+    /// The sum of two tallies.
+    pub fn plus(self, other: ThinkTime) -> ThinkTime {
+        ThinkTime {
+            moves: self.moves + other.moves,
+            us: self.us + other.us,
+        }
+    }
+}
+
 /// The result of one game from [`play_game`].
 #[derive(Clone, Debug)]
 pub struct GameResult<G: Game> {
@@ -67,6 +94,8 @@ pub struct GameResult<G: Game> {
     pub history: History<G>,
     /// Why it ended.
     pub termination: Termination,
+    /// Time each side spent on its moves: `Side::First`'s, then `Side::Second`'s.
+    pub think: [ThinkTime; 2],
 }
 
 impl<G: Game> GameResult<G> {
@@ -125,13 +154,15 @@ pub fn play_game<G: Game>(
     max_plies: u32,
 ) -> GameResult<G> {
     let mut history = start;
-    let fail = |history: History<G>, side: Side, message: String| GameResult {
+    let mut think = [ThinkTime::default(); 2];
+    let fail = |history: History<G>, side: Side, message: String, think| GameResult {
         winner: Some(side.opponent()),
         history,
         termination: Termination::Failure {
             side: side.into(),
             message,
         },
+        think,
     };
     for side in [Side::First, Side::Second] {
         let p: &mut dyn Player<G> = if side == Side::First {
@@ -142,12 +173,13 @@ pub fn play_game<G: Game>(
         let r = catch_unwind(AssertUnwindSafe(|| p.new_game()));
         match r {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return fail(history, side, e.to_string()),
+            Ok(Err(e)) => return fail(history, side, e.to_string(), think),
             Err(panic) => {
                 return fail(
                     history,
                     side,
                     format!("{}: panicked: {}", p.name(), panic_message(&*panic)),
+                    think,
                 )
             }
         }
@@ -159,6 +191,7 @@ pub fn play_game<G: Game>(
                 winner: o.winner(stm),
                 history,
                 termination: Termination::Rules,
+                think,
             };
         }
         if history.len() as u64 >= u64::from(max_plies) {
@@ -166,6 +199,7 @@ pub fn play_game<G: Game>(
                 winner: None,
                 history,
                 termination: Termination::PlyCap,
+                think,
             };
         }
         let side = history.current().side_to_move();
@@ -174,13 +208,17 @@ pub fn play_game<G: Game>(
         } else {
             &mut *second
         };
+        let clock = Instant::now();
         let choice = catch_unwind(AssertUnwindSafe(|| player.choose_move(&history, limits)));
+        let t = &mut think[usize::from(side == Side::Second)];
+        t.moves += 1;
+        t.us += clock.elapsed().as_micros() as u64;
         let mv = match choice {
             Ok(Ok(c)) => c.mv,
-            Ok(Err(e)) => break fail(history, side, e.to_string()),
+            Ok(Err(e)) => break fail(history, side, e.to_string(), think),
             Err(panic) => {
                 let msg = format!("{}: panicked: {}", player.name(), panic_message(&*panic));
-                break fail(history, side, msg);
+                break fail(history, side, msg, think);
             }
         };
         if let Err(e) = history.play(mv) {
@@ -189,7 +227,7 @@ pub fn play_game<G: Game>(
                 text: history.current().format_move(mv),
                 reason: e.reason,
             };
-            break fail(history, side, err.to_string());
+            break fail(history, side, err.to_string(), think);
         }
     };
     let final_outcome = match result.winner {
@@ -293,8 +331,14 @@ pub struct MatchConfig<G: Game> {
     /// `2 × openings_per_pair` games.
     pub openings_per_pair: u32,
     /// Random plies of each opening (uniform over [`Game::candidate_moves`], drawn with
-    /// `seed`; openings that end the game are redrawn). 0 = every game from `start`.
+    /// `seed`; openings that end the game are redrawn). 0 = every game from `start`. Not
+    /// used with a [`MatchConfig::book`].
     pub opening_plies: u32,
+    /// Fixed openings (an opening file) instead of random ones: the match's opening `i` is
+    /// the book's [`OpeningBook::opening`]`(i)`, each played with both colours, the first
+    /// opening's two games first (c-gomoku-cli's `order=sequential -repeat`). `None` (the
+    /// default): [`MatchConfig::opening_plies`] random plies.
+    pub book: Option<OpeningBook<G>>,
     /// The start position.
     pub start: G,
     /// Per-move limits given to every player.
@@ -320,6 +364,7 @@ impl<G: Game> MatchConfig<G> {
             pairing: Pairing::RoundRobin,
             openings_per_pair: 1,
             opening_plies: 4,
+            book: None,
             start,
             limits: Limits::default(),
             max_plies: 1000,
@@ -377,6 +422,10 @@ pub struct GameRecord {
     pub termination: Termination,
     /// Every move in the game's notation ([`Game::format_move`]), opening included.
     pub moves: Vec<String>,
+    /// Time each side spent on its moves, the first side's then the second's (zero in a
+    /// batched match, where the games share each evaluator call).
+    #[serde(default)]
+    pub think: [ThinkTime; 2],
 }
 
 impl GameRecord {
@@ -476,6 +525,16 @@ impl MatchResult {
         }
         out.sort_by_key(|p| (p.a, p.b));
         out
+    }
+
+    /// The time each entrant spent on its moves over all its games, by index.
+    pub fn think_time(&self) -> Vec<ThinkTime> {
+        let mut t = vec![ThinkTime::default(); self.players.len()];
+        for g in &self.games {
+            t[g.first] = t[g.first].plus(g.think[0]);
+            t[g.second] = t[g.second].plus(g.think[1]);
+        }
+        t
     }
 
     /// Total score of each entrant (1 per win, 0.5 per draw) and games played, by index.
@@ -666,12 +725,13 @@ pub fn run_match<G: Game>(config: &MatchConfig<G>) -> Result<MatchResult, MatchE
         }
     };
     let openings: Vec<History<G>> = (0..config.openings_per_pair as u64)
-        .map(|i| {
-            random_opening(
+        .map(|i| match &config.book {
+            Some(book) => Ok(book.opening(i as usize).clone()),
+            None => random_opening(
                 &config.start,
                 config.opening_plies,
                 mix_seed(config.seed, i),
-            )
+            ),
         })
         .collect::<Result<_, _>>()?;
     let mut schedule = Vec::new();
@@ -806,7 +866,10 @@ fn play_scheduled<G: Game>(
     );
     players[s.first] = Some(a);
     players[s.second] = Some(b);
-    record(r.winner, r.termination, &r.history)
+    GameRecord {
+        think: r.think,
+        ..record(r.winner, r.termination, &r.history)
+    }
 }
 
 /// The record of game `index` of the schedule (`s`, from `opening`): `history` is the whole
@@ -842,6 +905,7 @@ fn game_record<G: Game>(
         winner: winner.map(|w| if w == Side::First { s.first } else { s.second }),
         termination,
         moves,
+        think: [ThinkTime::default(); 2],
     }
 }
 
@@ -874,6 +938,7 @@ pub fn run_match_sprt<G: Game>(
     let m = sprt_match(Some(sprt), config.openings_per_pair, chunk, |k, done, _| {
         let cfg = MatchConfig {
             openings_per_pair: k,
+            book: config.book.as_ref().map(|b| b.skip(done as usize)),
             seed: mix_seed(config.seed, u64::from(done)),
             ..config.clone()
         };

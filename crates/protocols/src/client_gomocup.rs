@@ -50,9 +50,10 @@ impl GomocupClientConfig {
 /// The process is started on first use and restarted after any failure. Every game begins
 /// with `START N` and `INFO rule R` (0 freestyle, 1 standard, 4 renju), then
 /// `INFO <payload>` for each of [`GomocupClientConfig::info`]; every move begins with
-/// `INFO timeout_turn`, `INFO timeout_match 0`, `INFO time_left 2147483647`, then `TURN X,Y`
-/// when exactly one opponent move is new since the brain's last move, `BEGIN` on an empty
-/// board, else `BOARD` with every stone in move order (`X,Y,1` own, `X,Y,2` opponent) and
+/// `INFO timeout_turn`, `INFO timeout_match 0`, `INFO time_left 2147483647` (what Piskvork and
+/// c-gomoku-cli send before every move, with c-gomoku-cli's values for no match clock), then
+/// `TURN X,Y` when exactly one opponent move is new since the brain's last move, `BEGIN` on an
+/// empty board, else `BOARD` with every stone in move order (`X,Y,1` own, `X,Y,2` opponent) and
 /// `DONE`. `MESSAGE`, `DEBUG`, `UNKNOWN` and `ERROR` lines are skipped (the last `ERROR` is
 /// quoted if the brain then times out); `SUGGEST X,Y` is answered with `PLAY X,Y`. The child
 /// is killed on drop.

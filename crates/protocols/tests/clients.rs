@@ -197,6 +197,55 @@ fn gomocup_client_skips_messages_and_plays_the_move() {
     assert_eq!(choice.info, "thinking");
 }
 
+/// What a Gomocup match manager sends before every move: Piskvork and c-gomoku-cli send
+/// `INFO time_left` each move (c-gomoku-cli with no match limit, `tc=0/N`, sends
+/// `timeout_match 0` and `time_left 2147483647`); a brain that budgets by `time_left` (Rapfi)
+/// must see the same from the arena, from the empty board (`BEGIN`, then `TURN`) and from a
+/// set-up opening (`BOARD`).
+#[test]
+fn gomocup_client_sends_time_left_before_every_move_as_match_managers_do() {
+    let dir = std::env::temp_dir().join(format!("az-gomocup-client-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("brain.log");
+    let _ = std::fs::remove_file(&log);
+    let script = format!(
+        r#"n=0; while read -r l; do echo "$l" >> {}; case "$l" in START*) echo OK;; BEGIN|TURN*|DONE) echo "$n,0"; n=$((n+1));; END) exit 0;; esac; done"#,
+        log.display()
+    );
+    let mut c = gomocup_client(&script);
+    let limits = quick();
+    c.new_game().unwrap();
+    let mut game = gomoku_15();
+    for k in 0..2 {
+        let choice = c.choose_move(&game, &limits).expect("a move");
+        game.play(choice.mv).unwrap();
+        game.play(GomokuMove::new(k, 14)).unwrap();
+    }
+    c.new_game().unwrap();
+    let mut opening = gomoku_15();
+    for (x, y) in [(7, 7), (8, 8), (6, 6)] {
+        opening.play(GomokuMove::new(x, y)).unwrap();
+    }
+    c.choose_move(&opening, &limits).expect("a move");
+    let sent = std::fs::read_to_string(&log).unwrap();
+    let clock = [
+        "INFO timeout_turn 100",
+        "INFO timeout_match 0",
+        "INFO time_left 2147483647",
+    ];
+    let mut want = vec!["START 15", "INFO rule 0"];
+    want.extend(clock);
+    want.push("BEGIN");
+    want.extend(clock);
+    want.push("TURN 0,14");
+    want.extend(["START 15", "INFO rule 0"]);
+    want.extend(clock);
+    want.extend(["BOARD", "7,7,2", "8,8,1", "6,6,2", "DONE"]);
+    let lines: Vec<&str> = sent.lines().collect();
+    assert_eq!(lines, want, "the brain was sent:\n{sent}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn gomocup_client_rejects_an_occupied_point_and_garbage() {
     let mut game = gomoku_15();

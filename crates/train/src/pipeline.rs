@@ -1375,6 +1375,7 @@ mod tests {
             winner: Some(1),
             termination,
             moves: Vec::new(),
+            think: Default::default(),
         };
         let mut played = MatchResult {
             game: "connect4".into(),

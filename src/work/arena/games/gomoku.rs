@@ -1,7 +1,9 @@
-//! Gomoku's arena players (heuristic, Gomocup engines); its positions as text and how it is
+//! Gomoku's arena players (heuristic, Gomocup engines) and opening files (Gomocup's offset
+//! format); its positions as text and how it is
 //! drawn are in the registry (`alphazero_registry`).
 use super::super::{wrong_game, ArenaGame, Factory};
 use alphazero_arena::{Player, PlayerKind, PlayerSpec};
+use alphazero_game::History;
 use alphazero_gomoku::Gomoku;
 use anyhow::Result;
 use std::sync::Arc;
@@ -33,5 +35,9 @@ impl ArenaGame for Gomoku {
             }
             _ => Err(wrong_game::<Self>(text)),
         }
+    }
+
+    fn opening_file(start: &Self, text: &str) -> Result<Vec<History<Self>>> {
+        Ok(alphazero_arena::gomocup_offset_openings(text, start)?)
     }
 }
