@@ -216,6 +216,136 @@ impl Board {
     }
 }
 
+/// A whole-board bit mask, one `u32` row per `y` as in [`Board::stones`].
+pub(crate) type Rows = [u32; MAX_SIZE as usize];
+
+/// `m` moved `k` steps along `(dx, dy)` (k may be negative): bit `(x, y)` of the result is
+/// bit `(x − k·dx, y − k·dy)` of `m`, 0 where that point is off the rows; bits at or above
+/// `full`'s width are cleared, so that no shift brings points from off the board back on.
+#[inline(always)]
+fn step(m: &Rows, full: u32, dx: i32, dy: i32, k: i32) -> Rows {
+    let mut out = [0u32; MAX_SIZE as usize];
+    let (sx, sy) = (k * dx, k * dy);
+    for (y, o) in out.iter_mut().enumerate() {
+        let src = y as i32 - sy;
+        if (0..i32::from(MAX_SIZE)).contains(&src) {
+            let r = m[src as usize];
+            *o = if sx >= 0 { r << sx } else { r >> -sx } & full;
+        }
+    }
+    out
+}
+
+impl Board {
+    /// Bits `0..n`: the points of one row.
+    #[inline]
+    pub(crate) fn full_row(&self) -> u32 {
+        ((1u64 << self.n) - 1) as u32
+    }
+
+    /// The empty points of the board, row by row.
+    #[inline]
+    pub(crate) fn empty_rows(&self) -> Rows {
+        let full = self.full_row();
+        let mut out = [0u32; MAX_SIZE as usize];
+        for (y, o) in out.iter_mut().enumerate().take(self.n as usize) {
+            *o = !(self.stones[0][y] | self.stones[1][y]) & full;
+        }
+        out
+    }
+
+    /// The empty points where a `color` stone would complete a winning row under `rule`
+    /// (what [`Board::wins_at`] says of each), found for the whole board at once: along each
+    /// direction, the points with `i` own stones running one way and `j` the other, `i + j`
+    /// at least 4 (exactly 4 where only exactly five wins).
+    pub(crate) fn five_rows(&self, color: u8, rule: Rule) -> Rows {
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        let full = self.full_row();
+        let own = &self.stones[usize::from(color - 1)];
+        let mut found = [0u32; MAX_SIZE as usize];
+        for &(dx, dy) in &DIRS {
+            // before[k]: the k points before (x, y) along the direction are all own; after[k]
+            // the same for the k points after.
+            let mut before = [[u32::MAX; MAX_SIZE as usize]; 6];
+            let mut after = [[u32::MAX; MAX_SIZE as usize]; 6];
+            let last = if exact { 5 } else { 4 };
+            for k in 1..=last {
+                let b = step(own, full, dx, dy, k as i32);
+                let a = step(own, full, dx, dy, -(k as i32));
+                for y in 0..MAX_SIZE as usize {
+                    before[k][y] = before[k - 1][y] & b[y];
+                    after[k][y] = after[k - 1][y] & a[y];
+                }
+            }
+            for y in 0..MAX_SIZE as usize {
+                let mut f = 0;
+                for i in 0..=4 {
+                    f |= if exact {
+                        before[i][y] & !before[i + 1][y] & after[4 - i][y] & !after[5 - i][y]
+                    } else {
+                        before[i][y] & after[4 - i][y]
+                    };
+                }
+                found[y] |= f;
+            }
+        }
+        let empty = self.empty_rows();
+        for (f, e) in found.iter_mut().zip(&empty) {
+            *f &= e;
+        }
+        found
+    }
+
+    /// The empty points that lie, along some direction, in a window of five points holding
+    /// exactly three `color` stones and two empty points (this one among them): where a
+    /// `color` stone leaves a five point in that window. Every point where a stone makes a
+    /// four through itself is one of them.
+    pub(crate) fn four_window_rows(&self, color: u8) -> Rows {
+        let full = self.full_row();
+        let own = &self.stones[usize::from(color - 1)];
+        let empty = self.empty_rows();
+        let mut open = [0u32; MAX_SIZE as usize];
+        for y in 0..MAX_SIZE as usize {
+            open[y] = own[y] | empty[y];
+        }
+        let mut found = [0u32; MAX_SIZE as usize];
+        for &(dx, dy) in &DIRS {
+            // Windows by their first point s: s + k·(dx, dy) for k in 0..5.
+            let o: [Rows; 5] = std::array::from_fn(|k| step(own, full, dx, dy, -(k as i32)));
+            let f: [Rows; 5] = std::array::from_fn(|k| step(&open, full, dx, dy, -(k as i32)));
+            let mut windows = [0u32; MAX_SIZE as usize];
+            for y in 0..MAX_SIZE as usize {
+                // A bit-sliced count of the five own bits: three exactly.
+                let (a, b, c, d, e) = (o[0][y], o[1][y], o[2][y], o[3][y], o[4][y]);
+                let s1 = a ^ b ^ c;
+                let c1 = (a & b) | (c & (a ^ b));
+                let s2 = d ^ e;
+                let c2 = d & e;
+                let bit0 = s1 ^ s2;
+                let carry = s1 & s2;
+                let bit1 = c1 ^ c2 ^ carry;
+                let bit2 = (c1 & c2) | (carry & (c1 ^ c2));
+                let clean = f[0][y] & f[1][y] & f[2][y] & f[3][y] & f[4][y];
+                windows[y] = clean & bit0 & bit1 & !bit2;
+            }
+            for k in 0..5 {
+                let w = step(&windows, full, dx, dy, k);
+                for y in 0..MAX_SIZE as usize {
+                    found[y] |= w[y];
+                }
+            }
+        }
+        for (f, e) in found.iter_mut().zip(&empty) {
+            *f &= e;
+        }
+        found
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

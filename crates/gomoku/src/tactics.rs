@@ -19,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 
 use alphazero_game::Side;
 
-use crate::board::{Board, BLACK, EMPTY, WALL, WHITE};
+use crate::board::{Board, Rows, BLACK, EMPTY, WALL, WHITE};
 use crate::{GomokuMove, Rule, MAX_SIZE};
 
 /// The four line directions: horizontal, vertical, diagonal, anti-diagonal.
@@ -138,29 +138,7 @@ impl Board {
     /// Every empty point where a `color` stone would win now, in row order.
     pub(crate) fn five_points(&self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
-        let n = self.n;
-        let own = &self.stones[usize::from(color - 1)];
-        for y in 0..n {
-            // Only points within distance 4 of an own stone can win.
-            let mut rows = 0u32;
-            for r in (y - 4).max(0)..=(y + 4).min(n - 1) {
-                rows |= own[r as usize];
-            }
-            if rows == 0 {
-                continue;
-            }
-            let spread = rows | rows << 1 | rows << 2 | rows << 3 | rows << 4;
-            let spread = spread | rows >> 1 | rows >> 2 | rows >> 3 | rows >> 4;
-            let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
-            let mut free = spread & !occupied & ((1u64 << n) - 1) as u32;
-            while free != 0 {
-                let x = free.trailing_zeros() as i32;
-                free &= free - 1;
-                if self.wins_at(x, y, color, rule) {
-                    out.push((x, y));
-                }
-            }
-        }
+        push_points(&self.five_rows(color, rule), self.n, out);
     }
 
     /// Whether a `color` stone on the empty point `(x, y)` makes a four in some direction
@@ -211,29 +189,63 @@ impl Board {
     }
 
     /// The empty points where `color` makes a four (renju: not forbidden for black), in row
-    /// order. Only points within distance 2 of a `color` stone can make a four.
+    /// order. Where `color` has no five point yet, a four is made in a window of five points
+    /// with three `color` stones and two empty ones ([`Board::four_window_rows`]); where five
+    /// or more wins for `color` every such point makes one, otherwise each is checked.
     pub(crate) fn four_moves(&mut self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
         let n = self.n;
-        let own = self.stones[usize::from(color - 1)];
-        for y in 0..n {
-            let mut rows = 0u32;
-            for r in (y - 2).max(0)..=(y + 2).min(n - 1) {
-                rows |= own[r as usize];
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        if self.five_rows(color, rule).iter().any(|&r| r != 0) {
+            // An existing five point counts for every stone near it: the point-wise test.
+            let own = self.stones[usize::from(color - 1)];
+            for y in 0..n {
+                let mut rows = 0u32;
+                for r in (y - 2).max(0)..=(y + 2).min(n - 1) {
+                    rows |= own[r as usize];
+                }
+                let spread = rows | rows << 1 | rows << 2 | rows >> 1 | rows >> 2;
+                let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
+                let mut free = spread & !occupied & self.full_row();
+                while free != 0 {
+                    let x = free.trailing_zeros() as i32;
+                    free &= free - 1;
+                    if self.makes_four(x, y, color, rule) && self.may_play(x, y, color, rule) {
+                        out.push((x, y));
+                    }
+                }
             }
-            if rows == 0 {
-                continue;
-            }
-            let spread = rows | rows << 1 | rows << 2 | rows >> 1 | rows >> 2;
-            let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
-            let mut free = spread & !occupied & ((1u64 << n) - 1) as u32;
+            return;
+        }
+        let windows = self.four_window_rows(color);
+        for (y, &row) in windows.iter().enumerate().take(n as usize) {
+            let mut free = row;
             while free != 0 {
                 let x = free.trailing_zeros() as i32;
                 free &= free - 1;
-                if self.makes_four(x, y, color, rule) && self.may_play(x, y, color, rule) {
+                let y = y as i32;
+                if (!exact || self.makes_four(x, y, color, rule))
+                    && self.may_play(x, y, color, rule)
+                {
                     out.push((x, y));
                 }
             }
+        }
+    }
+}
+
+/// The points of `rows` (bits `0..n` of rows `0..n`), in row order, appended to `out`.
+fn push_points(rows: &Rows, n: i32, out: &mut Vec<(i32, i32)>) {
+    for (y, &row) in rows.iter().enumerate().take(n as usize) {
+        let mut bits = row;
+        while bits != 0 {
+            let x = bits.trailing_zeros() as i32;
+            bits &= bits - 1;
+            out.push((x, y as i32));
         }
     }
 }
@@ -791,6 +803,64 @@ pub(crate) fn vct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A board of `n`×`n` from `cells` (0..100 each): below `black_pct` black, the next 15
+    /// white, the rest empty.
+    fn board_of(n: u8, black_pct: u8, cells: &[u8]) -> Board {
+        let mut b = Board::new(n);
+        for y in 0..i32::from(n) {
+            for x in 0..i32::from(n) {
+                let c = cells[(y * 20 + x) as usize];
+                if c < black_pct {
+                    b.set(x, y, BLACK);
+                } else if c < black_pct + 15 {
+                    b.set(x, y, WHITE);
+                }
+            }
+        }
+        b
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The whole-board masks give what the point-wise tests give, point for point.
+        #[test]
+        fn line_masks_match_the_pointwise_tests(
+            n in 5u8..=20,
+            black_pct in 5u8..45,
+            cells in prop::collection::vec(0u8..100, 400),
+            r in 0usize..3,
+        ) {
+            let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][r];
+            let mut b = board_of(n, black_pct, &cells);
+            let before = b;
+            for color in [BLACK, WHITE] {
+                let mut fives = Vec::new();
+                b.five_points(color, rule, &mut fives);
+                let mut fours = Vec::new();
+                b.four_moves(color, rule, &mut fours);
+                let (mut want_fives, mut want_fours) = (Vec::new(), Vec::new());
+                for y in 0..i32::from(n) {
+                    for x in 0..i32::from(n) {
+                        if b.get(x, y) != EMPTY {
+                            continue;
+                        }
+                        if b.wins_at(x, y, color, rule) {
+                            want_fives.push((x, y));
+                        }
+                        if b.makes_four(x, y, color, rule) && b.may_play(x, y, color, rule) {
+                            want_fours.push((x, y));
+                        }
+                    }
+                }
+                prop_assert_eq!(fives, want_fives, "five points of {}", color);
+                prop_assert_eq!(fours, want_fours, "four moves of {}", color);
+            }
+            prop_assert_eq!(b, before);
+        }
+    }
 
     #[test]
     fn key_table_is_distinct() {
