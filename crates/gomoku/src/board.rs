@@ -219,21 +219,117 @@ impl Board {
 /// A whole-board bit mask, one `u32` row per `y` as in [`Board::stones`].
 pub(crate) type Rows = [u32; MAX_SIZE as usize];
 
-/// `m` moved `k` steps along `(dx, dy)` (k may be negative): bit `(x, y)` of the result is
-/// bit `(x − k·dx, y − k·dy)` of `m`, 0 where that point is off the rows; bits at or above
-/// `full`'s width are cleared, so that no shift brings points from off the board back on.
+/// `m` moved one step along `(DX, DY)`: bit `(x, y)` of the result is bit `(x − DX, y − DY)`
+/// of `m`, 0 where that point is off the rows; bits at or above `full`'s width are cleared, so
+/// that no later step brings points from off the board back on.
 #[inline(always)]
-fn step(m: &Rows, full: u32, dx: i32, dy: i32, k: i32) -> Rows {
-    let mut out = [0u32; MAX_SIZE as usize];
-    let (sx, sy) = (k * dx, k * dy);
-    for (y, o) in out.iter_mut().enumerate() {
-        let src = y as i32 - sy;
-        if (0..i32::from(MAX_SIZE)).contains(&src) {
-            let r = m[src as usize];
-            *o = if sx >= 0 { r << sx } else { r >> -sx } & full;
+fn step<const DX: i32, const DY: i32>(m: &Rows, full: u32) -> Rows {
+    const N: usize = MAX_SIZE as usize;
+    let mut out = [0u32; N];
+    let shift = |r: u32| {
+        (match DX {
+            1 => r << 1,
+            -1 => r >> 1,
+            _ => r,
+        }) & full
+    };
+    match DY {
+        1 => {
+            for y in 1..N {
+                out[y] = shift(m[y - 1]);
+            }
+        }
+        -1 => {
+            for y in 0..N - 1 {
+                out[y] = shift(m[y + 1]);
+            }
+        }
+        _ => {
+            for y in 0..N {
+                out[y] = shift(m[y]);
+            }
         }
     }
     out
+}
+
+#[inline(always)]
+fn and(a: &Rows, b: &Rows) -> Rows {
+    std::array::from_fn(|y| a[y] & b[y])
+}
+
+/// The five points of `own` along `(DX, DY)` (see [`Board::five_rows`]), empty or not.
+#[inline(always)]
+fn five_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
+    own: &Rows,
+    full: u32,
+    exact: bool,
+) -> Rows {
+    const N: usize = MAX_SIZE as usize;
+    // before[k]: the k points before (x, y) along the direction are all own; after[k] the same
+    // for the k points after (BX, BY = −DX, −DY).
+    let mut before = [[u32::MAX; N]; 6];
+    let mut after = [[u32::MAX; N]; 6];
+    before[1] = step::<DX, DY>(own, full);
+    after[1] = step::<BX, BY>(own, full);
+    let last = if exact { 5 } else { 4 };
+    for k in 2..=last {
+        before[k] = and(&before[1], &step::<DX, DY>(&before[k - 1], full));
+        after[k] = and(&after[1], &step::<BX, BY>(&after[k - 1], full));
+    }
+    std::array::from_fn(|y| {
+        let mut f = 0;
+        for i in 0..=4 {
+            f |= if exact {
+                before[i][y] & !before[i + 1][y] & after[4 - i][y] & !after[5 - i][y]
+            } else {
+                before[i][y] & after[4 - i][y]
+            };
+        }
+        f
+    })
+}
+
+/// The points along `(DX, DY)` in a window of five with exactly three `own` points and the
+/// other two in `open` ∖ `own` (see [`Board::four_window_rows`]), empty or not.
+#[inline(always)]
+fn four_window_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
+    own: &Rows,
+    open: &Rows,
+    full: u32,
+) -> Rows {
+    const N: usize = MAX_SIZE as usize;
+    // Windows by their first point s: s + k·(DX, DY) for k in 0..5; o[k] and f[k] at s are
+    // the point s + k·(DX, DY).
+    let mut o = [*own; 5];
+    let mut f = [*open; 5];
+    for k in 1..5 {
+        o[k] = step::<BX, BY>(&o[k - 1], full);
+        f[k] = step::<BX, BY>(&f[k - 1], full);
+    }
+    let windows: Rows = std::array::from_fn(|y| {
+        // A bit-sliced count of the five own bits: three exactly.
+        let (a, b, c, d, e) = (o[0][y], o[1][y], o[2][y], o[3][y], o[4][y]);
+        let s1 = a ^ b ^ c;
+        let c1 = (a & b) | (c & (a ^ b));
+        let s2 = d ^ e;
+        let c2 = d & e;
+        let bit0 = s1 ^ s2;
+        let carry = s1 & s2;
+        let bit1 = c1 ^ c2 ^ carry;
+        let bit2 = (c1 & c2) | (carry & (c1 ^ c2));
+        let clean = f[0][y] & f[1][y] & f[2][y] & f[3][y] & f[4][y];
+        clean & bit0 & bit1 & !bit2
+    });
+    let mut found = windows;
+    let mut w = windows;
+    for _ in 1..5 {
+        w = step::<DX, DY>(&w, full);
+        for y in 0..N {
+            found[y] |= w[y];
+        }
+    }
+    found
 }
 
 impl Board {
@@ -266,38 +362,12 @@ impl Board {
         };
         let full = self.full_row();
         let own = &self.stones[usize::from(color - 1)];
-        let mut found = [0u32; MAX_SIZE as usize];
-        for &(dx, dy) in &DIRS {
-            // before[k]: the k points before (x, y) along the direction are all own; after[k]
-            // the same for the k points after.
-            let mut before = [[u32::MAX; MAX_SIZE as usize]; 6];
-            let mut after = [[u32::MAX; MAX_SIZE as usize]; 6];
-            let last = if exact { 5 } else { 4 };
-            for k in 1..=last {
-                let b = step(own, full, dx, dy, k as i32);
-                let a = step(own, full, dx, dy, -(k as i32));
-                for y in 0..MAX_SIZE as usize {
-                    before[k][y] = before[k - 1][y] & b[y];
-                    after[k][y] = after[k - 1][y] & a[y];
-                }
-            }
-            for y in 0..MAX_SIZE as usize {
-                let mut f = 0;
-                for i in 0..=4 {
-                    f |= if exact {
-                        before[i][y] & !before[i + 1][y] & after[4 - i][y] & !after[5 - i][y]
-                    } else {
-                        before[i][y] & after[4 - i][y]
-                    };
-                }
-                found[y] |= f;
-            }
-        }
+        let h = five_dir::<1, 0, -1, 0>(own, full, exact);
+        let v = five_dir::<0, 1, 0, -1>(own, full, exact);
+        let d = five_dir::<1, 1, -1, -1>(own, full, exact);
+        let a = five_dir::<1, -1, -1, 1>(own, full, exact);
         let empty = self.empty_rows();
-        for (f, e) in found.iter_mut().zip(&empty) {
-            *f &= e;
-        }
-        found
+        std::array::from_fn(|y| (h[y] | v[y] | d[y] | a[y]) & empty[y])
     }
 
     /// The empty points that lie, along some direction, in a window of five points holding
@@ -308,41 +378,12 @@ impl Board {
         let full = self.full_row();
         let own = &self.stones[usize::from(color - 1)];
         let empty = self.empty_rows();
-        let mut open = [0u32; MAX_SIZE as usize];
-        for y in 0..MAX_SIZE as usize {
-            open[y] = own[y] | empty[y];
-        }
-        let mut found = [0u32; MAX_SIZE as usize];
-        for &(dx, dy) in &DIRS {
-            // Windows by their first point s: s + k·(dx, dy) for k in 0..5.
-            let o: [Rows; 5] = std::array::from_fn(|k| step(own, full, dx, dy, -(k as i32)));
-            let f: [Rows; 5] = std::array::from_fn(|k| step(&open, full, dx, dy, -(k as i32)));
-            let mut windows = [0u32; MAX_SIZE as usize];
-            for y in 0..MAX_SIZE as usize {
-                // A bit-sliced count of the five own bits: three exactly.
-                let (a, b, c, d, e) = (o[0][y], o[1][y], o[2][y], o[3][y], o[4][y]);
-                let s1 = a ^ b ^ c;
-                let c1 = (a & b) | (c & (a ^ b));
-                let s2 = d ^ e;
-                let c2 = d & e;
-                let bit0 = s1 ^ s2;
-                let carry = s1 & s2;
-                let bit1 = c1 ^ c2 ^ carry;
-                let bit2 = (c1 & c2) | (carry & (c1 ^ c2));
-                let clean = f[0][y] & f[1][y] & f[2][y] & f[3][y] & f[4][y];
-                windows[y] = clean & bit0 & bit1 & !bit2;
-            }
-            for k in 0..5 {
-                let w = step(&windows, full, dx, dy, k);
-                for y in 0..MAX_SIZE as usize {
-                    found[y] |= w[y];
-                }
-            }
-        }
-        for (f, e) in found.iter_mut().zip(&empty) {
-            *f &= e;
-        }
-        found
+        let open: Rows = std::array::from_fn(|y| own[y] | empty[y]);
+        let h = four_window_dir::<1, 0, -1, 0>(own, &open, full);
+        let v = four_window_dir::<0, 1, 0, -1>(own, &open, full);
+        let d = four_window_dir::<1, 1, -1, -1>(own, &open, full);
+        let a = four_window_dir::<1, -1, -1, 1>(own, &open, full);
+        std::array::from_fn(|y| (h[y] | v[y] | d[y] | a[y]) & empty[y])
     }
 }
 

@@ -195,11 +195,6 @@ impl Board {
     pub(crate) fn four_moves(&mut self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
         let n = self.n;
-        let exact = match rule {
-            Rule::Freestyle => false,
-            Rule::Standard => true,
-            Rule::Renju => color == BLACK,
-        };
         if self.five_rows(color, rule).iter().any(|&r| r != 0) {
             // An existing five point counts for every stone near it: the point-wise test.
             let own = self.stones[usize::from(color - 1)];
@@ -221,8 +216,25 @@ impl Board {
             }
             return;
         }
+        self.four_moves_without_five(color, rule, out);
+    }
+
+    /// [`Board::four_moves`] where `color` is known to have no five point (so every four is
+    /// made in a window of [`Board::four_window_rows`]).
+    pub(crate) fn four_moves_without_five(
+        &mut self,
+        color: u8,
+        rule: Rule,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        out.clear();
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
         let windows = self.four_window_rows(color);
-        for (y, &row) in windows.iter().enumerate().take(n as usize) {
+        for (y, &row) in windows.iter().enumerate().take(self.n as usize) {
             let mut free = row;
             while free != 0 {
                 let x = free.trailing_zeros() as i32;
@@ -277,7 +289,8 @@ impl Vcf {
         let rule = self.rule;
         let mut moves = Vec::new();
         match defender_fives.len() {
-            0 => self.board.four_moves(a, rule, &mut moves),
+            // The attacker's five points were all blocked on the way here.
+            0 => self.board.four_moves_without_five(a, rule, &mut moves),
             1 => {
                 // The attacker must block; only a block that is itself a four continues.
                 let (x, y) = defender_fives[0];

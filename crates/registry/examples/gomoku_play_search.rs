@@ -53,19 +53,31 @@ fn digest(r: &alphazero_mcts::SearchResult<Gomoku>) -> u64 {
     h.finish()
 }
 
-fn search(pos: &Gomoku, sims: u32) -> (alphazero_mcts::SearchResult<Gomoku>, f64, usize) {
+/// This thread's CPU seconds so far (Linux `/proc/thread-self/schedstat`), 0 elsewhere: on a
+/// shared machine CPU time varies less than wall-clock time.
+fn cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |ns| ns * 1e-9)
+}
+
+/// The search's result, wall-clock and CPU seconds, and tree size.
+fn search(pos: &Gomoku, sims: u32) -> (alphazero_mcts::SearchResult<Gomoku>, f64, f64, usize) {
     let budget = SearchBudget {
         simulations: Some(sims),
         root_noise: false,
         seed: 0,
     };
     let start = Instant::now();
+    let cpu = cpu_seconds();
     let mut s = Search::new(pos.clone(), Vec::new(), Gomoku::play_search(), budget)
         .expect("the play search is valid");
     let r = s
         .run(&UniformEvaluator)
         .expect("the uniform evaluator cannot fail");
-    (r, start.elapsed().as_secs_f64(), s.tree_size())
+    let cpu = cpu_seconds() - cpu;
+    (r, start.elapsed().as_secs_f64(), cpu, s.tree_size())
 }
 
 fn main() {
@@ -80,34 +92,38 @@ fn main() {
                 .split(',')
                 .map(|s| s.parse().expect("ROWS"))
                 .collect();
-            let (mut total_sims, mut total_secs) = (0u64, 0.0);
+            let (mut total_sims, mut total_secs, mut total_cpu) = (0u64, 0.0, 0.0);
             for &i in &which {
                 let (pos, _) = &rows[i];
-                let (r, secs, tree) = search(pos, sims);
+                let (r, secs, cpu, tree) = search(pos, sims);
                 let best = r.best_move.map_or("-".into(), |m| m.to_string());
                 println!(
-                    "row {i:>3} ({} stones): {} sims in {secs:.3} s = {:.0} sims/s, tree {tree}, \
+                    "row {i:>3} ({} stones): {} sims in {secs:.3} s = {:.0} sims/s ({:.0} a CPU \
+                     second), tree {tree}, \
                      best {best}, value {:+.4}, proven {:?}, digest {:016x}",
                     pos.stone_count(),
                     r.simulations,
                     f64::from(r.simulations) / secs,
+                    f64::from(r.simulations) / cpu,
                     r.root_value,
                     r.proven,
                     digest(&r)
                 );
                 total_sims += u64::from(r.simulations);
                 total_secs += secs;
+                total_cpu += cpu;
             }
             println!(
-                "total: {total_sims} sims in {total_secs:.3} s = {:.0} sims/s",
-                total_sims as f64 / total_secs
+                "total: {total_sims} sims in {total_secs:.3} s = {:.0} sims/s ({:.0} a CPU second)",
+                total_sims as f64 / total_secs,
+                total_sims as f64 / total_cpu
             );
         }
         Some("defend") => {
             let sims: u32 = args.get(1).map_or(2_000, |s| s.parse().expect("SIMS"));
             let mut good = 0;
             for (i, (pos, defences)) in rows.iter().enumerate() {
-                let (r, _, _) = search(pos, sims);
+                let (r, _, _, _) = search(pos, sims);
                 let best = r.best_move.expect("an open position");
                 let ok = defences.contains(&best);
                 good += usize::from(ok);
