@@ -54,6 +54,8 @@ pub enum VcfResult {
 /// Scratch state of one VCF search.
 struct Vcf {
     board: Board,
+    /// `board` along the other directions.
+    lines: Lines,
     rule: Rule,
     attacker: u8,
     nodes: u32,
@@ -108,30 +110,6 @@ impl Board {
             len == 5
         } else {
             len >= 5
-        }
-    }
-
-    /// The empty points on the four lines through `(x, y)` (within distance 4) where a
-    /// `color` stone would complete a winning row along that line, appended to `out` without
-    /// duplicates. With a `color` stone on `(x, y)` these are the five points it created.
-    fn fives_through(&self, x: i32, y: i32, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
-        for &(dx, dy) in &DIRS {
-            for s in [-1, 1] {
-                for k in 1..=4 {
-                    let (qx, qy) = (x + s * k * dx, y + s * k * dy);
-                    match self.get(qx, qy) {
-                        EMPTY => {
-                            if self.wins_along(qx, qy, dx, dy, color, rule)
-                                && !out.contains(&(qx, qy))
-                            {
-                                out.push((qx, qy));
-                            }
-                        }
-                        c if c == color => {}
-                        _ => break,
-                    }
-                }
-            }
         }
     }
 
@@ -262,15 +240,167 @@ fn push_points(rows: &Rows, n: i32, out: &mut Vec<(i32, i32)>) {
     }
 }
 
+/// The stones of a [`Board`] along its other three directions, kept beside it by the VCF so
+/// that the line through a point is one shift away in every direction: `cols[c][x]` has bit
+/// `y`, `diag[c][x − y + 19]` and `anti[c][x + y]` bit `x` for a stone of colour `c + 1` on
+/// `(x, y)`.
+#[derive(Clone, Copy)]
+struct Lines {
+    cols: [[u32; MAX_SIZE as usize]; 2],
+    diag: [[u32; 2 * MAX_SIZE as usize]; 2],
+    anti: [[u32; 2 * MAX_SIZE as usize]; 2],
+}
+
+impl Lines {
+    fn new(board: &Board) -> Self {
+        let mut lines = Lines {
+            cols: [[0; MAX_SIZE as usize]; 2],
+            diag: [[0; 2 * MAX_SIZE as usize]; 2],
+            anti: [[0; 2 * MAX_SIZE as usize]; 2],
+        };
+        for c in [BLACK, WHITE] {
+            for (y, &row) in board.stones[usize::from(c - 1)].iter().enumerate() {
+                let mut bits = row;
+                while bits != 0 {
+                    let x = bits.trailing_zeros() as i32;
+                    bits &= bits - 1;
+                    lines.set(x, y as i32, c);
+                }
+            }
+        }
+        lines
+    }
+
+    #[inline]
+    fn set(&mut self, x: i32, y: i32, color: u8) {
+        let c = usize::from(color - 1);
+        self.cols[c][x as usize] |= 1 << y;
+        self.diag[c][(x - y + MAX_SIZE as i32 - 1) as usize] |= 1 << x;
+        self.anti[c][(x + y) as usize] |= 1 << x;
+    }
+
+    #[inline]
+    fn clear(&mut self, x: i32, y: i32, color: u8) {
+        let c = usize::from(color - 1);
+        self.cols[c][x as usize] &= !(1 << y);
+        self.diag[c][(x - y + MAX_SIZE as i32 - 1) as usize] &= !(1 << x);
+        self.anti[c][(x + y) as usize] &= !(1 << x);
+    }
+
+    /// The points at offsets −9..=9 from `(x, y)` along direction `dir` (an index into
+    /// [`DIRS`]) as bits 0..19 (bit 9 is `(x, y)` itself): the `color` stones, and the empty
+    /// points; a point off the board is in neither.
+    #[inline]
+    fn line_bits(&self, board: &Board, x: i32, y: i32, dir: usize, color: u8) -> (u32, u32) {
+        const MASK: u64 = (1 << 19) - 1;
+        let (c, o) = (usize::from(color - 1), usize::from(other(color) - 1));
+        let n = board.n;
+        let span = |lo: i32, hi: i32| ((1u64 << (hi + 1)) - (1u64 << lo)) as u32;
+        let (own, theirs, on_board, at) = match dir {
+            0 => (
+                board.stones[c][y as usize],
+                board.stones[o][y as usize],
+                board.full_row(),
+                x,
+            ),
+            1 => (
+                self.cols[c][x as usize],
+                self.cols[o][x as usize],
+                board.full_row(),
+                y,
+            ),
+            2 => {
+                let d = x - y;
+                let i = (d + MAX_SIZE as i32 - 1) as usize;
+                let on = span(d.max(0), (n - 1 + d).min(n - 1));
+                (self.diag[c][i], self.diag[o][i], on, x)
+            }
+            _ => {
+                let s = x + y;
+                let i = s as usize;
+                let on = span((s - (n - 1)).max(0), s.min(n - 1));
+                (self.anti[c][i], self.anti[o][i], on, x)
+            }
+        };
+        let empty = on_board & !(own | theirs);
+        (
+            ((u64::from(own) << 9 >> at) & MASK) as u32,
+            ((u64::from(empty) << 9 >> at) & MASK) as u32,
+        )
+    }
+
+    /// The empty points on the four lines through `(x, y)` of `board` (within distance 4, up
+    /// to the first point that is neither empty nor `color`) where a `color` stone would
+    /// complete a winning row along that line, appended to `out` without duplicates (by
+    /// direction, the lower side first, nearest first). With a `color` stone on `(x, y)`
+    /// these are the five points it created.
+    fn fives_through(
+        &self,
+        board: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        rule: Rule,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        for (dir, &(dx, dy)) in DIRS.iter().enumerate() {
+            let (own, empty) = self.line_bits(board, x, y, dir, color);
+            let open = own | empty;
+            // The points reached from (x, y) each way: up to 4, to the first closed one.
+            let up = (!(open >> 10)).trailing_zeros().min(4);
+            let down = (open << 23).leading_ones().min(4);
+            let reach = (((1u32 << up) - 1) << 10) | (((1u32 << down) - 1) << (9 - down));
+            let candidates = empty & reach;
+            if candidates == 0 {
+                continue;
+            }
+            // before[k]: the k points before bit i are all own; after[k] those after.
+            let mut before = [u32::MAX; 6];
+            let mut after = [u32::MAX; 6];
+            for k in 1..6 {
+                before[k] = before[k - 1] & own << k;
+                after[k] = after[k - 1] & own >> k;
+            }
+            let mut five = 0;
+            for i in 0..=4 {
+                five |= if exact {
+                    before[i] & !before[i + 1] & after[4 - i] & !after[5 - i]
+                } else {
+                    before[i] & after[4 - i]
+                };
+            }
+            five &= candidates;
+            if five == 0 {
+                continue;
+            }
+            for k in (-4..=-1).rev().chain(1..=4) {
+                if five & 1 << (9 + k) != 0 {
+                    let q = (x + k * dx, y + k * dy);
+                    if !out.contains(&q) {
+                        out.push(q);
+                    }
+                }
+            }
+        }
+    }
+}
+
 impl Vcf {
     fn play(&mut self, x: i32, y: i32, color: u8) {
         self.board.set(x, y, color);
+        self.lines.set(x, y, color);
         self.hash ^= key(color, x, y);
         self.nodes += 1;
     }
 
     fn undo(&mut self, x: i32, y: i32, color: u8) {
         self.board.clear(x, y);
+        self.lines.clear(x, y, color);
         self.hash ^= key(color, x, y);
     }
 
@@ -307,11 +437,14 @@ impl Vcf {
             let mut at_once = Vec::with_capacity(moves.len());
             for &(x, y) in &moves {
                 self.board.set(x, y, a);
+                self.lines.set(x, y, a);
                 fives.clear();
-                self.board.fives_through(x, y, a, rule, &mut fives);
+                self.lines
+                    .fives_through(&self.board, x, y, a, rule, &mut fives);
                 let wins = fives.len() >= 2
                     || (fives.len() == 1 && !self.board.may_play(fives[0].0, fives[0].1, d, rule));
                 self.board.clear(x, y);
+                self.lines.clear(x, y, a);
                 at_once.push(wins);
             }
             if let Some(i) = at_once.iter().position(|&w| w) {
@@ -324,7 +457,8 @@ impl Vcf {
         for &(x, y) in &moves {
             self.play(x, y, a);
             fives.clear();
-            self.board.fives_through(x, y, a, rule, &mut fives);
+            self.lines
+                .fives_through(&self.board, x, y, a, rule, &mut fives);
             let won = match fives.len() {
                 0 => false,
                 1 => {
@@ -337,7 +471,8 @@ impl Vcf {
                     } else {
                         self.play(bx, by, d);
                         counter.clear();
-                        self.board.fives_through(bx, by, d, rule, &mut counter);
+                        self.lines
+                            .fives_through(&self.board, bx, by, d, rule, &mut counter);
                         let start = self.line.len();
                         self.line.push(GomokuMove::new(x as u8, y as u8));
                         self.line.push(GomokuMove::new(bx as u8, by as u8));
@@ -393,6 +528,7 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
     }
     let mut s = Vcf {
         board: b,
+        lines: Lines::new(&b),
         rule,
         attacker: a,
         nodes: 0,
@@ -835,8 +971,61 @@ mod tests {
         b
     }
 
+    /// [`Lines::fives_through`] point by point along each ray.
+    fn fives_through_reference(
+        b: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        rule: Rule,
+    ) -> Vec<(i32, i32)> {
+        let mut out = Vec::new();
+        for &(dx, dy) in &DIRS {
+            for s in [-1, 1] {
+                for k in 1..=4 {
+                    let (qx, qy) = (x + s * k * dx, y + s * k * dy);
+                    match b.get(qx, qy) {
+                        EMPTY => {
+                            if b.wins_along(qx, qy, dx, dy, color, rule) && !out.contains(&(qx, qy))
+                            {
+                                out.push((qx, qy));
+                            }
+                        }
+                        c if c == color => {}
+                        _ => break,
+                    }
+                }
+            }
+        }
+        out
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The five points through a stone from its line bits are the ray-by-ray ones, in the
+        /// same order.
+        #[test]
+        fn fives_through_matches_the_ray_scan(
+            n in 5u8..=20,
+            black_pct in 5u8..45,
+            cells in prop::collection::vec(0u8..100, 400),
+            r in 0usize..3,
+        ) {
+            let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][r];
+            let b = board_of(n, black_pct, &cells);
+            for y in 0..i32::from(n) {
+                for x in 0..i32::from(n) {
+                    let color = b.get(x, y);
+                    if color == EMPTY {
+                        continue;
+                    }
+                    let mut got = Vec::new();
+                    Lines::new(&b).fives_through(&b, x, y, color, rule, &mut got);
+                    prop_assert_eq!(got, fives_through_reference(&b, x, y, color, rule));
+                }
+            }
+        }
 
         /// The whole-board masks give what the point-wise tests give, point for point.
         #[test]
@@ -863,7 +1052,14 @@ mod tests {
                         if b.wins_at(x, y, color, rule) {
                             want_fives.push((x, y));
                         }
-                        if b.makes_four(x, y, color, rule) && b.may_play(x, y, color, rule) {
+                        // Where the side has a five point already, a stone far from its
+                        // stones "makes a four" too: only points within distance 2 of one
+                        // are moves.
+                        let near = (-2..=2).any(|dy| {
+                            (-2..=2).any(|dx| b.get(x + dx, y + dy) == color)
+                        });
+                        if near && b.makes_four(x, y, color, rule) && b.may_play(x, y, color, rule)
+                        {
                             want_fours.push((x, y));
                         }
                     }
