@@ -16,6 +16,7 @@
 //! Standard: only exactly five wins, for both sides.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use alphazero_game::Side;
 
@@ -37,6 +38,29 @@ fn color_of(side: Side) -> u8 {
 fn other(color: u8) -> u8 {
     BLACK + WHITE - color
 }
+
+/// Hashes the tables' keys, Zobrist hashes that are random already, as they are.
+#[derive(Default, Clone, Copy)]
+struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// A table keyed by Zobrist hashes.
+type ZobristBuild = BuildHasherDefault<ZobristHasher>;
 
 /// What [`Board::vcf`]-style searches report.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,7 +84,7 @@ struct Vcf {
     attacker: u8,
     nodes: u32,
     budget: u32,
-    failed: HashSet<u64>,
+    failed: HashSet<u64, ZobristBuild>,
     hash: u64,
     line: Vec<GomokuMove>,
     /// Set when a subtree was cut by the budget (so "no win" is not a proof).
@@ -431,11 +455,13 @@ impl Vcf {
             _ => {}
         }
         let mut fives = Vec::new();
+        // Per move (when there are several): how many five points it makes, and the first.
+        let mut made = Vec::new();
         if moves.len() > 1 {
             // A four that leaves two five points (or, renju, a block black may not play)
             // wins at once: those first, before any four that needs a longer line.
-            let mut at_once = Vec::with_capacity(moves.len());
-            for &(x, y) in &moves {
+            let mut first_win = None;
+            for (i, &(x, y)) in moves.iter().enumerate() {
                 self.board.set(x, y, a);
                 self.lines.set(x, y, a);
                 fives.clear();
@@ -445,24 +471,35 @@ impl Vcf {
                     || (fives.len() == 1 && !self.board.may_play(fives[0].0, fives[0].1, d, rule));
                 self.board.clear(x, y);
                 self.lines.clear(x, y, a);
-                at_once.push(wins);
+                made.push((fives.len(), fives.first().copied().unwrap_or_default()));
+                if wins && first_win.is_none() {
+                    first_win = Some(i);
+                }
             }
-            if let Some(i) = at_once.iter().position(|&w| w) {
+            if let Some(i) = first_win {
                 moves.swap(0, i);
+                made.swap(0, i);
             }
         }
         let cut_before = self.cut;
         self.cut = false;
         let mut counter = Vec::new();
-        for &(x, y) in &moves {
+        for (i, &(x, y)) in moves.iter().enumerate() {
             self.play(x, y, a);
-            fives.clear();
-            self.lines
-                .fives_through(&self.board, x, y, a, rule, &mut fives);
-            let won = match fives.len() {
+            // The board is as it was when `made` was filled.
+            let (count, first) = match made.get(i) {
+                Some(&m) => m,
+                None => {
+                    fives.clear();
+                    self.lines
+                        .fives_through(&self.board, x, y, a, rule, &mut fives);
+                    (fives.len(), fives.first().copied().unwrap_or_default())
+                }
+            };
+            let won = match count {
                 0 => false,
                 1 => {
-                    let (bx, by) = fives[0];
+                    let (bx, by) = first;
                     if !self.board.may_play(bx, by, d, rule) {
                         // Renju: black may not block on a forbidden point.
                         self.line.push(GomokuMove::new(x as u8, y as u8));
@@ -533,7 +570,7 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
         attacker: a,
         nodes: 0,
         budget,
-        failed: HashSet::new(),
+        failed: HashSet::default(),
         hash,
         line: Vec::new(),
         cut: false,
@@ -560,7 +597,7 @@ struct Vct {
     hash: u64,
     /// What is known of positions already searched (attacker to move), by hash: a transposed
     /// threat sequence is searched once.
-    table: HashMap<u64, Known>,
+    table: HashMap<u64, Known, ZobristBuild>,
 }
 
 /// A VCT table entry: the attacker wins with at most `won.0` threats by the move `won.1`, and
@@ -935,7 +972,7 @@ pub(crate) fn vct(
         budget,
         cut: false,
         hash,
-        table: HashMap::new(),
+        table: HashMap::default(),
     };
     let mut found = None;
     // Iterative deepening: the fewest threats first.
