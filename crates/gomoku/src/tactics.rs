@@ -554,15 +554,46 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
     }
     let mut defender = Vec::new();
     b.five_points(d, rule, &mut defender);
+    vcf_with(&b, rule, attacker, budget, &defender)
+}
+
+/// [`vcf`] where neither side has a five point.
+pub(crate) fn vcf_without_fives(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    budget: u32,
+) -> (VcfResult, u32) {
+    vcf_with(board, rule, attacker, budget, &[])
+}
+
+/// Stones of `board` hashed with the tables' keys.
+fn board_hash(board: &Board) -> u64 {
     let mut hash = 0;
-    for y in 0..b.n {
-        for x in 0..b.n {
-            let c = b.get(x, y);
-            if c != EMPTY {
-                hash ^= key(c, x, y);
+    for c in [BLACK, WHITE] {
+        for (y, &row) in board.stones[usize::from(c - 1)].iter().enumerate() {
+            let mut bits = row;
+            while bits != 0 {
+                let x = bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                hash ^= key(c, x, y as i32);
             }
         }
     }
+    hash
+}
+
+/// [`vcf`] where the attacker has no five point and `defender` are the defender's.
+fn vcf_with(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    budget: u32,
+    defender: &[(i32, i32)],
+) -> (VcfResult, u32) {
+    let a = color_of(attacker);
+    let b = *board;
+    let hash = board_hash(&b);
     let mut s = Vcf {
         board: b,
         lines: Lines::new(&b),
@@ -575,7 +606,7 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
         line: Vec::new(),
         cut: false,
     };
-    let result = if s.search(&defender, 0) {
+    let result = if s.search(defender, 0) {
         VcfResult::Win(std::mem::take(&mut s.line))
     } else if s.cut {
         VcfResult::Unknown
@@ -955,15 +986,7 @@ pub(crate) fn vct(
     depth: u32,
     budget: u32,
 ) -> (Option<GomokuMove>, u32) {
-    let mut hash = 0;
-    for y in 0..board.n {
-        for x in 0..board.n {
-            let c = board.get(x, y);
-            if c != EMPTY {
-                hash ^= key(c, x, y);
-            }
-        }
-    }
+    let hash = board_hash(board);
     let mut s = Vct {
         board: *board,
         rule,

@@ -847,6 +847,10 @@ impl<G: Game> Search<G> {
     /// for each move that ends the game ("decisive move" check); with the solver the node's
     /// proof is then derived at once. `slot` holds the node's history.
     fn check_terminal_children(&mut self, id: u32, slot: usize) {
+        if !self.states[id as usize].may_end_in_one() {
+            // The game promises that none of its moves ends it: nothing to play out.
+            return;
+        }
         let node = &self.nodes[id as usize];
         let (f, n) = (node.first_edge as usize, node.num_edges as usize);
         let entry = node.entry;
