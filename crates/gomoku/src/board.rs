@@ -223,8 +223,7 @@ pub(crate) type Rows = [u32; MAX_SIZE as usize];
 /// of `m`, 0 where that point is off the rows; bits at or above `full`'s width are cleared, so
 /// that no later step brings points from off the board back on.
 #[inline(always)]
-fn step<const DX: i32, const DY: i32>(m: &Rows, full: u32) -> Rows {
-    const N: usize = MAX_SIZE as usize;
+fn step<const N: usize, const DX: i32, const DY: i32>(m: &[u32; N], full: u32) -> [u32; N] {
     let mut out = [0u32; N];
     let shift = |r: u32| {
         (match DX {
@@ -254,28 +253,27 @@ fn step<const DX: i32, const DY: i32>(m: &Rows, full: u32) -> Rows {
 }
 
 #[inline(always)]
-fn and(a: &Rows, b: &Rows) -> Rows {
+fn and<const N: usize>(a: &[u32; N], b: &[u32; N]) -> [u32; N] {
     std::array::from_fn(|y| a[y] & b[y])
 }
 
 /// The five points of `own` along `(DX, DY)` (see [`Board::five_rows`]), empty or not.
 #[inline(always)]
-fn five_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
-    own: &Rows,
+fn five_dir<const N: usize, const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
+    own: &[u32; N],
     full: u32,
     exact: bool,
-) -> Rows {
-    const N: usize = MAX_SIZE as usize;
+) -> [u32; N] {
     // before[k]: the k points before (x, y) along the direction are all own; after[k] the same
     // for the k points after (BX, BY = −DX, −DY).
     let mut before = [[u32::MAX; N]; 6];
     let mut after = [[u32::MAX; N]; 6];
-    before[1] = step::<DX, DY>(own, full);
-    after[1] = step::<BX, BY>(own, full);
+    before[1] = step::<N, DX, DY>(own, full);
+    after[1] = step::<N, BX, BY>(own, full);
     let last = if exact { 5 } else { 4 };
     for k in 2..=last {
-        before[k] = and(&before[1], &step::<DX, DY>(&before[k - 1], full));
-        after[k] = and(&after[1], &step::<BX, BY>(&after[k - 1], full));
+        before[k] = and(&before[1], &step::<N, DX, DY>(&before[k - 1], full));
+        after[k] = and(&after[1], &step::<N, BX, BY>(&after[k - 1], full));
     }
     std::array::from_fn(|y| {
         let mut f = 0;
@@ -293,21 +291,20 @@ fn five_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
 /// The points along `(DX, DY)` in a window of five with exactly three `own` points and the
 /// other two in `open` ∖ `own` (see [`Board::four_window_rows`]), empty or not.
 #[inline(always)]
-fn four_window_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
-    own: &Rows,
-    open: &Rows,
+fn four_window_dir<const N: usize, const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
+    own: &[u32; N],
+    open: &[u32; N],
     full: u32,
-) -> Rows {
-    const N: usize = MAX_SIZE as usize;
+) -> [u32; N] {
     // Windows by their first point s: s + k·(DX, DY) for k in 0..5; o[k] and f[k] at s are
     // the point s + k·(DX, DY).
     let mut o = [*own; 5];
     let mut f = [*open; 5];
     for k in 1..5 {
-        o[k] = step::<BX, BY>(&o[k - 1], full);
-        f[k] = step::<BX, BY>(&f[k - 1], full);
+        o[k] = step::<N, BX, BY>(&o[k - 1], full);
+        f[k] = step::<N, BX, BY>(&f[k - 1], full);
     }
-    let windows: Rows = std::array::from_fn(|y| {
+    let windows: [u32; N] = std::array::from_fn(|y| {
         // A bit-sliced count of the five own bits: three exactly.
         let (a, b, c, d, e) = (o[0][y], o[1][y], o[2][y], o[3][y], o[4][y]);
         let s1 = a ^ b ^ c;
@@ -324,7 +321,7 @@ fn four_window_dir<const DX: i32, const DY: i32, const BX: i32, const BY: i32>(
     let mut found = windows;
     let mut w = windows;
     for _ in 1..5 {
-        w = step::<DX, DY>(&w, full);
+        w = step::<N, DX, DY>(&w, full);
         for y in 0..N {
             found[y] |= w[y];
         }
@@ -355,17 +352,27 @@ impl Board {
     /// direction, the points with `i` own stones running one way and `j` the other, `i + j`
     /// at least 4 (exactly 4 where only exactly five wins).
     pub(crate) fn five_rows(&self, color: u8, rule: Rule) -> Rows {
+        // Boards up to 16 rows (15×15 among them) in four vectors of four rows.
+        if self.n <= 16 {
+            widen(self.five_rows_n::<16>(color, rule))
+        } else {
+            self.five_rows_n::<{ MAX_SIZE as usize }>(color, rule)
+        }
+    }
+
+    /// [`Board::five_rows`] of the first `N` rows (at least `n`).
+    fn five_rows_n<const N: usize>(&self, color: u8, rule: Rule) -> [u32; N] {
         let exact = match rule {
             Rule::Freestyle => false,
             Rule::Standard => true,
             Rule::Renju => color == BLACK,
         };
         let full = self.full_row();
-        let own = &self.stones[usize::from(color - 1)];
-        let h = five_dir::<1, 0, -1, 0>(own, full, exact);
-        let v = five_dir::<0, 1, 0, -1>(own, full, exact);
-        let d = five_dir::<1, 1, -1, -1>(own, full, exact);
-        let a = five_dir::<1, -1, -1, 1>(own, full, exact);
+        let own: [u32; N] = std::array::from_fn(|y| self.stones[usize::from(color - 1)][y]);
+        let h = five_dir::<N, 1, 0, -1, 0>(&own, full, exact);
+        let v = five_dir::<N, 0, 1, 0, -1>(&own, full, exact);
+        let d = five_dir::<N, 1, 1, -1, -1>(&own, full, exact);
+        let a = five_dir::<N, 1, -1, -1, 1>(&own, full, exact);
         let empty = self.empty_rows();
         std::array::from_fn(|y| (h[y] | v[y] | d[y] | a[y]) & empty[y])
     }
@@ -375,16 +382,32 @@ impl Board {
     /// `color` stone leaves a five point in that window. Every point where a stone makes a
     /// four through itself is one of them.
     pub(crate) fn four_window_rows(&self, color: u8) -> Rows {
+        if self.n <= 16 {
+            widen(self.four_window_rows_n::<16>(color))
+        } else {
+            self.four_window_rows_n::<{ MAX_SIZE as usize }>(color)
+        }
+    }
+
+    /// [`Board::four_window_rows`] of the first `N` rows (at least `n`).
+    fn four_window_rows_n<const N: usize>(&self, color: u8) -> [u32; N] {
         let full = self.full_row();
-        let own = &self.stones[usize::from(color - 1)];
-        let empty = self.empty_rows();
-        let open: Rows = std::array::from_fn(|y| own[y] | empty[y]);
-        let h = four_window_dir::<1, 0, -1, 0>(own, &open, full);
-        let v = four_window_dir::<0, 1, 0, -1>(own, &open, full);
-        let d = four_window_dir::<1, 1, -1, -1>(own, &open, full);
-        let a = four_window_dir::<1, -1, -1, 1>(own, &open, full);
+        let own: [u32; N] = std::array::from_fn(|y| self.stones[usize::from(color - 1)][y]);
+        let empty_all = self.empty_rows();
+        let empty: [u32; N] = std::array::from_fn(|y| empty_all[y]);
+        let open: [u32; N] = std::array::from_fn(|y| own[y] | empty[y]);
+        let h = four_window_dir::<N, 1, 0, -1, 0>(&own, &open, full);
+        let v = four_window_dir::<N, 0, 1, 0, -1>(&own, &open, full);
+        let d = four_window_dir::<N, 1, 1, -1, -1>(&own, &open, full);
+        let a = four_window_dir::<N, 1, -1, -1, 1>(&own, &open, full);
         std::array::from_fn(|y| (h[y] | v[y] | d[y] | a[y]) & empty[y])
     }
+}
+
+/// `rows` as all the rows of a board (the rest empty).
+#[inline]
+fn widen<const N: usize>(rows: [u32; N]) -> Rows {
+    std::array::from_fn(|y| rows.get(y).copied().unwrap_or(0))
 }
 
 #[cfg(test)]
