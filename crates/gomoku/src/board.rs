@@ -329,6 +329,145 @@ fn four_window_dir<const N: usize, const DX: i32, const DY: i32, const BX: i32, 
     found
 }
 
+/// A board of at most 15 rows as one 256-bit mask: point `(x, y)` is bit `16·y + x` (bit `i`
+/// of word `i / 64`). Column 15 is never on the board, so that a shift by a whole line
+/// direction (1, 16, 17 or 15 bits) brings in no point from the far side of a row.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Wide([u64; 4]);
+
+impl Wide {
+    #[inline(always)]
+    fn from_rows(rows: &Rows) -> Wide {
+        Wide(std::array::from_fn(|w| {
+            (0..4).fold(0u64, |acc, r| {
+                acc | u64::from(rows[4 * w + r] & 0xFFFF) << (16 * r)
+            })
+        }))
+    }
+
+    #[inline(always)]
+    fn to_rows(self) -> Rows {
+        let mut out = [0u32; MAX_SIZE as usize];
+        for (y, o) in out.iter_mut().enumerate().take(16) {
+            *o = ((self.0[y / 4] >> (16 * (y % 4))) & 0xFFFF) as u32;
+        }
+        out
+    }
+
+    #[inline(always)]
+    fn and(self, o: Wide) -> Wide {
+        Wide(std::array::from_fn(|i| self.0[i] & o.0[i]))
+    }
+
+    #[inline(always)]
+    fn or(self, o: Wide) -> Wide {
+        Wide(std::array::from_fn(|i| self.0[i] | o.0[i]))
+    }
+
+    #[inline(always)]
+    fn xor(self, o: Wide) -> Wide {
+        Wide(std::array::from_fn(|i| self.0[i] ^ o.0[i]))
+    }
+
+    #[inline(always)]
+    fn and_not(self, o: Wide) -> Wide {
+        Wide(std::array::from_fn(|i| self.0[i] & !o.0[i]))
+    }
+
+    /// Every bit moved `k` places up (`k` in 1..64), zeros coming in.
+    #[inline(always)]
+    fn up(self, k: u32) -> Wide {
+        let w = self.0;
+        Wide([
+            w[0] << k,
+            w[1] << k | w[0] >> (64 - k),
+            w[2] << k | w[1] >> (64 - k),
+            w[3] << k | w[2] >> (64 - k),
+        ])
+    }
+
+    /// Every bit moved `k` places down (`k` in 1..64), zeros coming in.
+    #[inline(always)]
+    fn down(self, k: u32) -> Wide {
+        let w = self.0;
+        Wide([
+            w[0] >> k | w[1] << (64 - k),
+            w[1] >> k | w[2] << (64 - k),
+            w[2] >> k | w[3] << (64 - k),
+            w[3] >> k,
+        ])
+    }
+
+    /// One step along direction `D` (0..4: +x, +y, +x+y, +x−y) forward (`fwd`) or back: bit
+    /// `(x, y)` of the result is bit `(x, y) − step` of `self`, within `on` (the board).
+    #[inline(always)]
+    fn step<const D: usize>(self, fwd: bool, on: Wide) -> Wide {
+        let k = [1, 16, 17, 15][D];
+        // +x−y is 1 − 16 bits: down by 15 forward.
+        let moved = match (D == 3, fwd) {
+            (false, true) | (true, false) => self.up(k),
+            (false, false) | (true, true) => self.down(k),
+        };
+        moved.and(on)
+    }
+}
+
+/// [`Board::five_rows`] along direction `D` on a [`Wide`] board.
+#[inline(always)]
+fn five_dir_wide<const D: usize>(own: Wide, on: Wide, exact: bool) -> Wide {
+    let all = Wide([u64::MAX; 4]);
+    let mut before = [all; 6];
+    let mut after = [all; 6];
+    before[1] = own.step::<D>(true, on);
+    after[1] = own.step::<D>(false, on);
+    let last = if exact { 5 } else { 4 };
+    for k in 2..=last {
+        before[k] = before[1].and(before[k - 1].step::<D>(true, on));
+        after[k] = after[1].and(after[k - 1].step::<D>(false, on));
+    }
+    let mut f = Wide([0; 4]);
+    for i in 0..=4 {
+        f = f.or(if exact {
+            before[i]
+                .and_not(before[i + 1])
+                .and(after[4 - i].and_not(after[5 - i]))
+        } else {
+            before[i].and(after[4 - i])
+        });
+    }
+    f
+}
+
+/// [`Board::four_window_rows`] along direction `D` on a [`Wide`] board.
+#[inline(always)]
+fn four_window_dir_wide<const D: usize>(own: Wide, open: Wide, on: Wide) -> Wide {
+    // Windows by their first point s: o[k], f[k] at s are the point s + k steps.
+    let mut o = [own; 5];
+    let mut f = [open; 5];
+    for k in 1..5 {
+        o[k] = o[k - 1].step::<D>(false, on);
+        f[k] = f[k - 1].step::<D>(false, on);
+    }
+    let (a, b, c, d, e) = (o[0], o[1], o[2], o[3], o[4]);
+    let s1 = a.xor(b).xor(c);
+    let c1 = a.and(b).or(c.and(a.xor(b)));
+    let s2 = d.xor(e);
+    let c2 = d.and(e);
+    let bit0 = s1.xor(s2);
+    let carry = s1.and(s2);
+    let bit1 = c1.xor(c2).xor(carry);
+    let bit2 = c1.and(c2).or(carry.and(c1.xor(c2)));
+    let clean = f[0].and(f[1]).and(f[2]).and(f[3]).and(f[4]);
+    let windows = clean.and(bit0).and(bit1).and_not(bit2);
+    let mut found = windows;
+    let mut w = windows;
+    for _ in 1..5 {
+        w = w.step::<D>(true, on);
+        found = found.or(w);
+    }
+    found
+}
+
 impl Board {
     /// Bits `0..n`: the points of one row.
     #[inline]
@@ -352,12 +491,38 @@ impl Board {
     /// direction, the points with `i` own stones running one way and `j` the other, `i + j`
     /// at least 4 (exactly 4 where only exactly five wins).
     pub(crate) fn five_rows(&self, color: u8, rule: Rule) -> Rows {
-        // Boards up to 16 rows (15×15 among them) in four vectors of four rows.
+        if self.n <= 15 {
+            // Boards up to 15×15 as one 256-bit mask.
+            let exact = match rule {
+                Rule::Freestyle => false,
+                Rule::Standard => true,
+                Rule::Renju => color == BLACK,
+            };
+            let (own, empty, on) = self.wide(color);
+            let found = five_dir_wide::<0>(own, on, exact)
+                .or(five_dir_wide::<1>(own, on, exact))
+                .or(five_dir_wide::<2>(own, on, exact))
+                .or(five_dir_wide::<3>(own, on, exact));
+            return found.and(empty).to_rows();
+        }
+        // Boards of 16 rows in four vectors of four rows.
         if self.n <= 16 {
             widen(self.five_rows_n::<16>(color, rule))
         } else {
             self.five_rows_n::<{ MAX_SIZE as usize }>(color, rule)
         }
+    }
+
+    /// A board of at most 15 rows as [`Wide`] masks: `color`'s stones, the empty points, and
+    /// the points of the board.
+    #[inline]
+    fn wide(&self, color: u8) -> (Wide, Wide, Wide) {
+        let full = self.full_row();
+        let on: Rows = std::array::from_fn(|y| if (y as i32) < self.n { full } else { 0 });
+        let on = Wide::from_rows(&on);
+        let own = Wide::from_rows(&self.stones[usize::from(color - 1)]);
+        let occupied = Wide::from_rows(&self.stones[0]).or(Wide::from_rows(&self.stones[1]));
+        (own, on.and_not(occupied), on)
     }
 
     /// [`Board::five_rows`] of the first `N` rows (at least `n`).
@@ -382,6 +547,15 @@ impl Board {
     /// `color` stone leaves a five point in that window. Every point where a stone makes a
     /// four through itself is one of them.
     pub(crate) fn four_window_rows(&self, color: u8) -> Rows {
+        if self.n <= 15 {
+            let (own, empty, on) = self.wide(color);
+            let open = own.or(empty);
+            let found = four_window_dir_wide::<0>(own, open, on)
+                .or(four_window_dir_wide::<1>(own, open, on))
+                .or(four_window_dir_wide::<2>(own, open, on))
+                .or(four_window_dir_wide::<3>(own, open, on));
+            return found.and(empty).to_rows();
+        }
         if self.n <= 16 {
             widen(self.four_window_rows_n::<16>(color))
         } else {
