@@ -311,16 +311,16 @@ impl Lines {
         self.anti[c][(x + y) as usize] &= !(1 << x);
     }
 
-    /// The points at offsets −9..=9 from `(x, y)` along direction `dir` (an index into
+    /// The points at offsets −9..=9 from `(x, y)` along direction `DIR` (an index into
     /// [`DIRS`]) as bits 0..19 (bit 9 is `(x, y)` itself): the `color` stones, and the empty
     /// points; a point off the board is in neither.
-    #[inline]
-    fn line_bits(&self, board: &Board, x: i32, y: i32, dir: usize, color: u8) -> (u32, u32) {
+    #[inline(always)]
+    fn line_bits<const DIR: usize>(&self, board: &Board, x: i32, y: i32, color: u8) -> (u32, u32) {
         const MASK: u64 = (1 << 19) - 1;
         let (c, o) = (usize::from(color - 1), usize::from(other(color) - 1));
         let n = board.n;
         let span = |lo: i32, hi: i32| ((1u64 << (hi + 1)) - (1u64 << lo)) as u32;
-        let (own, theirs, on_board, at) = match dir {
+        let (own, theirs, on_board, at) = match DIR {
             0 => (
                 board.stones[c][y as usize],
                 board.stones[o][y as usize],
@@ -372,43 +372,77 @@ impl Lines {
             Rule::Standard => true,
             Rule::Renju => color == BLACK,
         };
-        for (dir, &(dx, dy)) in DIRS.iter().enumerate() {
-            let (own, empty) = self.line_bits(board, x, y, dir, color);
-            let open = own | empty;
-            // The points reached from (x, y) each way: up to 4, to the first closed one.
-            let up = (!(open >> 10)).trailing_zeros().min(4);
-            let down = (open << 23).leading_ones().min(4);
-            let reach = (((1u32 << up) - 1) << 10) | (((1u32 << down) - 1) << (9 - down));
-            let candidates = empty & reach;
-            if candidates == 0 {
-                continue;
+        if exact {
+            self.fives_along::<0, true>(board, x, y, color, out);
+            self.fives_along::<1, true>(board, x, y, color, out);
+            self.fives_along::<2, true>(board, x, y, color, out);
+            self.fives_along::<3, true>(board, x, y, color, out);
+        } else {
+            self.fives_along::<0, false>(board, x, y, color, out);
+            self.fives_along::<1, false>(board, x, y, color, out);
+            self.fives_along::<2, false>(board, x, y, color, out);
+            self.fives_along::<3, false>(board, x, y, color, out);
+        }
+    }
+
+    /// [`Lines::fives_through`] along direction `DIR` alone (`EXACT`: only exactly five
+    /// wins for `color`).
+    #[inline(always)]
+    fn fives_along<const DIR: usize, const EXACT: bool>(
+        &self,
+        board: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        let (dx, dy) = DIRS[DIR];
+        let (own, empty) = self.line_bits::<DIR>(board, x, y, color);
+        let open = own | empty;
+        // The points reached from (x, y) each way: up to 4, to the first closed one.
+        let up = (!(open >> 10)).trailing_zeros().min(4);
+        let down = (open << 23).leading_ones().min(4);
+        let reach = (((1u32 << up) - 1) << 10) | (((1u32 << down) - 1) << (9 - down));
+        let candidates = empty & reach;
+        if candidates == 0 {
+            return;
+        }
+        // b[k]: the k points before bit i are all own; a[k] those after.
+        let (b1, a1) = (own << 1, own >> 1);
+        let (b2, a2) = (b1 & own << 2, a1 & own >> 2);
+        let (b3, a3) = (b2 & own << 3, a2 & own >> 3);
+        let (b4, a4) = (b3 & own << 4, a3 & own >> 4);
+        let five = if EXACT {
+            let (b5, a5) = (b4 & own << 5, a4 & own >> 5);
+            (!b1 & a4 & !a5)
+                | (b1 & !b2 & a3 & !a4)
+                | (b2 & !b3 & a2 & !a3)
+                | (b3 & !b4 & a1 & !a2)
+                | (b4 & !b5 & !a1)
+        } else {
+            a4 | (b1 & a3) | (b2 & a2) | (b3 & a1) | b4
+        } & candidates;
+        if five == 0 {
+            return;
+        }
+        // The lower side nearest first (bits 8 down to 5), then the upper (10 up to 13).
+        let mut below = five & 0x1FF;
+        while below != 0 {
+            let bit = 31 - below.leading_zeros() as i32;
+            below &= !(1 << bit);
+            let k = bit - 9;
+            let q = (x + k * dx, y + k * dy);
+            if !out.contains(&q) {
+                out.push(q);
             }
-            // before[k]: the k points before bit i are all own; after[k] those after.
-            let mut before = [u32::MAX; 6];
-            let mut after = [u32::MAX; 6];
-            for k in 1..6 {
-                before[k] = before[k - 1] & own << k;
-                after[k] = after[k - 1] & own >> k;
-            }
-            let mut five = 0;
-            for i in 0..=4 {
-                five |= if exact {
-                    before[i] & !before[i + 1] & after[4 - i] & !after[5 - i]
-                } else {
-                    before[i] & after[4 - i]
-                };
-            }
-            five &= candidates;
-            if five == 0 {
-                continue;
-            }
-            for k in (-4..=-1).rev().chain(1..=4) {
-                if five & 1 << (9 + k) != 0 {
-                    let q = (x + k * dx, y + k * dy);
-                    if !out.contains(&q) {
-                        out.push(q);
-                    }
-                }
+        }
+        let mut above = five >> 10;
+        while above != 0 {
+            let k = above.trailing_zeros() as i32 + 1;
+            above &= above - 1;
+            let q = (x + k * dx, y + k * dy);
+            if !out.contains(&q) {
+                out.push(q);
             }
         }
     }
