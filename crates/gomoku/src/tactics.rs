@@ -75,8 +75,20 @@ pub enum VcfResult {
     Unknown,
 }
 
+/// The lists of one VCF node: the attacker's moves, the five points of one of them, the
+/// defender's five points after its block, and per move its five points (count and first).
+#[derive(Default)]
+struct Lists {
+    moves: Vec<(i32, i32)>,
+    fives: Vec<(i32, i32)>,
+    counter: Vec<(i32, i32)>,
+    made: Vec<(usize, (i32, i32))>,
+}
+
 /// Scratch state of one VCF search.
 struct Vcf {
+    /// Lists of finished nodes, to be used again.
+    spare: Vec<Lists>,
     board: Board,
     /// `board` along the other directions.
     lines: Lines,
@@ -472,13 +484,35 @@ impl Vcf {
         if self.failed.contains(&self.hash) {
             return false;
         }
+        // Lists of this node, taken from (and given back to) the spare ones: no allocation
+        // a node.
+        let mut lists = self.spare.pop().unwrap_or_default();
+        let found = self.search_with(defender_fives, depth, &mut lists);
+        self.spare.push(lists);
+        found
+    }
+
+    /// [`Vcf::search`] past its cut-offs, with `lists` to fill.
+    fn search_with(
+        &mut self,
+        defender_fives: &[(i32, i32)],
+        depth: u32,
+        lists: &mut Lists,
+    ) -> bool {
+        let Lists {
+            moves,
+            fives,
+            counter,
+            made,
+        } = lists;
+        moves.clear();
+        made.clear();
         let a = self.attacker;
         let d = other(a);
         let rule = self.rule;
-        let mut moves = Vec::new();
         match defender_fives.len() {
             // The attacker's five points were all blocked on the way here.
-            0 => self.board.four_moves_without_five(a, rule, &mut moves),
+            0 => self.board.four_moves_without_five(a, rule, moves),
             1 => {
                 // The attacker must block; only a block that is itself a four continues.
                 let (x, y) = defender_fives[0];
@@ -488,9 +522,8 @@ impl Vcf {
             }
             _ => {}
         }
-        let mut fives = Vec::new();
-        // Per move (when there are several): how many five points it makes, and the first.
-        let mut made = Vec::new();
+        // Per move (when there are several), in `made`: how many five points it makes, and
+        // the first.
         if moves.len() > 1 {
             // A four that leaves two five points (or, renju, a block black may not play)
             // wins at once: those first, before any four that needs a longer line.
@@ -499,8 +532,7 @@ impl Vcf {
                 self.board.set(x, y, a);
                 self.lines.set(x, y, a);
                 fives.clear();
-                self.lines
-                    .fives_through(&self.board, x, y, a, rule, &mut fives);
+                self.lines.fives_through(&self.board, x, y, a, rule, fives);
                 let wins = fives.len() >= 2
                     || (fives.len() == 1 && !self.board.may_play(fives[0].0, fives[0].1, d, rule));
                 self.board.clear(x, y);
@@ -517,7 +549,6 @@ impl Vcf {
         }
         let cut_before = self.cut;
         self.cut = false;
-        let mut counter = Vec::new();
         for (i, &(x, y)) in moves.iter().enumerate() {
             self.play(x, y, a);
             // The board is as it was when `made` was filled.
@@ -525,8 +556,7 @@ impl Vcf {
                 Some(&m) => m,
                 None => {
                     fives.clear();
-                    self.lines
-                        .fives_through(&self.board, x, y, a, rule, &mut fives);
+                    self.lines.fives_through(&self.board, x, y, a, rule, fives);
                     (fives.len(), fives.first().copied().unwrap_or_default())
                 }
             };
@@ -543,12 +573,11 @@ impl Vcf {
                         self.play(bx, by, d);
                         counter.clear();
                         self.lines
-                            .fives_through(&self.board, bx, by, d, rule, &mut counter);
+                            .fives_through(&self.board, bx, by, d, rule, counter);
                         let start = self.line.len();
                         self.line.push(GomokuMove::new(x as u8, y as u8));
                         self.line.push(GomokuMove::new(bx as u8, by as u8));
-                        let c = counter.clone();
-                        let won = self.search(&c, depth + 2);
+                        let won = self.search(counter, depth + 2);
                         if !won {
                             self.line.truncate(start);
                         }
@@ -629,6 +658,7 @@ fn vcf_with(
     let b = *board;
     let hash = board_hash(&b);
     let mut s = Vcf {
+        spare: Vec::new(),
         board: b,
         lines: Lines::new(&b),
         rule,
