@@ -1096,6 +1096,19 @@ impl<G: Game> Search<G> {
         let mut fallback_score = f32::NEG_INFINITY;
         for (i, e) in edges.iter().enumerate() {
             let ne = e.n + e.vl;
+            if e.child == NONE {
+                // No child yet, so nothing proven: FPU or the visits in flight.
+                let score = if ne == 0 {
+                    fpu + c * e.prior
+                } else {
+                    (e.w - vl * e.vl as f32) / ne as f32 + c * e.prior / (1 + ne) as f32
+                };
+                if score > best_score || best == usize::MAX {
+                    best_score = score;
+                    best = f + i;
+                }
+                continue;
+            }
             let proven = self.edge_proven(e, node.side);
             let score = if ne == 0 {
                 // A child already known to end the game has an exact value, not FPU.
