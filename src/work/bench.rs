@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 pub enum BenchWhat {
     /// Xiangqi move generation: perft nodes/s from the start position.
     Perft,
-    /// Search simulations/s with the uniform evaluator (no network).
+    /// Search simulations/s with the uniform evaluator (no network): the default search on
+    /// each game, and the Gomoku play search (tactics on) on four middle-game positions of the
+    /// must-defend set, 20,000 simulations each (`--quick`: 2,000).
     Search,
     /// Network positions/s (inference) and samples/s (training), effective GFLOP/s (also per
     /// 3×3 convolution algorithm, and per layer type of the training step: a trunk 3×3
@@ -105,7 +107,7 @@ fn search(quick: bool) -> Result<()> {
     search_one("xiangqi-mid", mid.current(), sims, runs)?;
     let c4 = Connect4::new(&Connect4Config);
     search_one("connect4", &c4, sims, runs)?;
-    Ok(())
+    gomoku_play_search(quick)
 }
 
 /// VCF positions of `crates/gomoku/tests/data/vcf.txt` (rule, size, side, plies, stones).
@@ -180,6 +182,73 @@ fn tactics(quick: bool) -> Result<()> {
 /// (`crates/gomoku/tests/data/rapfi-wins.tsv`: moves, side, `+MN`, note).
 const RAPFI_WINS: &str = include_str!("../../crates/gomoku/tests/data/rapfi-wins.tsv");
 
+/// Gomoku 15×15 positions where the side to move has to defend, classified by Rapfi
+/// (`crates/gomoku/tests/data/must-defend.tsv`: moves, side, defences, candidates, note).
+const MUST_DEFEND: &str = include_str!("../../crates/gomoku/tests/data/must-defend.tsv");
+
+/// The rows of a Gomoku position file (`x,y` moves from the empty 15×15 freestyle board in
+/// the first tab-separated column; `#` comments and the `moves` header skipped): each
+/// position and the row's columns.
+fn gomoku_rows(text: &'static str) -> Result<Vec<(Gomoku, Vec<&'static str>)>> {
+    let mut out = Vec::new();
+    for row in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t"))
+    {
+        let f: Vec<&str> = row.split('\t').collect();
+        let mut pos = Gomoku::new(&GomokuConfig::default());
+        for t in f[0].split_whitespace() {
+            let mv = pos.parse_move(t)?;
+            pos.play(mv).map_err(|e| anyhow::anyhow!("{row}: {e}"))?;
+        }
+        out.push((pos, f));
+    }
+    Ok(out)
+}
+
+/// The must-defend rows (0-based) whose positions `search-gomoku15-play` searches: middle
+/// games of 18 to 36 stones that the search does not decide within its simulations.
+const PLAY_SEARCH_ROWS: [usize; 4] = [0, 1, 6, 7];
+
+/// The Gomoku play search (the preset every program uses: the decisive-move check, VCF at
+/// every node, VCT at the root and after each root move, the solver) with the uniform
+/// evaluator on one thread, one search of each [`PLAY_SEARCH_ROWS`] position: what a search
+/// costs besides its evaluator.
+fn gomoku_play_search(quick: bool) -> Result<()> {
+    let sims = if quick { 2_000 } else { 20_000 };
+    let rows = gomoku_rows(MUST_DEFEND)?;
+    let config = <Gomoku as alphazero_registry::Registered>::play_search();
+    let (mut total, mut seconds) = (0u64, 0.0);
+    for &i in &PLAY_SEARCH_ROWS {
+        let (pos, _) = rows
+            .get(i)
+            .with_context(|| format!("must-defend row {i}"))?;
+        let r = bench_simulations(
+            pos,
+            &config,
+            &SearchBudget::simulations(sims),
+            &UniformEvaluator,
+            1,
+        )?;
+        eprintln!(
+            "search gomoku15-play: must-defend row {i} ({} stones): {} simulations in {:.3} s, \
+             {:.0} a second",
+            pos.stone_count(),
+            r.simulations,
+            r.seconds,
+            r.sims_per_sec
+        );
+        total += r.simulations;
+        seconds += r.seconds;
+    }
+    line(
+        "search-gomoku15-play",
+        total as f64 / seconds.max(1e-9),
+        "sims/s",
+    );
+    Ok(())
+}
+
 /// The play search's root VCT ([`alphazero_game::Game::root_tactical_proof`] at the Gomoku
 /// preset's budget) on Rapfi's proven wins: how many it proves, by Rapfi's length of the win,
 /// and its time per position; then on the must-defend positions, where the side to move has
@@ -188,23 +257,7 @@ fn gomoku_vct(quick: bool) -> Result<()> {
     let budget = <Gomoku as alphazero_registry::Registered>::play_search()
         .root_tactical_budget
         .context("the Gomoku play search has a root VCT")?;
-    fn parse(text: &'static str) -> Result<Vec<(Gomoku, Vec<&'static str>)>> {
-        let mut out = Vec::new();
-        for row in text
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.starts_with("moves\t"))
-        {
-            let f: Vec<&str> = row.split('\t').collect();
-            let mut pos = Gomoku::new(&GomokuConfig::default());
-            for t in f[0].split_whitespace() {
-                let mv = pos.parse_move(t)?;
-                pos.play(mv).map_err(|e| anyhow::anyhow!("{row}: {e}"))?;
-            }
-            out.push((pos, f));
-        }
-        Ok(out)
-    }
-    let mut wins = parse(RAPFI_WINS)?;
+    let mut wins = gomoku_rows(RAPFI_WINS)?;
     if quick {
         wins.truncate(100);
     }
@@ -231,9 +284,7 @@ fn gomoku_vct(quick: bool) -> Result<()> {
         "%",
     );
     line("vct-rapfi-wins-per-position", ms, "ms");
-    let open = parse(include_str!(
-        "../../crates/gomoku/tests/data/must-defend.tsv"
-    ))?;
+    let open = gomoku_rows(MUST_DEFEND)?;
     let start = Instant::now();
     for (pos, _) in &open {
         let _ = pos.root_tactical_proof(budget);

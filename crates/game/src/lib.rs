@@ -233,6 +233,13 @@ pub trait Game: Clone + Eq + Hash + Debug + Display + Send + Sync + 'static {
         true
     }
 
+    /// Whether some legal move here may end the game at once (what [`Game::adjudicate`] would
+    /// say of the position after it). `false` promises that no move does, so that a search's
+    /// decisive-move check need not play each one to see. Default `true`.
+    fn may_end_in_one(&self) -> bool {
+        true
+    }
+
     /// Whether `mv` is legal here. Must agree with [`Game::legal_moves`].
     fn is_legal(&self, mv: Self::Move) -> bool {
         let mut v = Vec::new();

@@ -512,7 +512,8 @@ impl Game for Gomoku {
         if self.outcome.is_some() {
             return None;
         }
-        match self.forced_moves() {
+        let forced = self.forced_moves();
+        match forced {
             Some((moves, Some(Outcome::Win))) => {
                 return Some(TacticalProof {
                     outcome: Outcome::Win,
@@ -532,7 +533,13 @@ impl Game for Gomoku {
         if budget == 0 {
             return None;
         }
-        match self.vcf(budget) {
+        let vcf = if forced.is_none() {
+            // Neither side has a five point: the VCF need not look for them again.
+            tactics::vcf_without_fives(&self.board, self.config.rule, self.side, budget).0
+        } else {
+            self.vcf(budget)
+        };
+        match vcf {
             VcfResult::Win(line) => Some(TacticalProof {
                 outcome: Outcome::Win,
                 best: line.first().copied(),
@@ -611,6 +618,20 @@ impl Game for Gomoku {
             budget,
         );
         found.is_some() || nodes >= budget
+    }
+
+    /// A move ends the game when it makes five (a five point of the side to move), is one of
+    /// black's renju fouls, or fills the board: `false` when the side to move has no five
+    /// point, is not black under renju, and more than one point is empty.
+    fn may_end_in_one(&self) -> bool {
+        self.outcome.is_some()
+            || (self.config.rule == Rule::Renju && self.side == Side::First)
+            || self.stone_count() + 1 >= self.size() * self.size()
+            || self
+                .board
+                .five_rows(color_of(self.side), self.config.rule)
+                .iter()
+                .any(|&r| r != 0)
     }
 
     fn is_legal(&self, mv: GomokuMove) -> bool {

@@ -16,10 +16,11 @@
 //! Standard: only exactly five wins, for both sides.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use alphazero_game::Side;
 
-use crate::board::{Board, BLACK, EMPTY, WALL, WHITE};
+use crate::board::{Board, Rows, BLACK, EMPTY, WALL, WHITE};
 use crate::{GomokuMove, Rule, MAX_SIZE};
 
 /// The four line directions: horizontal, vertical, diagonal, anti-diagonal.
@@ -38,6 +39,29 @@ fn other(color: u8) -> u8 {
     BLACK + WHITE - color
 }
 
+/// Hashes the tables' keys, Zobrist hashes that are random already, as they are.
+#[derive(Default, Clone, Copy)]
+struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+/// A table keyed by Zobrist hashes.
+type ZobristBuild = BuildHasherDefault<ZobristHasher>;
+
 /// What [`Board::vcf`]-style searches report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum VcfResult {
@@ -51,14 +75,28 @@ pub enum VcfResult {
     Unknown,
 }
 
+/// The lists of one VCF node: the attacker's moves, the five points of one of them, the
+/// defender's five points after its block, and per move its five points (count and first).
+#[derive(Default)]
+struct Lists {
+    moves: Vec<(i32, i32)>,
+    fives: Vec<(i32, i32)>,
+    counter: Vec<(i32, i32)>,
+    made: Vec<(usize, (i32, i32))>,
+}
+
 /// Scratch state of one VCF search.
 struct Vcf {
+    /// Lists of finished nodes, to be used again.
+    spare: Vec<Lists>,
     board: Board,
+    /// `board` along the other directions.
+    lines: Lines,
     rule: Rule,
     attacker: u8,
     nodes: u32,
     budget: u32,
-    failed: HashSet<u64>,
+    failed: HashSet<u64, ZobristBuild>,
     hash: u64,
     line: Vec<GomokuMove>,
     /// Set when a subtree was cut by the budget (so "no win" is not a proof).
@@ -111,56 +149,10 @@ impl Board {
         }
     }
 
-    /// The empty points on the four lines through `(x, y)` (within distance 4) where a
-    /// `color` stone would complete a winning row along that line, appended to `out` without
-    /// duplicates. With a `color` stone on `(x, y)` these are the five points it created.
-    fn fives_through(&self, x: i32, y: i32, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
-        for &(dx, dy) in &DIRS {
-            for s in [-1, 1] {
-                for k in 1..=4 {
-                    let (qx, qy) = (x + s * k * dx, y + s * k * dy);
-                    match self.get(qx, qy) {
-                        EMPTY => {
-                            if self.wins_along(qx, qy, dx, dy, color, rule)
-                                && !out.contains(&(qx, qy))
-                            {
-                                out.push((qx, qy));
-                            }
-                        }
-                        c if c == color => {}
-                        _ => break,
-                    }
-                }
-            }
-        }
-    }
-
     /// Every empty point where a `color` stone would win now, in row order.
     pub(crate) fn five_points(&self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
-        let n = self.n;
-        let own = &self.stones[usize::from(color - 1)];
-        for y in 0..n {
-            // Only points within distance 4 of an own stone can win.
-            let mut rows = 0u32;
-            for r in (y - 4).max(0)..=(y + 4).min(n - 1) {
-                rows |= own[r as usize];
-            }
-            if rows == 0 {
-                continue;
-            }
-            let spread = rows | rows << 1 | rows << 2 | rows << 3 | rows << 4;
-            let spread = spread | rows >> 1 | rows >> 2 | rows >> 3 | rows >> 4;
-            let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
-            let mut free = spread & !occupied & ((1u64 << n) - 1) as u32;
-            while free != 0 {
-                let x = free.trailing_zeros() as i32;
-                free &= free - 1;
-                if self.wins_at(x, y, color, rule) {
-                    out.push((x, y));
-                }
-            }
-        }
+        push_points(&self.five_rows(color, rule), self.n, out);
     }
 
     /// Whether a `color` stone on the empty point `(x, y)` makes a four in some direction
@@ -211,28 +203,258 @@ impl Board {
     }
 
     /// The empty points where `color` makes a four (renju: not forbidden for black), in row
-    /// order. Only points within distance 2 of a `color` stone can make a four.
+    /// order. Where `color` has no five point yet, a four is made in a window of five points
+    /// with three `color` stones and two empty ones ([`Board::four_window_rows`]); where five
+    /// or more wins for `color` every such point makes one, otherwise each is checked.
     pub(crate) fn four_moves(&mut self, color: u8, rule: Rule, out: &mut Vec<(i32, i32)>) {
         out.clear();
         let n = self.n;
-        let own = self.stones[usize::from(color - 1)];
-        for y in 0..n {
-            let mut rows = 0u32;
-            for r in (y - 2).max(0)..=(y + 2).min(n - 1) {
-                rows |= own[r as usize];
+        if self.five_rows(color, rule).iter().any(|&r| r != 0) {
+            // An existing five point counts for every stone near it: the point-wise test.
+            let own = self.stones[usize::from(color - 1)];
+            for y in 0..n {
+                let mut rows = 0u32;
+                for r in (y - 2).max(0)..=(y + 2).min(n - 1) {
+                    rows |= own[r as usize];
+                }
+                let spread = rows | rows << 1 | rows << 2 | rows >> 1 | rows >> 2;
+                let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
+                let mut free = spread & !occupied & self.full_row();
+                while free != 0 {
+                    let x = free.trailing_zeros() as i32;
+                    free &= free - 1;
+                    if self.makes_four(x, y, color, rule) && self.may_play(x, y, color, rule) {
+                        out.push((x, y));
+                    }
+                }
             }
-            if rows == 0 {
-                continue;
-            }
-            let spread = rows | rows << 1 | rows << 2 | rows >> 1 | rows >> 2;
-            let occupied = self.stones[0][y as usize] | self.stones[1][y as usize];
-            let mut free = spread & !occupied & ((1u64 << n) - 1) as u32;
+            return;
+        }
+        self.four_moves_without_five(color, rule, out);
+    }
+
+    /// [`Board::four_moves`] where `color` is known to have no five point (so every four is
+    /// made in a window of [`Board::four_window_rows`]).
+    pub(crate) fn four_moves_without_five(
+        &mut self,
+        color: u8,
+        rule: Rule,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        out.clear();
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        let windows = self.four_window_rows(color);
+        for (y, &row) in windows.iter().enumerate().take(self.n as usize) {
+            let mut free = row;
             while free != 0 {
                 let x = free.trailing_zeros() as i32;
                 free &= free - 1;
-                if self.makes_four(x, y, color, rule) && self.may_play(x, y, color, rule) {
+                let y = y as i32;
+                if (!exact || self.makes_four(x, y, color, rule))
+                    && self.may_play(x, y, color, rule)
+                {
                     out.push((x, y));
                 }
+            }
+        }
+    }
+}
+
+/// The points of `rows` (bits `0..n` of rows `0..n`), in row order, appended to `out`.
+fn push_points(rows: &Rows, n: i32, out: &mut Vec<(i32, i32)>) {
+    for (y, &row) in rows.iter().enumerate().take(n as usize) {
+        let mut bits = row;
+        while bits != 0 {
+            let x = bits.trailing_zeros() as i32;
+            bits &= bits - 1;
+            out.push((x, y as i32));
+        }
+    }
+}
+
+/// The stones of a [`Board`] along its other three directions, kept beside it by the VCF so
+/// that the line through a point is one shift away in every direction: `cols[c][x]` has bit
+/// `y`, `diag[c][x − y + 19]` and `anti[c][x + y]` bit `x` for a stone of colour `c + 1` on
+/// `(x, y)`.
+#[derive(Clone, Copy)]
+struct Lines {
+    cols: [[u32; MAX_SIZE as usize]; 2],
+    diag: [[u32; 2 * MAX_SIZE as usize]; 2],
+    anti: [[u32; 2 * MAX_SIZE as usize]; 2],
+}
+
+impl Lines {
+    fn new(board: &Board) -> Self {
+        let mut lines = Lines {
+            cols: [[0; MAX_SIZE as usize]; 2],
+            diag: [[0; 2 * MAX_SIZE as usize]; 2],
+            anti: [[0; 2 * MAX_SIZE as usize]; 2],
+        };
+        for c in [BLACK, WHITE] {
+            for (y, &row) in board.stones[usize::from(c - 1)].iter().enumerate() {
+                let mut bits = row;
+                while bits != 0 {
+                    let x = bits.trailing_zeros() as i32;
+                    bits &= bits - 1;
+                    lines.set(x, y as i32, c);
+                }
+            }
+        }
+        lines
+    }
+
+    #[inline]
+    fn set(&mut self, x: i32, y: i32, color: u8) {
+        let c = usize::from(color - 1);
+        self.cols[c][x as usize] |= 1 << y;
+        self.diag[c][(x - y + MAX_SIZE as i32 - 1) as usize] |= 1 << x;
+        self.anti[c][(x + y) as usize] |= 1 << x;
+    }
+
+    #[inline]
+    fn clear(&mut self, x: i32, y: i32, color: u8) {
+        let c = usize::from(color - 1);
+        self.cols[c][x as usize] &= !(1 << y);
+        self.diag[c][(x - y + MAX_SIZE as i32 - 1) as usize] &= !(1 << x);
+        self.anti[c][(x + y) as usize] &= !(1 << x);
+    }
+
+    /// The points at offsets −9..=9 from `(x, y)` along direction `DIR` (an index into
+    /// [`DIRS`]) as bits 0..19 (bit 9 is `(x, y)` itself): the `color` stones, and the empty
+    /// points; a point off the board is in neither.
+    #[inline(always)]
+    fn line_bits<const DIR: usize>(&self, board: &Board, x: i32, y: i32, color: u8) -> (u32, u32) {
+        const MASK: u64 = (1 << 19) - 1;
+        let (c, o) = (usize::from(color - 1), usize::from(other(color) - 1));
+        let n = board.n;
+        let span = |lo: i32, hi: i32| ((1u64 << (hi + 1)) - (1u64 << lo)) as u32;
+        let (own, theirs, on_board, at) = match DIR {
+            0 => (
+                board.stones[c][y as usize],
+                board.stones[o][y as usize],
+                board.full_row(),
+                x,
+            ),
+            1 => (
+                self.cols[c][x as usize],
+                self.cols[o][x as usize],
+                board.full_row(),
+                y,
+            ),
+            2 => {
+                let d = x - y;
+                let i = (d + MAX_SIZE as i32 - 1) as usize;
+                let on = span(d.max(0), (n - 1 + d).min(n - 1));
+                (self.diag[c][i], self.diag[o][i], on, x)
+            }
+            _ => {
+                let s = x + y;
+                let i = s as usize;
+                let on = span((s - (n - 1)).max(0), s.min(n - 1));
+                (self.anti[c][i], self.anti[o][i], on, x)
+            }
+        };
+        let empty = on_board & !(own | theirs);
+        (
+            ((u64::from(own) << 9 >> at) & MASK) as u32,
+            ((u64::from(empty) << 9 >> at) & MASK) as u32,
+        )
+    }
+
+    /// The empty points on the four lines through `(x, y)` of `board` (within distance 4, up
+    /// to the first point that is neither empty nor `color`) where a `color` stone would
+    /// complete a winning row along that line, appended to `out` without duplicates (by
+    /// direction, the lower side first, nearest first). With a `color` stone on `(x, y)`
+    /// these are the five points it created.
+    fn fives_through(
+        &self,
+        board: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        rule: Rule,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        let exact = match rule {
+            Rule::Freestyle => false,
+            Rule::Standard => true,
+            Rule::Renju => color == BLACK,
+        };
+        if exact {
+            self.fives_along::<0, true>(board, x, y, color, out);
+            self.fives_along::<1, true>(board, x, y, color, out);
+            self.fives_along::<2, true>(board, x, y, color, out);
+            self.fives_along::<3, true>(board, x, y, color, out);
+        } else {
+            self.fives_along::<0, false>(board, x, y, color, out);
+            self.fives_along::<1, false>(board, x, y, color, out);
+            self.fives_along::<2, false>(board, x, y, color, out);
+            self.fives_along::<3, false>(board, x, y, color, out);
+        }
+    }
+
+    /// [`Lines::fives_through`] along direction `DIR` alone (`EXACT`: only exactly five
+    /// wins for `color`).
+    #[inline(always)]
+    fn fives_along<const DIR: usize, const EXACT: bool>(
+        &self,
+        board: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        out: &mut Vec<(i32, i32)>,
+    ) {
+        let (dx, dy) = DIRS[DIR];
+        let (own, empty) = self.line_bits::<DIR>(board, x, y, color);
+        let open = own | empty;
+        // The points reached from (x, y) each way: up to 4, to the first closed one.
+        let up = (!(open >> 10)).trailing_zeros().min(4);
+        let down = (open << 23).leading_ones().min(4);
+        let reach = (((1u32 << up) - 1) << 10) | (((1u32 << down) - 1) << (9 - down));
+        let candidates = empty & reach;
+        if candidates == 0 {
+            return;
+        }
+        // b[k]: the k points before bit i are all own; a[k] those after.
+        let (b1, a1) = (own << 1, own >> 1);
+        let (b2, a2) = (b1 & own << 2, a1 & own >> 2);
+        let (b3, a3) = (b2 & own << 3, a2 & own >> 3);
+        let (b4, a4) = (b3 & own << 4, a3 & own >> 4);
+        let five = if EXACT {
+            let (b5, a5) = (b4 & own << 5, a4 & own >> 5);
+            (!b1 & a4 & !a5)
+                | (b1 & !b2 & a3 & !a4)
+                | (b2 & !b3 & a2 & !a3)
+                | (b3 & !b4 & a1 & !a2)
+                | (b4 & !b5 & !a1)
+        } else {
+            a4 | (b1 & a3) | (b2 & a2) | (b3 & a1) | b4
+        } & candidates;
+        if five == 0 {
+            return;
+        }
+        // The lower side nearest first (bits 8 down to 5), then the upper (10 up to 13).
+        let mut below = five & 0x1FF;
+        while below != 0 {
+            let bit = 31 - below.leading_zeros() as i32;
+            below &= !(1 << bit);
+            let k = bit - 9;
+            let q = (x + k * dx, y + k * dy);
+            if !out.contains(&q) {
+                out.push(q);
+            }
+        }
+        let mut above = five >> 10;
+        while above != 0 {
+            let k = above.trailing_zeros() as i32 + 1;
+            above &= above - 1;
+            let q = (x + k * dx, y + k * dy);
+            if !out.contains(&q) {
+                out.push(q);
             }
         }
     }
@@ -241,12 +463,14 @@ impl Board {
 impl Vcf {
     fn play(&mut self, x: i32, y: i32, color: u8) {
         self.board.set(x, y, color);
+        self.lines.set(x, y, color);
         self.hash ^= key(color, x, y);
         self.nodes += 1;
     }
 
     fn undo(&mut self, x: i32, y: i32, color: u8) {
         self.board.clear(x, y);
+        self.lines.clear(x, y, color);
         self.hash ^= key(color, x, y);
     }
 
@@ -260,12 +484,35 @@ impl Vcf {
         if self.failed.contains(&self.hash) {
             return false;
         }
+        // Lists of this node, taken from (and given back to) the spare ones: no allocation
+        // a node.
+        let mut lists = self.spare.pop().unwrap_or_default();
+        let found = self.search_with(defender_fives, depth, &mut lists);
+        self.spare.push(lists);
+        found
+    }
+
+    /// [`Vcf::search`] past its cut-offs, with `lists` to fill.
+    fn search_with(
+        &mut self,
+        defender_fives: &[(i32, i32)],
+        depth: u32,
+        lists: &mut Lists,
+    ) -> bool {
+        let Lists {
+            moves,
+            fives,
+            counter,
+            made,
+        } = lists;
+        moves.clear();
+        made.clear();
         let a = self.attacker;
         let d = other(a);
         let rule = self.rule;
-        let mut moves = Vec::new();
         match defender_fives.len() {
-            0 => self.board.four_moves(a, rule, &mut moves),
+            // The attacker's five points were all blocked on the way here.
+            0 => self.board.four_moves_without_five(a, rule, moves),
             1 => {
                 // The attacker must block; only a block that is itself a four continues.
                 let (x, y) = defender_fives[0];
@@ -275,35 +522,48 @@ impl Vcf {
             }
             _ => {}
         }
-        let mut fives = Vec::new();
+        // Per move (when there are several), in `made`: how many five points it makes, and
+        // the first.
         if moves.len() > 1 {
             // A four that leaves two five points (or, renju, a block black may not play)
             // wins at once: those first, before any four that needs a longer line.
-            let mut at_once = Vec::with_capacity(moves.len());
-            for &(x, y) in &moves {
+            let mut first_win = None;
+            for (i, &(x, y)) in moves.iter().enumerate() {
                 self.board.set(x, y, a);
+                self.lines.set(x, y, a);
                 fives.clear();
-                self.board.fives_through(x, y, a, rule, &mut fives);
+                self.lines.fives_through(&self.board, x, y, a, rule, fives);
                 let wins = fives.len() >= 2
                     || (fives.len() == 1 && !self.board.may_play(fives[0].0, fives[0].1, d, rule));
                 self.board.clear(x, y);
-                at_once.push(wins);
+                self.lines.clear(x, y, a);
+                made.push((fives.len(), fives.first().copied().unwrap_or_default()));
+                if wins && first_win.is_none() {
+                    first_win = Some(i);
+                }
             }
-            if let Some(i) = at_once.iter().position(|&w| w) {
+            if let Some(i) = first_win {
                 moves.swap(0, i);
+                made.swap(0, i);
             }
         }
         let cut_before = self.cut;
         self.cut = false;
-        let mut counter = Vec::new();
-        for &(x, y) in &moves {
+        for (i, &(x, y)) in moves.iter().enumerate() {
             self.play(x, y, a);
-            fives.clear();
-            self.board.fives_through(x, y, a, rule, &mut fives);
-            let won = match fives.len() {
+            // The board is as it was when `made` was filled.
+            let (count, first) = match made.get(i) {
+                Some(&m) => m,
+                None => {
+                    fives.clear();
+                    self.lines.fives_through(&self.board, x, y, a, rule, fives);
+                    (fives.len(), fives.first().copied().unwrap_or_default())
+                }
+            };
+            let won = match count {
                 0 => false,
                 1 => {
-                    let (bx, by) = fives[0];
+                    let (bx, by) = first;
                     if !self.board.may_play(bx, by, d, rule) {
                         // Renju: black may not block on a forbidden point.
                         self.line.push(GomokuMove::new(x as u8, y as u8));
@@ -312,12 +572,12 @@ impl Vcf {
                     } else {
                         self.play(bx, by, d);
                         counter.clear();
-                        self.board.fives_through(bx, by, d, rule, &mut counter);
+                        self.lines
+                            .fives_through(&self.board, bx, by, d, rule, counter);
                         let start = self.line.len();
                         self.line.push(GomokuMove::new(x as u8, y as u8));
                         self.line.push(GomokuMove::new(bx as u8, by as u8));
-                        let c = counter.clone();
-                        let won = self.search(&c, depth + 2);
+                        let won = self.search(counter, depth + 2);
                         if !won {
                             self.line.truncate(start);
                         }
@@ -357,27 +617,60 @@ pub(crate) fn vcf(board: &Board, rule: Rule, attacker: Side, budget: u32) -> (Vc
     }
     let mut defender = Vec::new();
     b.five_points(d, rule, &mut defender);
+    vcf_with(&b, rule, attacker, budget, &defender)
+}
+
+/// [`vcf`] where neither side has a five point.
+pub(crate) fn vcf_without_fives(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    budget: u32,
+) -> (VcfResult, u32) {
+    vcf_with(board, rule, attacker, budget, &[])
+}
+
+/// Stones of `board` hashed with the tables' keys.
+fn board_hash(board: &Board) -> u64 {
     let mut hash = 0;
-    for y in 0..b.n {
-        for x in 0..b.n {
-            let c = b.get(x, y);
-            if c != EMPTY {
-                hash ^= key(c, x, y);
+    for c in [BLACK, WHITE] {
+        for (y, &row) in board.stones[usize::from(c - 1)].iter().enumerate() {
+            let mut bits = row;
+            while bits != 0 {
+                let x = bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                hash ^= key(c, x, y as i32);
             }
         }
     }
+    hash
+}
+
+/// [`vcf`] where the attacker has no five point and `defender` are the defender's.
+fn vcf_with(
+    board: &Board,
+    rule: Rule,
+    attacker: Side,
+    budget: u32,
+    defender: &[(i32, i32)],
+) -> (VcfResult, u32) {
+    let a = color_of(attacker);
+    let b = *board;
+    let hash = board_hash(&b);
     let mut s = Vcf {
+        spare: Vec::new(),
         board: b,
+        lines: Lines::new(&b),
         rule,
         attacker: a,
         nodes: 0,
         budget,
-        failed: HashSet::new(),
+        failed: HashSet::default(),
         hash,
         line: Vec::new(),
         cut: false,
     };
-    let result = if s.search(&defender, 0) {
+    let result = if s.search(defender, 0) {
         VcfResult::Win(std::mem::take(&mut s.line))
     } else if s.cut {
         VcfResult::Unknown
@@ -399,7 +692,7 @@ struct Vct {
     hash: u64,
     /// What is known of positions already searched (attacker to move), by hash: a transposed
     /// threat sequence is searched once.
-    table: HashMap<u64, Known>,
+    table: HashMap<u64, Known, ZobristBuild>,
 }
 
 /// A VCT table entry: the attacker wins with at most `won.0` threats by the move `won.1`, and
@@ -757,15 +1050,7 @@ pub(crate) fn vct(
     depth: u32,
     budget: u32,
 ) -> (Option<GomokuMove>, u32) {
-    let mut hash = 0;
-    for y in 0..board.n {
-        for x in 0..board.n {
-            let c = board.get(x, y);
-            if c != EMPTY {
-                hash ^= key(c, x, y);
-            }
-        }
-    }
+    let hash = board_hash(board);
     let mut s = Vct {
         board: *board,
         rule,
@@ -774,7 +1059,7 @@ pub(crate) fn vct(
         budget,
         cut: false,
         hash,
-        table: HashMap::new(),
+        table: HashMap::default(),
     };
     let mut found = None;
     // Iterative deepening: the fewest threats first.
@@ -791,6 +1076,124 @@ pub(crate) fn vct(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A board of `n`×`n` from `cells` (0..100 each): below `black_pct` black, the next 15
+    /// white, the rest empty.
+    fn board_of(n: u8, black_pct: u8, cells: &[u8]) -> Board {
+        let mut b = Board::new(n);
+        for y in 0..i32::from(n) {
+            for x in 0..i32::from(n) {
+                let c = cells[(y * 20 + x) as usize];
+                if c < black_pct {
+                    b.set(x, y, BLACK);
+                } else if c < black_pct + 15 {
+                    b.set(x, y, WHITE);
+                }
+            }
+        }
+        b
+    }
+
+    /// [`Lines::fives_through`] point by point along each ray.
+    fn fives_through_reference(
+        b: &Board,
+        x: i32,
+        y: i32,
+        color: u8,
+        rule: Rule,
+    ) -> Vec<(i32, i32)> {
+        let mut out = Vec::new();
+        for &(dx, dy) in &DIRS {
+            for s in [-1, 1] {
+                for k in 1..=4 {
+                    let (qx, qy) = (x + s * k * dx, y + s * k * dy);
+                    match b.get(qx, qy) {
+                        EMPTY => {
+                            if b.wins_along(qx, qy, dx, dy, color, rule) && !out.contains(&(qx, qy))
+                            {
+                                out.push((qx, qy));
+                            }
+                        }
+                        c if c == color => {}
+                        _ => break,
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// The five points through a stone from its line bits are the ray-by-ray ones, in the
+        /// same order.
+        #[test]
+        fn fives_through_matches_the_ray_scan(
+            n in 5u8..=20,
+            black_pct in 5u8..45,
+            cells in prop::collection::vec(0u8..100, 400),
+            r in 0usize..3,
+        ) {
+            let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][r];
+            let b = board_of(n, black_pct, &cells);
+            for y in 0..i32::from(n) {
+                for x in 0..i32::from(n) {
+                    let color = b.get(x, y);
+                    if color == EMPTY {
+                        continue;
+                    }
+                    let mut got = Vec::new();
+                    Lines::new(&b).fives_through(&b, x, y, color, rule, &mut got);
+                    prop_assert_eq!(got, fives_through_reference(&b, x, y, color, rule));
+                }
+            }
+        }
+
+        /// The whole-board masks give what the point-wise tests give, point for point.
+        #[test]
+        fn line_masks_match_the_pointwise_tests(
+            n in 5u8..=20,
+            black_pct in 5u8..45,
+            cells in prop::collection::vec(0u8..100, 400),
+            r in 0usize..3,
+        ) {
+            let rule = [Rule::Freestyle, Rule::Standard, Rule::Renju][r];
+            let mut b = board_of(n, black_pct, &cells);
+            let before = b;
+            for color in [BLACK, WHITE] {
+                let mut fives = Vec::new();
+                b.five_points(color, rule, &mut fives);
+                let mut fours = Vec::new();
+                b.four_moves(color, rule, &mut fours);
+                let (mut want_fives, mut want_fours) = (Vec::new(), Vec::new());
+                for y in 0..i32::from(n) {
+                    for x in 0..i32::from(n) {
+                        if b.get(x, y) != EMPTY {
+                            continue;
+                        }
+                        if b.wins_at(x, y, color, rule) {
+                            want_fives.push((x, y));
+                        }
+                        // Where the side has a five point already, a stone far from its
+                        // stones "makes a four" too: only points within distance 2 of one
+                        // are moves.
+                        let near = (-2..=2).any(|dy| {
+                            (-2..=2).any(|dx| b.get(x + dx, y + dy) == color)
+                        });
+                        if near && b.makes_four(x, y, color, rule) && b.may_play(x, y, color, rule)
+                        {
+                            want_fours.push((x, y));
+                        }
+                    }
+                }
+                prop_assert_eq!(fives, want_fives, "five points of {}", color);
+                prop_assert_eq!(fours, want_fours, "four moves of {}", color);
+            }
+            prop_assert_eq!(b, before);
+        }
+    }
 
     #[test]
     fn key_table_is_distinct() {

@@ -50,6 +50,22 @@ fn picks() -> impl Strategy<Value = Vec<(u16, bool)>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
+    /// Where a position says no move ends the game at once, none does; and where one does,
+    /// it says so.
+    #[test]
+    fn may_end_in_one_holds_for_every_move(cfg in config_strategy(), picks in picks()) {
+        for pos in random_game(&cfg, &picks) {
+            let ends = pos.legal_moves_vec().into_iter().any(|m| {
+                let mut after = pos.clone();
+                after.play_unchecked(m);
+                after.outcome().is_some()
+            });
+            if ends {
+                prop_assert!(pos.may_end_in_one(), "{pos}");
+            }
+        }
+    }
+
     #[test]
     fn legal_moves_agree_with_checked_play(cfg in config_strategy(), picks in picks(), probe in any::<(u8, u8)>()) {
         for pos in random_game(&cfg, &picks) {

@@ -406,6 +406,13 @@ impl<G: Game> Search<G> {
         self.cancel_pending();
         self.sims_done = 0;
         self.sims_target = self.budget.simulations;
+        if let Some(t) = self.sims_target {
+            // Room for a node a simulation at once, instead of copying the arenas as they
+            // double (up to a bound: a long search may end early, proven).
+            let room = (t as usize).min(1 << 16);
+            self.nodes.reserve(room);
+            self.states.reserve(room);
+        }
         self.root_prepared = false;
         self.gumbel = None;
     }
@@ -847,6 +854,10 @@ impl<G: Game> Search<G> {
     /// for each move that ends the game ("decisive move" check); with the solver the node's
     /// proof is then derived at once. `slot` holds the node's history.
     fn check_terminal_children(&mut self, id: u32, slot: usize) {
+        if !self.states[id as usize].may_end_in_one() {
+            // The game promises that none of its moves ends it: nothing to play out.
+            return;
+        }
         let node = &self.nodes[id as usize];
         let (f, n) = (node.first_edge as usize, node.num_edges as usize);
         let entry = node.entry;
@@ -1085,17 +1096,33 @@ impl<G: Game> Search<G> {
         let mut fallback_score = f32::NEG_INFINITY;
         for (i, e) in edges.iter().enumerate() {
             let ne = e.n + e.vl;
-            let q = if ne == 0 {
+            if e.child == NONE {
+                // No child yet, so nothing proven: FPU or the visits in flight.
+                let score = if ne == 0 {
+                    fpu + c * e.prior
+                } else {
+                    (e.w - vl * e.vl as f32) / ne as f32 + c * e.prior / (1 + ne) as f32
+                };
+                if score > best_score || best == usize::MAX {
+                    best_score = score;
+                    best = f + i;
+                }
+                continue;
+            }
+            let proven = self.edge_proven(e, node.side);
+            let score = if ne == 0 {
                 // A child already known to end the game has an exact value, not FPU.
-                match self.edge_proven(e, node.side) {
+                let q = match proven {
                     Some(o) => self.outcome_value(o, node.side),
                     None => fpu,
-                }
+                };
+                // Divided by 1 + 0: exactly c · P.
+                q + c * e.prior
             } else {
-                (e.w - vl * e.vl as f32) / ne as f32
+                let q = (e.w - vl * e.vl as f32) / ne as f32;
+                q + c * e.prior / (1 + ne) as f32
             };
-            let score = q + c * e.prior / (1 + ne) as f32;
-            if solver && self.edge_proven(e, node.side) == Some(Outcome::Loss) {
+            if solver && proven == Some(Outcome::Loss) {
                 if score > fallback_score {
                     fallback_score = score;
                     fallback = f + i;
