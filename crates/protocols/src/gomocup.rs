@@ -205,9 +205,14 @@ pub struct GomocupEngine {
     /// [`EngineConfig::warn_network_less`]).
     network_less_warned: Option<u8>,
     /// The last search's tree, for the next search to start from the subtree of the moves
-    /// played since ([`EngineConfig::reuse_tree`]); shared with the search's worker thread,
-    /// which puts its tree back when it ends (also after an answer at the hard deadline).
-    tree: Arc<Mutex<Option<Search<Gomoku>>>>,
+    /// played since ([`EngineConfig::reuse_tree`]), with the number of the search that may
+    /// put its tree back: shared with the search's worker thread, which puts its tree back
+    /// when it ends (also after an answer at the hard deadline), unless a later search has
+    /// started without it.
+    tree: Arc<Mutex<(u64, Option<Search<Gomoku>>)>>,
+    /// Told (or dropped) by the last search's worker thread when it has ended and put its
+    /// tree back; `None` when no worker may still be running.
+    worker_done: Mutex<Option<mpsc::Receiver<()>>>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -249,7 +254,8 @@ impl GomocupEngine {
             board: None,
             rule_warned: None,
             network_less_warned: None,
-            tree: Arc::new(Mutex::new(None)),
+            tree: Arc::new(Mutex::new((0, None))),
+            worker_done: Mutex::new(None),
         }
     }
 
@@ -944,11 +950,12 @@ impl GomocupEngine {
             return Ok(quick_move(game, Some(&*self.evaluator), received));
         }
         let reuse = self.config.reuse_tree;
-        let kept = if reuse {
-            self.tree.lock().ok().and_then(|mut t| t.take())
-        } else {
-            None
-        };
+        let (generation, kept) = self.take_tree(received + time.search / 2);
+        let kept = kept.filter(|_| reuse);
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        if let Ok(mut w) = self.worker_done.lock() {
+            *w = Some(done_rx);
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let snapshot: Arc<Mutex<Option<Thought<Gomoku>>>> = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
@@ -992,12 +999,14 @@ impl GomocupEngine {
                         }
                     },
                 );
-                // Back before the answer, so that the next move finds it.
-                if reuse {
-                    if let Ok(mut t) = slot.lock() {
-                        *t = tree;
+                // Back before the answer, so that the next move finds it; not over the
+                // tree of a later search that started without this one.
+                if let Ok(mut t) = slot.lock() {
+                    if reuse && t.0 == generation {
+                        t.1 = tree;
                     }
                 }
+                let _ = done_tx.send(());
                 // The receiver is gone when the answer was sent at the hard deadline.
                 let _ = tx.send(r);
             });
@@ -1018,6 +1027,28 @@ impl GomocupEngine {
                 })
             }
         }
+    }
+
+    /// The tree the last search left, and the number of the search about to start.
+    ///
+    /// A search answered at the hard deadline goes on in the background until its batch
+    /// ends, holding the tree: on a loaded machine the next move came while it still ran,
+    /// started from an empty tree beside it, and had no answer of its own by its hard
+    /// deadline (a move without search). So the previous worker, already told to stop, is
+    /// waited for until `until` (half the new search's time): its tree comes back with
+    /// its visits and the cores are free again. A worker still running then keeps its tree
+    /// (the new search starts afresh and it puts nothing back).
+    fn take_tree(&self, until: Instant) -> (u64, Option<Search<Gomoku>>) {
+        let previous = self.worker_done.lock().ok().and_then(|mut w| w.take());
+        if let Some(done) = previous {
+            // `Disconnected` (the worker ended without a word) counts as ended.
+            let _ = done.recv_timeout(until.saturating_duration_since(Instant::now()));
+        }
+        let Ok(mut slot) = self.tree.lock() else {
+            return (0, None);
+        };
+        slot.0 += 1;
+        (slot.0, slot.1.take())
     }
 
     /// Before a search: when the opponent's last move was a renju foul (the position is
@@ -1959,5 +1990,85 @@ mod tests {
         let (kept_visits, kept_sims) = second(true);
         assert_eq!(kept_sims, 300);
         assert!(kept_visits > 301, "{kept_visits}");
+    }
+
+    /// Uniform policy and value, one evaluation at a time (as a network on its one-thread
+    /// pool), each taking 2 ms; from its `from`-th call on, every call takes `stall` (a
+    /// machine so loaded that a batch outlasts a turn).
+    struct Stalling {
+        calls: std::sync::atomic::AtomicU32,
+        from: u32,
+        stall: Duration,
+        one_at_a_time: Mutex<()>,
+    }
+
+    impl Evaluator<Gomoku> for Stalling {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Gomoku>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), alphazero_mcts::EvalError> {
+            let _turn = self.one_at_a_time.lock().unwrap();
+            let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+            // 2 ms a quick batch: the brain's snapshots (every 5 ms) follow the search.
+            let took = if call >= self.from {
+                self.stall
+            } else {
+                Duration::from_millis(2)
+            };
+            std::thread::sleep(took);
+            UniformEvaluator.evaluate(batch, policy_logits, values)
+        }
+    }
+
+    #[test]
+    fn a_move_after_one_answered_at_the_hard_deadline_still_answers_from_a_search() {
+        // ~50 quick batches (~400 simulations), then every batch outlasts a 3 s turn: the
+        // first move is answered at its hard deadline while its worker sleeps on. The next
+        // move waits for that worker (its batch ends ~0.3 s into the move, well within the
+        // 1.4 s it may wait), starts from the kept tree and answers from it although its own
+        // first batch outlasts the turn too. The clock decides nothing else: the margins
+        // are seconds.
+        let eval = Stalling {
+            calls: Default::default(),
+            from: 50,
+            stall: Duration::from_millis(3200),
+            one_at_a_time: Mutex::new(()),
+        };
+        let mut e = GomocupEngine::new(Arc::new(eval), EngineConfig::default());
+        let mut say = |line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        for l in [
+            "START 15",
+            "INFO timeout_turn 3000",
+            "BOARD",
+            "7,7,2",
+            "8,8,1",
+        ] {
+            say(l);
+        }
+        let first = say("DONE");
+        let pv: Vec<&str> = first
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("MESSAGE search (answered at the hard deadline) ")?
+                    .split(" pv ")
+                    .nth(1)
+            })
+            .expect(&first)
+            .split(' ')
+            .collect();
+        assert!(pv.len() >= 3, "{first}");
+        let answer = say(&format!("TURN {}", pv[1]));
+        assert!(!answer.contains("no time to search"), "{answer}");
+        let visits: u32 = answer
+            .strip_prefix("MESSAGE search")
+            .and_then(|r| r.split(" visits ").nth(1)?.split(' ').next()?.parse().ok())
+            .expect(&answer);
+        assert!(visits > 1, "{answer}");
     }
 }

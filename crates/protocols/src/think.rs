@@ -448,6 +448,21 @@ pub(crate) fn think<G: Game>(
     };
     let mut last_depth = 0;
     let mut last_snapshot: Option<Instant> = None;
+    // A carried tree already has an answer: report it before the first batch, so that an
+    // engine answering at a hard deadline has a searched move even when that batch is slow
+    // (a loaded machine) and never falls back to a move without search.
+    if limits.snapshot_every.is_some() {
+        let kept = s.result();
+        if kept.best_move.is_some() && kept.root_visits > 1 {
+            last_snapshot = Some(Instant::now());
+            let mut t = thought_of(&s, banned, start, limits.multipv);
+            // Its visits are the kept tree's; this search has run none yet.
+            t.simulations = 0;
+            if callback(Event::Snapshot(&t), limits) == Control::Stop {
+                return Ok(t);
+            }
+        }
+    }
     let steer = limits.steer.filter(|_| search.gumbel.is_none());
     if let Some(st) = steer {
         limits.deadline = Some(st.target);
