@@ -1802,4 +1802,82 @@ mod tests {
             "info depth 2 score 5 nodes 17 pv h2e2"
         );
     }
+
+    /// Uniform policy and value; from its `from`-th call on, every call takes `stall`.
+    struct Stalling {
+        calls: AtomicU64,
+        from: u64,
+        stall: Duration,
+    }
+
+    impl Evaluator<Xiangqi> for Stalling {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Xiangqi>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) + 1 >= self.from {
+                std::thread::sleep(self.stall);
+            }
+            UniformEvaluator.evaluate(batch, policy_logits, values)
+        }
+    }
+
+    #[test]
+    fn a_move_after_a_search_that_overran_its_deadline_still_searches() {
+        // Quick batches, then each takes 0.7 s against a `movetime` of 0.3 s: the first
+        // search overruns its deadline in the batch it had started; the next `go` still
+        // searches (at least its first batch) and answers from that search, with the
+        // first search's tree carried over.
+        let eval = Stalling {
+            calls: AtomicU64::new(0),
+            from: 10,
+            stall: Duration::from_millis(700),
+        };
+        let mut e = UcciEngine::new(
+            Arc::new(eval),
+            EngineConfig::default(),
+            XiangqiConfig::default(),
+        );
+        let searched = |out: &str| -> (u64, String) {
+            let info = out
+                .lines()
+                .rfind(|l| l.starts_with("info depth"))
+                .unwrap_or_else(|| panic!("no info line: {out}"));
+            let nodes = info
+                .split(" nodes ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next()?.parse().ok())
+                .unwrap_or_else(|| panic!("no nodes: {info}"));
+            let best = out
+                .lines()
+                .find_map(|l| l.strip_prefix("bestmove "))
+                .unwrap_or_else(|| panic!("no bestmove: {out}"));
+            (nodes, best.to_string())
+        };
+        let first = feed(&mut e, "uci\nposition startpos\ngo movetime 300\n");
+        let (nodes, best) = searched(&first);
+        assert!(nodes > 0, "{first}");
+        // Overran: answered after a 0.7 s batch although its deadline was 0.25 s.
+        let ms: u64 = first
+            .lines()
+            .rfind(|l| l.starts_with("info depth"))
+            .and_then(|l| l.split(" time ").nth(1)?.split(' ').next()?.parse().ok())
+            .expect(&first);
+        assert!(ms >= 700, "{first}");
+        let mut words = best.split(' ');
+        let (ours, reply) = (words.next().unwrap(), words.nth(1).expect(&best));
+        let second = feed(
+            &mut e,
+            &format!("position startpos moves {ours} {reply}\ngo movetime 300\n"),
+        );
+        let (nodes, _) = searched(&second);
+        assert!(nodes > 0, "{second}");
+        let kept = e.tree.as_ref().map_or(0, |t| t.result().root_visits);
+        assert!(
+            u64::from(kept) > nodes + 1,
+            "{kept} visits, {nodes} nodes: {second}"
+        );
+    }
 }
