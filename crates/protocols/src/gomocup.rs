@@ -9,7 +9,8 @@ use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
 use alphazero_mcts::{EvalRequest, Evaluator, Search};
 
-use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
+use crate::clock::{MovePlan, MovesToGo, PlayerClock, TimeControl};
+use crate::think::{think, Control, Event, ThinkLimits, Thought};
 use crate::{bounded, Clipped, EngineConfig, ECHO_CHARS, MAX_LINE_BYTES};
 
 /// Nodes of the tactical search (five, forced block, VCF) for a move made with no time to
@@ -32,11 +33,6 @@ const SWAP2_OPENINGS: [[(i8, i8); 3]; 6] = [
     [(0, 0), (-1, -1), (2, 1)],
     [(0, 0), (1, 2), (2, -1)],
 ];
-
-/// The least time between the hard deadline and the end of the turn: on a loaded 2-core
-/// machine the thread waiting for the deadline was seen waking 20–31 ms late, so a 20 ms
-/// margin answered a 500 ms turn in 501–511 ms (a loss under Gomocup rules).
-const HARD_MARGIN: Duration = Duration::from_millis(50);
 
 /// Bytes of an over-long line kept to quote it (enough for [`crate::ECHO_CHARS`] characters).
 const TOO_LONG_HEAD: usize = 4 * ECHO_CHARS;
@@ -121,46 +117,6 @@ struct BoardBlock {
     stones: Vec<(GomokuMove, u8, usize)>,
     lines: usize,
     error: Option<String>,
-}
-
-/// The time one move may take: `allotted` (the turn limit, or the move's share of the match
-/// time) and `search`, the part the search aims at (`allotted` less the safety margin). On a
-/// match clock with [`EngineConfig::steer_time`], `stretched` is the (allotted, search) pair
-/// of an unsure root ([`Steer`]). The answer is sent at the allotted time (stretched or not)
-/// less a smaller margin at the latest (the hard deadline), with the search's best move so
-/// far if it has not finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TurnTime {
-    allotted: Duration,
-    search: Duration,
-    stretched: Option<(Duration, Duration)>,
-}
-
-impl TurnTime {
-    /// The hard deadline's distance from the command: the allotted time (stretched when the
-    /// search may stretch) less 2 % (at least [`HARD_MARGIN`]), never before the search's.
-    fn hard(&self) -> Duration {
-        let (allotted, search) = self.stretched.unwrap_or((self.allotted, self.search));
-        let margin = (allotted / 50).max(HARD_MARGIN);
-        allotted.saturating_sub(margin).max(search)
-    }
-
-    fn share(&self, k: u32) -> TurnTime {
-        let k = k.max(1);
-        TurnTime {
-            allotted: self.allotted / k,
-            search: self.search / k,
-            stretched: self.stretched.map(|(a, s)| (a / k, s / k)),
-        }
-    }
-
-    /// The time steering of a search started at `received` ([`Steer`]), on a match clock.
-    fn steer(&self, received: Instant) -> Option<Steer> {
-        self.stretched.map(|(_, s)| Steer {
-            target: received + self.search,
-            stretch: received + s.max(self.search),
-        })
-    }
 }
 
 /// Whether the engine goes on after a command.
@@ -858,40 +814,22 @@ impl GomocupEngine {
         }
     }
 
-    /// Time this move may take, from the `INFO` limits; `None` with fixed simulations.
-    ///
-    /// The turn limit (`timeout_turn`; without it 1 s, or the match share alone when a match
-    /// limit is known), capped by the match time left over the moves still to come (half
-    /// the empty points, 10 to 40). On a match clock with [`EngineConfig::steer_time`], an
-    /// unsure search may stretch to 3 such shares, at most a sixth of the match time left
-    /// and never past the turn limit.
-    fn budget(&self, pos: &Gomoku) -> Option<TurnTime> {
+    /// Time this move may take ([`TimeControl::plan`]), from the `INFO` limits: the turn
+    /// limit (`timeout_turn`) and the match time left ([`Self::match_time_left`]) over the
+    /// moves still to come on this board; `None` with fixed simulations.
+    fn budget(&self, pos: &Gomoku) -> Option<MovePlan> {
         if self.config.fixed_simulations {
             return None;
         }
-        let left = self.match_time_left();
-        let turn = match (self.timeout_turn, left) {
-            (Some(ms), _) => Duration::from_millis(ms),
-            (None, Some(_)) => Duration::MAX,
-            (None, None) => self.config.default_move_time,
+        let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u32;
+        let tc = TimeControl {
+            turn: self.timeout_turn.map(Duration::from_millis),
+            clock: self.match_time_left().map(|left| PlayerClock {
+                left: Duration::from_millis(left.max(0) as u64),
+                moves: MovesToGo::EmptyPoints(empties),
+            }),
         };
-        let mut b = turn;
-        let mut stretched = None;
-        if let Some(left) = left {
-            let left = Duration::from_millis(left.max(0) as u64);
-            let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u32;
-            let moves = (empties / 2).clamp(10, 40);
-            b = b.min(left / moves);
-            if self.config.steer_time {
-                let most = turn.min(b * 3).min(left / 6).max(b);
-                stretched = Some((most, self.config.usable(most)));
-            }
-        }
-        Some(TurnTime {
-            allotted: b,
-            search: self.config.usable(b),
-            stretched,
-        })
+        Some(tc.plan(&self.config))
     }
 
     /// The simulation cap of one search: the configured one, lowered by `INFO max_memory`.
@@ -912,14 +850,14 @@ impl GomocupEngine {
     /// * `time` `None` (fixed simulations): an ordinary search on this thread.
     /// * No search time at all: [`quick_move`] (tactics, else the network's first choice).
     /// * Otherwise the search runs on a worker thread aiming at `time.search`; the answer
-    ///   is its result, or, at the hard deadline ([`TurnTime::hard`]), its latest snapshot
+    ///   is its result, or, at the hard deadline ([`MovePlan::hard`]), its latest snapshot
     ///   (the worker is told to stop and finishes its batch in the background), or the
     ///   quick move when it has none yet.
     fn search(
         &self,
         game: &History<Gomoku>,
         received: Instant,
-        time: Option<TurnTime>,
+        time: Option<MovePlan>,
         cap: u32,
     ) -> Result<Thought<Gomoku>, String> {
         // No time budget means fixed simulations, which answer a position the same whatever
@@ -1153,7 +1091,7 @@ impl GomocupEngine {
     fn report(
         &self,
         t: &Thought<Gomoku>,
-        budget: Option<TurnTime>,
+        budget: Option<MovePlan>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let pv: Vec<String> = t.pv.iter().map(|m| m.to_gomocup()).collect();
@@ -1699,7 +1637,7 @@ mod tests {
         let e = engine(&["INFO timeout_turn 5000"]);
         let t = e.budget(e.position().unwrap()).unwrap();
         assert_eq!((t.search.as_millis(), t.hard().as_millis()), (4750, 4900));
-        let zero = TurnTime {
+        let zero = MovePlan {
             allotted: Duration::ZERO,
             search: Duration::ZERO,
             stretched: None,

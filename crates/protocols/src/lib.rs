@@ -50,6 +50,7 @@
 
 mod client_gomocup;
 mod client_ucci;
+mod clock;
 mod eval_stack;
 mod gomocup;
 mod process;
