@@ -1529,8 +1529,10 @@ mod tests {
         e.budget(e.position().unwrap()).unwrap().search.as_millis()
     }
 
+    /// The `INFO` limits as the clock reads them ([`TimeControl`]; its rule is tested in
+    /// `clock.rs`).
     #[test]
-    fn move_budget_follows_info_limits_with_a_margin() {
+    fn info_limits_are_the_turn_limit_and_the_match_clock() {
         assert_eq!(budget_ms(&[]), 950);
         assert_eq!(budget_ms(&["INFO timeout_turn 5000"]), 4750);
         assert_eq!(budget_ms(&["INFO timeout_turn 0"]), 0);
@@ -1547,7 +1549,7 @@ mod tests {
             budget_ms(&["INFO timeout_turn 5000", "INFO time_left -300"]),
             0
         );
-        // 2147483647 means unlimited.
+        // 2147483647 means unlimited, and so does a match limit of 0.
         assert_eq!(
             budget_ms(&["INFO timeout_turn 2000", "INFO time_left 2147483647"]),
             1900
@@ -1560,6 +1562,11 @@ mod tests {
             ]),
             1900
         );
+        // A match clock may stretch a search; steering off, or a turn limit alone, may not.
+        let e = engine(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]);
+        assert!(e.budget(e.position().unwrap()).unwrap().stretched.is_some());
+        let e = engine(&["INFO timeout_turn 1000"]);
+        assert_eq!(e.budget(e.position().unwrap()).unwrap().stretched, None);
     }
 
     #[test]
@@ -1625,66 +1632,6 @@ mod tests {
         }
         assert_eq!(e.budget(e.position().unwrap()).unwrap().search, before);
         assert_eq!(e.max_memory, None);
-    }
-
-    #[test]
-    fn the_hard_deadline_lies_between_the_search_target_and_the_turn_limit() {
-        let e = engine(&["INFO timeout_turn 1000"]);
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!(t.search.as_millis(), 950);
-        assert_eq!(t.hard().as_millis(), 950);
-        // A long turn keeps 2 % (5000 ms: search 4750, answer by 4900).
-        let e = engine(&["INFO timeout_turn 5000"]);
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!((t.search.as_millis(), t.hard().as_millis()), (4750, 4900));
-        let zero = MovePlan {
-            allotted: Duration::ZERO,
-            search: Duration::ZERO,
-            stretched: None,
-        };
-        assert_eq!(zero.hard(), Duration::ZERO);
-    }
-
-    #[test]
-    fn an_unsure_search_on_a_match_clock_may_take_three_shares_within_the_turn_and_a_sixth_of_the_clock(
-    ) {
-        let ms = |d: Duration| d.as_millis();
-        let stretched = |infos: &[&str]| {
-            let e = engine(infos);
-            let t = e.budget(e.position().unwrap()).unwrap();
-            t.stretched
-                .map(|(a, s)| (ms(t.search), ms(a), ms(s), ms(t.hard())))
-        };
-        // 60 s a match: a share of 1500 ms (search 1425), up to 4500 (search 4275, answered
-        // by 4410).
-        assert_eq!(
-            stretched(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]),
-            Some((1425, 4500, 4275, 4410))
-        );
-        // Never past the turn limit.
-        assert_eq!(
-            stretched(&["INFO timeout_turn 2000", "INFO timeout_match 60000"]),
-            Some((1425, 2000, 1900, 1950))
-        );
-        // 10 s left: shares of 250 ms, 750 at most (a sixth of the clock would be 1666).
-        assert_eq!(
-            stretched(&["INFO timeout_turn 5000", "INFO time_left 10000"]),
-            Some((200, 750, 700, 700))
-        );
-        // No match clock (a turn limit alone), or steering off: nothing to stretch.
-        assert_eq!(stretched(&["INFO timeout_turn 1000"]), None);
-        let mut e = GomocupEngine::new(
-            Arc::new(UniformEvaluator),
-            EngineConfig {
-                steer_time: false,
-                ..EngineConfig::default()
-            },
-        );
-        for l in ["START 15", "INFO timeout_match 60000"] {
-            e.handle_line(l, &mut Vec::new()).unwrap();
-        }
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!((ms(t.search), t.stretched), (1425, None));
     }
 
     /// Uniform policy; the value is `v` for white to move and `-v` for black to move.
