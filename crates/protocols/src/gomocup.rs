@@ -863,7 +863,7 @@ impl GomocupEngine {
         // No time budget means fixed simulations, which answer a position the same whatever
         // came before it: no tree is kept for them.
         let Some(time) = time else {
-            let mut limits = ThinkLimits {
+            let limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
                 deadline: None,
@@ -877,7 +877,7 @@ impl GomocupEngine {
                 &[],
                 &*self.evaluator,
                 &self.config.search,
-                &mut limits,
+                &limits,
                 received,
                 &mut None,
                 |_, _| Control::Continue,
@@ -905,7 +905,7 @@ impl GomocupEngine {
             );
             let (game, evaluator) = (game.clone(), Arc::clone(&self.evaluator));
             let search = self.config.search.clone();
-            let mut limits = ThinkLimits {
+            let limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
                 deadline: Some(received + time.search),
@@ -921,7 +921,7 @@ impl GomocupEngine {
                     &[],
                     &*evaluator,
                     &search,
-                    &mut limits,
+                    &limits,
                     received,
                     &mut tree,
                     |ev, _| {

@@ -364,10 +364,10 @@ pub(crate) fn think<G: Game>(
     banned: &[G::Move],
     evaluator: &dyn Evaluator<G>,
     search: &SearchConfig,
-    limits: &mut ThinkLimits,
+    limits: &ThinkLimits,
     start: Instant,
     tree: &mut Option<Search<G>>,
-    mut callback: impl FnMut(Event<'_, G>, &mut ThinkLimits) -> Control,
+    mut callback: impl FnMut(Event<'_, G>, &mut Option<Instant>) -> Control,
 ) -> Result<Thought<G>, EvalError> {
     let pos = game.current();
     let mut cands = Vec::new();
@@ -458,19 +458,19 @@ pub(crate) fn think<G: Game>(
             let mut t = thought_of(&s, banned, start, limits.multipv);
             // Its visits are the kept tree's; this search has run none yet.
             t.simulations = 0;
-            if callback(Event::Snapshot(&t), limits) == Control::Stop {
+            let mut deadline = limits.deadline;
+            if callback(Event::Snapshot(&t), &mut deadline) == Control::Stop {
                 return Ok(t);
             }
         }
     }
     let steer = limits.steer.filter(|_| search.gumbel.is_none());
-    if let Some(st) = steer {
-        limits.deadline = Some(st.target);
-    }
     let mut steered: Option<&'static str> = None;
     let mut last_poll = Instant::now();
+    // The search's one deadline: the driver reads it, the steering and the engine's
+    // callback (a ponder hit) move it.
     let mut run_limits = RunLimits {
-        deadline: limits.deadline,
+        deadline: steer.map_or(limits.deadline, |st| Some(st.target)),
         ..RunLimits::default()
     };
     Driver::new().run(
@@ -479,7 +479,7 @@ pub(crate) fn think<G: Game>(
         &mut run_limits,
         |p, run_limits| {
             let s = p.tree(0);
-            if let (Some(st), Some(deadline)) = (steer, limits.deadline) {
+            if let (Some(st), Some(deadline)) = (steer, run_limits.deadline) {
                 let now = Instant::now();
                 let batch = now.saturating_duration_since(last_poll);
                 last_poll = now;
@@ -503,22 +503,17 @@ pub(crate) fn think<G: Game>(
                 // The driver starts no batch it expects to end after the deadline: decide
                 // on more time while a batch or two still fit.
                 if unsure && deadline == st.target && now + batch * 3 >= deadline {
-                    limits.deadline = Some(st.stretch.max(st.target));
-                    run_limits.deadline = limits.deadline;
+                    run_limits.deadline = Some(st.stretch.max(st.target));
                     steered = Some("search (unsure: given more time)");
                 }
             }
-            let mut report = |event: Event<'_, G>, limits: &mut ThinkLimits| {
-                let c = callback(event, limits);
-                // The engine may set a deadline (a ponder hit): the driver reads it next.
-                run_limits.deadline = limits.deadline;
-                c
-            };
+            // The engine may set a deadline (a ponder hit): the driver reads it next.
+            let mut report = |event: Event<'_, G>| callback(event, &mut run_limits.deadline);
             if let Some(every) = limits.snapshot_every {
                 if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
                     last_snapshot = Some(Instant::now());
                     let t = thought_of(s, banned, start, limits.multipv);
-                    if report(Event::Snapshot(&t), limits) == Control::Stop {
+                    if report(Event::Snapshot(&t)) == Control::Stop {
                         return Control::Stop;
                     }
                 }
@@ -529,7 +524,7 @@ pub(crate) fn think<G: Game>(
                 let d = t.depth();
                 if d > last_depth {
                     last_depth = d;
-                    if report(Event::Depth(&t), limits) == Control::Stop {
+                    if report(Event::Depth(&t)) == Control::Stop {
                         return Control::Stop;
                     }
                 }
@@ -537,7 +532,7 @@ pub(crate) fn think<G: Game>(
                     return Control::Stop;
                 }
             }
-            report(Event::Poll, limits)
+            report(Event::Poll)
         },
     )?;
     let mut t = thought_of(&s, banned, start, limits.multipv);
@@ -626,16 +621,9 @@ mod tests {
                 target: start + t,
                 stretch: start + s,
             });
-            think(
-                &game,
-                &[],
-                eval,
-                &search,
-                &mut l,
-                start,
-                &mut None,
-                |_, _| Control::Continue,
-            )
+            think(&game, &[], eval, &search, &l, start, &mut None, |_, _| {
+                Control::Continue
+            })
             .unwrap()
         };
         // One move takes nearly every visit: steered, the search stops as soon as the rest
@@ -665,7 +653,7 @@ mod tests {
             &[],
             &UniformEvaluator,
             &search,
-            &mut l,
+            &l,
             start,
             &mut None,
             |_, _| Control::Continue,
@@ -684,7 +672,7 @@ mod tests {
                 banned,
                 &UniformEvaluator,
                 &search,
-                &mut limits(300, multipv),
+                &limits(300, multipv),
                 Instant::now(),
                 &mut None,
                 |_, _| Control::Continue,
@@ -742,7 +730,7 @@ mod tests {
                 banned,
                 &eval,
                 search,
-                &mut limits(sims, 1),
+                &limits(sims, 1),
                 Instant::now(),
                 tree,
                 |_, _| Control::Continue,

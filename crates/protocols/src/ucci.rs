@@ -294,7 +294,7 @@ impl GoState {
     fn on_line(
         &mut self,
         msg: Input,
-        lim: &mut ThinkLimits,
+        deadline: &mut Option<Instant>,
         queue: &mut VecDeque<Input>,
         out: &mut dyn Write,
     ) {
@@ -326,7 +326,7 @@ impl GoState {
             Urgent::PonderHit => {
                 if self.waiting && self.ponder_only {
                     self.waiting = false;
-                    lim.deadline = self.search_time.map(|b| Instant::now() + b);
+                    *deadline = self.search_time.map(|b| Instant::now() + b);
                 }
             }
             Urgent::Later => queue.push_back(Some(line)),
@@ -1278,7 +1278,7 @@ impl UcciEngine {
             &banned,
             this.stack.evaluator(),
             &this.config.search,
-            &mut limits,
+            &limits,
             received,
             &mut tree,
             |ev, lim| {
@@ -1307,7 +1307,7 @@ impl UcciEngine {
         // `go infinite` / `go ponder` must not answer before `stop` (or `ponderhit`).
         while result.is_ok() && st.waiting && !st.stopped && !st.eof {
             let msg = rx.recv().unwrap_or(None);
-            st.on_line(msg, &mut limits, queue, out);
+            st.on_line(msg, &mut limits.deadline, queue, out);
         }
         self.tree = tree.filter(|_| reuse);
         if let Some(e) = st.io_err {
