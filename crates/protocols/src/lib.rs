@@ -53,6 +53,7 @@ mod client_ucci;
 mod clock;
 mod eval_stack;
 mod gomocup;
+mod lines;
 mod process;
 mod think;
 mod ucci;

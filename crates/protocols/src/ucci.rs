@@ -25,7 +25,7 @@ use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
 use crate::clock::{MovesToGo, PlayerClock, TimeControl};
 use crate::eval_stack::EvalStack;
-use crate::gomocup::{read_line_any, too_long_quote, ReadLine};
+use crate::lines::{read_line_any, too_long_quote, ReadLine};
 use crate::think::{think, Control, Event, ThinkLimits, Thought};
 use crate::{
     bounded, parse_error_text, value_to_cp, value_to_wdl, Clipped, EngineConfig, MAX_LINE_BYTES,
