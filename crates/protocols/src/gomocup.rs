@@ -9,108 +9,17 @@ use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
 use alphazero_mcts::{EvalRequest, Evaluator, Search};
 
-use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
-use crate::{bounded, Clipped, EngineConfig, ECHO_CHARS, MAX_LINE_BYTES};
+use crate::clock::{MovePlan, MovesToGo, PlayerClock, TimeControl};
+use crate::lines::{read_line_any, too_long_quote, ReadLine};
+use crate::think::{think, Control, Event, ThinkLimits, Thought};
+
+mod swap2;
+use crate::{bounded, Clipped, EngineConfig, MAX_LINE_BYTES};
 
 /// Nodes of the tactical search (five, forced block, VCF) for a move made with no time to
 /// search (`INFO time_left` ≤ 0, `timeout_turn 0`, or nothing from the search by the hard
 /// deadline).
 const QUICK_TACTICAL_BUDGET: u32 = 500;
-
-/// `SWAP2BOARD` with 3 stones: the search's value for white (to move) below `-SWAP2_MARGIN`
-/// → `SWAP`, above it → stay white and play the 4th stone, otherwise place the 4th and 5th
-/// stones and let the opponent choose.
-const SWAP2_MARGIN: f32 = 0.1;
-
-/// The 3-stone openings (black, white, black) `SWAP2BOARD` with an empty board chooses from,
-/// as offsets from the centre; the one whose searched value for white is nearest 0 is played.
-const SWAP2_OPENINGS: [[(i8, i8); 3]; 6] = [
-    [(0, 0), (1, 1), (2, 0)],
-    [(0, 0), (0, 1), (2, 2)],
-    [(0, 0), (1, 0), (-1, 2)],
-    [(0, 0), (2, 1), (1, -1)],
-    [(0, 0), (-1, -1), (2, 1)],
-    [(0, 0), (1, 2), (2, -1)],
-];
-
-/// The least time between the hard deadline and the end of the turn: on a loaded 2-core
-/// machine the thread waiting for the deadline was seen waking 20–31 ms late, so a 20 ms
-/// margin answered a 500 ms turn in 501–511 ms (a loss under Gomocup rules).
-const HARD_MARGIN: Duration = Duration::from_millis(50);
-
-/// Bytes of an over-long line kept to quote it (enough for [`crate::ECHO_CHARS`] characters).
-const TOO_LONG_HEAD: usize = 4 * ECHO_CHARS;
-
-/// The head of an over-long line quoted as [`Clipped`] quotes: `"first 80 characters…"
-/// (N bytes)`.
-pub(crate) fn too_long_quote(head: &str, bytes: usize) -> String {
-    let head: String = head.chars().take(ECHO_CHARS).collect();
-    format!("{:?} ({bytes} bytes)", format!("{head}…"))
-}
-
-/// What [`read_line_any`] read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ReadLine {
-    /// End of input, nothing read.
-    Eof,
-    /// A whole line.
-    Line,
-    /// A line of this many bytes, longer than the limit: only its first bytes were kept
-    /// (enough to quote it), the rest was read and dropped.
-    TooLong(usize),
-}
-
-/// Reads one line ending in LF, CR or CR LF (the terminator is dropped) into `buf`; invalid
-/// UTF-8 is replaced. A line longer than `max_bytes` is read to its end but not stored:
-/// `buf` gets only its first bytes and the answer is [`ReadLine::TooLong`], so memory stays
-/// bounded by `max_bytes` whatever the input.
-pub(crate) fn read_line_any<R: BufRead + ?Sized>(
-    r: &mut R,
-    buf: &mut String,
-    max_bytes: usize,
-) -> io::Result<ReadLine> {
-    buf.clear();
-    let mut bytes = Vec::new();
-    let mut total = 0usize;
-    loop {
-        let (done, used) = {
-            let chunk = match r.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let (part, done, used) = if chunk.is_empty() {
-                if total == 0 {
-                    return Ok(ReadLine::Eof);
-                }
-                (&chunk[..0], true, 0)
-            } else if let Some(i) = chunk.iter().position(|&b| b == b'\n' || b == b'\r') {
-                (&chunk[..i], true, i + 1)
-            } else {
-                (chunk, false, chunk.len())
-            };
-            if total + part.len() <= max_bytes {
-                bytes.extend_from_slice(part);
-            } else {
-                // Over the limit: keep only a head to quote in the error.
-                bytes.truncate(TOO_LONG_HEAD);
-                let take = TOO_LONG_HEAD.saturating_sub(bytes.len()).min(part.len());
-                bytes.extend_from_slice(&part[..take]);
-            }
-            total += part.len();
-            (done, used)
-        };
-        r.consume(used);
-        if done {
-            buf.push_str(&String::from_utf8_lossy(&bytes));
-            return Ok(if total > max_bytes {
-                ReadLine::TooLong(total)
-            } else {
-                ReadLine::Line
-            });
-        }
-    }
-}
 
 /// A `BOARD` or `SWAP2BOARD` block being read: its stones (`X,Y,F` with F 1 or 2; `X,Y` in
 /// move order for `SWAP2BOARD`, stored with F 0) with the number of the line that gave each,
@@ -121,46 +30,6 @@ struct BoardBlock {
     stones: Vec<(GomokuMove, u8, usize)>,
     lines: usize,
     error: Option<String>,
-}
-
-/// The time one move may take: `allotted` (the turn limit, or the move's share of the match
-/// time) and `search`, the part the search aims at (`allotted` less the safety margin). On a
-/// match clock with [`EngineConfig::steer_time`], `stretched` is the (allotted, search) pair
-/// of an unsure root ([`Steer`]). The answer is sent at the allotted time (stretched or not)
-/// less a smaller margin at the latest (the hard deadline), with the search's best move so
-/// far if it has not finished.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct TurnTime {
-    allotted: Duration,
-    search: Duration,
-    stretched: Option<(Duration, Duration)>,
-}
-
-impl TurnTime {
-    /// The hard deadline's distance from the command: the allotted time (stretched when the
-    /// search may stretch) less 2 % (at least [`HARD_MARGIN`]), never before the search's.
-    fn hard(&self) -> Duration {
-        let (allotted, search) = self.stretched.unwrap_or((self.allotted, self.search));
-        let margin = (allotted / 50).max(HARD_MARGIN);
-        allotted.saturating_sub(margin).max(search)
-    }
-
-    fn share(&self, k: u32) -> TurnTime {
-        let k = k.max(1);
-        TurnTime {
-            allotted: self.allotted / k,
-            search: self.search / k,
-            stretched: self.stretched.map(|(a, s)| (a / k, s / k)),
-        }
-    }
-
-    /// The time steering of a search started at `received` ([`Steer`]), on a match clock.
-    fn steer(&self, received: Instant) -> Option<Steer> {
-        self.stretched.map(|(_, s)| Steer {
-            target: received + self.search,
-            stretch: received + s.max(self.search),
-        })
-    }
 }
 
 /// Whether the engine goes on after a command.
@@ -205,9 +74,14 @@ pub struct GomocupEngine {
     /// [`EngineConfig::warn_network_less`]).
     network_less_warned: Option<u8>,
     /// The last search's tree, for the next search to start from the subtree of the moves
-    /// played since ([`EngineConfig::reuse_tree`]); shared with the search's worker thread,
-    /// which puts its tree back when it ends (also after an answer at the hard deadline).
-    tree: Arc<Mutex<Option<Search<Gomoku>>>>,
+    /// played since ([`EngineConfig::reuse_tree`]), with the number of the search that may
+    /// put its tree back: shared with the search's worker thread, which puts its tree back
+    /// when it ends (also after an answer at the hard deadline), unless a later search has
+    /// started without it.
+    tree: Arc<Mutex<(u64, Option<Search<Gomoku>>)>>,
+    /// Told (or dropped) by the last search's worker thread when it has ended and put its
+    /// tree back; `None` when no worker may still be running.
+    worker_done: Mutex<Option<mpsc::Receiver<()>>>,
 }
 
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
@@ -249,7 +123,8 @@ impl GomocupEngine {
             board: None,
             rule_warned: None,
             network_less_warned: None,
-            tree: Arc::new(Mutex::new(None)),
+            tree: Arc::new(Mutex::new((0, None))),
+            worker_done: Mutex::new(None),
         }
     }
 
@@ -852,40 +727,22 @@ impl GomocupEngine {
         }
     }
 
-    /// Time this move may take, from the `INFO` limits; `None` with fixed simulations.
-    ///
-    /// The turn limit (`timeout_turn`; without it 1 s, or the match share alone when a match
-    /// limit is known), capped by the match time left over the moves still to come (half
-    /// the empty points, 10 to 40). On a match clock with [`EngineConfig::steer_time`], an
-    /// unsure search may stretch to 3 such shares, at most a sixth of the match time left
-    /// and never past the turn limit.
-    fn budget(&self, pos: &Gomoku) -> Option<TurnTime> {
+    /// Time this move may take ([`TimeControl::plan`]), from the `INFO` limits: the turn
+    /// limit (`timeout_turn`) and the match time left ([`Self::match_time_left`]) over the
+    /// moves still to come on this board; `None` with fixed simulations.
+    fn budget(&self, pos: &Gomoku) -> Option<MovePlan> {
         if self.config.fixed_simulations {
             return None;
         }
-        let left = self.match_time_left();
-        let turn = match (self.timeout_turn, left) {
-            (Some(ms), _) => Duration::from_millis(ms),
-            (None, Some(_)) => Duration::MAX,
-            (None, None) => self.config.default_move_time,
+        let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u32;
+        let tc = TimeControl {
+            turn: self.timeout_turn.map(Duration::from_millis),
+            clock: self.match_time_left().map(|left| PlayerClock {
+                left: Duration::from_millis(left.max(0) as u64),
+                moves: MovesToGo::EmptyPoints(empties),
+            }),
         };
-        let mut b = turn;
-        let mut stretched = None;
-        if let Some(left) = left {
-            let left = Duration::from_millis(left.max(0) as u64);
-            let empties = (pos.size() * pos.size()).saturating_sub(pos.stone_count()) as u32;
-            let moves = (empties / 2).clamp(10, 40);
-            b = b.min(left / moves);
-            if self.config.steer_time {
-                let most = turn.min(b * 3).min(left / 6).max(b);
-                stretched = Some((most, self.config.usable(most)));
-            }
-        }
-        Some(TurnTime {
-            allotted: b,
-            search: self.config.usable(b),
-            stretched,
-        })
+        Some(tc.plan(&self.config))
     }
 
     /// The simulation cap of one search: the configured one, lowered by `INFO max_memory`.
@@ -906,20 +763,20 @@ impl GomocupEngine {
     /// * `time` `None` (fixed simulations): an ordinary search on this thread.
     /// * No search time at all: [`quick_move`] (tactics, else the network's first choice).
     /// * Otherwise the search runs on a worker thread aiming at `time.search`; the answer
-    ///   is its result, or, at the hard deadline ([`TurnTime::hard`]), its latest snapshot
+    ///   is its result, or, at the hard deadline ([`MovePlan::hard`]), its latest snapshot
     ///   (the worker is told to stop and finishes its batch in the background), or the
     ///   quick move when it has none yet.
     fn search(
         &self,
         game: &History<Gomoku>,
         received: Instant,
-        time: Option<TurnTime>,
+        time: Option<MovePlan>,
         cap: u32,
     ) -> Result<Thought<Gomoku>, String> {
         // No time budget means fixed simulations, which answer a position the same whatever
         // came before it: no tree is kept for them.
         let Some(time) = time else {
-            let mut limits = ThinkLimits {
+            let limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
                 deadline: None,
@@ -933,7 +790,7 @@ impl GomocupEngine {
                 &[],
                 &*self.evaluator,
                 &self.config.search,
-                &mut limits,
+                &limits,
                 received,
                 &mut None,
                 |_, _| Control::Continue,
@@ -944,11 +801,12 @@ impl GomocupEngine {
             return Ok(quick_move(game, Some(&*self.evaluator), received));
         }
         let reuse = self.config.reuse_tree;
-        let kept = if reuse {
-            self.tree.lock().ok().and_then(|mut t| t.take())
-        } else {
-            None
-        };
+        let (generation, kept) = self.take_tree(received + time.search / 2);
+        let kept = kept.filter(|_| reuse);
+        let (done_tx, done_rx) = mpsc::channel::<()>();
+        if let Ok(mut w) = self.worker_done.lock() {
+            *w = Some(done_rx);
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let snapshot: Arc<Mutex<Option<Thought<Gomoku>>>> = Arc::new(Mutex::new(None));
         let (tx, rx) = mpsc::channel();
@@ -960,7 +818,7 @@ impl GomocupEngine {
             );
             let (game, evaluator) = (game.clone(), Arc::clone(&self.evaluator));
             let search = self.config.search.clone();
-            let mut limits = ThinkLimits {
+            let limits = ThinkLimits {
                 max_simulations: cap,
                 seed: self.config.seed,
                 deadline: Some(received + time.search),
@@ -976,7 +834,7 @@ impl GomocupEngine {
                     &[],
                     &*evaluator,
                     &search,
-                    &mut limits,
+                    &limits,
                     received,
                     &mut tree,
                     |ev, _| {
@@ -992,12 +850,14 @@ impl GomocupEngine {
                         }
                     },
                 );
-                // Back before the answer, so that the next move finds it.
-                if reuse {
-                    if let Ok(mut t) = slot.lock() {
-                        *t = tree;
+                // Back before the answer, so that the next move finds it; not over the
+                // tree of a later search that started without this one.
+                if let Ok(mut t) = slot.lock() {
+                    if reuse && t.0 == generation {
+                        t.1 = tree;
                     }
                 }
+                let _ = done_tx.send(());
                 // The receiver is gone when the answer was sent at the hard deadline.
                 let _ = tx.send(r);
             });
@@ -1018,6 +878,28 @@ impl GomocupEngine {
                 })
             }
         }
+    }
+
+    /// The tree the last search left, and the number of the search about to start.
+    ///
+    /// A search answered at the hard deadline goes on in the background until its batch
+    /// ends, holding the tree: on a loaded machine the next move came while it still ran,
+    /// started from an empty tree beside it, and had no answer of its own by its hard
+    /// deadline (a move without search). So the previous worker, already told to stop, is
+    /// waited for until `until` (half the new search's time): its tree comes back with
+    /// its visits and the cores are free again. A worker still running then keeps its tree
+    /// (the new search starts afresh and it puts nothing back).
+    fn take_tree(&self, until: Instant) -> (u64, Option<Search<Gomoku>>) {
+        let previous = self.worker_done.lock().ok().and_then(|mut w| w.take());
+        if let Some(done) = previous {
+            // `Disconnected` (the worker ended without a word) counts as ended.
+            let _ = done.recv_timeout(until.saturating_duration_since(Instant::now()));
+        }
+        let Ok(mut slot) = self.tree.lock() else {
+            return (0, None);
+        };
+        slot.0 += 1;
+        (slot.0, slot.1.take())
     }
 
     /// Before a search: when the opponent's last move was a renju foul (the position is
@@ -1122,7 +1004,7 @@ impl GomocupEngine {
     fn report(
         &self,
         t: &Thought<Gomoku>,
-        budget: Option<TurnTime>,
+        budget: Option<MovePlan>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let pv: Vec<String> = t.pv.iter().map(|m| m.to_gomocup()).collect();
@@ -1152,197 +1034,6 @@ impl GomocupEngine {
                 None => "none (fixed simulations)".to_string(),
             }
         )
-    }
-
-    /// Answers a `SWAP2BOARD` block whose stones are `moves` (see [`Self::handle_line`]).
-    fn swap2(
-        &mut self,
-        moves: &[GomokuMove],
-        received: Instant,
-        out: &mut dyn Write,
-    ) -> io::Result<()> {
-        if ![0, 3, 5].contains(&moves.len()) {
-            return err_line(
-                out,
-                format!(
-                    "SWAP2BOARD needs 0, 3 or 5 stones (the three swap2 stages), got {}",
-                    moves.len()
-                ),
-            );
-        }
-        let (old_stones, old_side) = (std::mem::take(&mut self.stones), self.to_move);
-        self.stones = moves
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| {
-                (
-                    m,
-                    if i % 2 == 0 {
-                        Side::First
-                    } else {
-                        Side::Second
-                    },
-                )
-            })
-            .collect();
-        self.to_move = if moves.len().is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        };
-        let rejected = match self.rebuild() {
-            Err(e) => Some(e),
-            Ok(()) if self.game.as_ref().and_then(History::outcome).is_some() => {
-                Some("the game is already over".to_string())
-            }
-            Ok(()) => None,
-        };
-        if let Some(e) = rejected {
-            self.stones = old_stones;
-            self.to_move = old_side;
-            let _ = self.rebuild();
-            return err_line(out, format!("SWAP2BOARD rejected: {e}"));
-        }
-        let r = match moves.len() {
-            0 => self.swap2_open(received, out),
-            3 => self.swap2_choose(received, out, true),
-            _ => self.swap2_choose(received, out, false),
-        };
-        self.match_used += received.elapsed();
-        r
-    }
-
-    /// Stage 1: places the opening of [`SWAP2_OPENINGS`] whose searched value for white (to
-    /// move) is nearest 0 (the first such on ties).
-    fn swap2_open(&mut self, received: Instant, out: &mut dyn Write) -> io::Result<()> {
-        let Some(n) = self.size else {
-            return err_line(out, "no board: send START first");
-        };
-        let Ok(config) = GomokuConfig::new(n, self.rule) else {
-            return err_line(out, format!("unsupported size {n}"));
-        };
-        let c = i16::from(n / 2);
-        let k = SWAP2_OPENINGS.len() as u32;
-        let empty = Gomoku::new(&config);
-        let budget = self.budget(&empty).map(|b| b.share(k));
-        let cap = (self.simulation_cap() / k).max(1);
-        let mut best: Option<(f32, Vec<GomokuMove>)> = None;
-        for opening in SWAP2_OPENINGS {
-            let stones: Vec<GomokuMove> = opening
-                .iter()
-                .map(|&(dx, dy)| {
-                    let at = |d: i8| (c + i16::from(d)).clamp(0, i16::from(n) - 1) as u8;
-                    GomokuMove::new(at(dx), at(dy))
-                })
-                .collect();
-            let mut h = History::new(empty.clone());
-            if stones.iter().any(|&m| h.play(m).is_err()) {
-                continue;
-            }
-            // Each opening gets its share of the time from now on.
-            let t = match self.search(&h, Instant::now(), budget, cap) {
-                Ok(t) => t,
-                Err(e) => return err_line(out, e),
-            };
-            if best.as_ref().is_none_or(|(v, _)| t.value.abs() < v.abs()) {
-                best = Some((t.value, stones));
-            }
-            if received.elapsed() >= self.budget(&empty).map_or(Duration::MAX, |b| b.search) {
-                break;
-            }
-        }
-        let Some((value, stones)) = best else {
-            return err_line(out, "no swap2 opening fits this board");
-        };
-        for &m in &stones {
-            if let Err(e) = self.place(m) {
-                return err_line(out, format!("internal: swap2 opening stone: {e}"));
-            }
-        }
-        let text: Vec<String> = stones.iter().map(|m| m.to_gomocup()).collect();
-        writeln!(
-            out,
-            "MESSAGE swap2 opening: value for white to move {value:+.3} (nearest 0 of {k})"
-        )?;
-        writeln!(out, "{}", text.join(" "))
-    }
-
-    /// Stages 2 (`three`, 3 stones) and 3 (5 stones): white is to move; `SWAP`, a move as
-    /// white, or (stage 2, a balanced position) two stones, from the search's value.
-    fn swap2_choose(
-        &mut self,
-        received: Instant,
-        out: &mut dyn Write,
-        three: bool,
-    ) -> io::Result<()> {
-        let Some(game) = self.game.clone() else {
-            return err_line(out, "no board: send START first");
-        };
-        let full = self.budget(game.current());
-        // Stage 2 may need a second search for the 5th stone: half the time each.
-        let budget = if three {
-            full.map(|b| b.share(2))
-        } else {
-            full
-        };
-        let t = match self.search(&game, received, budget, self.simulation_cap()) {
-            Ok(t) => t,
-            Err(e) => return err_line(out, e),
-        };
-        let v = t.value;
-        let stage = if three { 2 } else { 3 };
-        let swap = if three { v < -SWAP2_MARGIN } else { v < 0.0 };
-        if swap {
-            writeln!(
-                out,
-                "MESSAGE swap2 stage {stage}: value for white to move {v:+.3}: SWAP (taking black)"
-            )?;
-            return writeln!(out, "SWAP");
-        }
-        let Some(w) = t.mv else {
-            return err_line(out, format!("no move: {}", t.reason));
-        };
-        if !three || v > SWAP2_MARGIN {
-            writeln!(
-                out,
-                "MESSAGE swap2 stage {stage}: value for white to move {v:+.3}: staying white"
-            )?;
-            self.report(&t, budget, out)?;
-            return match self.place(w) {
-                Ok(()) => writeln!(out, "{}", w.to_gomocup()),
-                Err(e) => err_line(out, format!("internal: {e}")),
-            };
-        }
-        // Balanced: the 4th (white) stone, then the 5th (black) that keeps it nearest 0.
-        if let Err(e) = self.place(w) {
-            return err_line(out, format!("internal: {e}"));
-        }
-        let Some(after) = self.game.clone() else {
-            return err_line(out, "no board: send START first");
-        };
-        let r = match self.search(&after, Instant::now(), budget, self.simulation_cap()) {
-            Ok(r) => r,
-            Err(e) => return err_line(out, e),
-        };
-        let b = r
-            .children
-            .iter()
-            .filter(|c| c.1 > 0)
-            .min_by(|x, y| x.2.abs().total_cmp(&y.2.abs()))
-            .map(|c| c.0)
-            .or(r.mv);
-        let Some(b) = b else {
-            return err_line(out, format!("no 5th stone: {}", r.reason));
-        };
-        if let Err(e) = self.place(b) {
-            return err_line(out, format!("internal: {e}"));
-        }
-        writeln!(
-            out,
-            "MESSAGE swap2 stage 2: value for white to move {v:+.3}: balanced, placing two \
-             stones for the opponent to choose"
-        )?;
-        writeln!(out, "{} {}", w.to_gomocup(), b.to_gomocup())
     }
 }
 
@@ -1560,8 +1251,10 @@ mod tests {
         e.budget(e.position().unwrap()).unwrap().search.as_millis()
     }
 
+    /// The `INFO` limits as the clock reads them ([`TimeControl`]; its rule is tested in
+    /// `clock.rs`).
     #[test]
-    fn move_budget_follows_info_limits_with_a_margin() {
+    fn info_limits_are_the_turn_limit_and_the_match_clock() {
         assert_eq!(budget_ms(&[]), 950);
         assert_eq!(budget_ms(&["INFO timeout_turn 5000"]), 4750);
         assert_eq!(budget_ms(&["INFO timeout_turn 0"]), 0);
@@ -1578,7 +1271,7 @@ mod tests {
             budget_ms(&["INFO timeout_turn 5000", "INFO time_left -300"]),
             0
         );
-        // 2147483647 means unlimited.
+        // 2147483647 means unlimited, and so does a match limit of 0.
         assert_eq!(
             budget_ms(&["INFO timeout_turn 2000", "INFO time_left 2147483647"]),
             1900
@@ -1591,6 +1284,11 @@ mod tests {
             ]),
             1900
         );
+        // A match clock may stretch a search; steering off, or a turn limit alone, may not.
+        let e = engine(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]);
+        assert!(e.budget(e.position().unwrap()).unwrap().stretched.is_some());
+        let e = engine(&["INFO timeout_turn 1000"]);
+        assert_eq!(e.budget(e.position().unwrap()).unwrap().stretched, None);
     }
 
     #[test]
@@ -1659,131 +1357,6 @@ mod tests {
     }
 
     #[test]
-    fn the_hard_deadline_lies_between_the_search_target_and_the_turn_limit() {
-        let e = engine(&["INFO timeout_turn 1000"]);
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!(t.search.as_millis(), 950);
-        assert_eq!(t.hard().as_millis(), 950);
-        // A long turn keeps 2 % (5000 ms: search 4750, answer by 4900).
-        let e = engine(&["INFO timeout_turn 5000"]);
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!((t.search.as_millis(), t.hard().as_millis()), (4750, 4900));
-        let zero = TurnTime {
-            allotted: Duration::ZERO,
-            search: Duration::ZERO,
-            stretched: None,
-        };
-        assert_eq!(zero.hard(), Duration::ZERO);
-    }
-
-    #[test]
-    fn an_unsure_search_on_a_match_clock_may_take_three_shares_within_the_turn_and_a_sixth_of_the_clock(
-    ) {
-        let ms = |d: Duration| d.as_millis();
-        let stretched = |infos: &[&str]| {
-            let e = engine(infos);
-            let t = e.budget(e.position().unwrap()).unwrap();
-            t.stretched
-                .map(|(a, s)| (ms(t.search), ms(a), ms(s), ms(t.hard())))
-        };
-        // 60 s a match: a share of 1500 ms (search 1425), up to 4500 (search 4275, answered
-        // by 4410).
-        assert_eq!(
-            stretched(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]),
-            Some((1425, 4500, 4275, 4410))
-        );
-        // Never past the turn limit.
-        assert_eq!(
-            stretched(&["INFO timeout_turn 2000", "INFO timeout_match 60000"]),
-            Some((1425, 2000, 1900, 1950))
-        );
-        // 10 s left: shares of 250 ms, 750 at most (a sixth of the clock would be 1666).
-        assert_eq!(
-            stretched(&["INFO timeout_turn 5000", "INFO time_left 10000"]),
-            Some((200, 750, 700, 700))
-        );
-        // No match clock (a turn limit alone), or steering off: nothing to stretch.
-        assert_eq!(stretched(&["INFO timeout_turn 1000"]), None);
-        let mut e = GomocupEngine::new(
-            Arc::new(UniformEvaluator),
-            EngineConfig {
-                steer_time: false,
-                ..EngineConfig::default()
-            },
-        );
-        for l in ["START 15", "INFO timeout_match 60000"] {
-            e.handle_line(l, &mut Vec::new()).unwrap();
-        }
-        let t = e.budget(e.position().unwrap()).unwrap();
-        assert_eq!((ms(t.search), t.stretched), (1425, None));
-    }
-
-    /// Uniform policy; the value is `v` for white to move and `-v` for black to move.
-    struct WhiteValue(f32);
-
-    impl Evaluator<Gomoku> for WhiteValue {
-        fn evaluate(
-            &self,
-            batch: &[EvalRequest<'_, Gomoku>],
-            policy_logits: &mut [f32],
-            values: &mut [f32],
-        ) -> Result<(), alphazero_mcts::EvalError> {
-            policy_logits.iter_mut().for_each(|l| *l = 0.0);
-            for (v, r) in values.iter_mut().zip(batch) {
-                let white = r.position.side_to_move() == Side::Second;
-                *v = if white { self.0 } else { -self.0 };
-            }
-            Ok(())
-        }
-    }
-
-    fn swap2_answer(white_value: f32, stones: &[&str]) -> (String, GomocupEngine) {
-        let mut e = GomocupEngine::new(
-            Arc::new(WhiteValue(white_value)),
-            EngineConfig::fixed(32, 1),
-        );
-        e.handle_line("START 15", &mut Vec::new()).unwrap();
-        let mut out = Vec::new();
-        for l in ["SWAP2BOARD"].iter().chain(stones).chain(&["DONE"]) {
-            e.handle_line(l, &mut out).unwrap();
-        }
-        let out = String::from_utf8(out).unwrap();
-        (out.lines().last().unwrap_or_default().to_string(), e)
-    }
-
-    #[test]
-    fn swap2_swaps_when_white_to_move_is_worse_and_stays_white_when_better() {
-        let three = ["7,7", "8,7", "9,9"];
-        let five = ["7,7", "8,7", "9,9", "8,8", "8,6"];
-        let (a, e) = swap2_answer(-0.6, &three);
-        assert_eq!(a, "SWAP");
-        // The board is the three stones, white (the opponent now) to move.
-        let p = e.position().unwrap();
-        assert_eq!((p.stone_count(), p.side_to_move()), (3, Side::Second));
-        let (a, e) = swap2_answer(-0.6, &five);
-        assert_eq!(a, "SWAP");
-        assert_eq!(e.position().unwrap().stone_count(), 5);
-        // White better: stay white and play the 4th / 6th stone.
-        let (a, e) = swap2_answer(0.6, &three);
-        assert_eq!(a.split(',').count(), 2, "{a}");
-        assert_eq!(e.position().unwrap().stone_count(), 4);
-        let (a, e) = swap2_answer(0.6, &five);
-        assert_eq!(a.split(',').count(), 2, "{a}");
-        assert_eq!(e.position().unwrap().stone_count(), 6);
-        // Balanced (stage 2): the 4th and 5th stones; black's turn is the opponent's choice.
-        let (a, e) = swap2_answer(0.0, &three);
-        assert_eq!(a.split(' ').count(), 2, "{a}");
-        let p = e.position().unwrap();
-        assert_eq!((p.stone_count(), p.side_to_move()), (5, Side::Second));
-        // Stage 1: three stones, black-white-black from the centre.
-        let (a, e) = swap2_answer(0.0, &[]);
-        assert_eq!(a.split(' ').count(), 3, "{a}");
-        let p = e.position().unwrap();
-        assert_eq!(p.stone_at(7, 7), Some(Side::First));
-        assert_eq!((p.stone_count(), p.side_to_move()), (3, Side::Second));
-    }
-
-    #[test]
     fn fixed_simulations_ignore_the_clock() {
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 0));
         e.handle_line("START 15", &mut Vec::new()).unwrap();
@@ -1842,40 +1415,6 @@ mod tests {
     }
 
     #[test]
-    fn lines_split_on_cr_lf_and_crlf() {
-        let mut r = io::Cursor::new(b"a\r\nb\rc\nd".to_vec());
-        let mut got = Vec::new();
-        let mut l = String::new();
-        while read_line_any(&mut r, &mut l, MAX_LINE_BYTES).unwrap() == ReadLine::Line {
-            got.push(l.clone());
-        }
-        assert_eq!(got, ["a", "", "b", "c", "d"]);
-    }
-
-    #[test]
-    fn a_line_over_the_limit_is_read_to_its_end_and_only_its_head_is_kept() {
-        // Small chunks, so the limit is crossed in the middle of a chunk and after it.
-        let long = format!("START {}", "9".repeat(5000));
-        let input = format!("{long}\nSTART 15\nab\n");
-        let mut r = io::BufReader::with_capacity(7, io::Cursor::new(input.into_bytes()));
-        let mut l = String::new();
-        assert_eq!(
-            read_line_any(&mut r, &mut l, 1000).unwrap(),
-            ReadLine::TooLong(long.len())
-        );
-        assert_eq!(l, long[..TOO_LONG_HEAD]);
-        // The next lines are intact; a line of exactly the limit is whole.
-        assert_eq!(read_line_any(&mut r, &mut l, 8).unwrap(), ReadLine::Line);
-        assert_eq!(l, "START 15");
-        assert_eq!(
-            read_line_any(&mut r, &mut l, 1).unwrap(),
-            ReadLine::TooLong(2)
-        );
-        assert_eq!(l, "ab");
-        assert_eq!(read_line_any(&mut r, &mut l, 1).unwrap(), ReadLine::Eof);
-    }
-
-    #[test]
     fn an_over_long_line_is_one_error_quoting_80_characters_and_in_a_board_block_the_blocks_error()
     {
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 1));
@@ -1886,7 +1425,7 @@ mod tests {
             .unwrap();
         let out = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = out.lines().collect();
-        let quoted = format!("\"{}…\" ({} bytes)", &long[..ECHO_CHARS], long.len());
+        let quoted = format!("\"{}…\" ({} bytes)", &long[..crate::ECHO_CHARS], long.len());
         assert_eq!(lines[0], "OK");
         assert_eq!(
             lines[1],
@@ -1959,5 +1498,85 @@ mod tests {
         let (kept_visits, kept_sims) = second(true);
         assert_eq!(kept_sims, 300);
         assert!(kept_visits > 301, "{kept_visits}");
+    }
+
+    /// Uniform policy and value, one evaluation at a time (as a network on its one-thread
+    /// pool), each taking 2 ms; from its `from`-th call on, every call takes `stall` (a
+    /// machine so loaded that a batch outlasts a turn).
+    struct Stalling {
+        calls: std::sync::atomic::AtomicU32,
+        from: u32,
+        stall: Duration,
+        one_at_a_time: Mutex<()>,
+    }
+
+    impl Evaluator<Gomoku> for Stalling {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Gomoku>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), alphazero_mcts::EvalError> {
+            let _turn = self.one_at_a_time.lock().unwrap();
+            let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
+            // 2 ms a quick batch: the brain's snapshots (every 5 ms) follow the search.
+            let took = if call >= self.from {
+                self.stall
+            } else {
+                Duration::from_millis(2)
+            };
+            std::thread::sleep(took);
+            UniformEvaluator.evaluate(batch, policy_logits, values)
+        }
+    }
+
+    #[test]
+    fn a_move_after_one_answered_at_the_hard_deadline_still_answers_from_a_search() {
+        // ~50 quick batches (~400 simulations), then every batch outlasts a 3 s turn: the
+        // first move is answered at its hard deadline while its worker sleeps on. The next
+        // move waits for that worker (its batch ends ~0.3 s into the move, well within the
+        // 1.4 s it may wait), starts from the kept tree and answers from it although its own
+        // first batch outlasts the turn too. The clock decides nothing else: the margins
+        // are seconds.
+        let eval = Stalling {
+            calls: Default::default(),
+            from: 50,
+            stall: Duration::from_millis(3200),
+            one_at_a_time: Mutex::new(()),
+        };
+        let mut e = GomocupEngine::new(Arc::new(eval), EngineConfig::default());
+        let mut say = |line: &str| {
+            let mut out = Vec::new();
+            e.handle_line(line, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        for l in [
+            "START 15",
+            "INFO timeout_turn 3000",
+            "BOARD",
+            "7,7,2",
+            "8,8,1",
+        ] {
+            say(l);
+        }
+        let first = say("DONE");
+        let pv: Vec<&str> = first
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("MESSAGE search (answered at the hard deadline) ")?
+                    .split(" pv ")
+                    .nth(1)
+            })
+            .expect(&first)
+            .split(' ')
+            .collect();
+        assert!(pv.len() >= 3, "{first}");
+        let answer = say(&format!("TURN {}", pv[1]));
+        assert!(!answer.contains("no time to search"), "{answer}");
+        let visits: u32 = answer
+            .strip_prefix("MESSAGE search")
+            .and_then(|r| r.split(" visits ").nth(1)?.split(' ').next()?.parse().ok())
+            .expect(&answer);
+        assert!(visits > 1, "{answer}");
     }
 }

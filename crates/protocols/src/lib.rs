@@ -50,8 +50,10 @@
 
 mod client_gomocup;
 mod client_ucci;
+mod clock;
 mod eval_stack;
 mod gomocup;
+mod lines;
 mod process;
 mod think;
 mod ucci;

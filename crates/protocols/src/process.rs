@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use alphazero_arena::PlayerError;
 
-use crate::gomocup::{read_line_any, ReadLine};
+use crate::lines::{read_line_any, ReadLine};
 use crate::MAX_LINE_BYTES;
 
 /// A running engine. Lines from its stdout arrive through a channel filled by a reader

@@ -28,7 +28,8 @@ pub(crate) struct ThinkLimits {
     pub max_simulations: u32,
     /// Seed of the search's RNG ([`SearchBudget::seed`]).
     pub seed: u64,
-    /// Wall-clock deadline: no batch is started that is expected to end after it.
+    /// Wall-clock deadline: no batch is started that is expected to end after it (with
+    /// [`Self::steer`], the steering's target instead; the callback of [`think`] may move it).
     pub deadline: Option<Instant>,
     /// Stop once the principal variation has this many plies.
     pub depth: Option<u32>,
@@ -356,6 +357,9 @@ fn carried<G: Game>(
 /// neither starts from nor leaves a tree (its root priors are masked). Answers without a
 /// search leave `tree` as it was.
 ///
+/// `callback` is told each [`Event`] with the search's deadline, which it may move (a ponder
+/// hit sets one); the driver reads it before its next batch.
+///
 /// # Errors
 /// [`EvalError`] from the evaluator or an invalid search config; `tree` is then `None`.
 #[allow(clippy::too_many_arguments)]
@@ -364,10 +368,10 @@ pub(crate) fn think<G: Game>(
     banned: &[G::Move],
     evaluator: &dyn Evaluator<G>,
     search: &SearchConfig,
-    limits: &mut ThinkLimits,
+    limits: &ThinkLimits,
     start: Instant,
     tree: &mut Option<Search<G>>,
-    mut callback: impl FnMut(Event<'_, G>, &mut ThinkLimits) -> Control,
+    mut callback: impl FnMut(Event<'_, G>, &mut Option<Instant>) -> Control,
 ) -> Result<Thought<G>, EvalError> {
     let pos = game.current();
     let mut cands = Vec::new();
@@ -449,82 +453,93 @@ pub(crate) fn think<G: Game>(
     let mut last_depth = 0;
     let mut last_snapshot: Option<Instant> = None;
     let steer = limits.steer.filter(|_| search.gumbel.is_none());
-    if let Some(st) = steer {
-        limits.deadline = Some(st.target);
-    }
     let mut steered: Option<&'static str> = None;
     let mut last_poll = Instant::now();
+    // The search's one deadline: the driver reads it, the steering and the engine's
+    // callback (a ponder hit) move it.
     let mut run_limits = RunLimits {
-        deadline: limits.deadline,
+        deadline: steer.map_or(limits.deadline, |st| Some(st.target)),
         ..RunLimits::default()
     };
-    Driver::new().run(
-        std::slice::from_mut(&mut s),
-        eval,
-        &mut run_limits,
-        |p, run_limits| {
-            let s = p.tree(0);
-            if let (Some(st), Some(deadline)) = (steer, limits.deadline) {
-                let now = Instant::now();
-                let batch = now.saturating_duration_since(last_poll);
-                last_poll = now;
-                let r = s.result();
-                let open: Vec<(u32, f32)> = r
-                    .children
-                    .iter()
-                    .filter(|c| c.proven != Some(Outcome::Loss))
-                    .map(|c| (c.visits, c.q))
-                    .collect();
-                let unsure = root_unsure(&open, r.simulations);
-                let elapsed = now.saturating_duration_since(start).as_secs_f64();
-                let rate = f64::from(r.simulations) / elapsed.max(1e-6);
-                let by_time = rate * deadline.saturating_duration_since(now).as_secs_f64();
-                let by_cap = limits.max_simulations.saturating_sub(r.simulations);
-                let left = (by_time.ceil() as u64).min(u64::from(by_cap));
-                if !unsure && root_decided(&open, left) {
-                    steered = Some("search (decided before its time)");
-                    return Control::Stop;
+    // A carried tree already has an answer: report it before the first batch, so that an
+    // engine answering at a hard deadline has a searched move even when that batch is slow
+    // (a loaded machine) and never falls back to a move without search.
+    let mut stopped = false;
+    if limits.snapshot_every.is_some() {
+        let kept = s.result();
+        if kept.best_move.is_some() && kept.root_visits > 1 {
+            last_snapshot = Some(Instant::now());
+            let mut t = thought_of(&s, banned, start, limits.multipv);
+            // Its visits are the kept tree's; this search has run none yet.
+            t.simulations = 0;
+            stopped = callback(Event::Snapshot(&t), &mut run_limits.deadline) == Control::Stop;
+        }
+    }
+    // Stopped at once: no batch, the tree is kept as it came.
+    if !stopped {
+        Driver::new().run(
+            std::slice::from_mut(&mut s),
+            eval,
+            &mut run_limits,
+            |p, run_limits| {
+                let s = p.tree(0);
+                if let (Some(st), Some(deadline)) = (steer, run_limits.deadline) {
+                    let now = Instant::now();
+                    let batch = now.saturating_duration_since(last_poll);
+                    last_poll = now;
+                    let r = s.result();
+                    let open: Vec<(u32, f32)> = r
+                        .children
+                        .iter()
+                        .filter(|c| c.proven != Some(Outcome::Loss))
+                        .map(|c| (c.visits, c.q))
+                        .collect();
+                    let unsure = root_unsure(&open, r.simulations);
+                    let elapsed = now.saturating_duration_since(start).as_secs_f64();
+                    let rate = f64::from(r.simulations) / elapsed.max(1e-6);
+                    let by_time = rate * deadline.saturating_duration_since(now).as_secs_f64();
+                    let by_cap = limits.max_simulations.saturating_sub(r.simulations);
+                    let left = (by_time.ceil() as u64).min(u64::from(by_cap));
+                    if !unsure && root_decided(&open, left) {
+                        steered = Some("search (decided before its time)");
+                        return Control::Stop;
+                    }
+                    // The driver starts no batch it expects to end after the deadline: decide
+                    // on more time while a batch or two still fit.
+                    if unsure && deadline == st.target && now + batch * 3 >= deadline {
+                        run_limits.deadline = Some(st.stretch.max(st.target));
+                        steered = Some("search (unsure: given more time)");
+                    }
                 }
-                // The driver starts no batch it expects to end after the deadline: decide
-                // on more time while a batch or two still fit.
-                if unsure && deadline == st.target && now + batch * 3 >= deadline {
-                    limits.deadline = Some(st.stretch.max(st.target));
-                    run_limits.deadline = limits.deadline;
-                    steered = Some("search (unsure: given more time)");
-                }
-            }
-            let mut report = |event: Event<'_, G>, limits: &mut ThinkLimits| {
-                let c = callback(event, limits);
                 // The engine may set a deadline (a ponder hit): the driver reads it next.
-                run_limits.deadline = limits.deadline;
-                c
-            };
-            if let Some(every) = limits.snapshot_every {
-                if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
-                    last_snapshot = Some(Instant::now());
+                let mut report = |event: Event<'_, G>| callback(event, &mut run_limits.deadline);
+                if let Some(every) = limits.snapshot_every {
+                    if last_snapshot.is_none_or(|t| t.elapsed() >= every) {
+                        last_snapshot = Some(Instant::now());
+                        let t = thought_of(s, banned, start, limits.multipv);
+                        if report(Event::Snapshot(&t)) == Control::Stop {
+                            return Control::Stop;
+                        }
+                    }
+                }
+                // The depth is the PV of the move played (another line when the best is banned).
+                if limits.depth.is_some() || p.rounds().is_multiple_of(32) {
                     let t = thought_of(s, banned, start, limits.multipv);
-                    if report(Event::Snapshot(&t), limits) == Control::Stop {
+                    let d = t.depth();
+                    if d > last_depth {
+                        last_depth = d;
+                        if report(Event::Depth(&t)) == Control::Stop {
+                            return Control::Stop;
+                        }
+                    }
+                    if limits.depth.is_some_and(|want| d >= want as usize) {
                         return Control::Stop;
                     }
                 }
-            }
-            // The depth is the PV of the move played (another line when the best is banned).
-            if limits.depth.is_some() || p.rounds().is_multiple_of(32) {
-                let t = thought_of(s, banned, start, limits.multipv);
-                let d = t.depth();
-                if d > last_depth {
-                    last_depth = d;
-                    if report(Event::Depth(&t), limits) == Control::Stop {
-                        return Control::Stop;
-                    }
-                }
-                if limits.depth.is_some_and(|want| d >= want as usize) {
-                    return Control::Stop;
-                }
-            }
-            report(Event::Poll, limits)
-        },
-    )?;
+                report(Event::Poll)
+            },
+        )?;
+    }
     let mut t = thought_of(&s, banned, start, limits.multipv);
     if let (Some(why), "search") = (steered, t.reason) {
         t.reason = why;
@@ -611,16 +626,9 @@ mod tests {
                 target: start + t,
                 stretch: start + s,
             });
-            think(
-                &game,
-                &[],
-                eval,
-                &search,
-                &mut l,
-                start,
-                &mut None,
-                |_, _| Control::Continue,
-            )
+            think(&game, &[], eval, &search, &l, start, &mut None, |_, _| {
+                Control::Continue
+            })
             .unwrap()
         };
         // One move takes nearly every visit: steered, the search stops as soon as the rest
@@ -650,7 +658,7 @@ mod tests {
             &[],
             &UniformEvaluator,
             &search,
-            &mut l,
+            &l,
             start,
             &mut None,
             |_, _| Control::Continue,
@@ -669,7 +677,7 @@ mod tests {
                 banned,
                 &UniformEvaluator,
                 &search,
-                &mut limits(300, multipv),
+                &limits(300, multipv),
                 Instant::now(),
                 &mut None,
                 |_, _| Control::Continue,
@@ -727,7 +735,7 @@ mod tests {
                 banned,
                 &eval,
                 search,
-                &mut limits(sims, 1),
+                &limits(sims, 1),
                 Instant::now(),
                 tree,
                 |_, _| Control::Continue,

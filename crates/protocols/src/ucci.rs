@@ -23,9 +23,10 @@ use alphazero_game::{Game, History, Outcome, ParseError, Side};
 use alphazero_mcts::{Evaluator, Search};
 use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
+use crate::clock::{MovesToGo, PlayerClock, TimeControl};
 use crate::eval_stack::EvalStack;
-use crate::gomocup::{read_line_any, too_long_quote, ReadLine};
-use crate::think::{think, Control, Event, Steer, ThinkLimits, Thought};
+use crate::lines::{read_line_any, too_long_quote, ReadLine};
+use crate::think::{think, Control, Event, ThinkLimits, Thought};
 use crate::{
     bounded, parse_error_text, value_to_cp, value_to_wdl, Clipped, EngineConfig, MAX_LINE_BYTES,
 };
@@ -280,7 +281,9 @@ struct GoState {
     /// `go infinite` / `go ponder`: no answer before `stop` (or `ponderhit`).
     waiting: bool,
     ponder_only: bool,
-    normal_budget: Option<Duration>,
+    /// The move's search time when not pondering ([`crate::clock::MovePlan::search`]),
+    /// counted from a `ponderhit`.
+    search_time: Option<Duration>,
     stopped: bool,
     eof: bool,
     quit: bool,
@@ -291,8 +294,7 @@ impl GoState {
     fn on_line(
         &mut self,
         msg: Input,
-        lim: &mut ThinkLimits,
-        config: &EngineConfig,
+        deadline: &mut Option<Instant>,
         queue: &mut VecDeque<Input>,
         out: &mut dyn Write,
     ) {
@@ -324,9 +326,7 @@ impl GoState {
             Urgent::PonderHit => {
                 if self.waiting && self.ponder_only {
                     self.waiting = false;
-                    lim.deadline = self
-                        .normal_budget
-                        .map(|b| Instant::now() + config.usable(b));
+                    *deadline = self.search_time.map(|b| Instant::now() + b);
                 }
             }
             Urgent::Later => queue.push_back(Some(line)),
@@ -1091,21 +1091,11 @@ impl UcciEngine {
         Ok(Ok(go))
     }
 
-    /// The thinking time for a `go` (before the safety margin), `None` for no clock limit.
-    #[cfg(test)]
-    fn budget(&self, go: &Go) -> Option<Duration> {
-        self.time_plan(go).map(|(b, _)| b)
-    }
-
-    /// [`Self::budget`], and on a player's clock (`time` or `wtime`/`btime`, not the last move
-    /// before the clock is refilled) with [`EngineConfig::steer_time`] the most an unsure
-    /// search may take ([`Steer`]): 3 budgets, at most a sixth of the clock left.
-    fn time_plan(&self, go: &Go) -> Option<(Duration, Option<Duration>)> {
-        let steer = self.config.steer_time;
-        let plan = |left: Duration, b: Duration, mtg: Option<u64>| {
-            let most = (steer && mtg != Some(1)).then(|| (b * 3).min(left / 6).max(b));
-            (b, most)
-        };
+    /// What a `go` says about the time ([`TimeControl`]): `movetime` a turn limit; `time`
+    /// (UCCI, seconds unless `usemillisec`) or the side to move's `wtime`/`btime` (ms) a
+    /// clock with `movestogo` and the increment; `None` for no clock limit (`depth`, `nodes`
+    /// or `infinite` alone); nothing at all: [`EngineConfig::default_move_time`].
+    fn time_control(&self, go: &Go) -> Option<TimeControl> {
         let ms = |v: i64| Duration::from_millis(v.max(0) as u64);
         let unit = |v: i64| {
             if self.millisec || self.dialect == Dialect::Uci {
@@ -1114,35 +1104,39 @@ impl UcciEngine {
                 ms(v.saturating_mul(1000))
             }
         };
-        let share = |left: Duration, inc: Duration, mtg: Option<u64>| match mtg {
-            // The last move before the clock is refilled (`go time T movestogo 1`, how
-            // ElephantEye's match runners ask for T a move): all of it, less the safety
-            // margin that `EngineConfig::usable` keeps back.
-            Some(1) => left,
-            Some(m) if m > 0 => (left / m.min(u64::from(u32::MAX)) as u32).min(left * 3 / 4),
-            _ => (left / 30 + inc * 3 / 4).min(left * 3 / 4),
+        let clock = |left: Duration, increment: Duration| TimeControl {
+            turn: None,
+            clock: Some(PlayerClock {
+                left,
+                moves: MovesToGo::Control {
+                    moves: go.movestogo,
+                    increment,
+                },
+            }),
         };
         if let Some(t) = go.movetime {
-            return Some((Duration::from_millis(t), None));
+            return Some(TimeControl {
+                turn: Some(Duration::from_millis(t)),
+                clock: None,
+            });
         }
         if let Some(t) = go.time {
-            let left = unit(t);
-            let b = share(left, unit(go.increment.unwrap_or(0)), go.movestogo);
-            return Some(plan(left, b, go.movestogo));
+            return Some(clock(unit(t), unit(go.increment.unwrap_or(0))));
         }
         let (own, inc) = match self.game.current().side_to_move() {
             Side::First => (go.wtime, go.winc),
             Side::Second => (go.btime, go.binc),
         };
         if let Some(t) = own {
-            let left = ms(t);
-            let b = share(left, ms(inc.unwrap_or(0)), go.movestogo);
-            return Some(plan(left, b, go.movestogo));
+            return Some(clock(ms(t), ms(inc.unwrap_or(0))));
         }
         if go.depth.is_some() || go.nodes.is_some() || go.infinite {
             return None;
         }
-        Some((self.config.default_move_time, None))
+        Some(TimeControl {
+            turn: None,
+            clock: None,
+        })
     }
 
     /// The `score …` text for a value (or a proven result) reached after `plies` plies.
@@ -1239,12 +1233,13 @@ impl UcciEngine {
         let plan = if fixed {
             None
         } else {
-            self.time_plan(&Go {
+            self.time_control(&Go {
                 infinite: false,
                 ..go
             })
+            .map(|tc| tc.plan(&self.config))
         };
-        let normal_budget = plan.map(|(b, _)| b);
+        let search_time = plan.map(|p| p.search);
         let cap = self.config.simulations;
         let max_simulations = match go.nodes {
             Some(n) => n.clamp(1, u64::from(u32::MAX)) as u32,
@@ -1256,23 +1251,17 @@ impl UcciEngine {
             deadline: if waiting {
                 None
             } else {
-                normal_budget.map(|b| received + self.config.usable(b))
+                search_time.map(|b| received + b)
             },
             depth: go.depth,
             snapshot_every: None,
             multipv: self.multipv as usize,
-            steer: match plan {
-                Some((b, Some(most))) if !waiting => Some(Steer {
-                    target: received + self.config.usable(b),
-                    stretch: received + self.config.usable(most),
-                }),
-                _ => None,
-            },
+            steer: plan.filter(|_| !waiting).and_then(|p| p.steer(received)),
         };
         let mut st = GoState {
             waiting: go.infinite || go.ponder,
             ponder_only: go.ponder && !go.infinite,
-            normal_budget,
+            search_time,
             stopped: false,
             eof: false,
             quit: false,
@@ -1289,7 +1278,7 @@ impl UcciEngine {
             &banned,
             this.stack.evaluator(),
             &this.config.search,
-            &mut limits,
+            &limits,
             received,
             &mut tree,
             |ev, lim| {
@@ -1304,7 +1293,7 @@ impl UcciEngine {
                     Event::Poll => {
                         while !st.eof {
                             let Ok(msg) = rx.try_recv() else { break };
-                            st.on_line(msg, lim, &this.config, queue, out);
+                            st.on_line(msg, lim, queue, out);
                         }
                     }
                 }
@@ -1318,7 +1307,7 @@ impl UcciEngine {
         // `go infinite` / `go ponder` must not answer before `stop` (or `ponderhit`).
         while result.is_ok() && st.waiting && !st.stopped && !st.eof {
             let msg = rx.recv().unwrap_or(None);
-            st.on_line(msg, &mut limits, &self.config, queue, out);
+            st.on_line(msg, &mut limits.deadline, queue, out);
         }
         self.tree = tree.filter(|_| reuse);
         if let Some(e) = st.io_err {
@@ -1599,7 +1588,7 @@ mod tests {
             movetime: Some(1000),
             ..Go::default()
         };
-        let usable = |e: &UcciEngine| e.config.usable(e.budget(&go).unwrap());
+        let usable = |e: &UcciEngine| e.time_control(&go).unwrap().plan(&e.config).search;
         // The default (50 ms, at least 5 %).
         assert_eq!(usable(&e), Duration::from_millis(950));
         feed(&mut e, "uci\nsetoption name Move Overhead value 300\n");
@@ -1615,67 +1604,45 @@ mod tests {
         assert_eq!(usable(&e), Duration::from_millis(950));
     }
 
-    /// `go time 1000 movestogo 1` (a second a move, as match runners ask ElephantEye) used
-    /// to get three quarters of the second: the clock is refilled after this move, so all of
-    /// it but the safety margin is the move's; with more moves to go a share is kept back.
     #[test]
-    fn the_last_move_before_the_time_control_gets_the_whole_clock() {
-        let e = UcciEngine::new(
+    fn go_time_is_read_as_the_clock_of_the_side_to_move_in_the_dialects_unit() {
+        let mut e = UcciEngine::new(
             Arc::new(UniformEvaluator),
             EngineConfig::default(),
             XiangqiConfig::default(),
         );
-        let usable = |time: i64, movestogo: Option<u64>| {
-            e.config.usable(
-                e.budget(&Go {
-                    time: Some(time),
-                    movestogo,
-                    ..Go::default()
-                })
-                .unwrap(),
-            )
+        let clock = |left: u64, moves: Option<u64>, inc: u64| {
+            Some(TimeControl {
+                turn: None,
+                clock: Some(PlayerClock {
+                    left: Duration::from_millis(left),
+                    moves: MovesToGo::Control {
+                        moves,
+                        increment: Duration::from_millis(inc),
+                    },
+                }),
+            })
         };
-        // Milliseconds (`usemillisec` is on by default).
-        assert_eq!(usable(1000, Some(1)), Duration::from_millis(950));
-        assert_eq!(usable(10_000, Some(2)), Duration::from_millis(4750));
-        assert_eq!(usable(10_000, Some(40)), Duration::from_millis(200));
-        assert_eq!(usable(12_000, None), Duration::from_millis(350));
-    }
-
-    #[test]
-    fn an_unsure_search_on_a_players_clock_may_take_three_shares_and_at_most_a_sixth() {
-        let plan = |steer_time: bool, go: Go| {
-            let e = UcciEngine::new(
-                Arc::new(UniformEvaluator),
-                EngineConfig {
-                    steer_time,
-                    ..EngineConfig::default()
-                },
-                XiangqiConfig::default(),
-            );
-            e.time_plan(&go)
-                .map(|(b, most)| (b.as_millis(), most.map(|m| m.as_millis())))
+        let go = |w: &str| {
+            let args: Vec<&str> = w.split(' ').collect();
+            let mut sink = Vec::new();
+            e.parse_go(&args, &mut sink).unwrap().unwrap()
         };
-        let time = |t: i64, movestogo: Option<u64>| Go {
-            time: Some(t),
-            movestogo,
-            ..Go::default()
-        };
-        // Sudden death, 60 s: a thirtieth (2000 ms), up to three of them.
-        assert_eq!(plan(true, time(60_000, None)), Some((2000, Some(6000))));
-        // 40 moves in 10 s: 250 ms, up to 750.
-        assert_eq!(plan(true, time(10_000, Some(40))), Some((250, Some(750))));
-        // 2 moves in 10 s: 5000 ms, and no more than that (a sixth is 1666).
-        assert_eq!(plan(true, time(10_000, Some(2))), Some((5000, Some(5000))));
-        // The last move before the clock is refilled, a fixed move time, or steering off:
-        // nothing to stretch.
-        assert_eq!(plan(true, time(1000, Some(1))), Some((1000, None)));
-        let movetime = Go {
-            movetime: Some(700),
-            ..Go::default()
-        };
-        assert_eq!(plan(true, movetime), Some((700, None)));
-        assert_eq!(plan(false, time(60_000, None)), Some((2000, None)));
+        let (time, both, depth) = (
+            go("time 12000 movestogo 40 increment 100"),
+            go("wtime 9000 btime 7000 winc 10 binc 20"),
+            go("depth 5"),
+        );
+        // Milliseconds (`usemillisec` is on by default); red is to move.
+        assert_eq!(e.time_control(&time), clock(12_000, Some(40), 100));
+        assert_eq!(e.time_control(&both), clock(9000, None, 10));
+        assert_eq!(e.time_control(&depth), None);
+        feed(
+            &mut e,
+            "ucci\nsetoption usemillisec false\nposition startpos moves h2e2\n",
+        );
+        assert_eq!(e.time_control(&time), clock(12_000_000, Some(40), 100_000));
+        assert_eq!(e.time_control(&both), clock(7000, None, 20));
     }
 
     /// Logits falling by 0.05 per action index (about 2 between neighbouring legal moves at
@@ -1800,6 +1767,84 @@ mod tests {
         assert_eq!(
             without_clock("info depth 2 score 5 nodes 17 time 3 nps 5000 pv h2e2"),
             "info depth 2 score 5 nodes 17 pv h2e2"
+        );
+    }
+
+    /// Uniform policy and value; from its `from`-th call on, every call takes `stall`.
+    struct Stalling {
+        calls: AtomicU64,
+        from: u64,
+        stall: Duration,
+    }
+
+    impl Evaluator<Xiangqi> for Stalling {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Xiangqi>],
+            policy_logits: &mut [f32],
+            values: &mut [f32],
+        ) -> Result<(), EvalError> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) + 1 >= self.from {
+                std::thread::sleep(self.stall);
+            }
+            UniformEvaluator.evaluate(batch, policy_logits, values)
+        }
+    }
+
+    #[test]
+    fn a_move_after_a_search_that_overran_its_deadline_still_searches() {
+        // Quick batches, then each takes 0.7 s against a `movetime` of 0.3 s: the first
+        // search overruns its deadline in the batch it had started; the next `go` still
+        // searches (at least its first batch) and answers from that search, with the
+        // first search's tree carried over.
+        let eval = Stalling {
+            calls: AtomicU64::new(0),
+            from: 10,
+            stall: Duration::from_millis(700),
+        };
+        let mut e = UcciEngine::new(
+            Arc::new(eval),
+            EngineConfig::default(),
+            XiangqiConfig::default(),
+        );
+        let searched = |out: &str| -> (u64, String) {
+            let info = out
+                .lines()
+                .rfind(|l| l.starts_with("info depth"))
+                .unwrap_or_else(|| panic!("no info line: {out}"));
+            let nodes = info
+                .split(" nodes ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next()?.parse().ok())
+                .unwrap_or_else(|| panic!("no nodes: {info}"));
+            let best = out
+                .lines()
+                .find_map(|l| l.strip_prefix("bestmove "))
+                .unwrap_or_else(|| panic!("no bestmove: {out}"));
+            (nodes, best.to_string())
+        };
+        let first = feed(&mut e, "uci\nposition startpos\ngo movetime 300\n");
+        let (nodes, best) = searched(&first);
+        assert!(nodes > 0, "{first}");
+        // Overran: answered after a 0.7 s batch although its deadline was 0.25 s.
+        let ms: u64 = first
+            .lines()
+            .rfind(|l| l.starts_with("info depth"))
+            .and_then(|l| l.split(" time ").nth(1)?.split(' ').next()?.parse().ok())
+            .expect(&first);
+        assert!(ms >= 700, "{first}");
+        let mut words = best.split(' ');
+        let (ours, reply) = (words.next().unwrap(), words.nth(1).expect(&best));
+        let second = feed(
+            &mut e,
+            &format!("position startpos moves {ours} {reply}\ngo movetime 300\n"),
+        );
+        let (nodes, _) = searched(&second);
+        assert!(nodes > 0, "{second}");
+        let kept = e.tree.as_ref().map_or(0, |t| t.result().root_visits);
+        assert!(
+            u64::from(kept) > nodes + 1,
+            "{kept} visits, {nodes} nodes: {second}"
         );
     }
 }
