@@ -1,5 +1,5 @@
 #!/bin/sh
-# Equal-time comparison of training settings (docs/results.md, "Equal-time search settings"): every
+# Equal-time comparison of training settings (docs/learning-efficiency.md): every
 # setting trains from zero at the same time, one thread each, each process in its own
 # scheduler group (Linux autogroup) so that each gets the same share of the CPU, for the same
 # minutes. Then compare the runs' networks (`alphazero eval connect4`, `alphazero arena`).
