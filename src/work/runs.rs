@@ -254,7 +254,7 @@ mod tests {
             lines[2].contains("alphazero serve --model 'runs/try 2'"),
             "{text}"
         );
-        let c4 = next_steps(&GameSpec::DEFAULTS[0], Path::new("runs/c4"));
+        let c4 = next_steps(&GameSpec::Connect4, Path::new("runs/c4"));
         assert!(c4.contains("--model runs/c4"), "{c4}");
         assert!(!c4.contains("--size"), "{c4}");
     }
