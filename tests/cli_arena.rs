@@ -381,7 +381,7 @@ fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_rob
     assert_eq!(out.code, 0, "{}", out.stderr);
     let pairs: usize = out
         .stderr
-        .split("random: ")
+        .split("playing ")
         .nth(1)
         .and_then(|s| s.split(" pairs").next())
         .and_then(|s| s.parse().ok())
@@ -702,7 +702,8 @@ fn missing_or_unreadable_files_print_the_os_error_once() {
                 "--model",
                 dir.to_str().unwrap(),
             ],
-            "os error 21",
+            // A folder is a run's folder (its champion), not "Is a directory" (os error 21).
+            "holds no champion network",
         ),
         (
             vec![
