@@ -26,6 +26,7 @@ fn start_serve(args: &[&str]) -> (Child, String, String) {
         line.clear();
     }
     let _ = child.kill();
+    let _ = child.wait();
     panic!("serve did not announce its address: {lines}");
 }
 
