@@ -339,3 +339,53 @@ fn analyze_review_needs_a_file_and_no_heatmap() {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
 }
+
+/// Regression (fresh-user trial): the heatmap PNG had no title, no side to move and no scale
+/// of its shades. The band above the board now holds the title (the side to move, the
+/// simulations, the best move) and a scale from no shade to the hottest cell's shade.
+#[test]
+fn analyze_png_has_a_title_and_a_scale_of_its_shades() {
+    let dir = fresh_dir("analyze-scale");
+    let png = dir.join("heat.png");
+    let out = alphazero(&[
+        "analyze",
+        "--game",
+        "connect4",
+        "--position",
+        "44",
+        "--sims",
+        "50",
+        "--out",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let bytes = std::fs::read(&png).unwrap();
+    let decoder = png::Decoder::new(std::io::Cursor::new(&bytes[..]));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0u8; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    let (w, h) = (info.width as usize, info.height as usize);
+    let px = |x: usize, y: usize| {
+        let i = (y * w + x) * 3;
+        (buf[i], buf[i + 1], buf[i + 2])
+    };
+    // The board's 6 rows of 40 pixels and its margins leave the band above for the title,
+    // the scale and the sides, a line each (it was the sides' line alone).
+    let band = h - (6 * 40 + 2 * 30);
+    assert!(band >= 3 * 22, "{band} pixels above the board");
+    // Ink of the title on the first line; the hottest shade (255, 42 or 43, 16) in the
+    // scale's row, which lies in the band, above the board.
+    let first_line_ink = (0..w)
+        .flat_map(|x| (4..22).map(move |y| (x, y)))
+        .filter(|&(x, y)| px(x, y) == (60, 45, 25))
+        .count();
+    assert!(
+        first_line_ink > 50,
+        "{first_line_ink} ink pixels in the title line"
+    );
+    let hottest_in_band = (0..w)
+        .flat_map(|x| (0..band).map(move |y| (x, y)))
+        .any(|(x, y)| matches!(px(x, y), (255, 42..=43, 16)));
+    assert!(hottest_in_band, "no scale in the band above the board");
+    assert!(out.stdout.contains("first (X) to move;"), "{}", out.stdout);
+}

@@ -33,12 +33,29 @@ fn rollout_beats_random_at_connect4_and_results_are_written() {
     assert!(row.trim_end().ends_with("/4"), "{row}");
     // Two players: the pair's Elo by the ladder's rule (the rollout usually sweeps: an
     // open bound, never a "+819 ±1646" of the fit's prior).
+    // Regression (fresh-user trial): it rated the second player over the first ("Elo of
+    // rollout-1000 over connect4@200: −70" under a W-D-L counted for the network); now the
+    // first over the second, with the first row's W-D-L.
     let elo = out
         .stdout
         .lines()
-        .find(|l| l.starts_with("Elo of random over rollout-50"))
+        .find(|l| l.starts_with("Elo of rollout-50 over random ("))
         .unwrap_or_else(|| panic!("no Elo line: {}", out.stdout));
     assert!(elo.ends_with(']') && elo.contains(" ["), "{elo}");
+    let wdl = row.split_whitespace().nth(3).unwrap();
+    assert!(elo.contains(&format!("({wdl};")), "{row} / {elo}");
+    let (wins, losses) = {
+        let n: Vec<u32> = wdl.split('-').map(|x| x.parse().unwrap()).collect();
+        (n[0], n[2])
+    };
+    // The sign follows the first player's score.
+    let value = elo.rsplit_once("): ").unwrap().1;
+    assert_eq!(value.starts_with('+'), wins > losses, "{row} / {elo}");
+    assert_eq!(
+        value.starts_with('-') || value.starts_with('−'),
+        wins < losses,
+        "{row} / {elo}"
+    );
     assert!(!out.stdout.contains('±'), "{}", out.stdout);
     let text = std::fs::read_to_string(&json).unwrap();
     for key in ["\"match\"", "\"ratings\"", "\"cross_table\"", "\"players\""] {
@@ -253,6 +270,10 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stdout.contains("anchor random = 0"), "{}", out.stdout);
     assert!(out.stdout.contains("champion-0000@8"), "{}", out.stdout);
+    // Regression (fresh-user trial): the header (networks, run, pairs) was printed twice,
+    // once on stderr before the games and once on stdout after them.
+    let both = format!("{}{}", out.stdout, out.stderr);
+    assert_eq!(both.matches(" and random").count(), 1, "{both}");
     // Regression: snapshot-00001 is champion-0001's network (promoted at iteration 1, no
     // gating), and was rated as a second player. It is rated once, as the champion.
     assert!(!out.stdout.contains("snapshot-00001@8"), "{}", out.stdout);
@@ -283,7 +304,9 @@ fn snapshot_ladder_rates_the_run_networks_against_random_and_plots() {
         "{behind_first}\n{}",
         out.stdout
     );
-    let png = std::fs::read(dir.join("ladder.png")).expect("ladder.png");
+    // With the run's other figures, not at the top of the run folder.
+    assert!(!dir.join("ladder.png").exists());
+    let png = std::fs::read(dir.join("plots/ladder.png")).expect("plots/ladder.png");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
     // A snapshot of the same iteration with other weights is another network: rated.
     let nets = dir.join("networks");
@@ -358,7 +381,7 @@ fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_rob
     assert_eq!(out.code, 0, "{}", out.stderr);
     let pairs: usize = out
         .stderr
-        .split("random: ")
+        .split("playing ")
         .nth(1)
         .and_then(|s| s.split(" pairs").next())
         .and_then(|s| s.parse().ok())
@@ -421,13 +444,15 @@ fn snapshot_ladder_on_a_read_only_run_directory_fails_before_any_game() {
     // Regression: every game was played before ladder.png failed to be written.
     let dir = fresh_dir("arena_ladder_read_only");
     tiny_connect4_run(&dir);
-    if !make_read_only(&dir) {
-        make_writable(&dir);
+    let plots = dir.join("plots");
+    std::fs::create_dir_all(&plots).unwrap();
+    if !make_read_only(&plots) {
+        make_writable(&plots);
         eprintln!("skipped: this file system cannot make a directory read-only for this user");
         return;
     }
     let out = snapshot_ladder(&dir, &["--sims", "4"]);
-    make_writable(&dir);
+    make_writable(&plots);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(
         out.stderr.contains("ladder.png") && out.stderr.contains("cannot write into"),
@@ -439,7 +464,7 @@ fn snapshot_ladder_on_a_read_only_run_directory_fails_before_any_game() {
         "games were played: {}",
         out.stderr
     );
-    assert!(!dir.join("ladder.png").exists());
+    assert!(!plots.join("ladder.png").exists());
 }
 
 #[test]
@@ -677,7 +702,8 @@ fn missing_or_unreadable_files_print_the_os_error_once() {
                 "--model",
                 dir.to_str().unwrap(),
             ],
-            "os error 21",
+            // A folder is a run's folder (its champion), not "Is a directory" (os error 21).
+            "holds no champion network",
         ),
         (
             vec![

@@ -1,6 +1,34 @@
 //! `alphazero serve`: start-up errors (the server loop itself is tested in `alphazero-web`).
 mod common;
-use common::{alphazero, assert_clean_error};
+use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run};
+use std::io::BufRead;
+use std::process::{Child, Command, Stdio};
+
+/// Starts `alphazero serve --addr 127.0.0.1:0 --device cpu ARGS` and reads its stderr up to
+/// the address it announces; returns the process, the address and the lines before it.
+fn start_serve(args: &[&str]) -> (Child, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_alphazero"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--device", "cpu"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut lines = String::new();
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 {
+        if let Some(rest) = line.trim().strip_prefix("serving on http://") {
+            let addr = rest.trim_end_matches('/').to_string();
+            return (child, addr, lines);
+        }
+        lines.push_str(&line);
+        line.clear();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("serve did not announce its address: {lines}");
+}
 
 #[test]
 fn serve_on_a_busy_port_fails_without_claiming_to_serve() {
@@ -100,6 +128,86 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         on_12.contains("\"engine\":\"shipped network gomoku-20x20-freestyle.azc")
             && on_12.contains("trained on gomoku 20x20 freestyle"),
         "{on_12}"
+    );
+}
+
+/// `serve --model` plays the given network (here a training run's folder: its champion) on
+/// the board it was trained for, and the page names that file, not a shipped network; the
+/// other games keep their shipped networks.
+#[test]
+fn serve_model_plays_the_given_network_and_the_page_names_its_file() {
+    let run = fresh_dir("serve-model-run");
+    tiny_connect4_run(&run);
+    // One iteration without gating: champion 1, after 2 optimizer steps.
+    let champion = run.join("networks/champion-0001.azc");
+    assert!(champion.is_file());
+    for model in [run.clone(), champion] {
+        let (mut child, addr, lines) = start_serve(&["--model", model.to_str().unwrap()]);
+        let connect4 = post_raw_http(
+            &addr,
+            "/api/new",
+            r#"{"game":"connect4","human_side":"second","simulations":4}"#,
+        );
+        let session = connect4
+            .split("\"session\":\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .expect("a session id")
+            .to_string();
+        let moved = post_raw_http(
+            &addr,
+            "/api/engine",
+            &format!(r#"{{"session":"{session}"}}"#),
+        );
+        let gomoku = post_raw_http(
+            &addr,
+            "/api/new",
+            r#"{"game":"gomoku","size":8,"rule":"freestyle","human_side":"first","simulations":1}"#,
+        );
+        let _ = child.kill();
+        let _ = child.wait();
+        // The trained 1×8 network, by file name only; the server's log has its full path.
+        assert!(
+            connect4.contains(
+                "\"engine\":\"network champion-0001.azc (1x8, step 2, trained on connect4)"
+            ),
+            "{connect4}"
+        );
+        assert!(!connect4.contains("shipped"), "{connect4}");
+        assert!(
+            moved.contains("200 OK") && moved.contains("\"moves\":[\""),
+            "{moved}"
+        );
+        assert!(
+            lines.contains("connect4: network champion-0001.azc")
+                && lines.contains(&run.join("networks/champion-0001.azc").display().to_string()),
+            "{lines}"
+        );
+        assert!(
+            gomoku.contains("\"engine\":\"shipped network gomoku-8x8-freestyle.azc"),
+            "{gomoku}"
+        );
+    }
+}
+
+#[test]
+fn serve_model_refuses_two_networks_for_one_board_and_a_folder_without_champion() {
+    let c4 = concat!(env!("CARGO_MANIFEST_DIR"), "/models/connect4.azc");
+    let out = alphazero(&["serve", "--model", c4, "--model", c4]);
+    assert_clean_error(&out, "two networks for connect4");
+    assert!(
+        out.stderr.contains("are both networks for connect4"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("serving on"), "{}", out.stderr);
+    let empty = fresh_dir("serve-model-empty");
+    let out = alphazero(&["serve", "--model", empty.to_str().unwrap()]);
+    assert_clean_error(&out, "a folder without a champion");
+    assert!(
+        out.stderr.contains("holds no champion network"),
+        "{}",
+        out.stderr
     );
 }
 

@@ -1,5 +1,6 @@
 //! `alphazero train`: runs, resumes, survives SIGKILL at any moment without losing or
 //! corrupting anything, and rejects bad input with one clear error line.
+mod common;
 use alphazero_train::config::TrainConfig;
 use alphazero_train::metrics::read_metrics;
 use alphazero_train::record::read_records_any;
@@ -1658,4 +1659,35 @@ fn equal_time_script_refuses_a_bad_member_before_starting_any_run() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!out.exists(), "{args:?}: a run was started");
     }
+}
+
+/// Regression (fresh-user trial): a run ended with its champion's path and no word on how to
+/// play it, and `play --model RUN_DIR` failed with `Is a directory`. The last lines are now
+/// the commands, and each runs as printed (the run folder means its champion).
+#[test]
+fn a_run_ends_with_the_commands_that_play_analyze_and_serve_its_champion() {
+    let run = common::fresh_dir("train-next-steps");
+    let out = common::tiny_connect4_run(&run);
+    let shown = run.display().to_string();
+    let last: Vec<&str> = out.stderr.lines().rev().take(3).collect();
+    assert!(
+        last[2].ends_with(&format!("alphazero play --game connect4 --model {shown}"))
+            && last[1].contains(&format!(
+                "alphazero analyze --game connect4 --model {shown} --out"
+            ))
+            && last[0].contains(&format!("alphazero serve --model {shown}")),
+        "{}",
+        out.stderr
+    );
+    let played = common::alphazero(&[
+        "play", "--game", "connect4", "--model", &shown, "--human", "none", "--sims", "4",
+    ]);
+    assert_eq!(played.code, 0, "{}", played.stderr);
+    assert!(
+        played
+            .stderr
+            .contains("networks/champion-0001.azc (1x8, step 2"),
+        "{}",
+        played.stderr
+    );
 }

@@ -1,10 +1,12 @@
 //! `pbrain-alphazero`: the Gomocup brain as its own executable (Piskvork and the Gomocup
 //! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
 //!
-//! Usage: `pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] [--flat-time]
+//! Usage: `pbrain-alphazero [--model FILE|RUN_DIR] [--device NAME] [--fixed-sims N] [--flat-time]
 //! [--no-tree-reuse]`.
 //! Same brain as `alphazero gomocup` (shared start-up code in the `alphazero_engine` crate).
 use alphazero_engine as engine;
+use alphazero_train::local::network_or_champion;
+use alphazero_train::storage::error_chain;
 
 fn main() {
     let mut opts = engine::BrainOptions {
@@ -28,7 +30,7 @@ fn main() {
             },
             "-h" | "--help" => {
                 println!(
-                    "usage: pbrain-alphazero [--model FILE] [--device NAME] [--fixed-sims N] \
+                    "usage: pbrain-alphazero [--model FILE|RUN_DIR] [--device NAME] [--fixed-sims N] \
                      [--flat-time] [--no-tree-reuse]"
                 );
                 return;
@@ -36,7 +38,11 @@ fn main() {
             other => fail(&format!("unknown argument {other:?}")),
         };
         match a.as_str() {
-            "--model" => opts.model = Some(value.into()),
+            // A training run's folder means its champion, as for `alphazero gomocup`.
+            "--model" => match network_or_champion(std::path::Path::new(&value)) {
+                Ok(path) => opts.model = Some(path),
+                Err(e) => fail(&format!("--model: {}", error_chain(&e))),
+            },
             "--device" => opts.device = value,
             _ => match value.parse::<u32>() {
                 Ok(n) if n > 0 => opts.fixed_simulations = Some(n),

@@ -36,8 +36,9 @@ pub struct AnalyzeArgs {
     /// Search simulations.
     #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sims: u32,
-    /// Network checkpoint (default: the shipped network if there is one, else uniform).
-    #[arg(long)]
+    /// Network checkpoint, or a training run's folder for its champion (default: the
+    /// shipped network if there is one, else uniform).
+    #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Option<PathBuf>,
     /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]
@@ -337,7 +338,13 @@ fn run_for<G: BoardView>(cfg: &G::Config, args: &AnalyzeArgs) -> Result<()> {
             .iter()
             .map(|c| (c.mv, c.visits as f32 / total as f32))
             .collect();
-        draw_heatmap(pos, &heat, out)?;
+        let title = format!(
+            "{} to move, {} simulations, best {}",
+            G::side_name(pos.side_to_move()),
+            r.simulations,
+            r.pv.first().map(|&m| pos.move_words(m)).unwrap_or_default(),
+        );
+        draw_heatmap(pos, &heat, &title, out)?;
         eprintln!("heatmap written to {}", out.display());
     }
     Ok(())

@@ -11,7 +11,8 @@ use std::path::PathBuf;
 pub struct ArenaArgs {
     #[command(flatten)]
     pub(crate) game: GameArgs,
-    /// Players: `random`, `rollout:N`, `uniform:N`, `net:FILE[:SIMS]`, `heuristic:L` (gomoku,
+    /// Players: `random`, `rollout:N`, `uniform:N`, `net:FILE[:SIMS]` (FILE: a network,
+    /// or a training run's folder for its champion), `heuristic:L` (gomoku,
     /// L = 0–2), `alphabeta:D` (xiangqi), `gomocup:CMD` (gomoku), `ucci:CMD` / `uci:CMD`
     /// (xiangqi). CMD is an external engine's command line (quote it; words split as a shell
     /// would, with '…' and "…" quoting). A spec may end in settings `{KEY=VALUE,…}`:
@@ -96,7 +97,7 @@ pub struct ArenaArgs {
     /// run's state knows, in training order) plus `random` as anchor 0: each network plays
     /// its next --snapshot-neighbours networks and a few of --snapshot-anchors anchors spread
     /// over the run (games grow linearly with the networks, not quadratically); prints every
-    /// network's Elo ± 95% and writes `ladder.png` into the run directory. Players are not
+    /// network's Elo ± 95% and writes `plots/ladder.png` into the run directory. Players are not
     /// given then; --sims is the networks' simulations (default 100), --games per pair.
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
     pub(crate) snapshots: Option<PathBuf>,

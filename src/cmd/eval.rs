@@ -40,9 +40,9 @@ enum EvalCommand {
 /// Arguments of `alphazero eval connect4`.
 #[derive(clap::Args, Debug)]
 pub struct Connect4Args {
-    /// Network checkpoint (without it: the shipped network if there is one, else the uniform
-    /// evaluator; the report names which).
-    #[arg(long)]
+    /// Network checkpoint, or a training run's folder for its champion (without it: the
+    /// shipped network if there is one, else the uniform evaluator; the report names which).
+    #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     pub(crate) model: Option<PathBuf>,
     /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]

@@ -14,7 +14,9 @@ use std::path::{Path, PathBuf};
 /// Arguments of `alphazero export`.
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
-    /// The network checkpoint (`.azc`); its game and rules come from the file.
+    /// The network checkpoint (`.azc`), or a training run's folder for its champion; its
+    /// game and rules come from the file.
+    #[arg(value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: PathBuf,
     /// Where to write: a file name ending in `.onnx` (an ONNX model: batch norm folded,
     /// input `planes`, outputs `policy` and `value`, the game and shapes in its metadata), a

@@ -16,6 +16,15 @@ pub mod train;
 /// Output paths checked before the work, for every command.
 pub use alphazero_engine::files::check_output_path;
 
+use std::path::{Path, PathBuf};
+
+/// The `--model` values of every command: a network file (`.azc`), or a training run's
+/// folder, which means its champion ([`alphazero_train::local::network_or_champion`]).
+pub fn model_arg(text: &str) -> Result<PathBuf, String> {
+    alphazero_train::local::network_or_champion(Path::new(text))
+        .map_err(|e| alphazero_train::storage::error_chain(&e))
+}
+
 /// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,
 /// "game")` "2 games" (messages never say "game(s)").
 pub fn count(n: usize, noun: &str) -> String {

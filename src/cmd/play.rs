@@ -11,8 +11,9 @@ use std::path::PathBuf;
 pub struct PlayArgs {
     #[command(flatten)]
     pub(crate) game: GameArgs,
-    /// Network checkpoint (default: the shipped network if there is one, else uniform).
-    #[arg(long)]
+    /// Network checkpoint, or a training run's folder for its champion (default: the
+    /// shipped network if there is one, else uniform).
+    #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     pub(crate) model: Option<PathBuf>,
     /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]

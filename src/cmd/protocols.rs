@@ -7,9 +7,9 @@ use std::path::PathBuf;
 /// Arguments of `alphazero gomocup` and `alphazero ucci`.
 #[derive(clap::Args, Debug)]
 pub struct EngineArgs {
-    /// Network checkpoint (default: the shipped network if there is one, else the uniform
-    /// evaluator).
-    #[arg(long)]
+    /// Network checkpoint, or a training run's folder for its champion (default: the shipped
+    /// network if there is one, else the uniform evaluator).
+    #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Option<PathBuf>,
     /// Device: `default`, `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
     #[arg(long, default_value = "default")]

@@ -153,6 +153,7 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
     let bars = Bars::new(args.flags.quiet);
     let run = args.flags.prepare(&name, saved, &bars)?;
     let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
+    bars.explain_lines(cfg, run.resumed, true);
     if args.flags.dry_run() {
         print!("{}", cfg.to_toml_string()?);
         return Ok(());
@@ -198,7 +199,8 @@ pub fn run_learner(args: &LearnerArgs) -> Result<()> {
         &mut source, &lease, init.as_ref(), &run.limits, &bars
     )?);
     let champion = format!("{}/{}", name.trim_end_matches('/'), summary.champion_key);
-    finish(&summary, &champion)
+    // The run is in a bucket (or a folder shared as one): no local folder to name.
+    finish(&summary, &champion, None)
 }
 
 /// The longest `--actor-id`.

@@ -196,6 +196,7 @@ pub fn run(args: &TrainArgs) -> Result<()> {
     let run_name = args.run.display().to_string();
     let run = args.flags.prepare(&run_name, saved, &bars)?;
     let (cfg, spec, device) = (&run.cfg, &run.spec, run.device);
+    bars.explain_lines(cfg, run.resumed, false);
     if !run.resumed && !args.force {
         alphazero_train::local::check_new_run_directory(&args.run)?;
     }
@@ -232,5 +233,6 @@ pub fn run(args: &TrainArgs) -> Result<()> {
             .path_of(&summary.champion_key)?
             .display()
             .to_string(),
+        Some((spec, &args.run)),
     )
 }

@@ -185,6 +185,8 @@ fn net_entrant<G: ArenaGame>(
     seed: u64,
     search: NetSearch,
 ) -> Result<Entrant<G>> {
+    // A run's folder plays its champion, as `--model` takes it.
+    let file = &alphazero_train::local::network_or_champion(file)?;
     let (eval, desc) = load_network::<G>(file, cfg, dev)?;
     let shown = search.config::<G>();
     let c = match shown.c_puct {
@@ -468,11 +470,12 @@ fn report(
     let ratings = r.ratings(anchor).context("fitting ratings")?;
     if r.players.len() == 2 {
         // Two players: the pair's own estimate, by the ladder's rule (Wilson bounds when
-        // every game had one result), not the fit's prior-held value.
-        let other = 1 - anchor;
+        // every game had one result), not the fit's prior-held value. The first player over
+        // the second, as the cross table's first row counts W-D-L and the SPRT tests it.
+        let (first, second) = (0, 1);
         let (mut w, mut d, mut l) = (0u64, 0u64, 0u64);
         for p in r.pair_stats() {
-            let (ow, ol) = if p.a == other {
+            let (ow, ol) = if p.a == first {
                 (p.wins, p.losses)
             } else {
                 (p.losses, p.wins)
@@ -481,9 +484,9 @@ fn report(
         }
         if let Some(e) = alphazero_arena::rating::elo_from_wdl(w, d, l) {
             outln!(
-                "\nElo of {} over {} (95% interval; an open bound after a sweep): {}",
-                r.players[other],
-                r.players[anchor],
+                "\nElo of {} over {} ({w}-{d}-{l}; 95% interval, an open bound after a sweep): {}",
+                r.players[first],
+                r.players[second],
                 e.interval_text()
             );
         }
@@ -756,7 +759,12 @@ fn dedupe_networks(nets: Vec<RunNetwork>) -> Result<Vec<RunNetwork>> {
 fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
     // Everything the ladder writes is checked before the first game.
     let png = run.join(alphazero_train::RunDir::LADDER);
-    check_output_path("--snapshots (ladder.png)", &png)?;
+    if let Some(plots) = png.parent() {
+        // The run's plots/ folder, beside its training figures; when it cannot be made, the
+        // check below says why.
+        let _ = std::fs::create_dir_all(plots);
+    }
+    check_output_path("--snapshots (plots/ladder.png)", &png)?;
     let nets = run_networks(run)?;
     if nets.is_empty() {
         bail!(
@@ -795,10 +803,11 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     };
     let opening_set = parse_openings::<G>(&args.openings, cfg, args.games)?;
     let config = match_config(entrants, cfg, args, &opening_set, limits, pairs.len());
+    // The plan only: the header of the results (the networks, the run, the pairs) is the
+    // first line on stdout, printed once when the games are done.
     eprintln!(
-        "ladder of {} networks and random: {} pairs of {} games (each network against its {} \
-         next and some of {} anchors; a round robin would be {} pairs)",
-        nets.len(),
+        "playing {} pairs of {} games (each network against its {} next and some of {} \
+         anchors; a round robin would be {} pairs)",
         pairs.len(),
         2 * openings,
         args.snapshot_neighbours,
@@ -855,7 +864,7 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     );
     let plot = ladder_png::render_ladder(&title, "random", &points, &metrics)?;
     alphazero_engine::files::write_atomic(&png, &plot.png)?;
-    outln!("\nladder.png: x = iterations of training behind each network, y = Elo ± 95%");
+    outln!("\nplots/ladder.png: x = iterations of training behind each network, y = Elo ± 95%");
     for (net, p) in nets.iter().zip(&ratings.players[1..]) {
         outln!(
             "  iteration {}{}: {} {:+.1} [{:+.1}, {:+.1}]",

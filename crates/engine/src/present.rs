@@ -204,19 +204,53 @@ fn legend_lines(entries: &[String], width: i32) -> Vec<String> {
 }
 const MARGIN: i32 = 30;
 
+/// The shade of a heatmap cell at `t` of the hottest one's heat (0–1; the square root of
+/// the share ratio, so that small shares still show).
+fn heat_color(t: f32) -> RGBColor {
+    RGBColor(
+        (235.0 + 20.0 * t) as u8,
+        (215.0 * (1.0 - 0.8 * t)) as u8,
+        (165.0 * (1.0 - 0.9 * t)) as u8,
+    )
+}
+
+/// `text` cut at blanks into lines of at most `width` pixels (drawn at scale 2).
+fn wrap_words(text: &str, width: i32) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(l) if text_width(&format!("{l} {word}"), 2) <= width => {
+                l.push(' ');
+                l.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
+}
+
 /// Draws the board of `pos` with each cell shaded by `heat` (`(move, share)`, shares in
-/// [0, 1]; the hottest cell darkest), the pieces as coloured discs with their letters
-/// ([`BoardView::piece_letter`]) under a legend of the sides' colours and the letters, a blue
-/// frame on the best move and, for piece moves, lines from origin to destination of the top
-/// three; the coordinates ([`BoardView::axis_labels`]) along the bottom and left edges.
+/// [0, 1]; the hottest cell darkest) under `title` (what was searched: e.g. the side to move
+/// and the simulations) and a scale of the shades from 0 to the hottest cell's share of the
+/// visits; the pieces as coloured discs with their letters ([`BoardView::piece_letter`])
+/// under a legend of the sides' colours and the letters, a blue frame on the best move and,
+/// for piece moves, lines from origin to destination of the top three; the coordinates
+/// ([`BoardView::axis_labels`]) along the bottom and left edges.
 ///
 /// # Errors
 /// Drawing, encoding or writing failed.
-pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path) -> Result<()> {
+pub fn draw_heatmap<G: BoardView>(
+    pos: &G,
+    heat: &[(G::Move, f32)],
+    title: &str,
+    path: &Path,
+) -> Result<()> {
     let (rows, cols) = pos.grid();
     let w = (cols as i32 * CELL + 2 * MARGIN) as u32;
-    // The legend's lines above the board: the sides, then the piece letters.
-    let legend = 1 + legend_lines(&G::piece_legend(), w as i32 - 2 * 4).len() as i32;
+    let title_lines = wrap_words(title, w as i32 - 2 * 4);
+    // Above the board: the title, the heat scale, the sides, then the piece letters.
+    let head = title_lines.len() as i32 + 1;
+    let legend = head + 1 + legend_lines(&G::piece_legend(), w as i32 - 2 * 4).len() as i32;
     let top = LEGEND_LINE * legend + 4;
     let h = (rows as i32 * CELL + 2 * MARGIN + top) as u32;
     let mut buf = vec![255u8; (w * h * 3) as usize];
@@ -250,11 +284,7 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
                     0.0
                 };
                 if t > 0.0 {
-                    let col = RGBColor(
-                        (235.0 + 20.0 * t) as u8,
-                        (215.0 * (1.0 - 0.8 * t)) as u8,
-                        (165.0 * (1.0 - 0.9 * t)) as u8,
-                    );
+                    let col = heat_color(t);
                     root.draw(&Rectangle::new(
                         [(x, y), (x + CELL, y + CELL)],
                         col.filled(),
@@ -294,11 +324,42 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
         }
         let (col_labels, row_labels) = pos.axis_labels();
         let ink = RGBColor(60, 45, 25);
+        for (i, line) in title_lines.iter().enumerate() {
+            draw_text(&root, line, (4, 4 + LEGEND_LINE * i as i32), 2, ink).map_err(draw_err)?;
+        }
+        // The scale: the shades from none to the hottest cell, whose share of the visits
+        // ends it.
+        let scale_y = 4 + LEGEND_LINE * title_lines.len() as i32;
+        let mut x = 4;
+        draw_text(&root, "visits 0%", (x, scale_y), 2, ink).map_err(draw_err)?;
+        x += text_width("visits 0%", 2) + 6;
+        const STEPS: i32 = 8;
+        for i in 0..=STEPS {
+            let t = i as f32 / STEPS as f32;
+            let col = if t > 0.0 {
+                heat_color(t)
+            } else {
+                RGBColor(235, 215, 165)
+            };
+            root.draw(&Rectangle::new(
+                [(x, scale_y + 2), (x + 12, scale_y + LEGEND_LINE - 6)],
+                col.filled(),
+            ))
+            .map_err(draw_err)?;
+            root.draw(&Rectangle::new(
+                [(x, scale_y + 2), (x + 12, scale_y + LEGEND_LINE - 6)],
+                RGBColor(120, 100, 70).stroke_width(1),
+            ))
+            .map_err(draw_err)?;
+            x += 12;
+        }
+        let hottest = format!("{:.0}%", 100.0 * max);
+        draw_text(&root, &hottest, (x + 6, scale_y), 2, ink).map_err(draw_err)?;
         // The legend above the board: each side's piece colour and name, then what the
         // piece letters mean.
         let mut x = MARGIN;
         for side in [Side::First, Side::Second] {
-            let y = 4 + LEGEND_LINE / 2;
+            let y = 4 + LEGEND_LINE * head + LEGEND_LINE / 2;
             root.draw(&Circle::new((x + 7, y), 7, colors[side.index()].filled()))
                 .map_err(draw_err)?;
             root.draw(&Circle::new((x + 7, y), 7, BLACK.stroke_width(1)))
@@ -311,8 +372,14 @@ pub fn draw_heatmap<G: BoardView>(pos: &G, heat: &[(G::Move, f32)], path: &Path)
             .iter()
             .enumerate()
         {
-            draw_text(&root, line, (4, 4 + LEGEND_LINE * (i as i32 + 1)), 2, ink)
-                .map_err(draw_err)?;
+            draw_text(
+                &root,
+                line,
+                (4, 4 + LEGEND_LINE * (head + i as i32 + 1)),
+                2,
+                ink,
+            )
+            .map_err(draw_err)?;
         }
         for (c, label) in col_labels.iter().enumerate().take(cols) {
             let (x, _) = centre(0, c);

@@ -224,24 +224,28 @@ pub struct PyGame {
 }
 
 impl PyGame {
-    /// `ValueError` unless `index < count` (`what`: "symmetry", "action"; `count` ≥ 1).
-    fn check_index(&self, what: &str, index: usize, count: usize) -> PyResult<()> {
-        if index >= count {
-            return Err(PyValueError::new_err(format!(
-                "{what} {index} out of range: {} has {count} ({what} 0 to {})",
-                self.inner.spec().words(),
-                count - 1
-            )));
-        }
-        Ok(())
+    /// The index argument `name` (`value`) when `0 ≤ value < count`, else `ValueError`
+    /// naming it and saying how many the game has (`what`: "symmetries", "actions";
+    /// `count` ≥ 1).
+    fn index_arg(
+        &self,
+        value: &Bound<'_, PyAny>,
+        name: &str,
+        what: &str,
+        count: usize,
+    ) -> PyResult<usize> {
+        let note = format!(" ({} has {count} {what})", self.inner.spec().words());
+        let n = crate::int_arg(value, name, 0u64, count as u64 - 1, &note)?;
+        // Below `count`, a usize.
+        Ok(n as usize)
     }
 
-    fn check_symmetry(&self, sym: usize) -> PyResult<()> {
-        self.check_index("symmetry", sym, self.inner.num_symmetries())
+    fn symmetry_arg(&self, sym: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.index_arg(sym, "sym", "symmetries", self.inner.num_symmetries())
     }
 
-    fn check_action(&self, action: usize) -> PyResult<()> {
-        self.check_index("action", action, self.inner.num_actions())
+    fn action_arg(&self, action: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.index_arg(action, "action", "actions", self.inner.num_actions())
     }
 }
 
@@ -350,8 +354,8 @@ impl PyGame {
     /// The move of action index `action` here, in the game's notation (legal or not); `None`
     /// for an index of the action space that names no move. Raises `ValueError` for an
     /// index outside `0 ≤ action < num_actions`.
-    fn action_to_move(&self, action: usize) -> PyResult<Option<String>> {
-        self.check_action(action)?;
+    fn action_to_move(&self, action: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+        let action = self.action_arg(action)?;
         Ok(self.inner.action_to_move(action))
     }
 
@@ -365,8 +369,8 @@ impl PyGame {
     /// This game with the board moved by symmetry `sym` (`0 ≤ sym < num_symmetries`), every
     /// earlier position and move included. Its planes are this game's planes moved alike and
     /// an action `a` here is `transform_action(sym, a)` there.
-    fn transform(&self, sym: usize) -> PyResult<PyGame> {
-        self.check_symmetry(sym)?;
+    fn transform(&self, sym: &Bound<'_, PyAny>) -> PyResult<PyGame> {
+        let sym = self.symmetry_arg(sym)?;
         Ok(PyGame {
             inner: self.inner.transform(sym)?,
         })
@@ -375,9 +379,13 @@ impl PyGame {
     /// The image of action index `action` of this position under symmetry `sym`: the index
     /// of the same move in `transform(sym)`. Raises `ValueError` for an index or symmetry out
     /// of range.
-    fn transform_action(&self, sym: usize, action: usize) -> PyResult<usize> {
-        self.check_symmetry(sym)?;
-        self.check_action(action)?;
+    fn transform_action(
+        &self,
+        sym: &Bound<'_, PyAny>,
+        action: &Bound<'_, PyAny>,
+    ) -> PyResult<usize> {
+        let sym = self.symmetry_arg(sym)?;
+        let action = self.action_arg(action)?;
         Ok(self.inner.transform_action(sym, action))
     }
 

@@ -18,7 +18,7 @@
 //! every entry point).
 #![deny(missing_docs)]
 
-use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 mod game;
@@ -29,6 +29,41 @@ mod records;
 /// prints them.
 fn value_error(e: &(dyn std::error::Error + 'static)) -> PyErr {
     PyValueError::new_err(alphazero_train::storage::error_chain(e))
+}
+
+/// The integer argument `name` (`value`, any Python int) when it lies in `lo..=hi`; else
+/// `ValueError` naming the argument, its range (with `note`, e.g. what to use instead) and
+/// the value given, however large (never `OverflowError`: a number beyond 64 bits is out of
+/// range like any other). `TypeError` naming it for a value that is not an int.
+fn int_arg<T>(value: &Bound<'_, PyAny>, name: &str, lo: T, hi: T, note: &str) -> PyResult<T>
+where
+    T: Copy + std::fmt::Display + Into<i128> + TryFrom<i128>,
+{
+    let out_of_range = || {
+        let given = value
+            .str()
+            .map_or_else(|_| "?".to_string(), |s| s.to_string());
+        PyValueError::new_err(format!(
+            "{name} must be between {lo} and {hi}{note}, got {given}"
+        ))
+    };
+    let n: i128 = match value.extract::<i128>() {
+        Ok(n) => n,
+        Err(e) if e.is_instance_of::<PyOverflowError>(value.py()) => return Err(out_of_range()),
+        Err(_) => {
+            let type_name = value
+                .get_type()
+                .name()
+                .map_or_else(|_| "?".to_string(), |n| n.to_string());
+            return Err(PyTypeError::new_err(format!(
+                "{name} must be an int, got {type_name}"
+            )));
+        }
+    };
+    if n < lo.into() || n > hi.into() {
+        return Err(out_of_range());
+    }
+    T::try_from(n).map_err(|_| out_of_range())
 }
 
 /// The exception for an error of the application layer: `OSError` when a file could not be

@@ -14,9 +14,9 @@ use alphazero_mcts::{Evaluator, UniformEvaluator};
 use alphazero_nn::onnx::export_onnx;
 use alphazero_nn::{load_any_checkpoint, Device, FoldedNet, ModelConfig};
 use alphazero_registry::{with_game, BoardView, GameSpec};
-use numpy::ndarray::{Array1, Array2};
+use numpy::ndarray::{Array0, Array1, Array2};
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArrayDyn, PyUntypedArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::app_error;
@@ -46,6 +46,9 @@ fn cpu() -> Device {
 impl PyNetwork {
     fn load(path: PathBuf, spec: Option<&str>) -> PyResult<PyNetwork> {
         let device = cpu();
+        // A training run's folder means its champion, as `--model` takes it.
+        let path = alphazero_train::local::network_or_champion(&path)
+            .map_err(|e| crate::value_error(&e))?;
         let ck = load_any_checkpoint(&path, &device)
             .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
         // The network's own game unless another board of the same shapes is asked for.
@@ -90,7 +93,7 @@ impl PyNetwork {
 #[pymethods]
 impl PyNetwork {
     /// Loads a network checkpoint (`.azc`: a shipped `models/*.azc` or one a training run
-    /// wrote) for the game it was trained for, or for `game` (a spec of the same game whose
+    /// wrote; a training run's folder means its champion) for the game it was trained for, or for `game` (a spec of the same game whose
     /// positions have the network's shapes, e.g. a renju board for a freestyle network, or
     /// any board of its game for a size-independent network: `predict`, `export_onnx` and
     /// the search then take that board's shapes).
@@ -155,15 +158,17 @@ impl PyNetwork {
     /// Runs the network on encoded positions `planes`, a float32 array `[B, C, H, W]` (or
     /// one position `[C, H, W]`, e.g. `Game.planes()`), each from its side to move. Returns
     /// `(policy_logits, values)`: float32 `[B, A]` unnormalised logits over the whole action
-    /// space and `[B]` values in [-1, 1] from each position's side to move (`[A]` and a
-    /// 1-element array for one position). The CPU inference the search uses (batch norm
-    /// folded); the GIL is released while it runs. Raises `ValueError` for another shape.
-    #[allow(clippy::type_complexity)]
+    /// space and `[B]` values in [-1, 1] from each position's side to move (for one position
+    /// both without the batch axis: `[A]` and a 0-d array). The CPU inference the search
+    /// uses (batch norm folded); the GIL is released while it runs. Raises `TypeError` for
+    /// planes that are not a float32 array (saying to cast them), `ValueError` for another
+    /// shape or a value that is not finite (NaN, ±inf).
     fn predict<'py>(
         &self,
         py: Python<'py>,
-        planes: PyReadonlyArrayDyn<'py, f32>,
-    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArray1<f32>>)> {
+        planes: &Bound<'py, PyAny>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+        let planes = float32_planes(planes)?;
         let (c, h, w) = self.input_shape();
         let shape = planes.shape().to_vec();
         let single = shape.len() == 3;
@@ -180,6 +185,13 @@ impl PyNetwork {
         }
         let b = if single { 1 } else { shape[0] };
         let data: Vec<f32> = planes.as_array().iter().copied().collect();
+        if let Some(i) = data.iter().position(|x| !x.is_finite()) {
+            return Err(PyValueError::new_err(format!(
+                "planes hold a value that is not finite ({} at flat index {i}): the network's \
+                 input planes are 0/1 or small counts",
+                data[i]
+            )));
+        }
         let a = self.model.num_actions;
         let folded = Arc::clone(&self.folded);
         let (logits, values) = py
@@ -191,10 +203,11 @@ impl PyNetwork {
                     .map(|()| (logits, values))
             })
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let values = Array1::from_vec(values).into_pyarray(py);
         if single {
-            return Ok((Array1::from_vec(logits).into_pyarray(py).into_any(), values));
+            let value = Array0::from_elem((), values[0]).into_pyarray(py).into_any();
+            return Ok((Array1::from_vec(logits).into_pyarray(py).into_any(), value));
         }
+        let values = Array1::from_vec(values).into_pyarray(py).into_any();
         let logits = Array2::from_shape_vec((b, a), logits)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok((logits.into_pyarray(py).into_any(), values))
@@ -232,6 +245,33 @@ impl PyNetwork {
     fn __str__(&self) -> String {
         self.description.clone()
     }
+}
+
+/// `planes` as a float32 NumPy array, else `TypeError`: for an array of another dtype, naming
+/// it and saying to cast to float32 (NumPy's default float64 is the usual case).
+fn float32_planes<'py>(planes: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArrayDyn<'py, f32>> {
+    if let Ok(array) = planes.extract::<PyReadonlyArrayDyn<'py, f32>>() {
+        return Ok(array);
+    }
+    let text = |v: PyResult<Bound<'py, PyAny>>| {
+        v.and_then(|v| v.str().map(|s| s.to_string()))
+            .unwrap_or_else(|_| "?".to_string())
+    };
+    let dtype = planes
+        .getattr("dtype")
+        .ok()
+        .filter(|_| planes.hasattr("shape").unwrap_or(false));
+    Err(PyTypeError::new_err(match dtype {
+        Some(d) => format!(
+            "planes must be a float32 array, got {}: cast to float32 (planes.astype(numpy.float32))",
+            text(Ok(d))
+        ),
+        None => format!(
+            "planes must be a NumPy float32 array [B, C, H, W] or [C, H, W], got {}: make one \
+             with numpy.asarray(planes, dtype=numpy.float32)",
+            text(planes.get_type().name().map(|n| n.into_any()))
+        ),
+    }))
 }
 
 /// What `alphazero.search` returns.
@@ -380,33 +420,39 @@ const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 /// `time_ms` milliseconds of wall clock, whichever ends first when both are given. `seed`
 /// fixes the search's random choices (ties). The GIL is released while it searches, so
 /// other Python threads run meanwhile. Raises `ValueError` when the network does not fit
-/// the game, the budget is 0 or `time_ms` is over a day, `RuntimeError` when the evaluation
-/// fails. Ctrl-C (a pending `KeyboardInterrupt`, or any signal handler's exception) ends the
+/// the game or a number is out of range (naming it: `simulations` 1 to 10,000,000, `time_ms`
+/// 1 to a day, `seed` 0 to 2⁶⁴ − 1), `TypeError` for a number that is not an int,
+/// `RuntimeError` when the evaluation fails. Ctrl-C (a pending `KeyboardInterrupt`, or any signal handler's exception) ends the
 /// search within a round of evaluations and raises it.
 #[pyfunction]
-#[pyo3(signature = (game, network = None, simulations = None, time_ms = None, seed = 0))]
+#[pyo3(signature = (game, network = None, simulations = None, time_ms = None, seed = None))]
 pub fn search(
     py: Python<'_>,
     game: &PyGame,
     network: Option<&PyNetwork>,
-    simulations: Option<u32>,
-    time_ms: Option<u64>,
-    seed: u64,
+    simulations: Option<&Bound<'_, PyAny>>,
+    time_ms: Option<&Bound<'_, PyAny>>,
+    seed: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<PySearchResult> {
+    let simulations = simulations
+        .map(|n| {
+            crate::int_arg(
+                n,
+                "simulations",
+                1,
+                MAX_SIMULATIONS,
+                " (a larger tree would outgrow the memory; use time_ms for a long search)",
+            )
+        })
+        .transpose()?;
+    let time_ms = time_ms
+        .map(|ms| crate::int_arg(ms, "time_ms", 1, MAX_TIME_MS, " (a day)"))
+        .transpose()?;
+    let seed = match seed {
+        Some(s) => crate::int_arg(s, "seed", 0, u64::MAX, "")?,
+        None => 0,
+    };
     let simulations = match (simulations, time_ms) {
-        (Some(0), _) => return Err(PyValueError::new_err("simulations must be at least 1")),
-        (_, Some(0)) => return Err(PyValueError::new_err("time_ms must be at least 1")),
-        (_, Some(ms)) if ms > MAX_TIME_MS => {
-            return Err(PyValueError::new_err(format!(
-                "time_ms {ms} is over a day ({MAX_TIME_MS} ms), the longest search taken"
-            )))
-        }
-        (Some(n), _) if n > MAX_SIMULATIONS => {
-            return Err(PyValueError::new_err(format!(
-                "simulations {n} is over {MAX_SIMULATIONS}, the most a search takes (its tree \
-                 would outgrow the memory); use time_ms for a long search"
-            )))
-        }
         (Some(n), _) => Some(n),
         (None, Some(_)) => None,
         (None, None) => Some(800),

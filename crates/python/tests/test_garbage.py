@@ -61,7 +61,9 @@ def test_network_and_search(tmp_path):
     empty = tmp_path / "empty.azc"
     empty.write_bytes(b"")
     assert isinstance(raises(az.Network, tmp_path / "missing.azc"), OSError)
-    assert isinstance(raises(az.Network, tmp_path), OSError)
+    # A folder is a training run's folder (its champion); one without a champion says so.
+    no_run = raises(az.Network, tmp_path)
+    assert isinstance(no_run, ValueError) and "holds no champion network" in str(no_run)
     for path in [not_a_checkpoint, empty, REPO / "README.md"]:
         assert isinstance(raises(az.Network, path), ValueError), path
     for value in GARBAGE_VALUES:
@@ -78,8 +80,6 @@ def test_network_and_search(tmp_path):
         raises(net.predict, planes)
     logits, values = net.predict(np.zeros((0, 2, 6, 7), np.float32))
     assert logits.shape == (0, 7) and values.shape == (0,)
-    nan_logits, _ = net.predict(np.full((2, 6, 7), np.nan, np.float32))
-    assert nan_logits.shape == (7,)
     assert isinstance(raises(net.export_onnx, tmp_path / "missing" / "x.onnx"), OSError)
     raises(net.export_onnx, None)
     game = az.Game("connect4")

@@ -102,7 +102,8 @@ def test_predict_gives_the_networks_logits_and_values():
     net = az.Network(REPO / "models" / "connect4.azc")
     game = az.Game("connect4", "4 4")
     logits, values = net.predict(game.planes())
-    assert logits.shape == (7,) and values.shape == (1,)
+    # One position: both outputs without the batch axis.
+    assert logits.shape == (7,) and values.shape == ()
     batch = np.stack([game.planes(), az.Game("connect4").planes()])
     logits2, values2 = net.predict(batch)
     assert logits2.shape == (2, 7) and values2.shape == (2,)
@@ -141,5 +142,5 @@ def test_ctrl_c_ends_a_long_search_with_keyboard_interrupt():
 
 def test_a_budget_the_memory_cannot_hold_is_refused():
     # Regression: simulations=2_000_000_000 grew the tree until the allocator aborted.
-    with pytest.raises(ValueError, match="over 10000000"):
+    with pytest.raises(ValueError, match="simulations must be between 1 and 10000000"):
         az.search(az.Game("connect4"), None, simulations=2_000_000_000)

@@ -56,7 +56,7 @@ pub use config::{settings, ConfigError, TrainConfig};
 pub use error::PipelineError;
 pub use init::InitNetwork;
 pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};
-pub use observer::{IterationReport, Observer, Silent, Stage, SUMMARY_LEGEND};
+pub use observer::{summary_legend, IterationReport, Observer, Silent, Stage};
 pub use pipeline::{
     solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,
     SelfPlayBatch,

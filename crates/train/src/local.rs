@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::error::PipelineError;
 use crate::run_dir::RunDir;
+use crate::state::RunState;
 use crate::storage::{LocalStorage, StorageError, LOCK_FILE};
 
 /// The text of the saved [`RunDir::CONFIG`] of the run in `dir`, `None` when `dir` holds no run
@@ -21,6 +22,49 @@ pub fn saved_config(dir: &Path) -> Result<Option<String>, PipelineError> {
     std::fs::read_to_string(&path).map(Some).map_err(|e| {
         PipelineError::from(e).context(format!("reading the run's saved {}", path.display()))
     })
+}
+
+/// The champion network of the local run directory `dir`: the file of the champion its run
+/// state names (the champion of its last committed iteration). Reads only, so a run another
+/// process is training can be read; a champion published by an iteration that is not
+/// committed yet is not taken.
+///
+/// # Errors
+/// [`PipelineError::Invalid`] naming the folder when it is not a run folder with a committed
+/// champion (no run state yet, or the champion's file is missing); the run state's errors.
+pub fn champion(dir: &Path) -> Result<std::path::PathBuf, PipelineError> {
+    let storage = LocalStorage::existing(dir).map_err(|e| open_error(dir, e))?;
+    let no_champion = |why: &str| {
+        PipelineError::Invalid(format!(
+            "{} is a folder but holds no champion network ({why}); give a network file (.azc) \
+             or a training run folder after its first iteration",
+            dir.display()
+        ))
+    };
+    let state = RunState::load(&storage)
+        .map_err(|e| PipelineError::from(e).context(format!("reading run {}", dir.display())))?
+        .ok_or_else(|| no_champion(&format!("no {}", RunDir::STATE)))?;
+    let key = RunDir::champion_key(state.champion_id);
+    let path = dir.join(&key);
+    if !path.is_file() {
+        return Err(no_champion(&format!(
+            "its state names {key}, which is missing"
+        )));
+    }
+    Ok(path)
+}
+
+/// The network file a `--model` argument names: a file is itself, a folder is a training
+/// run's folder and means its [`champion`].
+///
+/// # Errors
+/// As [`champion`] for a folder.
+pub fn network_or_champion(path: &Path) -> Result<std::path::PathBuf, PipelineError> {
+    if path.is_dir() {
+        champion(path)
+    } else {
+        Ok(path.to_path_buf())
+    }
 }
 
 /// Opens the run directory `dir` for the one process that trains it: creates it when new and
@@ -97,6 +141,45 @@ pub fn check_new_run_directory(dir: &Path) -> Result<(), PipelineError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_folder_means_the_champion_its_state_names() {
+        use crate::storage::Storage;
+        let dir = tempfile::tempdir().unwrap();
+        let e = champion(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("holds no champion network") && e.contains("no state/run.json"),
+            "{e}"
+        );
+        let storage = LocalStorage::existing(dir.path()).unwrap();
+        let mut state = RunState::new(0);
+        state.champion_id = 2;
+        state.save(&storage).unwrap();
+        let e = champion(dir.path()).unwrap_err().to_string();
+        assert!(
+            e.contains("networks/champion-0002.azc, which is missing"),
+            "{e}"
+        );
+        // A newer champion file than the state names is not committed: not taken.
+        for id in [1, 2, 3] {
+            storage.put(&RunDir::champion_key(id), b"net").unwrap();
+        }
+        assert_eq!(
+            champion(dir.path()).unwrap(),
+            dir.path().join("networks/champion-0002.azc")
+        );
+        let e = champion(&dir.path().join("nowhere"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cannot open run directory"), "{e}");
+        // A file is itself, a folder its champion.
+        let file = dir.path().join("networks/champion-0001.azc");
+        assert_eq!(network_or_champion(&file).unwrap(), file);
+        assert_eq!(
+            network_or_champion(dir.path()).unwrap(),
+            dir.path().join("networks/champion-0002.azc")
+        );
+    }
 
     #[test]
     fn a_directory_another_trainer_is_starting_is_in_use_not_a_stranger_folder() {

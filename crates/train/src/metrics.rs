@@ -105,6 +105,28 @@ pub struct SolverMetrics {
     pub value_sign: f64,
 }
 
+/// The solver agreement of a network that knows nothing, on the training loop's 200
+/// positions (the first 100 of each of the solver slice's sets): a uniformly random legal
+/// move (`policy_best`, `policy_keeps`: the expected shares) and a value of random sign
+/// (`value_sign`: half the decided positions; a value of 0, an untrained network's, agrees
+/// on the 19 draws only, 9.5%). Computed from the solver's answers (a test checks them).
+pub const SOLVER_CHANCE: SolverMetrics = SolverMetrics {
+    positions: 200,
+    policy_best: 0.243,
+    policy_keeps: 0.613,
+    value_sign: 0.4525,
+};
+
+/// The shipped `models/connect4.azc` on the same 200 positions: `alphazero eval connect4
+/// --model models/connect4.azc --sims 0 --lines 100 --sets Test_L2_R1,Test_L2_R2` (best 71%
+/// and 75%, keeps 91% and 86%, sign 76% and 56% on the two sets).
+pub const SOLVER_SHIPPED: SolverMetrics = SolverMetrics {
+    positions: 200,
+    policy_best: 0.73,
+    policy_keeps: 0.885,
+    value_sign: 0.66,
+};
+
 /// How a learner's iteration took the games of actors (`alphazero learner`; absent for
 /// `alphazero train`, which plays its own): what it took, what is left waiting (the backlog)
 /// and what was too old to train on (`[actors] max_champion_lag`).
@@ -632,6 +654,36 @@ pub(crate) fn example_metrics(n: u32) -> Vec<IterationMetrics> {
 
 #[cfg(test)]
 mod tests {
+    /// The chance figures the iteration legend and `solver.png` show are those of the
+    /// training loop's positions: a random legal move's expected shares, half the decided
+    /// positions for a random sign.
+    #[test]
+    fn solver_chance_is_that_of_the_slices_positions() {
+        use alphazero_registry::c4_eval::{default_testdata_dir, SolverSlice, SLICE_SETS};
+        let slice = SolverSlice::load(&default_testdata_dir(), &SLICE_SETS, 100).unwrap();
+        let n = slice.positions.len() as f64;
+        let (mut best, mut keeps, mut decided) = (0.0, 0.0, 0.0);
+        for (t, scores) in &slice.positions {
+            let legal: Vec<i32> = scores.iter().flatten().copied().collect();
+            let top = *legal.iter().max().unwrap();
+            let share = |f: &dyn Fn(i32) -> bool| {
+                legal.iter().filter(|&&s| f(s)).count() as f64 / legal.len() as f64
+            };
+            best += share(&|s| s == top);
+            keeps += share(&|s| s.signum() == top.signum());
+            decided += f64::from(u8::from(t.score != 0));
+        }
+        let c = super::SOLVER_CHANCE;
+        assert_eq!(f64::from(c.positions), n);
+        assert!((c.policy_best - best / n).abs() < 0.001, "{}", best / n);
+        assert!((c.policy_keeps - keeps / n).abs() < 0.001, "{}", keeps / n);
+        assert!(
+            (c.value_sign - decided / n / 2.0).abs() < 0.001,
+            "{}",
+            decided / n
+        );
+    }
+
     use super::*;
 
     use crate::storage::MemoryStorage;

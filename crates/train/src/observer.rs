@@ -4,7 +4,7 @@
 use alphazero_arena::rating;
 use alphazero_selfplay::SelfPlayStats;
 
-use crate::metrics::IterationMetrics;
+use crate::metrics::{IterationMetrics, SOLVER_CHANCE, SOLVER_SHIPPED};
 
 /// A stage of an iteration that reports progress in units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,21 +35,53 @@ pub struct IterationReport {
     pub seconds: f64,
 }
 
-/// What the fields of [`IterationReport::summary`] mean, printed once before the first
-/// line (every figure is also in `metrics.jsonl`, with more).
-pub const SUMMARY_LEGEND: &str = "each iteration prints: its self-play games (W/D/L: first \
-player wins/draws/second player wins; mean plies; how many were restarted from an earlier game's position or started from a random start, if any), the new positions and the replay buffer's; \
-the training steps with the mean losses (policy/value, then the auxiliary reply-policy and \
-ownership losses where they are trained) and the policy shift (the KL \
-divergence of the trained network's policy from the champion's, in nats: how far one \
-iteration moved it); the gating match (W-D-L of the new network) or `promoted`; the champion \
-(with its Elo when gating measures it); for Connect Four the share of solver positions where \
-the network's move is best, keeps the result, and its value has the right sign; for a \
-learner, its actors' batches (taken, the most champions a taken batch's champion was behind, \
-games left waiting, games skipped as too old); and the seconds taken (self-play/training/gating); metrics.jsonl holds these and more";
+/// What the fields of [`IterationReport::summary`] mean, printed once before a run's first
+/// line (every figure is also in `metrics.jsonl`, with more): the fields of every run, with
+/// the Connect Four solver agreement where it is measured (`solver`: what chance and the
+/// shipped network score on it, [`SOLVER_CHANCE`], [`SOLVER_SHIPPED`]) and a learner's intake of its actors'
+/// batches (`learner`).
+pub fn summary_legend(learner: bool, solver: bool) -> String {
+    let mut text = String::from(
+        "each iteration prints: its self-play games (W/D/L: first player wins/draws/second \
+         player wins; mean plies; games restarted or from random starts, if any), the new \
+         positions and the replay buffer's; the training steps with the mean policy/value \
+         loss (and auxiliary losses where trained) and the policy shift (the KL divergence of \
+         the new policy from the champion's, in nats); the gating match (W-D-L of the new \
+         network) or `promoted`; the champion (with its Elo when gating measures it)",
+    );
+    if solver {
+        let pct = |x: f64| format!("{:.0}%", 100.0 * x);
+        let (c, s) = (&SOLVER_CHANCE, &SOLVER_SHIPPED);
+        text.push_str(&format!(
+            "; solver: on {} fixed Connect Four positions, the network alone (no search): best = \
+             its policy's move is a best move, keeps = it keeps the result (win/draw/loss), \
+             sign = its value has the result's sign (a draw: |value| < 0.2); chance: best {}, \
+             keeps {} (a random legal move), sign {} (a random sign; an untrained network's \
+             value of about 0 scores the 10% of draws); the shipped connect4.azc: best {}, \
+             keeps {}, sign {}",
+            c.positions,
+            pct(c.policy_best),
+            pct(c.policy_keeps),
+            pct(c.value_sign),
+            pct(s.policy_best),
+            pct(s.policy_keeps),
+            pct(s.value_sign),
+        ));
+    }
+    if learner {
+        text.push_str(
+            "; the actors' batches (taken, the most champions a taken batch's champion was \
+             behind, games left waiting, games skipped as too old)",
+        );
+    }
+    text.push_str(
+        "; the seconds taken (self-play/training/gating). metrics.jsonl holds these and more",
+    );
+    text
+}
 
 impl IterationReport {
-    /// The iteration's summary line (see [`SUMMARY_LEGEND`]): games and their results,
+    /// The iteration's summary line (see [`summary_legend`]): games and their results,
     /// positions, the losses and the policy shift, the gating match, the champion (with its
     /// Elo where gating measures it), the solver's measure, and where the time went.
     pub fn summary(&self) -> String {

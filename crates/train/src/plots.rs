@@ -12,7 +12,7 @@ use alphazero_charts::{render, ChartError, Panel, Series, Style, XAxis};
 
 pub use alphazero_charts::Plot;
 
-use crate::metrics::IterationMetrics;
+use crate::metrics::{IterationMetrics, SOLVER_CHANCE, SOLVER_SHIPPED};
 use crate::storage::{Storage, StorageError};
 
 /// An error drawing or writing plots.
@@ -125,17 +125,27 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
             Panel {
                 title: "Policy".into(),
                 y_desc: "nats".into(),
+                // The policy loss is drawn last, over the others: it is the policy's entropy
+                // plus its distance from the search's π, so the two lines meet whenever the
+                // network matches the search, and the entropy (dots only) must not hide it.
                 series: vec![
-                    Series::line(
-                        "policy loss (cross-entropy)",
-                        RED,
-                        pick_trained(&|m| m.policy_loss),
-                    ),
-                    Series::line("policy entropy", GREEN, pick_trained(&|m| m.policy_entropy)),
+                    Series {
+                        style: Style::Dots,
+                        ..Series::line(
+                            "policy entropy (dots)",
+                            GREEN,
+                            pick_trained(&|m| m.policy_entropy),
+                        )
+                    },
                     Series::line(
                         "total loss (policy + value + regularisation)",
                         GREY,
                         pick_trained(&|m| m.total_loss),
+                    ),
+                    Series::line(
+                        "policy loss (cross-entropy)",
+                        RED,
+                        pick_trained(&|m| m.policy_loss),
                     ),
                 ],
                 y_include: vec![0.0],
@@ -366,7 +376,18 @@ fn figures(metrics: &[IterationMetrics]) -> Result<Figures, PlotError> {
                     series("value has the right sign", RED, |s| s.value_sign),
                 ],
                 y_include: vec![0.0, 100.0],
-                references: Vec::new(),
+                // For scale: what a network that knows nothing scores (a random legal move,
+                // a value of random sign) and what the shipped network scores, on the same
+                // positions.
+                references: {
+                    let (c, s) = (&SOLVER_CHANCE, &SOLVER_SHIPPED);
+                    vec![
+                        (100.0 * s.policy_best, "shipped connect4.azc: best".into()),
+                        (100.0 * s.value_sign, "shipped: sign".into()),
+                        (100.0 * c.value_sign, "chance: sign".into()),
+                        (100.0 * c.policy_best, "chance: best".into()),
+                    ]
+                },
             }],
         )?);
     }
@@ -488,6 +509,29 @@ mod tests {
         let (buf, _, _) = pixels(&plot(&plots, "losses.png").png);
         let has = |c: RGBColor| buf.chunks(3).any(|p| p == [c.0, c.1, c.2]);
         assert!(has(RED) && has(BLUE) && has(GREEN) && has(PURPLE));
+    }
+
+    /// Regression: the policy-loss line was drawn first and hidden under the entropy line
+    /// where the two are equal (the policy entropy is the loss's lower bound).
+    #[test]
+    fn the_policy_loss_line_shows_where_it_meets_the_entropy() {
+        let red_pixels = |ms: &[IterationMetrics]| {
+            let plots = render_plots(ms).unwrap();
+            let (buf, _, _) = pixels(&plot(&plots, "losses.png").png);
+            buf.chunks(3)
+                .filter(|p| *p == [RED.0, RED.1, RED.2])
+                .count()
+        };
+        let apart = example_metrics(8);
+        let mut equal = apart.clone();
+        for m in &mut equal {
+            m.policy_entropy = m.policy_loss;
+        }
+        let (seen_apart, seen_equal) = (red_pixels(&apart), red_pixels(&equal));
+        assert!(
+            seen_equal * 10 >= seen_apart * 9,
+            "{seen_equal} red pixels where the lines meet, {seen_apart} apart"
+        );
     }
 
     #[test]

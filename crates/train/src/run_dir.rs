@@ -22,7 +22,8 @@
 //!   published, played by champion 5;
 //! - `metrics.jsonl`, `metrics.csv`, `plots/` ([`RunDir::METRICS`], [`RunDir::METRICS_CSV`],
 //!   [`RunDir::PLOTS`]): the metrics as lines, as a table and as plots;
-//! - `ladder.png` ([`RunDir::LADDER`]): the snapshot ladder of `arena --snapshots`;
+//! - `plots/ladder.png` ([`RunDir::LADDER`]): the snapshot ladder of `arena --snapshots`,
+//!   beside the training figures;
 //! - `<key>.orphan`, `<key>.corrupt`, `<key>.missing`, `<key>.bad` ([`RunDir::set_aside`]):
 //!   what recovery (or the learner) set aside.
 //!
@@ -189,7 +190,7 @@ impl<'s> RunDir<'s> {
     /// The folder of the metrics' plots.
     pub const PLOTS: &'static str = "plots/";
     /// The snapshot ladder's plot (`arena --snapshots`).
-    pub const LADDER: &'static str = "ladder.png";
+    pub const LADDER: &'static str = "plots/ladder.png";
 
     const CHAMPION_PREFIX: &'static str = "networks/champion-";
     const SNAPSHOT_PREFIX: &'static str = "networks/snapshot-";
@@ -386,7 +387,7 @@ mod tests {
             (RunDir::METRICS, "metrics.jsonl"),
             (RunDir::METRICS_CSV, "metrics.csv"),
             (RunDir::PLOTS, "plots/"),
-            (RunDir::LADDER, "ladder.png"),
+            (RunDir::LADDER, "plots/ladder.png"),
         ];
         for (key, want) in fixed {
             assert_eq!(key, want);

@@ -977,7 +977,7 @@ fn iteration_line_is_short_and_its_fields_are_explained() {
     assert!(line.chars().count() <= 200, "{} chars: {line}", line.len());
     assert!(!line.contains("KL") && !line.contains("batch"), "{line}");
     // Every field of the line is named in the legend printed before it.
-    let legend = alphazero_train::SUMMARY_LEGEND;
+    let legend = alphazero_train::summary_legend(false, false);
     for field in [
         "W/D/L",
         "plies",
@@ -992,6 +992,18 @@ fn iteration_line_is_short_and_its_fields_are_explained() {
         assert!(legend.contains(field), "{field} not explained: {legend}");
     }
     assert!(legend.contains("KL divergence"), "{legend}");
+    // A plain run's legend is short and leaves out what its line never shows: the actors'
+    // batches of a learner, the solver agreement where it is not measured.
+    assert!(legend.chars().count() <= 700, "{legend}");
+    assert!(
+        !legend.contains("actors") && !legend.contains("solver"),
+        "{legend}"
+    );
+    let full = alphazero_train::summary_legend(true, true);
+    assert!(
+        full.contains("actors' batches") && full.contains("chance"),
+        "{full}"
+    );
     // metrics.jsonl keeps its fields.
     let text = String::from_utf8(storage.get("metrics.jsonl").unwrap()).unwrap();
     for key in [

@@ -369,7 +369,15 @@ async fn bad_json_and_bad_parameters_are_4xx_with_an_error() {
         );
         let err = r.json()["error"].as_str().unwrap().to_string();
         assert!(!err.is_empty(), "{body}");
+        // Plain words: no server type (`struct MoveRequest`) and no framework phrase.
+        assert!(
+            !err.contains("struct") && !err.contains("target type") && !err.contains("Failed to"),
+            "{path} {body}: {err}"
+        );
     }
+    let r = post_raw(&app, "/api/move", "[]").await;
+    let err = r.json()["error"].as_str().unwrap().to_string();
+    assert!(err.contains("must be a JSON object, not an array"), "{err}");
     // No content type at all.
     let req = Request::post("/api/new").body(Body::from("{}")).unwrap();
     let r = send(&app, req).await;

@@ -12,6 +12,8 @@ a move from an earlier position, renju forbidden points and a foul, the winning 
 mating move highlighted with the reason in words, readable Xiangqi heat, and the New-game form
 after a reload. Asserts on the DOM and saves screenshots into ARTIFACT_DIR (always; plus
 failure.png and failure.html on failure). No check depends on which move the engine picks.
+With $ALPHAZERO_WEB_EXPECT_MODEL set to a network's file name (a server started with
+`serve --model FILE`), the Connect Four games must be played by that file: the page names it.
 Exit status 0 when every check passed.
 """
 
@@ -331,6 +333,11 @@ def analysis_board(d, art):
 def connect4(d, art):
     print("connect4:", flush=True)
     new_game(d, "connect4", "first", 60)
+    model = os.environ.get("ALPHAZERO_WEB_EXPECT_MODEL")
+    if model:
+        desc = text(d, "#engine-desc")
+        check(f"engine: network {model} (" in desc and "shipped" not in desc,
+              f"the page plays and names the --model file {model} ({desc})")
     check(moves(d) == 0, "connect4 starts with no move")
     check(d.js("return document.querySelectorAll('#board .cell').length;") == 42, "42 cells")
     d.click("#cell-0-3")  # any cell of the centre column drops into it

@@ -10,6 +10,8 @@
 # drive.py, which plays Connect Four, Gomoku and Xiangqi moves by clicking the board in headless
 # /usr/bin/chromium and checks the engine's answers, heatmap, value and move list in the DOM.
 #
+# With ALPHAZERO_WEB_EXPECT_MODEL=NAME (the file name of a `serve --model` network for Connect
+# Four), drive.py also checks that the page plays and names that file.
 # Needs: python3 (standard library only), Debian's chromium and chromium-driver.
 # Screenshots go to $ALPHAZERO_WEB_ARTIFACTS (default: a new temporary directory, printed).
 # Exit status 0 when every check passed.
