@@ -231,7 +231,7 @@ fn read_samples(files: &[PathBuf], heldout_every: u32) -> Result<(Rule, Vec<Samp
 
 fn read_student(path: &Path) -> Result<MixnetFile> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    Ok(MixnetFile::from_bytes(&bytes).with_context(|| path.display().to_string())?)
+    MixnetFile::from_bytes(&bytes).with_context(|| path.display().to_string())
 }
 
 fn train(a: &TrainArgs) -> Result<()> {
@@ -369,12 +369,12 @@ fn gates(a: &GatesArgs) -> Result<()> {
         .collect::<Result<_>>()?;
     let (teacher, _) = load_network_cached::<Gomoku>(&a.teacher, &config, &dev, 0)?;
     let student_eval = MixnetEvaluator::new(student.net);
-    let t_rate = rate(
+    let (t_rate, s_rate) = rates(
         teacher.as_ref(),
-        &positions[..positions.len().min(400)],
+        &student_eval,
+        &positions,
         a.batch as usize,
     )?;
-    let s_rate = rate(&student_eval, &positions, a.batch as usize)?;
     println!(
         "evaluations a second, one thread, batches of {}: teacher {:.0}, student {:.0} ({:.1}×)",
         a.batch,
@@ -412,13 +412,20 @@ fn position_of(s: &Sample, config: &GomokuConfig) -> Result<Gomoku> {
     Ok(Gomoku::from_stones(config, &black, &white, side)?)
 }
 
-/// Evaluations a second of `eval` over `positions`, `batch` at a time (after one warm-up pass
-/// over the first batch).
-fn rate(eval: &dyn Evaluator<Gomoku>, positions: &[Gomoku], batch: usize) -> Result<f64> {
+/// Evaluations a second of the teacher and of the student over `positions`, `batch` at a
+/// time, timed in alternation (a slice of the teacher's work, then the student's on the
+/// same positions, and again) so that both see the same load on a shared machine; at
+/// least two seconds of the teacher's time.
+fn rates(
+    teacher: &dyn Evaluator<Gomoku>,
+    student: &dyn Evaluator<Gomoku>,
+    positions: &[Gomoku],
+    batch: usize,
+) -> Result<(f64, f64)> {
     let actions = positions[0].num_actions();
     let mut logits = vec![0.0; batch * actions];
     let mut values = vec![0.0; batch];
-    let mut run = |chunk: &[Gomoku]| -> Result<()> {
+    let mut run = |eval: &dyn Evaluator<Gomoku>, chunk: &[Gomoku]| -> Result<f64> {
         let reqs: Vec<EvalRequest<'_, Gomoku>> = chunk
             .iter()
             .map(|p| EvalRequest {
@@ -426,17 +433,28 @@ fn rate(eval: &dyn Evaluator<Gomoku>, positions: &[Gomoku], batch: usize) -> Res
                 history: &[],
             })
             .collect();
+        let start = Instant::now();
         eval.evaluate(
             &reqs,
             &mut logits[..chunk.len() * actions],
             &mut values[..chunk.len()],
         )?;
-        Ok(())
+        Ok(start.elapsed().as_secs_f64())
     };
-    run(&positions[..batch.min(positions.len())])?;
-    let start = Instant::now();
-    for chunk in positions.chunks(batch) {
-        run(chunk)?;
+    let (mut t_time, mut s_time, mut t_count, mut s_count) = (0.0, 0.0, 0usize, 0usize);
+    let chunks: Vec<&[Gomoku]> = positions.chunks(batch).collect();
+    let mut i = 0;
+    while t_time < 2.0 {
+        // The teacher on one chunk, the student on the next 16 (about as long).
+        let c = chunks[i % chunks.len()];
+        t_time += run(teacher, c)?;
+        t_count += c.len();
+        for k in 0..16 {
+            let c = chunks[(i + k) % chunks.len()];
+            s_time += run(student, c)?;
+            s_count += c.len();
+        }
+        i += 1;
     }
-    Ok(positions.len() as f64 / start.elapsed().as_secs_f64())
+    Ok((t_count as f64 / t_time, s_count as f64 / s_time))
 }

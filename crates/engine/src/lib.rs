@@ -259,6 +259,9 @@ pub fn is_mixnet_path(path: &Path) -> bool {
         && alphazero_mixnet::is_mixnet_file(&head)
 }
 
+/// An evaluator and its one-line description.
+type Loaded<G> = (Arc<dyn Evaluator<G>>, String);
+
 /// A Mixnet evaluator file (`.azm`, a Gomoku evaluator distilled from a network, see
 /// `alphazero distill`) as the evaluator of `G`, where a network file would be read;
 /// `None` when `path` is not one. It evaluates every board size; `cache` as for networks.
@@ -270,7 +273,7 @@ fn load_mixnet<G: Encode>(
     game_config: &G::Config,
     cache: usize,
     warn_other_rules: bool,
-) -> Result<Option<(Arc<dyn Evaluator<G>>, String)>> {
+) -> Result<Option<Loaded<G>>> {
     use alphazero_gomoku::{Gomoku, GomokuConfig};
     use std::any::Any;
     if !is_mixnet_path(path) {
