@@ -9,7 +9,7 @@ use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_mixnet::{
-    generate, measure, samples_from_bytes, samples_to_bytes, GenerateOptions, Mixnet, MixnetConfig,
+    generate, measure, samples_from_bytes, Agreement, samples_to_bytes, GenerateOptions, Mixnet, MixnetConfig,
     MixnetEvaluator, MixnetFile, Sample, TrainOptions, Trainer,
 };
 use alphazero_nn::load_any_checkpoint;
@@ -382,7 +382,79 @@ fn gates(a: &GatesArgs) -> Result<()> {
         s_rate,
         s_rate / t_rate
     );
+    let bound = symmetry_bound(teacher.as_ref(), &positions[..positions.len().min(1000)])?;
+    println!(
+        "the teacher against itself under the 8 board symmetries ({} positions): top-1 \
+         agreement at most {:.1}%, value MSE at least {:.4} for any student that is exactly \
+         symmetric",
+        bound.samples,
+        100.0 * bound.top1,
+        bound.value_mse
+    );
     Ok(())
+}
+
+/// How far an exactly symmetric student can agree with a teacher that is not: the teacher
+/// labels each position in the frame it was played in, and a symmetric student gives one answer
+/// for all 8 frames. Per position, the best such student picks the point the teacher ranks
+/// first in most frames (`top1`: the mean share of frames that agree with that point) and the
+/// mean of the teacher's 8 values (`value_mse`: the mean variance of those values).
+fn symmetry_bound(teacher: &dyn Evaluator<Gomoku>, positions: &[Gomoku]) -> Result<Agreement> {
+    let Some(first) = positions.first() else {
+        bail!("no positions to measure the teacher's symmetry on");
+    };
+    let (actions, syms) = (first.num_actions(), first.num_symmetries());
+    let mut logits = vec![0.0; syms * actions];
+    let mut values = vec![0.0; syms];
+    let (mut top1, mut mse) = (0.0f64, 0.0f64);
+    for p in positions {
+        let frames: Vec<Gomoku> = (0..syms).map(|s| p.transform(s)).collect();
+        let reqs: Vec<EvalRequest<'_, Gomoku>> = frames
+            .iter()
+            .map(|q| EvalRequest {
+                position: q,
+                history: &[],
+            })
+            .collect();
+        teacher.evaluate(&reqs, &mut logits, &mut values)?;
+        let legal: Vec<usize> = p
+            .legal_moves_vec()
+            .into_iter()
+            .map(|m| p.move_to_action(m))
+            .collect();
+        // Each frame's first choice, named in the untransformed frame.
+        let mut firsts: Vec<usize> = (0..syms)
+            .filter_map(|s| {
+                let row = &logits[s * actions..(s + 1) * actions];
+                legal
+                    .iter()
+                    .copied()
+                    .max_by(|&a, &b| {
+                        row[p.transform_action(s, a)].total_cmp(&row[p.transform_action(s, b)])
+                    })
+            })
+            .collect();
+        firsts.sort_unstable();
+        let mode = firsts
+            .chunk_by(|a, b| a == b)
+            .map(<[usize]>::len)
+            .max()
+            .unwrap_or(0);
+        top1 += mode as f64 / syms as f64;
+        let mean = values.iter().map(|&v| f64::from(v)).sum::<f64>() / syms as f64;
+        mse += values
+            .iter()
+            .map(|&v| (f64::from(v) - mean).powi(2))
+            .sum::<f64>()
+            / syms as f64;
+    }
+    let n = positions.len() as f64;
+    Ok(Agreement {
+        samples: positions.len(),
+        top1: top1 / n,
+        value_mse: mse / n,
+        policy_kl: 0.0,
+    })
 }
 
 /// The position of a sample (stones only; the side to move from the colour).
@@ -457,4 +529,73 @@ fn rates(
         i += 1;
     }
     Ok((t_count as f64 / t_time, s_count as f64 / s_time))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_mcts::EvalError;
+    use alphazero_mixnet::MixnetEvaluator;
+
+    fn positions() -> Vec<Gomoku> {
+        let config = GomokuConfig::new(15, Rule::Freestyle).unwrap();
+        [["h8", "i9", "j9", "g7", "k10"], ["a1", "c3", "h8", "h9", "o15"]]
+            .iter()
+            .map(|moves| {
+                let mut pos = Gomoku::new(&config);
+                for mv in moves {
+                    pos.play(pos.parse_move(mv).unwrap()).unwrap();
+                }
+                pos
+            })
+            .collect()
+    }
+
+    /// Prefers the highest action index and values a position by its first stone: neither is
+    /// invariant under the board's symmetries.
+    struct Lopsided;
+
+    impl Evaluator<Gomoku> for Lopsided {
+        fn evaluate(
+            &self,
+            batch: &[EvalRequest<'_, Gomoku>],
+            logits: &mut [f32],
+            values: &mut [f32],
+        ) -> std::result::Result<(), EvalError> {
+            let a = logits.len() / batch.len();
+            for (i, r) in batch.iter().enumerate() {
+                for (k, l) in logits[i * a..(i + 1) * a].iter_mut().enumerate() {
+                    *l = k as f32;
+                }
+                // The first occupied point in reading order: a different stone in each frame.
+                let empty: Vec<usize> = r
+                    .position
+                    .legal_moves_vec()
+                    .into_iter()
+                    .map(|m| r.position.move_to_action(m))
+                    .collect();
+                let first = (0..a).find(|k| !empty.contains(k)).unwrap_or(0);
+                values[i] = first as f32 / a as f32;
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_exactly_symmetric_teacher_bounds_nothing() {
+        let eval = MixnetEvaluator::new(Mixnet::new(MixnetConfig::default(), 3));
+        let bound = symmetry_bound(&eval, &positions()).unwrap();
+        assert_eq!(bound.samples, 2);
+        assert_eq!(bound.top1, 1.0);
+        assert!(bound.value_mse < 1e-9, "{bound:?}");
+    }
+
+    #[test]
+    fn a_teacher_that_prefers_one_corner_agrees_with_itself_in_a_quarter_of_the_frames() {
+        // The bottom-right corner's orbit under the 8 symmetries is the 4 corners (all free
+        // in this position), each the first choice of 2 frames.
+        let bound = symmetry_bound(&Lopsided, &positions()[..1]).unwrap();
+        assert_eq!(bound.top1, 0.25);
+        assert!(bound.value_mse > 0.0, "{bound:?}");
+    }
 }
