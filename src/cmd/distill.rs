@@ -9,8 +9,8 @@ use alphazero_game::Game;
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_mixnet::{
-    generate, measure, samples_from_bytes, Agreement, samples_to_bytes, GenerateOptions, Mixnet, MixnetConfig,
-    MixnetEvaluator, MixnetFile, Sample, TrainOptions, Trainer,
+    generate, measure, samples_from_bytes, samples_to_bytes, Agreement, GenerateOptions, Mixnet,
+    MixnetConfig, MixnetEvaluator, MixnetFile, Sample, TrainOptions, Trainer,
 };
 use alphazero_nn::load_any_checkpoint;
 use alphazero_registry::GameSpec;
@@ -426,12 +426,9 @@ fn symmetry_bound(teacher: &dyn Evaluator<Gomoku>, positions: &[Gomoku]) -> Resu
         let mut firsts: Vec<usize> = (0..syms)
             .filter_map(|s| {
                 let row = &logits[s * actions..(s + 1) * actions];
-                legal
-                    .iter()
-                    .copied()
-                    .max_by(|&a, &b| {
-                        row[p.transform_action(s, a)].total_cmp(&row[p.transform_action(s, b)])
-                    })
+                legal.iter().copied().max_by(|&a, &b| {
+                    row[p.transform_action(s, a)].total_cmp(&row[p.transform_action(s, b)])
+                })
             })
             .collect();
         firsts.sort_unstable();
@@ -539,16 +536,19 @@ mod tests {
 
     fn positions() -> Vec<Gomoku> {
         let config = GomokuConfig::new(15, Rule::Freestyle).unwrap();
-        [["h8", "i9", "j9", "g7", "k10"], ["a1", "c3", "h8", "h9", "o15"]]
-            .iter()
-            .map(|moves| {
-                let mut pos = Gomoku::new(&config);
-                for mv in moves {
-                    pos.play(pos.parse_move(mv).unwrap()).unwrap();
-                }
-                pos
-            })
-            .collect()
+        [
+            ["h8", "i9", "j9", "g7", "k10"],
+            ["a1", "c3", "h8", "h9", "o15"],
+        ]
+        .iter()
+        .map(|moves| {
+            let mut pos = Gomoku::new(&config);
+            for mv in moves {
+                pos.play(pos.parse_move(mv).unwrap()).unwrap();
+            }
+            pos
+        })
+        .collect()
     }
 
     /// Prefers the highest action index and values a position by its first stone: neither is
