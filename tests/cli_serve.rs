@@ -103,6 +103,8 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
     let on_8_renju = new_game(8, "renju");
     let on_20 = new_game(20, "freestyle");
     let on_12 = new_game(12, "freestyle");
+    let on_15 = new_game(15, "freestyle");
+    let on_15_renju = new_game(15, "renju");
     let _ = child.kill();
     let _ = child.wait();
     // The shipped 8×8 freestyle network is in the repository's models/ folder.
@@ -121,6 +123,16 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
     assert!(
         on_20.contains("\"engine\":\"shipped network gomoku-20x20-freestyle.azc"),
         "{on_20}"
+    );
+    // 15×15 freestyle ships a fast evaluator distilled from its network: the page plays it;
+    // renju, which has no fast evaluator of its rule, keeps its own network.
+    assert!(
+        on_15.contains("\"engine\":\"shipped Mixnet evaluator gomoku-15x15-freestyle.azm"),
+        "{on_15}"
+    );
+    assert!(
+        on_15_renju.contains("\"engine\":\"shipped network gomoku-15x15-renju.azc"),
+        "{on_15_renju}"
     );
     // A board without a network of its size takes the size-independent 20×20 network (it
     // was searched without a network before), and says what it was trained on.

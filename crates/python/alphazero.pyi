@@ -139,6 +139,26 @@ class Network:
         input ``planes`` ``[batch, C, H, W]``, outputs ``policy`` ``[batch, A]`` (logits)
         and ``value`` ``[batch]``, batch norm folded, game and shapes in its metadata."""
 
+class Evaluator:
+    """What the programs play with: a fast Mixnet evaluator file (``.azm``, distilled by
+    ``alphazero distill``; a Gomoku one evaluates any board and rule) or a network checkpoint
+    (``.azc``, or a training run's folder), for the game it was made for or for ``game``.
+    ``OSError`` when the file cannot be read, ``ValueError`` when it is neither kind of file
+    or does not fit ``game``."""
+
+    def __init__(self, path: PathLike, game: Optional[str] = None) -> None: ...
+    @staticmethod
+    def shipped(spec: str) -> Optional["Evaluator"]:
+        """What ``play``, ``analyze``, ``serve`` and the engines use for ``spec`` without a
+        model: the fast evaluator shipped for the board's own rule (``models/*.azm``), else
+        the network ``Network.shipped`` finds. ``None`` if none."""
+    @property
+    def spec(self) -> str:
+        """The game spec it evaluates."""
+    @property
+    def path(self) -> os.PathLike:
+        """The file."""
+
 class SearchResult:
     """What ``search`` returns."""
 
@@ -161,14 +181,14 @@ class SearchResult:
 
 def search(
     game: Game,
-    network: Optional[Network] = None,
+    network: Union[Network, Evaluator, None] = None,
     simulations: Optional[int] = None,
     time_ms: Optional[int] = None,
     seed: int = 0,
 ) -> SearchResult:
     """Searches ``game``'s position with the game's play search (the preset ``play``,
-    ``analyze``, ``serve`` and the engines use) and ``network`` (``None``: the uniform
-    evaluator). Budget: ``simulations`` (800 when neither is given, at most 10,000,000) or
+    ``analyze``, ``serve`` and the engines use) and ``network`` (a ``Network`` or an
+    ``Evaluator``; ``None``: the uniform evaluator). Budget: ``simulations`` (800 when neither is given, at most 10,000,000) or
     ``time_ms`` of wall clock (at most a day), whichever ends first. The GIL is released
     while it searches; Ctrl-C ends it with ``KeyboardInterrupt``. ``ValueError`` when the
     network does not fit the game or a budget is 0 or too large."""

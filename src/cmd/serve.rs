@@ -68,13 +68,13 @@ fn model_evaluator(spec: &GameSpec, path: &Path, device: &alphazero_nn::Device) 
     })
 }
 
-/// The evaluator for a game spec without a `--model` file: the shipped network for it (named
-/// by file name only), else the uniform evaluator. A shipped file that cannot be loaded is
+/// The evaluator for a game spec without a `--model` file: the shipped evaluator for it
+/// ([`engine::shipped_evaluator_path`], named by file name only), else the uniform evaluator. A shipped file that cannot be loaded is
 /// reported on stderr and replaced by the uniform evaluator, and the page's engine
 /// description says so.
 fn shipped_evaluator(spec: &GameSpec, device: &alphazero_nn::Device) -> Choice {
     let uniform = || -> Choice { (GameEvaluator::uniform(spec), UNIFORM.into()) };
-    with_game!(spec, G, cfg => match engine::shipped_model_path::<G>(cfg) {
+    with_game!(spec, G, cfg => match engine::shipped_evaluator_path::<G>(cfg) {
         Some(p) => match engine::load_network::<G>(&p, cfg, device) {
             Ok((e, desc)) => (
                 GameEvaluator::new(e),

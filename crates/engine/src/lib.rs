@@ -132,6 +132,26 @@ pub fn shipped_model_path<G: Registered>(config: &G::Config) -> Option<PathBuf> 
         })
 }
 
+/// The evaluator every program plays with when no `--model` is given: the first of
+/// [`alphazero_registry::GameSpec::evaluator_file_names`] that one of [`model_dirs`] holds (a
+/// board's fast evaluator, a Gomoku `.azm` of a rule whose tables fit, before its network: it
+/// plays stronger at equal time than the network it was distilled from); else
+/// [`shipped_model_path`] (a size-independent network of another board). Programs that need a
+/// network itself (training, the network benchmarks, Python's `Network`) take
+/// [`shipped_model_path`].
+pub fn shipped_evaluator_path<G: Registered>(config: &G::Config) -> Option<PathBuf> {
+    first_file_in(&model_dirs(), &G::spec(config).evaluator_file_names())
+        .or_else(|| shipped_model_path::<G>(config))
+}
+
+/// The first of `names` that one of `dirs` holds (each name in every folder before the next
+/// name), as a path.
+fn first_file_in(dirs: &[PathBuf], names: &[String]) -> Option<PathBuf> {
+    names
+        .iter()
+        .find_map(|n| dirs.iter().map(|d| d.join(n)).find(|p| p.is_file()))
+}
+
 /// The folders of [`model_dirs`] as one line for messages (`a, b, c`).
 pub fn model_dirs_text() -> String {
     model_dirs()
@@ -259,6 +279,26 @@ pub fn is_mixnet_path(path: &Path) -> bool {
         && alphazero_mixnet::is_mixnet_file(&head)
 }
 
+/// The game a network or evaluator file was made for, from its header: a checkpoint's game,
+/// or a Mixnet file's Gomoku board and rule.
+///
+/// # Errors
+/// The file cannot be read, or is neither a checkpoint nor a Mixnet file.
+pub fn file_game_spec(path: &Path) -> Result<alphazero_registry::GameSpec> {
+    if is_mixnet_path(path) {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = alphazero_mixnet::MixnetFile::from_bytes(&bytes)
+            .with_context(|| path.display().to_string())?;
+        return Ok(alphazero_registry::GameSpec::Gomoku {
+            size: file.size,
+            rule: file.rule,
+        });
+    }
+    let ck = alphazero_nn::load_any_checkpoint(path, &Device::flex())
+        .with_context(|| format!("loading {}", path.display()))?;
+    Ok(ck.header.game)
+}
+
 /// An evaluator and its one-line description.
 type Loaded<G> = (Arc<dyn Evaluator<G>>, String);
 
@@ -318,8 +358,8 @@ fn load_mixnet<G: Encode>(
     Ok(Some((eval, desc)))
 }
 
-/// The evaluator to play with: `--model FILE` if given; else the shipped network of the game
-/// (see [`shipped_model_path`]) when one exists; else the [`UniformEvaluator`]. Prints which one
+/// The evaluator to play with: `--model FILE` if given; else the shipped evaluator of the game
+/// (see [`shipped_evaluator_path`]) when one exists; else the [`UniformEvaluator`]. Prints which one
 /// is used on stderr and returns it with its description.
 ///
 /// # Errors
@@ -383,7 +423,7 @@ pub fn choose_evaluator_cached<G: Encode>(
             let (e, d) = load_network_cached::<G>(p, game_config, device, cache)?;
             (e, d, Some(p.to_path_buf()))
         }
-        None => match shipped_model_path::<G>(game_config) {
+        None => match shipped_evaluator_path::<G>(game_config) {
             Some(p) => {
                 let (e, d) = load_network_cached::<G>(&p, game_config, device, cache)?;
                 (e, format!("shipped {d}"), Some(p))
@@ -702,8 +742,13 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
                 let Ok(cfg) = GomokuConfig::new(size, rule) else {
                     continue;
                 };
-                let name = shipped_model_name::<Gomoku>(&cfg);
-                if let Some(p) = dirs.iter().map(|dir| dir.join(&name)).find(|p| p.is_file()) {
+                let spec = Gomoku::spec(&cfg);
+                let own: Vec<String> = spec
+                    .fast_evaluator_file_name()
+                    .into_iter()
+                    .chain([spec.model_file_name()])
+                    .collect();
+                if let Some(p) = first_file_in(&dirs, &own) {
                     found.push((p, cfg));
                 }
             }
@@ -878,6 +923,13 @@ mod tests {
         };
         std::fs::write(&path, file.to_bytes()).unwrap();
         assert!(is_mixnet_path(&path));
+        assert_eq!(
+            file_game_spec(&path).unwrap(),
+            GameSpec::Gomoku {
+                size: 15,
+                rule: Rule::Freestyle
+            }
+        );
         let dev = device("cpu").unwrap();
         for size in [9u8, 15, 20] {
             let cfg = GomokuConfig::new(size, Rule::Freestyle).unwrap();
@@ -911,6 +963,41 @@ mod tests {
             load_network::<Gomoku>(&path, &cfg, &dev).err().unwrap()
         );
         assert!(err.contains("checksum"), "{err}");
+    }
+
+    /// Without `--model`, a board plays with the fast evaluator of a rule whose tables fit
+    /// when one is shipped (never freestyle's for renju), and with the network otherwise.
+    #[test]
+    fn the_shipped_fast_evaluator_of_the_boards_rule_comes_before_the_network() {
+        use alphazero_gomoku::{GomokuConfig, Rule};
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let dirs = [a.path().to_path_buf(), b.path().to_path_buf()];
+        std::fs::write(a.path().join("gomoku-15x15-freestyle.azc"), b"x").unwrap();
+        std::fs::write(b.path().join("gomoku-15x15-freestyle.azm"), b"x").unwrap();
+        let found = |s: &str| {
+            let names = s.parse::<GameSpec>().unwrap().evaluator_file_names();
+            first_file_in(&dirs, &names)
+        };
+        let azm = Some(b.path().join("gomoku-15x15-freestyle.azm"));
+        assert_eq!(found("gomoku:15"), azm);
+        assert_eq!(found("gomoku:15:standard"), azm);
+        assert_eq!(
+            found("gomoku:15:renju"),
+            Some(a.path().join("gomoku-15x15-freestyle.azc"))
+        );
+        assert_eq!(found("gomoku:20"), None);
+        assert_eq!(found("xiangqi"), None);
+        // This repository ships one for 15×15 freestyle: every program without `--model`
+        // plays with it, and the network stays what the network-only programs take.
+        let cfg = GomokuConfig::new(15, Rule::Freestyle).unwrap();
+        let chosen = shipped_evaluator_path::<Gomoku>(&cfg).expect("a shipped evaluator");
+        assert!(is_mixnet_path(&chosen), "{}", chosen.display());
+        let net = shipped_model_path::<Gomoku>(&cfg).expect("a shipped network");
+        assert!(!is_mixnet_path(&net), "{}", net.display());
+        let (_, desc) = load_evaluator::<Gomoku>(None, &cfg, &device("cpu").unwrap()).unwrap();
+        assert!(desc.starts_with("shipped Mixnet evaluator"), "{desc}");
+        let xq = shipped_evaluator_path::<Xiangqi>(&XiangqiConfig::default()).unwrap();
+        assert_eq!(xq.file_name().unwrap(), "xiangqi.azc");
     }
 
     /// `play` and `analyze` ([`play_search`]), the Gomocup brain and the UCCI/UCI engine all

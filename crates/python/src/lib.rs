@@ -7,7 +7,8 @@
 //! * [`network::PyNetwork`] (`alphazero.Network`) and [`network::search`]
 //!   (`alphazero.search`): a checkpoint (`.azc`) or none, the game's play search (the
 //!   registry's preset every program uses) under a simulation or time budget, the network's
-//!   raw outputs, and ONNX export.
+//!   raw outputs, and ONNX export; [`network::PyEvaluator`] (`alphazero.Evaluator`): what the
+//!   programs play with, a fast Mixnet evaluator (`.azm`) where one is shipped.
 //! * [`records::load_records`] (`alphazero.load_records`): self-play records (`.azr`) as the
 //!   arrays the trainer learns from.
 //!
@@ -94,6 +95,7 @@ fn alphazero(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add_class::<game::PyGame>()?;
     m.add_class::<network::PyNetwork>()?;
+    m.add_class::<network::PyEvaluator>()?;
     m.add_class::<network::PySearchResult>()?;
     m.add_class::<records::PyRecords>()?;
     m.add_class::<records::PyRecordedGame>()?;

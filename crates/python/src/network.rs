@@ -1,5 +1,5 @@
-//! `alphazero.Network`, `alphazero.search` and `alphazero.SearchResult`: a checkpoint loaded
-//! as the programs load it (`alphazero_engine::load_network`), searched with the game's play
+//! `alphazero.Network`, `alphazero.Evaluator`, `alphazero.search` and `alphazero.SearchResult`:
+//! a checkpoint (or a Mixnet evaluator file) loaded as the programs load it (`alphazero_engine::load_network`), searched with the game's play
 //! preset (`alphazero_engine::play_search`, `alphazero_engine::search_position`), run
 //! directly ([`FoldedNet`], the CPU inference of the search) or exported to ONNX.
 
@@ -247,6 +247,98 @@ impl PyNetwork {
     }
 }
 
+/// An evaluator as the programs play with it: a Mixnet evaluator file (`.azm`, distilled by
+/// `alphazero distill`) or a network checkpoint, for one game spec. What `play`, `analyze`,
+/// `serve` and the engines take without `--model` is `Evaluator.shipped(spec)`.
+#[pyclass(module = "alphazero", name = "Evaluator", frozen)]
+pub struct PyEvaluator {
+    path: PathBuf,
+    spec: GameSpec,
+    description: String,
+    /// `Arc<dyn Evaluator<G>>` for the game `G` of `spec`.
+    evaluator: Arc<dyn Any + Send + Sync>,
+}
+
+impl PyEvaluator {
+    fn load(path: PathBuf, spec: Option<&str>) -> PyResult<PyEvaluator> {
+        let path = alphazero_train::local::network_or_champion(&path)
+            .map_err(|e| crate::value_error(&e))?;
+        let own = alphazero_engine::file_game_spec(&path).map_err(app_error)?;
+        let spec = match spec {
+            Some(s) => parse_spec(s)?,
+            None => own,
+        };
+        if spec.name() != own.name() {
+            return Err(PyValueError::new_err(format!(
+                "evaluator {} was made for {}, not {}",
+                path.display(),
+                own.words(),
+                spec.words()
+            )));
+        }
+        let (evaluator, description) = with_game!(&spec, G, cfg => {
+            let (eval, desc) = load_network::<G>(&path, cfg, &cpu()).map_err(app_error)?;
+            (Arc::new(eval) as Arc<dyn Any + Send + Sync>, desc)
+        });
+        Ok(PyEvaluator {
+            path,
+            spec,
+            description,
+            evaluator,
+        })
+    }
+}
+
+#[pymethods]
+impl PyEvaluator {
+    /// Loads an evaluator file (`.azm`) or a network checkpoint (`.azc`, or a training run's
+    /// folder: its champion) for the game it was made for, or for `game` (a spec of the same
+    /// game: a Gomoku `.azm` evaluates any board and rule). Raises `OSError` when the file
+    /// cannot be read, `ValueError` when it is neither kind of file or does not fit `game`.
+    #[new]
+    #[pyo3(signature = (path, game = None))]
+    fn py_new(path: PathBuf, game: Option<&str>) -> PyResult<Self> {
+        PyEvaluator::load(path, game)
+    }
+
+    /// The evaluator every program plays `spec` with when given no model: the fast
+    /// evaluator shipped for the board's own rule (`models/*.azm`) if there is one, else
+    /// the shipped network as `Network.shipped` finds it; `None` when there is neither.
+    #[staticmethod]
+    fn shipped(spec: &str) -> PyResult<Option<PyEvaluator>> {
+        let spec = parse_spec(spec)?;
+        let found = with_game!(&spec, G, cfg => alphazero_engine::shipped_evaluator_path::<G>(cfg));
+        found
+            .map(|p| PyEvaluator::load(p, Some(&spec.to_string())))
+            .transpose()
+    }
+
+    /// The game spec it evaluates.
+    #[getter]
+    fn spec(&self) -> String {
+        self.spec.to_string()
+    }
+
+    /// The file.
+    #[getter]
+    fn path(&self) -> PathBuf {
+        self.path.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Evaluator({:?}, game={:?})",
+            self.path,
+            self.spec.to_string()
+        )
+    }
+
+    /// What it is: its kind, file and what it was made for.
+    fn __str__(&self) -> String {
+        self.description.clone()
+    }
+}
+
 /// `planes` as a float32 NumPy array, else `TypeError`: for an array of another dtype, naming
 /// it and saying to cast to float32 (NumPy's default float64 is the usual case).
 fn float32_planes<'py>(planes: &Bound<'py, PyAny>) -> PyResult<PyReadonlyArrayDyn<'py, f32>> {
@@ -367,16 +459,41 @@ fn search_game<G: BoardView>(
     })
 }
 
-/// The evaluator of `network` for game `G` (the uniform evaluator without one), after
-/// checking that the network's shapes fit `game`.
+/// The evaluator of `network` (a `Network` or an `Evaluator`) for game `G` (the uniform
+/// evaluator without one), after checking that it fits `game`: a network's shapes, an
+/// evaluator's spec.
 fn evaluator_for<G: BoardView>(
-    network: Option<&PyNetwork>,
+    network: Option<&Bound<'_, PyAny>>,
     game: &History<G>,
 ) -> PyResult<Arc<dyn Evaluator<G>>> {
-    let Some(net) = network else {
+    let Some(network) = network.filter(|n| !n.is_none()) else {
         return Ok(Arc::new(UniformEvaluator));
     };
     let pos = game.current();
+    if let Ok(e) = network.cast::<PyEvaluator>() {
+        let e = e.get();
+        let want = G::spec(pos.config());
+        return match e.evaluator.downcast_ref::<Arc<dyn Evaluator<G>>>() {
+            Some(eval) if e.spec == want => Ok(Arc::clone(eval)),
+            _ => Err(PyValueError::new_err(format!(
+                "evaluator {} ({}) cannot search {}: load it with game={:?}",
+                e.path.display(),
+                e.spec.words(),
+                want.words(),
+                want.to_string()
+            ))),
+        };
+    }
+    let Ok(net) = network.cast::<PyNetwork>() else {
+        let type_name = network
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |n| n.to_string());
+        return Err(PyTypeError::new_err(format!(
+            "network must be an alphazero.Network, an alphazero.Evaluator or None, got {type_name}"
+        )));
+    };
+    let net = net.get();
     let (h, w) = pos.board_shape();
     let want = (G::num_planes(pos.config()), h, w, pos.num_actions());
     let m = &net.model;
@@ -415,11 +532,12 @@ const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
 /// Searches `game`'s position with the game's play search (the preset `play`, `analyze`,
 /// `serve` and the engines use: its tactics and solver, no root noise) and `network` (a
-/// `Network`; `None`: the uniform evaluator, every move equally likely and every position
-/// even). The budget is `simulations` (default 800 when `time_ms` is not given either), or
+/// `Network` or an `Evaluator`; `None`: the uniform evaluator, every move equally likely and
+/// every position even). The budget is `simulations` (default 800 when `time_ms` is not given either), or
 /// `time_ms` milliseconds of wall clock, whichever ends first when both are given. `seed`
 /// fixes the search's random choices (ties). The GIL is released while it searches, so
-/// other Python threads run meanwhile. Raises `ValueError` when the network does not fit
+/// other Python threads run meanwhile. Raises `TypeError` when `network` is neither kind,
+/// `ValueError` when the network does not fit
 /// the game or a number is out of range (naming it: `simulations` 1 to 10,000,000, `time_ms`
 /// 1 to a day, `seed` 0 to 2⁶⁴ − 1), `TypeError` for a number that is not an int,
 /// `RuntimeError` when the evaluation fails. Ctrl-C (a pending `KeyboardInterrupt`, or any signal handler's exception) ends the
@@ -429,7 +547,7 @@ const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 pub fn search(
     py: Python<'_>,
     game: &PyGame,
-    network: Option<&PyNetwork>,
+    network: Option<&Bound<'_, PyAny>>,
     simulations: Option<&Bound<'_, PyAny>>,
     time_ms: Option<&Bound<'_, PyAny>>,
     seed: Option<&Bound<'_, PyAny>>,

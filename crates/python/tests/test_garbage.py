@@ -73,6 +73,19 @@ def test_network_and_search(tmp_path):
         assert isinstance(raises(az.Network, model, spec), ValueError)
     for spec in GARBAGE_TEXT:
         raises(az.Network.shipped, spec)
+        raises(az.Evaluator.shipped, spec)
+    # Evaluators take the same files and the same garbage, with the same exceptions.
+    assert isinstance(raises(az.Evaluator, tmp_path / "missing.azm"), OSError)
+    truncated = tmp_path / "t.azm"
+    truncated.write_bytes((REPO / "models" / "gomoku-15x15-freestyle.azm").read_bytes()[:50])
+    for path in [not_a_checkpoint, empty, truncated, REPO / "README.md"]:
+        assert isinstance(raises(az.Evaluator, path), ValueError), path
+    for value in GARBAGE_VALUES:
+        raises(az.Evaluator, value)
+    for spec in ["", "chess", "gomoku:15", "xiangqi"]:
+        assert isinstance(raises(az.Evaluator, model, spec), ValueError)
+    for value in GARBAGE_VALUES[1:]:  # None is the uniform evaluator
+        assert isinstance(raises(az.search, az.Game("connect4"), value, simulations=1), TypeError)
     net = az.Network(model)
     for planes in [np.zeros((3, 6, 7), np.float32), np.zeros((1, 2, 7, 6), np.float32),
                    np.zeros((2, 2, 2, 6, 7), np.float32), np.zeros(0, np.float32),

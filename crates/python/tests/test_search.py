@@ -144,3 +144,44 @@ def test_a_budget_the_memory_cannot_hold_is_refused():
     # Regression: simulations=2_000_000_000 grew the tree until the allocator aborted.
     with pytest.raises(ValueError, match="simulations must be between 1 and 10000000"):
         az.search(az.Game("connect4"), None, simulations=2_000_000_000)
+
+
+def test_the_shipped_evaluator_is_what_the_programs_play_with():
+    # 15×15 freestyle ships a fast evaluator distilled from its network: the programs play
+    # it without --model, and so does Evaluator.shipped.
+    fast = az.Evaluator.shipped("gomoku:15")
+    assert fast is not None and fast.path.name == "gomoku-15x15-freestyle.azm"
+    assert fast.spec == "gomoku:15:freestyle" and "Mixnet" in str(fast)
+    game = az.Game("gomoku:15", "h8 i9 h9")
+    result = az.search(game, fast, simulations=300, seed=1)
+    assert result.move in game.legal_moves() and result.simulations == 300
+    # Renju has no fast evaluator of its own rule: its network, never freestyle's evaluator.
+    renju = az.Evaluator.shipped("gomoku:15:renju")
+    assert renju is not None and renju.path.name == "gomoku-15x15-renju.azc"
+    # Standard differs from freestyle only in overlines: it takes freestyle's fast evaluator.
+    assert az.Evaluator.shipped("gomoku:15:standard").path.name == "gomoku-15x15-freestyle.azm"
+    assert az.Evaluator.shipped("xiangqi").path.name == "xiangqi.azc"
+
+
+def test_a_mixnet_file_evaluates_any_gomoku_board_asked_for_and_nothing_else():
+    path = REPO / "models" / "gomoku-15x15-freestyle.azm"
+    on_9 = az.Evaluator(path, "gomoku:9:standard")
+    assert on_9.spec == "gomoku:9:standard"
+    assert az.search(az.Game("gomoku:9:standard"), on_9, simulations=50).simulations == 50
+    with pytest.raises(ValueError, match=r"cannot search gomoku 15x15 freestyle: load it with game="):
+        az.search(az.Game("gomoku:15"), on_9, simulations=10)
+    with pytest.raises(ValueError, match="made for gomoku 15x15 freestyle, not xiangqi"):
+        az.Evaluator(path, "xiangqi")
+    with pytest.raises(TypeError, match="network must be an alphazero.Network, an alphazero.Evaluator or None, got str"):
+        az.search(az.Game("gomoku:15"), "models/gomoku-15x15-freestyle.azm", simulations=10)
+
+
+def test_a_damaged_evaluator_file_is_a_clear_error(tmp_path):
+    data = bytearray((REPO / "models" / "gomoku-15x15-freestyle.azm").read_bytes())
+    data[100] ^= 1
+    bad = tmp_path / "bad.azm"
+    bad.write_bytes(bytes(data))
+    with pytest.raises(ValueError, match="checksum"):
+        az.Evaluator(bad)
+    with pytest.raises(OSError):
+        az.Evaluator(tmp_path / "missing.azm")

@@ -311,25 +311,64 @@ impl GameSpec {
         }
     }
 
+    /// The file name of the fast evaluator shipped for this spec under `models/`, if the game
+    /// has one: `gomoku-<N>x<N>-<rule>.azm`, a Mixnet evaluator distilled from that board's
+    /// network (`alphazero distill`). Its line tables are learnt under one rule, so a board
+    /// takes only its own rule's file, never another rule's. `None` for the other games.
+    pub fn fast_evaluator_file_name(&self) -> Option<String> {
+        match self {
+            GameSpec::Gomoku { size, rule } => Some(format!("gomoku-{size}x{size}-{rule}.azm")),
+            _ => None,
+        }
+    }
+
+    /// The files every program plays this spec with when given no model, best first: each
+    /// network of [`Self::model_file_names`] with, before it, its fast evaluator where that
+    /// one's line tables fit this board's rule — its own rule's, and for the standard rule
+    /// (which differs from freestyle only in overlines) freestyle's; never freestyle's for
+    /// renju, whose forbidden points the freestyle tables never saw.
+    pub fn evaluator_file_names(&self) -> Vec<String> {
+        let mut names = Vec::new();
+        for spec in self.specs_with_usable_networks() {
+            let tables_fit = match (self, spec) {
+                (GameSpec::Gomoku { rule, .. }, GameSpec::Gomoku { rule: other, .. }) => {
+                    *rule == other || (*rule == Rule::Standard && other == Rule::Freestyle)
+                }
+                _ => true,
+            };
+            if tables_fit {
+                names.extend(spec.fast_evaluator_file_name());
+            }
+            names.push(spec.model_file_name());
+        }
+        names
+    }
+
+    /// This spec, then, for Gomoku under the standard or renju rule, the freestyle spec of
+    /// the same board: the specs whose networks can play it ([`Self::model_file_names`]).
+    fn specs_with_usable_networks(&self) -> Vec<GameSpec> {
+        let mut specs = vec![*self];
+        if let GameSpec::Gomoku { size, rule } = self {
+            if *rule != Rule::Freestyle {
+                specs.push(GameSpec::Gomoku {
+                    size: *size,
+                    rule: Rule::Freestyle,
+                });
+            }
+        }
+        specs
+    }
+
     /// The file names of the shipped networks usable for this spec, best first: its own
     /// ([`Self::model_file_name`]), then, for Gomoku under the standard or renju rule, the
     /// freestyle network of the same board (the same input shape; its policy and values were
     /// learnt without the rule, which the search applies). The Gomocup brain plays the same
     /// way, so every front end uses one network for a board.
     pub fn model_file_names(&self) -> Vec<String> {
-        let mut names = vec![self.model_file_name()];
-        if let GameSpec::Gomoku { size, rule } = self {
-            if *rule != Rule::Freestyle {
-                names.push(
-                    GameSpec::Gomoku {
-                        size: *size,
-                        rule: Rule::Freestyle,
-                    }
-                    .model_file_name(),
-                );
-            }
-        }
-        names
+        self.specs_with_usable_networks()
+            .iter()
+            .map(GameSpec::model_file_name)
+            .collect()
     }
 
     /// The file names of the shipped networks of this game's *other* boards, in the order a
@@ -569,6 +608,48 @@ mod tests {
         assert_eq!(names("gomoku:8"), ["gomoku-8x8-freestyle.azc"]);
         assert_eq!(names("xiangqi"), ["xiangqi.azc"]);
         assert_eq!(names("connect4"), ["connect4.azc"]);
+    }
+
+    #[test]
+    fn fast_evaluator_file_names_are_gomoku_only_and_of_the_boards_own_rule() {
+        let name = |s: &str| s.parse::<GameSpec>().unwrap().fast_evaluator_file_name();
+        assert_eq!(
+            name("gomoku:15").as_deref(),
+            Some("gomoku-15x15-freestyle.azm")
+        );
+        assert_eq!(
+            name("gomoku:15:renju").as_deref(),
+            Some("gomoku-15x15-renju.azm")
+        );
+        assert_eq!(
+            name("gomoku:9:standard").as_deref(),
+            Some("gomoku-9x9-standard.azm")
+        );
+        assert_eq!(name("xiangqi"), None);
+        assert_eq!(name("connect4"), None);
+        let names = |s: &str| s.parse::<GameSpec>().unwrap().evaluator_file_names();
+        assert_eq!(
+            names("gomoku:15"),
+            ["gomoku-15x15-freestyle.azm", "gomoku-15x15-freestyle.azc"]
+        );
+        assert_eq!(
+            names("gomoku:15:standard"),
+            [
+                "gomoku-15x15-standard.azm",
+                "gomoku-15x15-standard.azc",
+                "gomoku-15x15-freestyle.azm",
+                "gomoku-15x15-freestyle.azc"
+            ]
+        );
+        assert_eq!(
+            names("gomoku:15:renju"),
+            [
+                "gomoku-15x15-renju.azm",
+                "gomoku-15x15-renju.azc",
+                "gomoku-15x15-freestyle.azc"
+            ]
+        );
+        assert_eq!(names("xiangqi"), ["xiangqi.azc"]);
     }
     use proptest::prelude::*;
 
