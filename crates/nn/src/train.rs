@@ -793,11 +793,6 @@ impl Trainer {
         Ok(())
     }
 
-    /// Sets the step counter (used when resuming).
-    pub fn set_step(&mut self, step: u64) {
-        self.step = step;
-    }
-
     /// The (autodiff) device the model trains on.
     pub fn device(&self) -> &Device {
         &self.device

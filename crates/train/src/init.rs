@@ -147,7 +147,6 @@ impl InitNetwork {
     /// # Errors
     /// The file cannot be read; [`PipelineError::Invalid`] or the checkpoint error; each
     /// names the file.
-    #[allow(clippy::too_many_arguments)]
     pub fn from_file<G: Encode>(
         path: &Path,
         game_config: &G::Config,

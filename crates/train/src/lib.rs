@@ -1,7 +1,9 @@
 //! The AlphaZero training loop as a library, generic over [`alphazero_nn::Encode`] games.
 //!
-//! The loop is five named stages, each a method of [`Pipeline`] that can be called and tested
-//! alone, and that reads and writes only through a [`Storage`]:
+//! The loop is five named stages, each a method of [`Pipeline`] in its own file of
+//! `pipeline/`, that can be called and tested alone and reads and writes only through a
+//! [`Storage`] (the stages that play, train or report take the [`Iteration`] they belong to:
+//! its number, seed, champion and observer):
 //!
 //! 1. [`Pipeline::self_play`]: the champion plays a batch of games; they are written as one
 //!    record file `records/<id>.azr`;
@@ -23,7 +25,8 @@
 //! - [`record`]: the compact versioned binary game-record format (`.azr`, the
 //!   `alphazero-records` crate; checksummed since version 2, restarted games' prefixes since
 //!   version 3, version-1 files are still read);
-//! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling;
+//! - [`replay`]: the replay buffer of recent positions with symmetry-augmented sampling, and
+//!   the training batches built from it;
 //! - [`config`]: the TOML training configuration with per-game defaults and `--set` overrides;
 //! - [`settings`]: the search and self-play settings of a configuration;
 //! - [`sources`]: the precedence of saved config, `--config`, flags and `--set`;
@@ -58,14 +61,14 @@ pub use init::InitNetwork;
 pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};
 pub use observer::{summary_legend, IterationReport, Observer, Silent, Stage};
 pub use pipeline::{
-    solver_slice, BatchSource, Gated, Learned, Limits, LocalSelfPlay, Pipeline, RunSummary,
-    SelfPlayBatch,
+    solver_slice, BatchSource, Gated, Iteration, Learned, Limits, LocalSelfPlay, Outcome, Pipeline,
+    RunSummary, SelfPlayBatch,
 };
 pub use record::{
     read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,
     RecordHeader,
 };
-pub use replay::{BatchSample, ReplayBuffer, Sample, SampleOptions};
+pub use replay::{BatchEncoder, BatchSample, ReplayBuffer, Sample, SampleOptions};
 pub use run_dir::RunDir;
 pub use state::RunState;
 pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};

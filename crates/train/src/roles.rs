@@ -26,7 +26,7 @@ use crate::config::TrainConfig;
 use crate::error::PipelineError;
 use crate::metrics::ActorIntake;
 use crate::observer::Observer;
-use crate::pipeline::{BatchSource, Limits, Pipeline, RunSummary, SelfPlayBatch};
+use crate::pipeline::{BatchSource, Iteration, Limits, Pipeline, RunSummary, SelfPlayBatch};
 use crate::record::{read_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::run_dir::{RunDir, SetAside};
@@ -111,16 +111,6 @@ pub struct ActorSummary {
     /// Whether it stopped because the run is complete (the learner recorded that it reached
     /// the run's `run.iterations` or `run.time_budget_minutes`).
     pub run_complete: bool,
-}
-
-/// The champion the run has committed: the one its state names, champion 0 before the
-/// first commit. Returns its id and key.
-///
-/// # Errors
-/// The run state's errors.
-pub fn committed_champion(storage: &dyn Storage) -> Result<(u32, String), PipelineError> {
-    let id = RunState::load(storage)?.map_or(0, |s| s.champion_id);
-    Ok((id, RunDir::champion_key(id)))
 }
 
 /// An actor: self-play batches of `selfplay.games_per_iteration` games with the run's
@@ -228,15 +218,13 @@ pub fn run_actor<G: Encode>(
         };
         let start = Instant::now();
         let batch_seed = mix(seed, summary.batches);
-        let (records, stats) = p.self_play_games(
-            net,
-            &own_games,
-            games,
-            0,
-            batch_seed,
-            summary.batches as u32,
+        let batch = Iteration {
+            number: summary.batches as u32,
+            seed: batch_seed,
+            champion: net,
             observer,
-        )?;
+        };
+        let (records, stats) = p.self_play_games(&batch, &own_games, games, 0)?;
         let key = outbox.publish(storage, &p.record_file(0, &records)?, *id)?;
         if restarts {
             // Ids of the actor's own: the learner numbers the games when it takes them.
@@ -435,12 +423,11 @@ impl<G: Encode> BatchSource<G> for ActorBatches<'_> {
     fn next_batch(
         &mut self,
         p: &Pipeline<'_, G>,
+        it: &Iteration<'_>,
         state: &RunState,
-        _champion: &PolicyValueNet,
         _buffer: &ReplayBuffer<G>,
-        _seed: u64,
-        observer: &dyn Observer,
     ) -> Result<Option<SelfPlayBatch>, PipelineError> {
+        let observer = it.observer;
         let storage = p.storage();
         let mut inbox = match self.inbox.take() {
             Some(i) => i,

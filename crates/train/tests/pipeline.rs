@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use alphazero_registry::games::Connect4;
 use alphazero_train::record::read_records;
 use alphazero_train::{
-    ActorIntake, Limits, MemoryStorage, MetricsLog, Observer, Pipeline, ReplayBuffer, RunDir,
-    RunState, Silent, Stage, Storage, TrainConfig,
+    ActorIntake, Iteration, Limits, MemoryStorage, MetricsLog, Observer, Outcome, Pipeline,
+    ReplayBuffer, RunDir, RunState, Silent, Stage, Storage, TrainConfig,
 };
 
 /// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
@@ -564,10 +564,14 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     name_the_first_champion(&mut state);
     // The actor's side: the champion from storage, one record batch written.
     let champion = p.champion(&state).unwrap();
+    let it = Iteration {
+        number: 0,
+        seed: 11,
+        champion: &champion,
+        observer: &Silent,
+    };
     let no_games = ReplayBuffer::<Connect4>::new(1);
-    let batch = p
-        .self_play(&champion, &no_games, 0, 0, 11, 0, &Silent)
-        .unwrap();
+    let batch = p.self_play(&it, &no_games, 0, 0).unwrap();
     assert_eq!(batch.games.len(), 6);
     let file = read_records(&storage.get(&batch.key).unwrap(), "connect4", 7).unwrap();
     assert_eq!(
@@ -582,28 +586,25 @@ fn stages_called_alone_make_one_iteration_that_commits() {
     assert_eq!(positions as usize, buffer.len());
     assert!(positions > 0);
     let learned = p
-        .learn(
-            &mut trainer,
-            &buffer,
-            &champion,
-            positions,
-            1e-3,
-            11,
-            0,
-            &Silent,
-        )
+        .learn(&it, &mut trainer, &buffer, positions, 1e-3)
         .unwrap();
     assert_eq!(learned.steps, 3);
     assert!(storage.exists(RunDir::PENDING).unwrap());
-    let gated = p.gate(&learned, &champion, 11, 0, &Silent).unwrap();
+    let gated = p.gate(&it, &learned).unwrap();
     let g = gated.metrics.as_ref().expect("gating is on");
     assert_eq!(g.wins + g.draws + g.losses, 2);
     let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
-    let report = p
-        .commit(
-            &mut state, &batch, positions, &buffer, &learned, &gated, None, 1.0, 0.5, &log, &Silent,
-        )
-        .unwrap();
+    let outcome = Outcome {
+        batch: &batch,
+        new_positions: positions,
+        buffer: &buffer,
+        learned: &learned,
+        gated: &gated,
+        solver: None,
+        elapsed_s: 1.0,
+        cpu_s: 0.5,
+    };
+    let report = p.commit(&it, &mut state, &outcome, &log).unwrap();
     assert_eq!(report.metrics.games, 6);
     assert_eq!(report.metrics.train_steps, 3);
     let saved = RunState::load(&storage).unwrap().unwrap();
@@ -909,9 +910,13 @@ fn actor_games(p: &Pipeline<'_, Connect4>) -> Vec<alphazero_train::GameRecord> {
         .open_trainer(&mut state, None, 0.01, &Silent)
         .unwrap()
         .inference_model();
-    let (games, _) = p
-        .self_play_games(&champion, &ReplayBuffer::new(1), 6, 0, 7, 0, &Silent)
-        .unwrap();
+    let it = Iteration {
+        number: 0,
+        seed: 7,
+        champion: &champion,
+        observer: &Silent,
+    };
+    let (games, _) = p.self_play_games(&it, &ReplayBuffer::new(1), 6, 0).unwrap();
     games
 }
 

@@ -24,7 +24,7 @@
 //! - `layers`: [`TrainConfig::parse`] and [`TrainConfig::with_overrides`] (defaults < file <
 //!   overrides, merged as TOML tables with every key checked), [`TrainConfig::to_toml_string`];
 //! - [`settings`]: the config as the search's, the actor's, the network's and the trainer's
-//!   settings (validation does not use it).
+//!   settings and the replay buffer's sampling (validation does not use it).
 //!
 //! ```
 //! use alphazero_train::config::TrainConfig;

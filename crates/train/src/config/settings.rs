@@ -1,6 +1,6 @@
 //! The settings of the libraries a training configuration drives: one place that turns the
 //! config file's keys into the search's, the actor's, the network's and the trainer's
-//! settings, for the training loop and the benchmarks alike.
+//! settings and the replay buffer's sampling, for the training loop and the benchmarks alike.
 //!
 //! `[selfplay.search]` is already the search's [`SearchConfig`]; what is left here is what
 //! the loop decides per search. `[model]` and `[train]` are not read straight into the
@@ -17,6 +17,7 @@ use alphazero_selfplay::{PlayoutCap, Resignation, Restarts, SelfPlayConfig};
 use alphazero_registry::Encode;
 
 use crate::config::{ConfigError, Optimizer, PolicyHead, TrainConfig, ValueHead};
+use crate::replay::SampleOptions;
 
 /// The network of `[model]` (residual blocks, channels, value head width, global pooling,
 /// policy head and its width) for game `G` under `game_config` (its planes, board shape and actions).
@@ -90,6 +91,19 @@ pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
         value_loss_weight: 1.0,
         aux_policy_weight: t.aux_policy_weight as f32,
         aux_ownership_weight: t.aux_ownership_weight as f32,
+    }
+}
+
+/// How the learner draws its batches from the replay buffer (`[replay]`: the recent part,
+/// the symmetries, hard-position mining).
+pub fn sample_options(cfg: &TrainConfig) -> SampleOptions {
+    let r = &cfg.replay;
+    SampleOptions {
+        recent_fraction: r.recent_fraction as f32,
+        recent_window: r.recent_window as usize,
+        symmetries: r.symmetries,
+        hard_mining: r.hard_mining,
+        threat_weight: r.threat_weight as f32,
     }
 }
 

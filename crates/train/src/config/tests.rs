@@ -677,11 +677,12 @@ fn learner_steps_and_schedules() {
     t.lr_schedule = LrSchedule::Step;
     t.lr_step_every = 10;
     t.lr_step_factor = 0.5;
-    assert_eq!(t.lr_at(25, 100), 0.025);
+    // A run limited by iterations: the fraction of `run.iterations` done.
+    assert_eq!(t.lr_at_progress(25, Some(0.25)), 0.025);
     t.lr_schedule = LrSchedule::Cosine;
     t.lr_min = 0.0;
-    assert!((t.lr_at(50, 100) - 0.05).abs() < 1e-12);
-    assert!(t.lr_at(100, 100).abs() < 1e-12);
+    assert!((t.lr_at_progress(50, Some(0.5)) - 0.05).abs() < 1e-12);
+    assert!(t.lr_at_progress(100, Some(1.0)).abs() < 1e-12);
     // A time-limited run: the fraction of the time budget spent.
     assert!((t.lr_at_progress(3, Some(0.5)) - 0.05).abs() < 1e-12);
     assert!(t.lr_at_progress(3, Some(1.5)).abs() < 1e-12);

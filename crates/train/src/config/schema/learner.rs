@@ -81,14 +81,6 @@ impl LearnerConfig {
         ((samples / f64::from(self.batch_size.max(1))).ceil() as u64).max(1)
     }
 
-    /// The learning rate of `iteration` (0-based) of a run of `total_iterations` (used by
-    /// the cosine schedule; 0 = unknown, treated as constant).
-    pub fn lr_at(&self, iteration: u32, total_iterations: u32) -> f64 {
-        let progress =
-            (total_iterations > 0).then(|| f64::from(iteration) / f64::from(total_iterations));
-        self.lr_at_progress(iteration, progress)
-    }
-
     /// The learning rate of `iteration` (0-based) when a fraction `progress` (in [0, 1],
     /// `None` when unknown) of the run is done: the cosine schedule follows `progress` (and
     /// stays at `lr` when it is unknown), the step schedule follows `iteration`. A run
