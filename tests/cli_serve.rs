@@ -124,14 +124,15 @@ fn gomoku_engine_field_names_the_network_only_on_its_board() {
         on_20.contains("\"engine\":\"shipped network gomoku-20x20-freestyle.azc"),
         "{on_20}"
     );
-    // 15×15 freestyle ships a fast evaluator distilled from its network: the page plays it;
-    // renju, which has no fast evaluator of its rule, keeps its own network.
+    // 15×15 ships a fast evaluator for freestyle and one for renju, each distilled from that
+    // rule's network: the page plays each on its rule.
     assert!(
         on_15.contains("\"engine\":\"shipped Mixnet evaluator gomoku-15x15-freestyle.azm"),
         "{on_15}"
     );
     assert!(
-        on_15_renju.contains("\"engine\":\"shipped network gomoku-15x15-renju.azc"),
+        on_15_renju.contains("\"engine\":\"shipped Mixnet evaluator gomoku-15x15-renju.azm")
+            && on_15_renju.contains("renju rule"),
         "{on_15_renju}"
     );
     // A board without a network of its size takes the size-independent 20×20 network (it

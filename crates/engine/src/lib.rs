@@ -996,6 +996,9 @@ mod tests {
         assert!(!is_mixnet_path(&net), "{}", net.display());
         let (_, desc) = load_evaluator::<Gomoku>(None, &cfg, &device("cpu").unwrap()).unwrap();
         assert!(desc.starts_with("shipped Mixnet evaluator"), "{desc}");
+        let renju = GomokuConfig::new(15, Rule::Renju).unwrap();
+        let chosen = shipped_evaluator_path::<Gomoku>(&renju).expect("a shipped evaluator");
+        assert_eq!(chosen.file_name().unwrap(), "gomoku-15x15-renju.azm");
         let xq = shipped_evaluator_path::<Xiangqi>(&XiangqiConfig::default()).unwrap();
         assert_eq!(xq.file_name().unwrap(), "xiangqi.azc");
     }

@@ -155,9 +155,12 @@ def test_the_shipped_evaluator_is_what_the_programs_play_with():
     game = az.Game("gomoku:15", "h8 i9 h9")
     result = az.search(game, fast, simulations=300, seed=1)
     assert result.move in game.legal_moves() and result.simulations == 300
-    # Renju has no fast evaluator of its own rule: its network, never freestyle's evaluator.
+    # Renju has its own, distilled from the renju network (never freestyle's evaluator).
     renju = az.Evaluator.shipped("gomoku:15:renju")
-    assert renju is not None and renju.path.name == "gomoku-15x15-renju.azc"
+    assert renju is not None and renju.path.name == "gomoku-15x15-renju.azm"
+    assert renju.spec == "gomoku:15:renju"
+    # A board without a fast evaluator of its own takes its network.
+    assert az.Evaluator.shipped("gomoku:8").path.name == "gomoku-8x8-freestyle.azc"
     # Standard differs from freestyle only in overlines: it takes freestyle's fast evaluator.
     assert az.Evaluator.shipped("gomoku:15:standard").path.name == "gomoku-15x15-freestyle.azm"
     assert az.Evaluator.shipped("xiangqi").path.name == "xiangqi.azc"
