@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod bench;
+mod budget;
 mod config;
 mod driver;
 mod evaluator;
@@ -34,8 +35,9 @@ mod search;
 mod select;
 
 pub use bench::{bench_simulations, BenchReport};
+pub use budget::SearchBudget;
 pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
-pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits, SearchBudget};
+pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
 pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;
