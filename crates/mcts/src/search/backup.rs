@@ -110,7 +110,8 @@ impl<G: Game> Search<G> {
     }
 
     /// The value of a decided result `o` for `side` (the side to move where it is decided):
-    /// ±1 for a win / loss; a draw is worth [`SearchConfig::draw_score`] to the root's side to
+    /// ±1 for a win / loss; a draw is worth
+    /// [`SearchConfig::draw_score`](crate::SearchConfig::draw_score) to the root's side to
     /// move and its negation to the other side (0 by default: a draw is a draw).
     pub(super) fn outcome_value(&self, o: Outcome, side: Side) -> f32 {
         match o {

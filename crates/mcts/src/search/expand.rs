@@ -178,7 +178,8 @@ impl<G: Game> Search<G> {
 
     /// A reused root's children were expanded as deeper nodes, with the per-node tactics
     /// only: gives each expanded, unproven one the reply tactics now
-    /// ([`SearchConfig::reply_tactical_budget`]) and propagates what they prove.
+    /// ([`SearchConfig::reply_tactical_budget`](crate::SearchConfig::reply_tactical_budget))
+    /// and propagates what they prove.
     pub(super) fn reply_tactics_for_reused_children(&mut self, budget: u32) {
         let root = &self.nodes[0];
         if root.state != NodeState::Expanded || root.proven.is_some() {

@@ -228,7 +228,8 @@ impl<G: Game> Search<G> {
     }
 
     /// The forced-playout bound `k` when forced playouts are active in this search: at the
-    /// root of a PUCT search with root noise ([`SearchConfig::forced_playouts`]).
+    /// root of a PUCT search with root noise
+    /// ([`SearchConfig::forced_playouts`](crate::SearchConfig::forced_playouts)).
     fn forced_k(&self) -> Option<f32> {
         match self.config.forced_playouts {
             Some(k) if self.budget.root_noise && self.config.gumbel.is_none() => Some(k),
