@@ -4,8 +4,8 @@ use std::time::Instant;
 
 use alphazero_game::{mix_seed, Game};
 
+use crate::budget::SearchBudget;
 use crate::config::SearchConfig;
-use crate::driver::SearchBudget;
 use crate::evaluator::{EvalError, Evaluator};
 use crate::search::Search;
 

@@ -12,79 +12,18 @@ use std::time::{Duration, Instant};
 
 use alphazero_game::Game;
 
-use crate::config::{check, ConfigError, SearchConfig};
 use crate::evaluator::{EvalError, EvalRequest, Evaluator};
 use crate::search::{Search, SearchResult};
 
 /// Rounds whose durations predict the next one (see [`RunLimits::deadline`]).
 const RECENT_ROUNDS: usize = 8;
 
-/// How long one tree searches, whether its root gets noise, and its seed: the caller's part of
-/// a search, apart from how it searches ([`crate::SearchConfig`]).
-///
-/// Each tree has its own ([`Search::new`], [`Search::set_budget`]); [`RunLimits`] adds the
-/// conditions of a whole [`Driver::run`] (node cap, deadline, PV depth). `Default`: 800
-/// simulations, no root noise, seed 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SearchBudget {
-    /// Simulations (completed leaf back-ups, evaluated or terminal) per run of the tree (a
-    /// [`Search::run`], a [`Driver::run`], or [`Search::begin_run`] and rounds); visits
-    /// already in a reused subtree do not count against it. `Some(n)`: at most `n` (≥ 1), fewer
-    /// when the root gets proven. `None`: no simulation cap, for a search limited by time or
-    /// nodes: the run ends only by [`RunLimits`], a [`Driver::run`] callback or a proven
-    /// root (a run without any of them would not end). A Gumbel root
-    /// ([`crate::SearchConfig::gumbel`]) needs a cap: its sequential halving is planned over
-    /// the run's simulations.
-    pub simulations: Option<u32>,
-    /// Whether to add Dirichlet noise to the root priors (self-play's full searches: on; play,
-    /// analysis, the arena: off). Ignored with a Gumbel root (its sampling is the exploration
-    /// there).
-    pub root_noise: bool,
-    /// Seed of the tree's RNG (Dirichlet noise, Gumbel samples). Read when the tree is built:
-    /// the tree keeps its random stream across runs and [`Search::set_budget`] does not
-    /// re-seed it.
-    pub seed: u64,
-}
-
-impl Default for SearchBudget {
-    fn default() -> Self {
-        SearchBudget::simulations(800)
-    }
-}
-
-impl SearchBudget {
-    /// `n` simulations per run, no root noise, seed 0.
-    pub const fn simulations(n: u32) -> Self {
-        SearchBudget {
-            simulations: Some(n),
-            root_noise: false,
-            seed: 0,
-        }
-    }
-
-    /// Checks the budget on its own and with `config`, the settings it is to search with.
-    ///
-    /// # Errors
-    /// [`ConfigError`] on `simulations`: `Some(0)`, or `None` with a Gumbel root.
-    pub fn validate(&self, config: &SearchConfig) -> Result<(), ConfigError> {
-        match self.simulations {
-            Some(n) => check(n >= 1, "simulations", n, "must be at least 1"),
-            None => check(
-                config.gumbel.is_none(),
-                "simulations",
-                "none",
-                "a Gumbel root needs a simulation cap",
-            ),
-        }
-    }
-}
-
 /// The run-wide stop conditions of [`Driver::run`], besides each tree's own budget.
 ///
-/// A tree always stops when [`Search::is_done`]: the simulations of its [`SearchBudget`] for
-/// this run are backed up, or its root is terminal or proven (solver). The fields below add
-/// conditions; `None` means no such limit. [`RunLimits::default`] has none: a run then ends
-/// when every tree is done.
+/// A tree always stops when [`Search::is_done`]: the simulations of its
+/// [`SearchBudget`](crate::SearchBudget) for this run are backed up, or its root is terminal
+/// or proven (solver). The fields below add conditions; `None` means no such limit.
+/// [`RunLimits::default`] has none: a run then ends when every tree is done.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RunLimits {
     /// Node cap per tree: a tree with at least this many nodes ([`Search::tree_size`],
@@ -407,6 +346,42 @@ fn finished<G: Game>(tree: &Search<G>, limits: &RunLimits) -> bool {
         || limits
             .depth
             .is_some_and(|d| tree.result().pv.len() >= d as usize)
+}
+
+impl<G: Game> Search<G> {
+    /// Runs the budget's simulations (fewer if the root gets proven) and returns the result:
+    /// [`Search::run_with`] without limits. The budget must have a simulation cap: without
+    /// one only a proven root ends this run. Leaves are evaluated `leaves_per_batch` at
+    /// a time, one evaluator call each.
+    ///
+    /// # Errors
+    /// [`EvalError`] by the driver's [error rule](crate::Driver#error-rule): the tree is left
+    /// without pending leaves (their virtual loss undone).
+    pub fn run<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+    ) -> Result<SearchResult<G>, EvalError> {
+        self.run_with(evaluator, RunLimits::default())
+    }
+
+    /// Runs this tree alone through the [`Driver`] under `limits` (node cap, deadline, PV
+    /// depth; see [`RunLimits`]) besides the budget's simulations, and returns the result.
+    ///
+    /// # Errors
+    /// As [`Search::run`].
+    pub fn run_with<E: Evaluator<G> + ?Sized>(
+        &mut self,
+        evaluator: &E,
+        mut limits: RunLimits,
+    ) -> Result<SearchResult<G>, EvalError> {
+        Driver::new().run(
+            std::slice::from_mut(self),
+            evaluator,
+            &mut limits,
+            |_, _| Control::Continue,
+        )?;
+        Ok(self.result())
+    }
 }
 
 /// Runs one search on each tree at once ([`Driver::run`] without limits or callback): every

@@ -22,9 +22,29 @@
 //! Gumbel: the root uses Gumbel-top-k + sequential halving (mctx
 //! `gumbel_muzero_root_action_selection`), completed Q by the mixed value, `q` mapped from
 //! [-1, 1] to [0, 1] before `σ`; **non-root nodes use plain PUCT**.
+//!
+//! # Example
+//!
+//! Search a Connect Four position where the first player (stones in columns 4, 5 and 6 of the
+//! bottom row) wins at once in column 3 or 7, guided by nothing but the uniform evaluator:
+//!
+//! ```
+//! use alphazero_connect4::Connect4;
+//! use alphazero_mcts::{Search, SearchBudget, SearchConfig, UniformEvaluator};
+//!
+//! let position = Connect4::from_moves("445566")?;
+//! let (config, budget) = (SearchConfig::default(), SearchBudget::simulations(200));
+//! let mut search = Search::new(position, Vec::new(), config, budget)?;
+//! let result = search.run(&UniformEvaluator)?;
+//! let best = result.best_move.expect("the game is not over");
+//! println!("best move: {best}, value {:+.2}", result.root_value);
+//! assert!(best.col() == 2 || best.col() == 6);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 
 mod bench;
+mod budget;
 mod config;
 mod driver;
 mod evaluator;
@@ -34,8 +54,9 @@ mod search;
 mod select;
 
 pub use bench::{bench_simulations, BenchReport};
+pub use budget::SearchBudget;
 pub use config::{CPuct, ConfigError, GumbelConfig, SearchConfig};
-pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits, SearchBudget};
+pub use driver::{run_many, Control, Driver, Progress, Round, RunLimits};
 pub use evaluator::{EvalError, EvalRequest, Evaluator};
 pub use evaluators::{CachedEvaluator, RolloutEvaluator, UniformEvaluator};
 pub use gumbel::considered_visit_sequence;
