@@ -207,7 +207,10 @@ fn cached_and_fresh_outputs<G: Encode>(
 fn cached_network_gives_the_same_stones_in_another_order_their_own_evaluation() {
     let config = GomokuConfig::new(9, Rule::Freestyle).unwrap();
     let device = default_device();
-    let model = ModelConfig::for_game::<Gomoku>(ModelPreset::Tiny, &config);
+    // Not Tiny: its 8 channels, from an unseeded initialisation, sometimes all come out dead
+    // around both last-move points after the training steps, and the network then ignores
+    // the plane this test needs it to read.
+    let model = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &config);
     let mut trainer = Trainer::new(&model, TrainConfig::default(), &device).unwrap();
     let batch = common::random_batch(&model, 8, &mut Rng(5));
     for _ in 0..3 {
