@@ -49,6 +49,13 @@ impl PyNetwork {
         // A training run's folder means its champion, as `--model` takes it.
         let path = alphazero_train::local::network_or_champion(&path)
             .map_err(|e| crate::value_error(&e))?;
+        if alphazero_engine::is_mixnet_path(&path) {
+            return Err(PyValueError::new_err(format!(
+                "{} is a fast evaluator file (.azm), not a network: load it with \
+                 alphazero.Evaluator",
+                path.display()
+            )));
+        }
         let ck = load_any_checkpoint(&path, &device)
             .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
         // The network's own game unless another board of the same shapes is asked for.

@@ -175,6 +175,8 @@ def test_a_mixnet_file_evaluates_any_gomoku_board_asked_for_and_nothing_else():
         az.search(az.Game("gomoku:15"), on_9, simulations=10)
     with pytest.raises(ValueError, match="made for gomoku 15x15 freestyle, not xiangqi"):
         az.Evaluator(path, "xiangqi")
+    with pytest.raises(ValueError, match=r"a fast evaluator file \(\.azm\), not a network: load it with alphazero.Evaluator"):
+        az.Network(path)
     with pytest.raises(TypeError, match="network must be an alphazero.Network, an alphazero.Evaluator or None, got str"):
         az.search(az.Game("gomoku:15"), "models/gomoku-15x15-freestyle.azm", simulations=10)
 
