@@ -118,11 +118,11 @@ impl PyNetwork {
     /// this one); `None` when there is none.
     #[staticmethod]
     fn shipped(spec: &str) -> PyResult<Option<PyNetwork>> {
-        let spec = parse_spec(spec)?;
-        let found = with_game!(&spec, G, cfg => alphazero_engine::shipped_model_path::<G>(cfg));
-        found
-            .map(|p| PyNetwork::load(p, Some(&spec.to_string())))
-            .transpose()
+        load_shipped(
+            spec,
+            |s| with_game!(s, G, cfg => alphazero_engine::shipped_model_path::<G>(cfg)),
+            PyNetwork::load,
+        )
     }
 
     /// The game spec the network searches (`"gomoku:15:freestyle"`, `"xiangqi"`).
@@ -254,6 +254,19 @@ impl PyNetwork {
     }
 }
 
+/// The shipped file `find` picks for the game spec `spec` (`None`: there is none), loaded
+/// for that spec by `load`.
+fn load_shipped<T>(
+    spec: &str,
+    find: impl Fn(&GameSpec) -> Option<PathBuf>,
+    load: impl Fn(PathBuf, Option<&str>) -> PyResult<T>,
+) -> PyResult<Option<T>> {
+    let spec = parse_spec(spec)?;
+    find(&spec)
+        .map(|p| load(p, Some(&spec.to_string())))
+        .transpose()
+}
+
 /// An evaluator as the programs play with it: a Mixnet evaluator file (`.azm`, distilled by
 /// `alphazero distill`) or a network checkpoint, for one game spec. What `play`, `analyze`,
 /// `serve` and the engines take without `--model` is `Evaluator.shipped(spec)`.
@@ -313,11 +326,11 @@ impl PyEvaluator {
     /// the shipped network as `Network.shipped` finds it; `None` when there is neither.
     #[staticmethod]
     fn shipped(spec: &str) -> PyResult<Option<PyEvaluator>> {
-        let spec = parse_spec(spec)?;
-        let found = with_game!(&spec, G, cfg => alphazero_engine::shipped_evaluator_path::<G>(cfg));
-        found
-            .map(|p| PyEvaluator::load(p, Some(&spec.to_string())))
-            .transpose()
+        load_shipped(
+            spec,
+            |s| with_game!(s, G, cfg => alphazero_engine::shipped_evaluator_path::<G>(cfg)),
+            PyEvaluator::load,
+        )
     }
 
     /// The game spec it evaluates.
