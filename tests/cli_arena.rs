@@ -156,6 +156,26 @@ fn bad_player_specs_are_one_error_line() {
     for args in bad {
         assert_clean_error(&alphazero(&args), &format!("{args:?}"));
     }
+    // A count that is no number after an existing file: the count is named, not the file.
+    let out = alphazero(&[
+        "arena",
+        "--game",
+        "connect4",
+        "--players",
+        concat!(
+            "net:",
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/connect4.azc:abc"
+        ),
+        "random",
+    ]);
+    assert_clean_error(&out, "net:…:abc");
+    assert!(
+        out.stderr
+            .contains("SIMS must be a positive number, got \"abc\""),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

@@ -185,6 +185,19 @@ fn net_entrant<G: ArenaGame>(
     seed: u64,
     search: NetSearch,
 ) -> Result<Entrant<G>> {
+    // `net:FILE:abc` reads `FILE:abc` as the file (a path may hold ':'): when only `FILE`
+    // exists, the count was meant, and saying so beats "no such file".
+    if !file.exists() {
+        let text = file.to_string_lossy();
+        if let Some((prefix, count)) = text.rsplit_once(':') {
+            if !prefix.is_empty() && Path::new(prefix).exists() {
+                bail!(
+                    "player net:{text}: SIMS must be a positive number, got {count:?} \
+                     (net:FILE[:SIMS])"
+                );
+            }
+        }
+    }
     // A run's folder plays its champion, as `--model` takes it.
     let file = &alphazero_train::local::network_or_champion(file)?;
     let (eval, desc) = load_network::<G>(file, cfg, dev)?;
