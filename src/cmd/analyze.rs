@@ -33,8 +33,8 @@ pub struct AnalyzeArgs {
     /// Analyse the position after this many moves of the --file game (0 = its start).
     #[arg(long, requires = "file")]
     ply: Option<usize>,
-    /// Search simulations.
-    #[arg(long, default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    /// Search simulations (`--simulations` too).
+    #[arg(long, visible_alias = "simulations", default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     sims: u32,
     /// Network checkpoint, or a training run's folder for its champion (default: the
     /// shipped network if there is one, else uniform).
