@@ -294,6 +294,37 @@ fn gomocup_brain_plays_each_board_size_with_its_shipped_network() {
     );
 }
 
+/// A brain whose network cannot be loaded died with the reason on stderr only, which a
+/// Gomocup manager does not show: it now answers the manager's commands with it.
+#[test]
+fn pbrain_with_a_damaged_network_tells_the_manager_why() {
+    let dir = common::fresh_dir("pbrain_damaged_model");
+    let mut bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/gomoku-8x8-freestyle.azc"
+    ))
+    .unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0xff;
+    let damaged = dir.join("damaged.azc");
+    std::fs::write(&damaged, bytes).unwrap();
+    let out = run_with_input(
+        env!("CARGO_BIN_EXE_pbrain-alphazero"),
+        &["--model", damaged.to_str().unwrap()],
+        "START 8\r\nBEGIN\r\nEND\r\n",
+    );
+    assert_ne!(out.code, 0);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", out.stdout);
+    for line in lines {
+        assert!(
+            line.starts_with("ERROR ") && line.contains("damaged.azc"),
+            "{line}"
+        );
+    }
+    assert!(out.stderr.starts_with("error:"), "{}", out.stderr);
+}
+
 #[test]
 fn pbrain_finds_networks_in_models_beside_the_executable_from_any_working_directory() {
     // A Gomocup zip: pbrain-alphazero with models/ in the same folder; the manager starts it

@@ -41,7 +41,12 @@ fn main() {
             // A training run's folder means its champion, as for `alphazero gomocup`.
             "--model" => match network_or_champion(std::path::Path::new(&value)) {
                 Ok(path) => opts.model = Some(path),
-                Err(e) => fail(&format!("--model: {}", error_chain(&e))),
+                Err(e) => {
+                    let reason = format!("--model: {}", error_chain(&e));
+                    eprintln!("error: {reason}");
+                    engine::refuse_gomocup_brain(&reason);
+                    std::process::exit(1);
+                }
             },
             "--device" => opts.device = value,
             _ => match value.parse::<u32>() {

@@ -688,9 +688,47 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 /// trained on;
 /// other sizes are searched with the uniform evaluator.
 ///
+/// A brain whose evaluator cannot be loaded answers the manager `ERROR <reason>`
+/// ([`refuse_gomocup_brain`]) before it stops.
+///
 /// # Errors
 /// A network that cannot be loaded, or an I/O error on stdin/stdout.
 pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
+    let (evaluator, config) = match gomocup_brain(opts) {
+        Ok(brain) => brain,
+        Err(e) => {
+            refuse_gomocup_brain(&format!("{e:#}"));
+            return Err(e);
+        }
+    };
+    alphazero_protocols::run_gomocup(
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        evaluator,
+        config,
+    )
+    .context("Gomocup brain I/O")
+}
+
+/// Answers the Gomocup manager on stdin/stdout `ERROR <reason>` to each command until `END`
+/// or the end of input ([`alphazero_protocols::refuse_gomocup`]): a brain that cannot play
+/// says why where the manager shows it, not only on stderr.
+pub fn refuse_gomocup_brain(reason: &str) {
+    // The reason is on stderr too; a manager that closed the pipe needs no answer.
+    let _ = alphazero_protocols::refuse_gomocup(
+        std::io::stdin().lock(),
+        std::io::stdout().lock(),
+        reason,
+    );
+}
+
+/// The Gomocup brain's evaluator and configuration (see [`run_gomocup_brain`]).
+fn gomocup_brain(
+    opts: &BrainOptions,
+) -> Result<(
+    Arc<dyn Evaluator<alphazero_gomoku::Gomoku>>,
+    alphazero_protocols::EngineConfig,
+)> {
     use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
     let device = device(if opts.device.is_empty() {
         "default"
@@ -708,13 +746,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
             warn_network_less: false,
             ..brain_config::<Gomoku>(opts)
         };
-        return alphazero_protocols::run_gomocup(
-            std::io::stdin().lock(),
-            std::io::stdout().lock(),
-            evaluator,
-            config,
-        )
-        .context("Gomocup brain I/O");
+        return Ok((evaluator, config));
     }
     if let Some(p) = &opts.model {
         let ck = load_checkpoint(p, Gomoku::NAME, &device).context("loading network")?;
@@ -836,13 +868,7 @@ pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
         warn_network_less: true,
         ..brain_config::<Gomoku>(opts)
     };
-    alphazero_protocols::run_gomocup(
-        std::io::stdin().lock(),
-        std::io::stdout().lock(),
-        evaluator,
-        config,
-    )
-    .context("Gomocup brain I/O")
+    Ok((evaluator, config))
 }
 
 /// The networks a Gomocup brain loads once more, for positions of the other plane count:

@@ -84,6 +84,34 @@ pub struct GomocupEngine {
     worker_done: Mutex<Option<mpsc::Receiver<()>>>,
 }
 
+/// Answers a Gomocup manager for a brain that cannot play (its evaluator could not be
+/// loaded): `ERROR <reason>` to every command that expects a reply, until `END` or the end of
+/// input, so that the manager shows why instead of a brain that died without a word.
+///
+/// # Errors
+/// Only I/O errors of `input`/`output`.
+pub fn refuse_gomocup<R: BufRead, W: Write>(
+    input: R,
+    mut output: W,
+    reason: &str,
+) -> io::Result<()> {
+    let reason = reason.replace(['\r', '\n'], " ");
+    for line in input.lines() {
+        let line = line?;
+        let command = line.split_whitespace().next().unwrap_or("");
+        match command.to_ascii_uppercase().as_str() {
+            "END" => break,
+            "START" | "RECTSTART" | "RESTART" | "BEGIN" | "TURN" | "BOARD" | "SWAP2BOARD"
+            | "TAKEBACK" | "PLAY" | "ABOUT" => {
+                writeln!(output, "ERROR {reason}")?;
+                output.flush()?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
 /// Runs a Gomocup brain over `input`/`output` until `END` or end of input, flushing after
 /// every reply. Lines may end in CR LF, LF or CR; commands are case-insensitive.
 ///
@@ -1099,6 +1127,22 @@ fn quick_move(
 mod tests {
     use super::*;
     use alphazero_mcts::UniformEvaluator;
+
+    /// A brain that cannot play answers each command the manager waits on with the reason,
+    /// on one line, and stops at `END`.
+    #[test]
+    fn a_brain_that_cannot_play_says_why_to_each_command() {
+        let input = "START 15\r\nINFO timeout_turn 1000\r\nBOARD\r\n7,7,1\r\nDONE\r\nBEGIN\r\nEND\r\nSTART 15\r\n";
+        let mut out = Vec::new();
+        refuse_gomocup(
+            input.as_bytes(),
+            &mut out,
+            "loading x.azc:\nchecksum mismatch",
+        )
+        .unwrap();
+        let reason = "ERROR loading x.azc: checksum mismatch\n";
+        assert_eq!(String::from_utf8(out).unwrap(), reason.repeat(3));
+    }
 
     /// A freestyle network on its 8×8 board under `INFO rule 4` (renju) used to play without a
     /// word: the brain now says once per board and rule, after `OK` or the `INFO`, that the

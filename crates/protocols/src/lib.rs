@@ -65,7 +65,7 @@ use alphazero_gomoku::Rule;
 use alphazero_mcts::SearchConfig;
 pub use client_gomocup::{GomocupClient, GomocupClientConfig};
 pub use client_ucci::{UcciClient, UcciClientConfig};
-pub use gomocup::{run_gomocup, Flow, GomocupEngine};
+pub use gomocup::{refuse_gomocup, run_gomocup, Flow, GomocupEngine};
 pub use ucci::{format_move, parse_move, run_ucci, Dialect, Notation, UcciEngine};
 
 /// Settings shared by both engines.
