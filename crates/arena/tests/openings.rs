@@ -12,8 +12,8 @@ const DIR: &str = concat!(
     "/../../tests/data/gomoku/openings"
 );
 
-fn board(rule: Rule) -> Gomoku {
-    Gomoku::new(&GomokuConfig::new(15, rule).expect("15x15"))
+fn board(size: u8, rule: Rule) -> Gomoku {
+    Gomoku::new(&GomokuConfig::new(size, rule).expect("a board size"))
 }
 
 fn random_pair() -> Vec<Entrant<Gomoku>> {
@@ -27,10 +27,16 @@ fn random_pair() -> Vec<Entrant<Gomoku>> {
     ]
 }
 
-/// The openings of a committed file, as moves in the game's notation.
+/// The openings of a committed file (`balanced-NxN-RULE.txt`, on the N×N board), as moves in
+/// the game's notation.
 fn read(file: &str, rule: Rule) -> (Gomoku, Vec<Vec<String>>, OpeningBook<Gomoku>) {
     let text = std::fs::read_to_string(format!("{DIR}/{file}")).expect("committed file");
-    let start = board(rule);
+    let size = file
+        .split(['-', 'x'])
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("the board size in the file name");
+    let start = board(size, rule);
     let lines = gomocup_offset_openings(&text, &start).expect("a valid opening file");
     let moves = lines
         .iter()
@@ -55,6 +61,7 @@ fn every_committed_set_has_its_openings_of_3_to_5_stones_none_twice_up_to_symmet
         ("balanced-15x15-freestyle.txt", Rule::Freestyle, 100),
         ("balanced-15x15-renju.txt", Rule::Renju, 20),
         ("balanced-15x15-standard.txt", Rule::Standard, 20),
+        ("balanced-20x20-freestyle.txt", Rule::Freestyle, 20),
     ] {
         let (start, moves, _) = read(file, rule);
         assert_eq!(moves.len(), count, "{file}");
