@@ -162,9 +162,10 @@ mod tests {
     use alphazero_arena::matches::SideName;
     use alphazero_arena::GameRecord;
 
-    #[test]
-    fn a_gating_game_lost_by_a_network_failure_is_an_error_not_a_loss() {
-        let game = |termination: Termination| GameRecord {
+    /// A gating game, the candidate first, won by `winner` (0 the candidate), ended by
+    /// `termination`.
+    fn game(winner: usize, termination: Termination) -> GameRecord {
+        GameRecord {
             index: 0,
             first: 0,
             second: 1,
@@ -172,17 +173,27 @@ mod tests {
             second_name: "champion".into(),
             opening: 0,
             opening_plies: 0,
-            result: "0-1".into(),
-            winner: Some(1),
+            result: if winner == 0 { "1-0" } else { "0-1" }.into(),
+            winner: Some(winner),
             termination,
             moves: Vec::new(),
             think: Default::default(),
-        };
-        let mut played = MatchResult {
+        }
+    }
+
+    /// A gating match of `games`.
+    fn played(games: Vec<GameRecord>) -> MatchResult {
+        MatchResult {
             game: "connect4".into(),
             players: vec!["candidate".into(), "champion".into()],
-            games: vec![game(Termination::Rules)],
-        };
+            games,
+        }
+    }
+
+    #[test]
+    fn a_gating_game_lost_by_a_network_failure_is_an_error_not_a_loss() {
+        let game = |termination: Termination| game(1, termination);
+        let mut played = played(vec![game(Termination::Rules)]);
         assert!(gating_failure(&played).is_ok());
         played.games.push(game(Termination::Failure {
             side: SideName::First,
@@ -197,26 +208,9 @@ mod tests {
 
     #[test]
     fn the_sprt_decides_before_the_score() {
-        let game = |winner: usize| GameRecord {
-            index: 0,
-            first: 0,
-            second: 1,
-            first_name: "candidate".into(),
-            second_name: "champion".into(),
-            opening: 0,
-            opening_plies: 0,
-            result: if winner == 0 { "1-0" } else { "0-1" }.into(),
-            winner: Some(winner),
-            termination: Termination::Rules,
-            moves: Vec::new(),
-            think: Default::default(),
-        };
+        let game = |winner: usize| game(winner, Termination::Rules);
         // The candidate wins 2 of 3: a score of 0.67.
-        let played = MatchResult {
-            game: "connect4".into(),
-            players: vec!["candidate".into(), "champion".into()],
-            games: vec![game(0), game(1), game(0)],
-        };
+        let played = played(vec![game(0), game(1), game(0)]);
         let by_score = verdict(&played, None, 0.55);
         assert_eq!((by_score.wins, by_score.draws, by_score.losses), (2, 0, 1));
         assert!(by_score.promoted);
