@@ -11,7 +11,7 @@
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint, `--init-trunk FILE`
 //! from its trunk with fresh heads, `--init-grow FILE` from it grown into a larger model (see
 //! [`alphazero_train::InitNetwork`]).
-use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
+use super::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;

@@ -18,8 +18,9 @@ use std::sync::Mutex;
 use alphazero_game::{mix_seed, Game};
 use serde::{Deserialize, Serialize};
 
-use crate::matches::{run_match, MatchConfig, MatchError, MatchResult, Pairing, Termination};
-use crate::rating::{elo_from_wdl, EloEstimate};
+use crate::matches::{MatchConfig, MatchError, MatchResult, Pairing, Termination};
+use crate::rating::{elo_from_wdl, fmt_elo, EloEstimate};
+use crate::schedule::run_match;
 
 /// The pairs of a rating ladder over `n` players in chronological order (0 the oldest), each
 /// pair `(a, b)` with `a < b`, sorted:
@@ -262,21 +263,6 @@ impl LadderRow {
             elo,
             self.failures.to_string(),
         ]
-    }
-}
-
-/// An Elo value rounded to an integer with its sign (`0` without), `+inf` / `-inf` for a 100% / 0% score.
-pub fn fmt_elo(x: f64) -> String {
-    if x.is_nan() {
-        "?".into()
-    } else if x == f64::INFINITY {
-        "+inf".into()
-    } else if x == f64::NEG_INFINITY {
-        "-inf".into()
-    } else if x.round() == 0.0 {
-        "0".into()
-    } else {
-        format!("{:+.0}", x)
     }
 }
 
