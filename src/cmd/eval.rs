@@ -6,7 +6,7 @@ use alphazero_connect4::{C4Move, Connect4, Connect4Config};
 use alphazero_engine::{device, load_evaluator, search_position};
 use alphazero_game::{Game, History, Side};
 use alphazero_mcts::EvalRequest;
-use alphazero_registry::c4_eval::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
+use alphazero_registry::connect4_yardstick::{evaluate_sets, C4EvalConfig, DEFAULT_SETS};
 use alphazero_registry::{with_game, GameSpec};
 use alphazero_train::record::read_records_any;
 use alphazero_train::RunDir;

@@ -10,7 +10,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     default_device, Conv3x3Algorithm, Encode, FoldedNet, GlobalPooling, ModelConfig, ModelPreset,
-    NetworkEvaluator, NnError, PolicyValueNet, Tile, TrainConfig, Trainer, ValuePool,
+    NetworkEvaluator, NnError, PolicyValueNet, Tile, Trainer, TrainerConfig, ValuePool,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -19,9 +19,9 @@ use common::{max_abs_diff, random_batch, random_position, Rng};
 /// running mean/var away from their initial 1, 0, 0, 1).
 fn trained(config: &ModelConfig, steps: usize, seed: u64) -> Trainer {
     let device = default_device();
-    let train = TrainConfig {
+    let train = TrainerConfig {
         learning_rate: 0.02,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(config, train, &device).unwrap();
     let mut rng = Rng(seed);
