@@ -117,6 +117,10 @@ fn folded_forward_matches_burn_with_wider_heads() {
 #[test]
 fn folded_forward_in_passes_of_a_few_samples_matches_burn() {
     let config = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &GomokuConfig::default());
+    // Without the rayon feature the passes run one after another on this thread.
+    #[cfg(not(feature = "rayon"))]
+    check_against_burn(&config, &[40], 5);
+    #[cfg(feature = "rayon")]
     for threads in [1, 2] {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
