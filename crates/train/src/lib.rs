@@ -71,4 +71,6 @@ pub use record::{
 pub use replay::{BatchEncoder, BatchSample, ReplayBuffer, Sample, SampleOptions};
 pub use run_dir::RunDir;
 pub use state::RunState;
-pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};
+#[cfg(feature = "object-store")]
+pub use storage::ObjectStorage;
+pub use storage::{LocalStorage, Location, MemoryStorage, Storage, StorageError};
