@@ -17,7 +17,7 @@ use alphazero_engine::{device, load_evaluator, search_position, PlaySearch};
 use alphazero_formats::{write_records, Format, MoveNotation, Record, RecordResult};
 use alphazero_game::{History, Outcome, Side};
 use alphazero_mcts::Evaluator;
-use alphazero_registry::{with_game, GameSpec};
+use alphazero_registry::with_game;
 use anyhow::{bail, Context, Result};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@
 //! its side ([`Termination::Failure`]), as a failing player does.
 
 use alphazero_game::{Game, History, Side};
-use alphazero_mcts::{Driver, Evaluator, Search, SearchBudget, SearchConfig};
+use alphazero_mcts::{Driver, Search, SearchBudget};
 
 use crate::matches::{player_seed, BatchedSearch, MatchConfig, Scheduled, Termination};
 

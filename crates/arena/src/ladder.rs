@@ -19,7 +19,7 @@ use alphazero_game::{mix_seed, Game};
 use serde::{Deserialize, Serialize};
 
 use crate::matches::{MatchConfig, MatchError, MatchResult, Pairing, Termination};
-use crate::rating::{elo_from_wdl, fmt_elo, EloEstimate};
+use crate::rating::{elo_from_wdl, EloEstimate};
 use crate::schedule::run_match;
 
 /// The pairs of a rating ladder over `n` players in chronological order (0 the oldest), each
@@ -330,6 +330,7 @@ pub fn ladder_markdown(challenger: &str, game: &str, rows: &[LadderRow], notes: 
 mod tests {
     use super::*;
     use crate::matches::GameRecord;
+    use crate::rating::fmt_elo;
 
     fn game(first: usize, second: usize, winner: Option<usize>, fail: bool) -> GameRecord {
         GameRecord {

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use alphazero_formats::{FormatError, MoveNotation, Record, RecordGame, RecordResult};
 use alphazero_game::{mix_seed, Game, History, Outcome, Side};
+use alphazero_mcts::{Evaluator, SearchConfig};
 use serde::{Deserialize, Serialize};
 
 use crate::openings::OpeningBook;
@@ -277,8 +278,8 @@ impl<G: Game> Entrant<G> {
     /// [`MctsPlayer`] with the same settings, and the games are the same.
     pub fn batched_search(
         name: impl Into<String>,
-        evaluator: Arc<dyn alphazero_mcts::Evaluator<G>>,
-        config: alphazero_mcts::SearchConfig,
+        evaluator: Arc<dyn Evaluator<G>>,
+        config: SearchConfig,
         simulations: u32,
     ) -> Self {
         let name = name.into();
