@@ -1,7 +1,7 @@
 //! Choosing a game at run time: command-line arguments → a validated [`GameSpec`] of the game
 //! registry (`alphazero_registry`), whose `with_game!` runs generic code for the chosen game.
 //! Each game's code is in the registry (perft, positions as text and drawing among it) and in
-//! [`crate::work::arena`] (its arena players).
+//! `crate::cmd::arena` (its arena players).
 
 pub use alphazero_engine::position::PositionText;
 use alphazero_registry::GameSpec;

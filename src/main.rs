@@ -6,7 +6,6 @@ use clap::{Parser, Subcommand};
 mod cmd;
 mod games;
 mod stdout;
-mod work;
 
 use alphazero_engine as engine;
 use alphazero_engine::present;

@@ -16,7 +16,7 @@ use alphazero_nn::load_any_checkpoint;
 use alphazero_registry::GameSpec;
 use anyhow::{bail, Context, Result};
 
-use super::records::write_atomic;
+use alphazero_engine::files::write_atomic;
 
 /// Arguments of `alphazero distill`.
 #[derive(clap::Args, Debug)]

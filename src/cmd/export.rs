@@ -2,7 +2,7 @@
 //! of its tensors, input encoding, policy layout and value perspective (see
 //! `alphazero_nn::export`), or as an ONNX model (see `alphazero_nn::onnx`), for loading it in
 //! other programs.
-use super::records::write_atomic;
+use alphazero_engine::files::write_atomic;
 use alphazero_nn::export::export_network;
 use alphazero_nn::onnx::export_onnx;
 use alphazero_nn::Encode;

@@ -1,4 +1,10 @@
-//! One module per subcommand.
+//! One module per subcommand, its flags (`…Args`, the help text) first and then its work: the
+//! data flows one way, from `main` through the flags into the work, and no work module imports
+//! a command's flags from elsewhere. A command whose work outgrows one file keeps its flags in a
+//! child module (`arena/args.rs`). Shared by several commands: [`records`] (the record-file
+//! helpers: reading PGN/SGF/PSQ, saving games), [`runs`] (what `train`, `learner` and `actor`
+//! show and how they stop), and the helpers below. The engine set-up they build on
+//! (evaluators, the play search, how positions are shown) is the `alphazero_engine` crate.
 pub mod analyze;
 pub mod arena;
 pub mod bench;
@@ -10,6 +16,7 @@ pub mod play;
 pub mod protocols;
 pub mod records;
 pub mod roles;
+pub mod runs;
 pub mod serve;
 pub mod train;
 

@@ -2,8 +2,8 @@
 //! storage (a bucket). The roles are the `alphazero_train::roles` library (how they exchange
 //! batches and champions is documented there); these commands parse flags, open the storage
 //! and show progress.
+use super::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use crate::cmd::train::RunFlags;
-use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_train::roles::{self, ActorBatches, ActorOptions, DEFAULT_POLL};
 use alphazero_train::storage::exchange::{claim_run, Outbox};

@@ -2,7 +2,7 @@
 //! visit heatmap (see `crates/web/API.md` for the JSON API behind it).
 use crate::engine;
 use alphazero_registry::{with_game, GameSpec};
-use alphazero_web::{Engines, GameEvaluator, Limits};
+use alphazero_web::{Engines, GameEvaluator, ServerLimits};
 use anyhow::{bail, Context, Result};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -152,10 +152,10 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         let listener = alphazero_web::bind(addr).await?;
         let local = listener.local_addr().unwrap_or(addr);
         eprintln!("serving on http://{local}/");
-        let limits = Limits {
+        let limits = ServerLimits {
             analysis_max_time: std::time::Duration::from_secs(args.analysis_seconds.into()),
             analysis_max_simulations: args.analysis_simulations,
-            ..Limits::default()
+            ..ServerLimits::default()
         };
         alphazero_web::serve_listener(listener, engines, limits).await
     })?;

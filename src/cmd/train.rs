@@ -11,11 +11,11 @@
 //! Warm start: `--init FILE` starts a run's networks from a checkpoint, `--init-trunk FILE`
 //! from its trunk with fresh heads, `--init-grow FILE` from it grown into a larger model (see
 //! [`alphazero_train::InitNetwork`]).
-use crate::work::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
+use super::runs::{finish, install_ctrl_c, solver_slice, Bars, ITERATION_CTRL_C};
 use alphazero_registry::with_game;
 use alphazero_registry::GameSpec;
 use alphazero_train::sources::ConfigSources;
-use alphazero_train::{InitNetwork, Limits, Observer, Pipeline, TrainConfig};
+use alphazero_train::{InitNetwork, InvocationLimits, Observer, Pipeline, TrainConfig};
 use anyhow::{bail, Context, Result};
 use std::path::PathBuf;
 
@@ -103,7 +103,7 @@ pub(crate) struct Prepared {
     /// Whether the run exists (has a saved config).
     pub resumed: bool,
     /// This invocation's limits.
-    pub limits: Limits,
+    pub limits: InvocationLimits,
     /// The game.
     pub spec: GameSpec,
     /// The device of the networks.
@@ -170,7 +170,7 @@ impl RunFlags {
         Ok(Prepared {
             cfg,
             resumed,
-            limits: Limits {
+            limits: InvocationLimits {
                 iterations: self.iterations,
                 minutes: self.minutes,
             },

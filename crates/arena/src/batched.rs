@@ -9,25 +9,10 @@
 //! played. A search that fails (invalid config, evaluator error, no move) loses the game for
 //! its side ([`Termination::Failure`]), as a failing player does.
 
-use std::sync::Arc;
-
 use alphazero_game::{Game, History, Side};
-use alphazero_mcts::{Driver, Evaluator, Search, SearchBudget, SearchConfig};
+use alphazero_mcts::{Driver, Search, SearchBudget};
 
-use crate::matches::{player_seed, MatchConfig, Scheduled, Termination};
-
-/// An entrant's search for batched matches: the evaluator its leaves go to, how it searches
-/// and its simulations per move (no root noise; the seed is set per game).
-#[derive(Clone)]
-pub struct BatchedSearch<G: Game> {
-    /// Values the leaves of all the games this entrant is to move in, one call per round.
-    pub evaluator: Arc<dyn Evaluator<G>>,
-    /// The search settings.
-    pub config: SearchConfig,
-    /// Simulations per move (≥ 1) when the match's [`Limits::simulations`](crate::Limits)
-    /// does not set them.
-    pub simulations: u32,
-}
+use crate::matches::{player_seed, BatchedSearch, MatchConfig, Scheduled, Termination};
 
 /// How a game of a batched match ended: the winner (`None` for a draw), why, and the game.
 pub(crate) struct Finished<G: Game> {

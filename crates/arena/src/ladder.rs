@@ -18,8 +18,9 @@ use std::sync::Mutex;
 use alphazero_game::{mix_seed, Game};
 use serde::{Deserialize, Serialize};
 
-use crate::matches::{run_match, MatchConfig, MatchError, MatchResult, Pairing, Termination};
+use crate::matches::{MatchConfig, MatchError, MatchResult, Pairing, Termination};
 use crate::rating::{elo_from_wdl, EloEstimate};
+use crate::schedule::run_match;
 
 /// The pairs of a rating ladder over `n` players in chronological order (0 the oldest), each
 /// pair `(a, b)` with `a < b`, sorted:
@@ -265,21 +266,6 @@ impl LadderRow {
     }
 }
 
-/// An Elo value rounded to an integer with its sign (`0` without), `+inf` / `-inf` for a 100% / 0% score.
-pub fn fmt_elo(x: f64) -> String {
-    if x.is_nan() {
-        "?".into()
-    } else if x == f64::INFINITY {
-        "+inf".into()
-    } else if x == f64::NEG_INFINITY {
-        "-inf".into()
-    } else if x.round() == 0.0 {
-        "0".into()
-    } else {
-        format!("{:+.0}", x)
-    }
-}
-
 const HEADER: [&str; 6] = ["rung", "games", "W-D-L", "score", "Elo (95%)", "failures"];
 
 /// The ladder as an aligned text table with a title line naming the challenger: one row per
@@ -344,6 +330,7 @@ pub fn ladder_markdown(challenger: &str, game: &str, rows: &[LadderRow], notes: 
 mod tests {
     use super::*;
     use crate::matches::GameRecord;
+    use crate::rating::fmt_elo;
 
     fn game(first: usize, second: usize, winner: Option<usize>, fail: bool) -> GameRecord {
         GameRecord {

@@ -4,7 +4,8 @@
 //!
 //! * [`Player`]: the interface; [`RandomPlayer`], [`MctsPlayer`] (any evaluator: uniform,
 //!   rollouts, a network), [`GomokuHeuristic`] (levels 0–2), [`XiangqiAlphaBeta`].
-//! * [`play_game`], [`run_match`] with [`MatchConfig`]: round robin or gauntlet, balanced
+//! * [`play_game`], [`run_match`] with [`MatchConfig`] (the match's terms in [`matches`], how
+//!   it is played in [`schedule`]): round robin or gauntlet, balanced
 //!   random openings, threads, JSON records; [`MatchResult::to_pgn`] / [`MatchResult::to_records`]
 //!   give the games to the record formats of `alphazero-formats` (PGN, SGF, PSQ).
 //!   Search entrants made with [`Entrant::batched_search`] play batched: all games at once,
@@ -28,16 +29,15 @@ pub mod openings;
 pub mod player;
 pub mod players;
 pub mod rating;
+pub mod schedule;
 pub mod settings;
 pub mod spec;
 
-pub use batched::BatchedSearch;
 pub use calibration::{calibration, expected_calibration_error, Bin};
 pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
 pub use matches::{
-    play_game, random_opening, run_match, run_match_sprt, Entrant, GameRecord, GameResult,
-    MatchConfig, MatchError, MatchResult, PairStats, Pairing, PlayerFactory, Termination,
-    ThinkTime,
+    play_game, random_opening, BatchedSearch, Entrant, GameRecord, GameResult, MatchConfig,
+    MatchError, MatchResult, PairStats, Pairing, PlayerFactory, Termination, ThinkTime,
 };
 pub use openings::{gomocup_offset_openings, OpeningBook, OpeningFileError};
 pub use player::{LimitedPlayer, Limits, MoveChoice, Player, PlayerError};
@@ -46,5 +46,6 @@ pub use rating::{
     elo_from_score, elo_from_wdl, fit_ratings, score_from_elo, sprt_llr, sprt_llr_normal,
     sprt_match, EloEstimate, Ratings, Sprt, SprtDecision, SprtMatch,
 };
+pub use schedule::{run_match, run_match_sprt};
 pub use settings::{PlayerSettings, SettingsError};
 pub use spec::{PlayerKind, PlayerSpec, SpecError};

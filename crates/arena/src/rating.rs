@@ -42,6 +42,21 @@ pub struct EloEstimate {
     pub los: f64,
 }
 
+/// An Elo value rounded to an integer with its sign (`0` without), `+inf` / `-inf` for a 100% / 0% score.
+pub fn fmt_elo(x: f64) -> String {
+    if x.is_nan() {
+        "?".into()
+    } else if x == f64::INFINITY {
+        "+inf".into()
+    } else if x == f64::NEG_INFINITY {
+        "-inf".into()
+    } else if x.round() == 0.0 {
+        "0".into()
+    } else {
+        format!("{:+.0}", x)
+    }
+}
+
 impl EloEstimate {
     /// `elo [lo, hi]` rounded to whole Elo, `+inf` / `-inf` for an open bound (a 100% / 0%
     /// score): the one way ladders, matches and tables print an estimate.
@@ -52,7 +67,6 @@ impl EloEstimate {
     /// assert_eq!(elo_from_wdl(4, 0, 0).unwrap().interval_text(), "+inf [+7, +inf]");
     /// ```
     pub fn interval_text(&self) -> String {
-        use crate::ladder::fmt_elo;
         format!(
             "{} [{}, {}]",
             fmt_elo(self.elo),
@@ -229,7 +243,6 @@ impl Ratings {
             .max()
             .unwrap_or(4)
             .max(4);
-        use crate::ladder::fmt_elo;
         let mut s = format!(
             "{:>3} {:<width$} {:>6} {:>15} {:>7} {:>7}\n",
             "#", "name", "elo", "95% interval", "games", "score"

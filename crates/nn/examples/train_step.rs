@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use alphazero_nn::bench::{bench_training_with, gomoku15_config};
-use alphazero_nn::{default_device, ModelPreset, TrainConfig};
+use alphazero_nn::{default_device, ModelPreset, TrainerConfig};
 
 fn main() {
     let usage = "usage: train_step [SECONDS > 0, default 10] [aux]";
@@ -32,10 +32,10 @@ fn main() {
         eprintln!("train_step: too many arguments; {usage}");
         std::process::exit(2);
     }
-    let train = TrainConfig {
+    let train = TrainerConfig {
         aux_policy_weight: if aux { 0.15 } else { 0.0 },
         aux_ownership_weight: if aux { 1.0 } else { 0.0 },
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let config = gomoku15_config(ModelPreset::Medium);
     let f = bench_training_with(

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::{Device, Tensor, TensorData};
 
-use crate::{Batch, ModelConfig, ModelPreset, TrainConfig, Trainer};
+use crate::{Batch, ModelConfig, ModelPreset, Trainer, TrainerConfig};
 
 /// Inference throughput of one network at one batch size.
 #[derive(Clone, Debug, PartialEq)]
@@ -209,7 +209,7 @@ pub fn bench_training(
     min_time: Duration,
     device: &Device,
 ) -> TrainFigure {
-    bench_training_with(config, &TrainConfig::default(), batch, min_time, device)
+    bench_training_with(config, &TrainerConfig::default(), batch, min_time, device)
 }
 
 /// [`bench_training`] under the training settings `train`: with positive auxiliary weights
@@ -220,7 +220,7 @@ pub fn bench_training(
 /// If `train` is invalid.
 pub fn bench_training_with(
     config: &ModelConfig,
-    train: &TrainConfig,
+    train: &TrainerConfig,
     batch: usize,
     min_time: Duration,
     device: &Device,

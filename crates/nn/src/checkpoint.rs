@@ -30,7 +30,7 @@ use burn::store::{ApplyError, ModuleSnapshot, SafetensorsStore};
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
-use crate::{ModelConfig, NnError, PolicyValueNet, TrainConfig, Trainer};
+use crate::{ModelConfig, NnError, PolicyValueNet, Trainer, TrainerConfig};
 
 /// The first 8 bytes of every checkpoint file.
 pub const MAGIC: [u8; 8] = *b"AZNNCKPT";
@@ -49,7 +49,7 @@ pub struct CheckpointHeader {
     /// Optimizer steps taken when it was saved.
     pub step: u64,
     /// The training configuration, when saved from a [`Trainer`].
-    pub train: Option<TrainConfig>,
+    pub train: Option<TrainerConfig>,
     /// Parameter id of every trainable tensor by module path (optimizer state is keyed by id).
     pub param_ids: BTreeMap<String, u64>,
     /// Writer, e.g. `alphazero-nn 0.1.0`.
@@ -71,7 +71,7 @@ pub struct Checkpoint {
 impl Checkpoint {
     /// A trainer resuming from this checkpoint: weights, step count, optimizer state, and the
     /// saved training configuration unless `config` overrides it (the default
-    /// [`TrainConfig`] when neither exists). The optimizer state is dropped when `config`
+    /// [`TrainerConfig`] when neither exists). The optimizer state is dropped when `config`
     /// names another optimizer kind.
     ///
     /// # Errors
@@ -79,7 +79,7 @@ impl Checkpoint {
     /// optimizer state cannot be read.
     pub fn into_trainer(
         self,
-        config: Option<TrainConfig>,
+        config: Option<TrainerConfig>,
         device: &Device,
     ) -> Result<Trainer, NnError> {
         let saved = self.header.train.clone();
@@ -283,7 +283,7 @@ fn encode_parts(
     net: &PolicyValueNet,
     config: &ModelConfig,
     step: u64,
-    train: Option<TrainConfig>,
+    train: Option<TrainerConfig>,
     optimizer: Option<&[u8]>,
 ) -> Result<Vec<u8>, CheckpointError> {
     // `valid()` folds the pending batch-norm running-statistics update of the last training

@@ -143,20 +143,6 @@ impl<G: Encode> NetworkEvaluator<G> {
         Self::build(net, config, device, None)
     }
 
-    /// Replaces the network (e.g. after a training round); `net` must have the same shape.
-    ///
-    /// # Errors
-    /// [`NnError::InvalidConfig`] if the network does not match the evaluator's configuration
-    /// (checked when the folded CPU path is in use).
-    pub fn set_network(&mut self, net: &PolicyValueNet) -> Result<(), NnError> {
-        let folded = match &self.forward {
-            Forward::Folded(f) => Some(f.algorithm()),
-            Forward::Burn(_) => None,
-        };
-        self.forward = Forward::new(net, &self.config, &self.device, folded)?;
-        Ok(())
-    }
-
     fn check(&self, pos: &G) -> Result<(), EvalError> {
         let (h, w) = pos.board_shape();
         let c = G::num_planes(pos.config());

@@ -226,7 +226,7 @@ fn silenced(bn: &BatchNorm, old: usize) -> BatchNorm {
 mod tests {
     use super::*;
     use crate::test_util::host;
-    use crate::{Batch, ModelPreset, TrainConfig, Trainer};
+    use crate::{Batch, ModelPreset, Trainer, TrainerConfig};
 
     /// A deterministic xorshift stream in [0, 1).
     struct Rng(u64);
@@ -276,7 +276,7 @@ mod tests {
     fn trained_small() -> (PolicyValueNet, Batch) {
         let device = crate::default_device();
         let data = batch(&small(), 16, &mut Rng(0x9e37_79b9_7f4a_7c15));
-        let mut t = Trainer::new(&small(), TrainConfig::default(), &device).unwrap();
+        let mut t = Trainer::new(&small(), TrainerConfig::default(), &device).unwrap();
         for _ in 0..5 {
             t.train_step(&data).unwrap();
         }
@@ -321,7 +321,7 @@ mod tests {
     fn a_grown_network_starts_training_from_the_smaller_ones_loss_and_wakes_its_new_channels() {
         let device = crate::default_device();
         let (net, data) = trained_small();
-        let train = TrainConfig::default();
+        let train = TrainerConfig::default();
         let mut small_t =
             Trainer::from_model(net.clone(), &small(), train.clone(), &device, 0).unwrap();
         let mut big_t = Trainer::from_model(grown(net), &larger(), train, &device, 0).unwrap();
@@ -381,7 +381,7 @@ mod tests {
                 .with_residual_blocks(blocks + more_blocks)
                 .with_channels(channels + more_channels);
             to.value_hidden += more_hidden;
-            let mut train = TrainConfig::default();
+            let mut train = TrainerConfig::default();
             if aux {
                 train.aux_policy_weight = 0.15;
                 train.aux_ownership_weight = 0.15;

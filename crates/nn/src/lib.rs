@@ -36,7 +36,7 @@
 //! against π, plus `value_loss_weight` × MSE(value, z); weight decay is the optimizer's
 //! (decoupled for AdamW, L2 for SGD with momentum); optional global gradient-norm clipping;
 //! the learning rate is set by the caller (the training loop schedules it over the run).
-//! With positive [`TrainConfig::aux_policy_weight`] / [`TrainConfig::aux_ownership_weight`]
+//! With positive [`TrainerConfig::aux_policy_weight`] / [`TrainerConfig::aux_ownership_weight`]
 //! the loss adds the reply head's cross-entropy (softmax over the whole action space, over the
 //! samples with a next move) and the ownership head's per-point MSE, weighted, on the targets
 //! of [`Batch::push_with_aux`]; the trainer adds a weighted head the network lacks.
@@ -94,7 +94,7 @@ pub use model::{
 };
 pub use train::{
     evaluate_loss, kl_divergence, masked_log_softmax, policy_cross_entropy, AuxTargets, Batch,
-    OptimizerKind, TrainConfig, TrainStats, Trainer,
+    OptimizerKind, TrainStats, Trainer, TrainerConfig,
 };
 pub use winograd::Tile;
 

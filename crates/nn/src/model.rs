@@ -161,8 +161,8 @@ pub struct ModelConfig {
 
 /// The training-only auxiliary heads of a [`PolicyValueNet`]. They read the trunk's output
 /// beside the policy and value heads, are trained by [`crate::Trainer`] when their loss
-/// weights are positive ([`crate::TrainConfig::aux_policy_weight`],
-/// [`crate::TrainConfig::aux_ownership_weight`]) and are never run in inference
+/// weights are positive ([`crate::TrainerConfig::aux_policy_weight`],
+/// [`crate::TrainerConfig::aux_ownership_weight`]) and are never run in inference
 /// ([`PolicyValueNet::forward`], [`crate::FoldedNet`] and [`crate::NetworkEvaluator`] skip
 /// them): their only use is the extra gradient they give the trunk (KataGo's auxiliary
 /// targets).

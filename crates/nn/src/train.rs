@@ -415,7 +415,7 @@ impl OptimizerKind {
 
 /// Optimizer and loss settings of a [`Trainer`]. Saved as JSON in checkpoints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TrainConfig {
+pub struct TrainerConfig {
     /// The optimizer.
     pub optimizer: OptimizerKind,
     /// Learning rate (the training loop schedules it over the run and sets it with
@@ -438,10 +438,10 @@ pub struct TrainConfig {
     pub aux_ownership_weight: f32,
 }
 
-impl Default for TrainConfig {
+impl Default for TrainerConfig {
     /// AdamW, learning rate 1e-3 constant, weight decay 1e-4, clipping at norm 5, value weight 1.
     fn default() -> Self {
-        TrainConfig {
+        TrainerConfig {
             optimizer: OptimizerKind::adamw(),
             learning_rate: 1e-3,
             weight_decay: 1e-4,
@@ -453,7 +453,7 @@ impl Default for TrainConfig {
     }
 }
 
-impl TrainConfig {
+impl TrainerConfig {
     /// Checks the numbers.
     ///
     /// # Errors
@@ -550,7 +550,7 @@ pub struct Trainer {
     model: PolicyValueNet,
     optimizer: ModuleOptimizer,
     model_config: ModelConfig,
-    config: TrainConfig,
+    config: TrainerConfig,
     step: u64,
     device: Device,
 }
@@ -574,7 +574,7 @@ impl Trainer {
     /// [`NnError::InvalidConfig`] for a bad model or training configuration.
     pub fn new(
         model_config: &ModelConfig,
-        config: TrainConfig,
+        config: TrainerConfig,
         device: &Device,
     ) -> Result<Trainer, NnError> {
         model_config.validate()?;
@@ -595,7 +595,7 @@ impl Trainer {
     pub fn from_model(
         model: PolicyValueNet,
         model_config: &ModelConfig,
-        config: TrainConfig,
+        config: TrainerConfig,
         device: &Device,
         step: u64,
     ) -> Result<Trainer, NnError> {
@@ -728,7 +728,7 @@ impl Trainer {
     }
 
     /// The training configuration.
-    pub fn config(&self) -> &TrainConfig {
+    pub fn config(&self) -> &TrainerConfig {
         &self.config
     }
 
@@ -739,7 +739,7 @@ impl Trainer {
     ///
     /// # Errors
     /// [`NnError::InvalidConfig`] for a bad configuration; nothing changes then.
-    pub fn set_config(&mut self, config: TrainConfig) -> Result<(), NnError> {
+    pub fn set_config(&mut self, config: TrainerConfig) -> Result<(), NnError> {
         config.validate()?;
         let heads = self.model_config.aux().union(config.aux_heads());
         if heads != self.model_config.aux() {

@@ -12,8 +12,8 @@ use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::export::export_network;
 use alphazero_nn::{
     default_device, load_checkpoint, save_checkpoint, save_model, AuxHeads, AuxTargets, Batch,
-    Encode, FoldedNet, ModelConfig, ModelPreset, NetworkEvaluator, PolicyValueNet, TrainConfig,
-    Trainer,
+    Encode, FoldedNet, ModelConfig, ModelPreset, NetworkEvaluator, PolicyValueNet, Trainer,
+    TrainerConfig,
 };
 use alphazero_registry::GameSpec;
 use burn::module::Module;
@@ -29,12 +29,12 @@ const BOTH: AuxHeads = AuxHeads {
     ownership: true,
 };
 
-fn aux_train_config(policy: f32, ownership: f32) -> TrainConfig {
-    TrainConfig {
+fn aux_train_config(policy: f32, ownership: f32) -> TrainerConfig {
+    TrainerConfig {
         learning_rate: 1e-2,
         aux_policy_weight: policy,
         aux_ownership_weight: ownership,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     }
 }
 
@@ -188,7 +188,7 @@ fn the_aux_losses_change_the_trunk_only_when_weighted() {
         let mut t = Trainer::from_model(
             start.clone(),
             &config,
-            TrainConfig {
+            TrainerConfig {
                 grad_clip_norm: None,
                 weight_decay: 0.0,
                 ..aux_train_config(policy, ownership)
@@ -441,15 +441,15 @@ fn heads_turned_on_mid_run_are_added_and_never_removed() {
     assert_eq!(trainer.model().aux_heads(), own);
     let s = trainer.train_step(&batch).unwrap();
     assert_eq!(s.aux_ownership_loss, 0.0);
-    assert!(TrainConfig {
+    assert!(TrainerConfig {
         aux_policy_weight: -1.0,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     }
     .validate()
     .is_err());
-    assert!(TrainConfig {
+    assert!(TrainerConfig {
         aux_ownership_weight: f32::NAN,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     }
     .validate()
     .is_err());

@@ -7,7 +7,7 @@ use std::path::Path;
 use alphazero_nn::checkpoint::FORMAT_VERSION;
 use alphazero_nn::{
     default_device, load_checkpoint, save_checkpoint, save_model, CheckpointError, ModelConfig,
-    ModelPreset, PolicyValueNet, TrainConfig, Trainer,
+    ModelPreset, PolicyValueNet, Trainer, TrainerConfig,
 };
 use alphazero_registry::games::Rule;
 use alphazero_registry::GameSpec;
@@ -56,7 +56,7 @@ fn tensors(net: &PolicyValueNet) -> Vec<(String, Vec<f32>)> {
 
 fn trained(steps: usize) -> Trainer {
     let device = default_device();
-    let mut trainer = Trainer::new(&config(), TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&config(), TrainerConfig::default(), &device).unwrap();
     let batch = random_batch(&config(), 8, &mut Rng(21));
     for _ in 0..steps {
         trainer.train_step(&batch).unwrap();
@@ -80,7 +80,7 @@ fn saved_and_loaded_network_gives_the_live_networks_eval_outputs() {
     assert_eq!(ckpt.header.step, 5);
     assert_eq!(ckpt.header.model, config());
     assert_eq!(ckpt.header.game, tag());
-    assert_eq!(ckpt.header.train, Some(TrainConfig::default()));
+    assert_eq!(ckpt.header.train, Some(TrainerConfig::default()));
     assert!(ckpt.optimizer_state.is_some());
 
     let live = outputs(&trainer.inference_model());
@@ -433,7 +433,7 @@ fn round_trip(
     seed: u64,
 ) -> (std::path::PathBuf, std::path::PathBuf, Vec<String>) {
     let device = default_device();
-    let mut trainer = Trainer::new(config, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(config, TrainerConfig::default(), &device).unwrap();
     let batch = random_batch(config, 8, &mut Rng(seed));
     for _ in 0..3 {
         trainer.train_step(&batch).unwrap();

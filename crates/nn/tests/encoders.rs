@@ -8,8 +8,8 @@ use alphazero_game::{count_repetitions, Game, History, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
-    default_device, transform_policy, Encode, ModelConfig, ModelPreset, NetworkEvaluator,
-    TrainConfig, Trainer,
+    default_device, transform_policy, Encode, ModelConfig, ModelPreset, NetworkEvaluator, Trainer,
+    TrainerConfig,
 };
 use alphazero_xiangqi::{PieceKind, Square, Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_position, Rng};
@@ -256,7 +256,7 @@ fn batch_equals_single<G: Encode>(config: &G::Config, plies: usize) {
     let device = default_device();
     let model = ModelConfig::for_game::<G>(ModelPreset::Tiny, config).with_residual_blocks(2);
     // A few training steps give the batch norms non-trivial running statistics.
-    let mut trainer = Trainer::new(&model, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&model, TrainerConfig::default(), &device).unwrap();
     let batch = common::random_batch(&model, 4, &mut Rng(3));
     for _ in 0..3 {
         trainer.train_step(&batch).unwrap();

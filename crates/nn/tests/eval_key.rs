@@ -17,7 +17,7 @@ use alphazero_game::{count_repetitions, Game, History};
 use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_mcts::{CachedEvaluator, EvalRequest, Evaluator};
 use alphazero_nn::{
-    default_device, Encode, ModelConfig, ModelPreset, NetworkEvaluator, TrainConfig, Trainer,
+    default_device, Encode, ModelConfig, ModelPreset, NetworkEvaluator, Trainer, TrainerConfig,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::Rng;
@@ -211,7 +211,7 @@ fn cached_network_gives_the_same_stones_in_another_order_their_own_evaluation() 
     // around both last-move points after the training steps, and the network then ignores
     // the plane this test needs it to read.
     let model = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &config);
-    let mut trainer = Trainer::new(&model, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&model, TrainerConfig::default(), &device).unwrap();
     let batch = common::random_batch(&model, 8, &mut Rng(5));
     for _ in 0..3 {
         trainer.train_step(&batch).unwrap();

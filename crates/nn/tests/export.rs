@@ -10,7 +10,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig, Rule};
 use alphazero_nn::export::{export_network, network_tensors};
 use alphazero_nn::{
     default_device, load_checkpoint, save_checkpoint, Encode, ModelConfig, ModelPreset,
-    PolicyValueNet, TrainConfig, Trainer,
+    PolicyValueNet, Trainer, TrainerConfig,
 };
 use alphazero_registry::GameSpec;
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
@@ -208,7 +208,7 @@ fn check_export<G: Encode>(config: &G::Config, name: &str, global_pooling: bool)
         mc = mc.with_default_global_pooling();
         assert!(mc.global_pooling.is_some());
     }
-    let mut trainer = Trainer::new(&mc, TrainConfig::default(), &device).expect("trainer");
+    let mut trainer = Trainer::new(&mc, TrainerConfig::default(), &device).expect("trainer");
     let mut rng = Rng(7 + name.len() as u64);
     for _ in 0..3 {
         let b = random_batch(&mc, 16, &mut rng);

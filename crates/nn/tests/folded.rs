@@ -10,7 +10,7 @@ use alphazero_gomoku::{Gomoku, GomokuConfig};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     default_device, Conv3x3Algorithm, Encode, FoldedNet, GlobalPooling, ModelConfig, ModelPreset,
-    NetworkEvaluator, NnError, PolicyValueNet, Tile, TrainConfig, Trainer, ValuePool,
+    NetworkEvaluator, NnError, PolicyValueNet, Tile, Trainer, TrainerConfig, ValuePool,
 };
 use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -19,9 +19,9 @@ use common::{max_abs_diff, random_batch, random_position, Rng};
 /// running mean/var away from their initial 1, 0, 0, 1).
 fn trained(config: &ModelConfig, steps: usize, seed: u64) -> Trainer {
     let device = default_device();
-    let train = TrainConfig {
+    let train = TrainerConfig {
         learning_rate: 0.02,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(config, train, &device).unwrap();
     let mut rng = Rng(seed);
@@ -117,6 +117,10 @@ fn folded_forward_matches_burn_with_wider_heads() {
 #[test]
 fn folded_forward_in_passes_of_a_few_samples_matches_burn() {
     let config = ModelConfig::for_game::<Gomoku>(ModelPreset::Small, &GomokuConfig::default());
+    // Without the rayon feature the passes run one after another on this thread.
+    #[cfg(not(feature = "rayon"))]
+    check_against_burn(&config, &[40], 5);
+    #[cfg(feature = "rayon")]
     for threads in [1, 2] {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

@@ -4,7 +4,7 @@ mod common;
 
 use alphazero_nn::{
     default_device, kl_divergence, masked_log_softmax, policy_cross_entropy, Batch, GlobalPooling,
-    ModelConfig, ModelPreset, OptimizerKind, TrainConfig, Trainer,
+    ModelConfig, ModelPreset, OptimizerKind, Trainer, TrainerConfig,
 };
 use burn::tensor::{Tensor, TensorData};
 use common::{random_batch, Rng};
@@ -219,9 +219,9 @@ fn a_pooled_network_trains_and_its_pooling_layer_learns() {
     };
     let device = default_device();
     let config = tiny().with_residual_blocks(2).with_default_global_pooling();
-    let train = TrainConfig {
+    let train = TrainerConfig {
         learning_rate: 0.01,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(&config, train, &device).unwrap();
     let before = weights(&trainer);
@@ -245,10 +245,10 @@ fn a_pooled_network_trains_and_its_pooling_layer_learns() {
 fn overfit(optimizer: OptimizerKind, lr: f64) -> (f32, f32) {
     let device = default_device();
     let config = tiny();
-    let train = TrainConfig {
+    let train = TrainerConfig {
         optimizer,
         learning_rate: lr,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(&config, train, &device).unwrap();
     let batch = random_batch(&config, 8, &mut Rng(42));
@@ -277,7 +277,7 @@ fn sgd_with_momentum_overfits_a_tiny_fixed_batch() {
 fn train_stats_are_consistent() {
     let device = default_device();
     let config = tiny();
-    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&config, TrainerConfig::default(), &device).unwrap();
     let batch = random_batch(&config, 5, &mut Rng(3));
     let s = trainer.train_step(&batch).unwrap();
     assert!(
@@ -298,9 +298,9 @@ fn gradient_clipping_bounds_the_update() {
     // unclipped norm, and training stays finite.
     let device = default_device();
     let config = tiny();
-    let train = TrainConfig {
+    let train = TrainerConfig {
         grad_clip_norm: Some(1e-3),
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut trainer = Trainer::new(&config, train, &device).unwrap();
     let batch = random_batch(&config, 4, &mut Rng(9));
@@ -358,7 +358,7 @@ fn changing_an_illegal_logit_changes_neither_loss_nor_legal_probabilities() {
 fn kl_divergence_is_zero_for_the_same_net_and_positive_after_training() {
     let device = default_device();
     let config = tiny();
-    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&config, TrainerConfig::default(), &device).unwrap();
     let batch = random_batch(&config, 6, &mut Rng(11));
     let before = trainer.inference_model();
     let kl0 = kl_divergence(&before, &before, &config, &batch, &device).unwrap();
@@ -375,7 +375,7 @@ fn kl_divergence_is_zero_for_the_same_net_and_positive_after_training() {
 fn batches_that_do_not_fit_are_refused() {
     let device = default_device();
     let config = tiny();
-    let mut trainer = Trainer::new(&config, TrainConfig::default(), &device).unwrap();
+    let mut trainer = Trainer::new(&config, TrainerConfig::default(), &device).unwrap();
     let empty = Batch::with_capacity([3, 5, 4], 11, 0);
     assert!(trainer.train_step(&empty).is_err());
     let wider = ModelConfig {
@@ -397,9 +397,9 @@ fn batches_that_do_not_fit_are_refused() {
 #[test]
 fn invalid_training_configs_are_refused() {
     let device = default_device();
-    let bad = TrainConfig {
+    let bad = TrainerConfig {
         learning_rate: -1.0,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     assert!(Trainer::new(&tiny(), bad, &device).is_err());
 }
@@ -408,8 +408,8 @@ fn invalid_training_configs_are_refused() {
 fn trainer_settings_of_older_checkpoints_with_an_lr_schedule_field_still_read() {
     // Checkpoints written before the one learning-rate schedule carry `lr_schedule` in
     // their trainer settings; it is ignored (the training loop always wrote `Constant`).
-    let mut v = serde_json::to_value(TrainConfig::default()).unwrap();
+    let mut v = serde_json::to_value(TrainerConfig::default()).unwrap();
     v["lr_schedule"] = serde_json::json!("Constant");
-    let read: TrainConfig = serde_json::from_value(v).unwrap();
-    assert_eq!(read, TrainConfig::default());
+    let read: TrainerConfig = serde_json::from_value(v).unwrap();
+    assert_eq!(read, TrainerConfig::default());
 }

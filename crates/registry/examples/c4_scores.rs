@@ -1,5 +1,5 @@
 //! Writes the solver's column scores of a Connect Four test set into its cache
-//! `DIR/scores/SET.scores` (see `alphazero_registry::c4_eval::ScoreCache`), so that
+//! `DIR/scores/SET.scores` (see `alphazero_registry::connect4_yardstick::ScoreCache`), so that
 //! `alphazero eval connect4` need not solve those positions again.
 //!
 //! ```sh
@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use alphazero_connect4::Solver;
-use alphazero_registry::c4_eval::{answer, read_test_file, ScoreCache};
+use alphazero_registry::connect4_yardstick::{answer, read_test_file, ScoreCache};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();

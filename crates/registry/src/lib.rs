@@ -48,7 +48,7 @@ mod web;
 mod xiangqi;
 mod yardstick;
 
-pub use connect4::solver as c4_eval;
+pub use connect4::yardstick as connect4_yardstick;
 pub use encode::{transform_policy, Encode, PolicyPlanes};
 pub use position::{PositionError, PositionText};
 pub use view::{BoardView, Rgb};
@@ -798,11 +798,11 @@ mod tests {
             .solver_yardstick()
             .expect("connect4 has a solver");
         assert_eq!(info.folder, "connect4");
-        assert_eq!(info.sets, &c4_eval::SLICE_SETS[..]);
+        assert_eq!(info.sets, &connect4_yardstick::SLICE_SETS[..]);
         assert_eq!(GameSpec::Xiangqi.solver_yardstick(), None);
         assert_eq!(GameSpec::DEFAULTS[0].solver_yardstick(), None);
         // The loader takes the first positions of the sets, as many as asked.
-        let dir = c4_eval::default_testdata_dir();
+        let dir = connect4_yardstick::default_testdata_dir();
         let load = games::Connect4::solver_yardstick().unwrap().load;
         let slice = load(&dir, 7).expect("test data");
         assert_eq!(slice.positions().len(), 7);

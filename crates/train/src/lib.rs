@@ -61,8 +61,8 @@ pub use init::InitNetwork;
 pub use metrics::{ActorIntake, IterationMetrics, MetricsLog};
 pub use observer::{summary_legend, IterationReport, Observer, Silent, Stage};
 pub use pipeline::{
-    solver_slice, BatchSource, Gated, Iteration, Learned, Limits, LocalSelfPlay, Outcome, Pipeline,
-    RunSummary, SelfPlayBatch,
+    solver_slice, BatchSource, Gated, InvocationLimits, Iteration, Learned, LocalSelfPlay, Outcome,
+    Pipeline, RunSummary, SelfPlayBatch,
 };
 pub use record::{
     read_records, write_records, GameRecord, GameResult, PlyRecord, RecordError, RecordFile,
@@ -71,4 +71,6 @@ pub use record::{
 pub use replay::{BatchEncoder, BatchSample, ReplayBuffer, Sample, SampleOptions};
 pub use run_dir::RunDir;
 pub use state::RunState;
-pub use storage::{LocalStorage, Location, MemoryStorage, ObjectStorage, Storage, StorageError};
+#[cfg(feature = "object-store")]
+pub use storage::ObjectStorage;
+pub use storage::{LocalStorage, Location, MemoryStorage, Storage, StorageError};

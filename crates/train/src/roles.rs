@@ -26,7 +26,9 @@ use crate::config::TrainConfig;
 use crate::error::PipelineError;
 use crate::metrics::ActorIntake;
 use crate::observer::Observer;
-use crate::pipeline::{BatchSource, Iteration, Limits, Pipeline, RunSummary, SelfPlayBatch};
+use crate::pipeline::{
+    BatchSource, InvocationLimits, Iteration, Pipeline, RunSummary, SelfPlayBatch,
+};
 use crate::record::{read_records, GameRecord};
 use crate::replay::ReplayBuffer;
 use crate::run_dir::{RunDir, SetAside};
@@ -279,7 +281,7 @@ pub fn run_learner<G: Encode>(
     source: &mut ActorBatches<'_>,
     lease: &LearnerLease<'_>,
     init: Option<&InitNetwork>,
-    limits: &Limits,
+    limits: &InvocationLimits,
     observer: &dyn Observer,
 ) -> Result<RunSummary, PipelineError> {
     let (stop_tx, stop_rx) = std::sync::mpsc::channel::<()>();
@@ -324,7 +326,7 @@ fn taken_stats(games: &[GameRecord]) -> SelfPlayStats {
 
 /// The learner's source of games ([`BatchSource`]): the batches that actors published, each
 /// taken by exactly one committed iteration through the [`Inbox`] ledger, at the learner's
-/// own pace (`[actors]`, [`crate::config::ActorsConfig`]).
+/// own pace (`[actors]`, [`crate::config::ActorsSection`]).
 ///
 /// An iteration waits (one log line per wait) until the published batches not taken yet
 /// hold at least `selfplay.games_per_iteration` games, then takes the oldest of them (by the

@@ -291,7 +291,7 @@ impl ConfigSources<'_> {
             ));
         }
         if new.model != old.model {
-            let shape = |m: &crate::config::ModelConfig| {
+            let shape = |m: &crate::config::ModelSection| {
                 format!(
                     "{} blocks × {} channels, value head {}{}",
                     m.blocks,

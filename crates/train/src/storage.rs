@@ -12,6 +12,7 @@
 
 pub mod exchange;
 pub mod lease;
+#[cfg(feature = "object-store")]
 pub mod object;
 
 mod local;
@@ -19,6 +20,7 @@ mod memory;
 
 pub use local::{LocalStorage, LOCK_FILE};
 pub use memory::MemoryStorage;
+#[cfg(feature = "object-store")]
 pub use object::ObjectStorage;
 
 use std::io;
@@ -73,9 +75,9 @@ pub enum StorageError {
         url: String,
         /// The key (or list prefix) operated on.
         key: String,
-        /// The object store's error (boxed: it is large).
+        /// The object store's error.
         #[source]
-        source: Box<object_store::Error>,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A storage URL that cannot be used, found before any work: not a storage URL, a server
     /// that does not answer, a missing bucket, refused credentials.
@@ -85,9 +87,9 @@ pub enum StorageError {
         url: String,
         /// What is wrong, in words.
         reason: String,
-        /// The underlying error, when there is one (boxed: it is large).
+        /// The underlying error, when there is one.
         #[source]
-        source: Option<Box<object_store::Error>>,
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// The storage root could not be opened or created.
     #[error("cannot open storage root {root}")]
@@ -212,6 +214,11 @@ fn validate_prefix(prefix: &str) -> Result<(), StorageError> {
     }
 }
 
+/// Why a storage URL is refused by a build without the `object-store` feature.
+#[cfg_attr(feature = "object-store", allow(dead_code))]
+const NO_OBJECT_STORE: &str = "this build has no object storage (alphazero-train without its \
+     object-store feature); give a directory";
+
 /// Where a run's objects live, as given to `--storage`: a local directory (a plain path or a
 /// `file://` URL) or an object store URL (`s3://bucket/path`, `gs://…`, `az://…`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -253,8 +260,12 @@ impl FromStr for Location {
                 .map(Location::Directory)
                 .map_err(|()| unusable("not a local file URL (file:///absolute/path)"));
         }
+        #[cfg(feature = "object-store")]
         if object::is_object_store_url(&url) {
             return Ok(Location::ObjectStore(s.to_string()));
+        }
+        if !cfg!(feature = "object-store") {
+            return Err(unusable(NO_OBJECT_STORE));
         }
         Err(unusable(
             "not a storage URL (a directory, file://, s3://, gs:// or az://)",
@@ -281,7 +292,16 @@ impl Location {
     pub fn open(&self) -> Result<Box<dyn Storage>, StorageError> {
         Ok(match self {
             Location::Directory(p) => Box::new(LocalStorage::open(p)?),
+            #[cfg(feature = "object-store")]
             Location::ObjectStore(url) => Box::new(ObjectStorage::open(url)?),
+            #[cfg(not(feature = "object-store"))]
+            Location::ObjectStore(url) => {
+                return Err(StorageError::Unusable {
+                    url: url.clone(),
+                    reason: NO_OBJECT_STORE.into(),
+                    source: None,
+                })
+            }
         })
     }
 

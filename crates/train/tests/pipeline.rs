@@ -5,8 +5,8 @@ use std::cell::RefCell;
 use alphazero_registry::games::Connect4;
 use alphazero_train::record::read_records;
 use alphazero_train::{
-    ActorIntake, Iteration, Limits, MemoryStorage, MetricsLog, Observer, Outcome, Pipeline,
-    ReplayBuffer, RunDir, RunState, Silent, Stage, Storage, TrainConfig,
+    ActorIntake, InvocationLimits, Iteration, MemoryStorage, MetricsLog, Observer, Outcome,
+    Pipeline, ReplayBuffer, RunDir, RunState, Silent, Stage, Storage, TrainConfig,
 };
 
 /// A tiny, fast Connect Four configuration: 1×8 network, 6 games of 8 simulations per
@@ -96,7 +96,7 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
     let storage = MemoryStorage::new();
     let obs = Counting::default();
     let summary = pipeline(&storage, 2)
-        .run(None, &Limits::default(), &obs)
+        .run(None, &InvocationLimits::default(), &obs)
         .unwrap();
     assert_eq!((summary.iterations, summary.total_games), (2, 12));
     assert_eq!(*obs.iterations.borrow(), vec![0, 1]);
@@ -132,7 +132,7 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
     assert_eq!(log.read_all(&storage).unwrap().len(), 2);
     // Resume to 3 iterations: one more, the counters go on.
     let summary = pipeline(&storage, 3)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     assert_eq!((summary.iterations, summary.total_games), (3, 18));
     assert_eq!(log.read_all(&storage).unwrap().len(), 3);
@@ -140,7 +140,7 @@ fn whole_loop_runs_on_memory_storage_and_resumes() {
     assert_eq!((third.header.first_game_id, third.games.len()), (12, 6));
     // The invocation's limit: no iteration when it is reached at once.
     let summary = pipeline(&storage, 3)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     assert_eq!(summary.iterations, 3);
 }
@@ -153,7 +153,7 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
         .unwrap();
     let p =
         Pipeline::<Connect4>::new(cfg, Default::default(), &storage, Default::default()).unwrap();
-    p.run(None, &Limits::default(), &Silent).unwrap();
+    p.run(None, &InvocationLimits::default(), &Silent).unwrap();
     let metrics = MetricsLog::open(&storage, RunDir::METRICS)
         .unwrap()
         .read_all(&storage)
@@ -213,7 +213,7 @@ fn a_run_with_restarts_starts_a_share_of_its_games_from_positions_of_earlier_gam
     )
     .unwrap();
     assert_eq!(
-        more.run(None, &Limits::default(), &Silent)
+        more.run(None, &InvocationLimits::default(), &Silent)
             .unwrap()
             .iterations,
         4
@@ -237,7 +237,7 @@ fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() 
     };
     let p =
         Pipeline::<Xiangqi>::new(cfg(2), Default::default(), &storage, Default::default()).unwrap();
-    p.run(None, &Limits::default(), &Silent).unwrap();
+    p.run(None, &InvocationLimits::default(), &Silent).unwrap();
     let metrics = MetricsLog::open(&storage, RunDir::METRICS)
         .unwrap()
         .read_all(&storage)
@@ -304,7 +304,9 @@ fn a_run_with_random_starts_records_each_start_and_trains_and_resumes_on_them() 
     // Resumed, the buffer is rebuilt from the records (random starts included).
     let more =
         Pipeline::<Xiangqi>::new(cfg(3), Default::default(), &storage, Default::default()).unwrap();
-    let summary = more.run(None, &Limits::default(), &Silent).unwrap();
+    let summary = more
+        .run(None, &InvocationLimits::default(), &Silent)
+        .unwrap();
     assert_eq!(summary.iterations, 3);
 }
 
@@ -323,7 +325,7 @@ fn one_iteration_checking_z<G: alphazero_registry::Encode>(
     let storage = MemoryStorage::new();
     let cfg = tiny_game(game, 1, extra);
     let p = Pipeline::<G>::new(cfg, game_config, &storage, Default::default()).unwrap();
-    p.run(None, &Limits::default(), &Silent).unwrap();
+    p.run(None, &InvocationLimits::default(), &Silent).unwrap();
     let file = read_records(
         &storage.get(&RunDir::record_key(0)).unwrap(),
         game,
@@ -489,7 +491,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
     use alphazero_nn::{checkpoint_from_bytes, AuxHeads};
     let storage = MemoryStorage::new();
     pipeline(&storage, 1)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     let header = |key: &str| {
         let bytes = storage.get(key).unwrap();
@@ -511,7 +513,9 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
         )
         .unwrap()
     };
-    with_aux(3).run(None, &Limits::default(), &Silent).unwrap();
+    with_aux(3)
+        .run(None, &InvocationLimits::default(), &Silent)
+        .unwrap();
     let log = MetricsLog::open(&storage, RunDir::METRICS).unwrap();
     let metrics = log.read_all(&storage).unwrap();
     assert_eq!(metrics.len(), 3);
@@ -548,7 +552,7 @@ fn a_run_without_aux_heads_resumes_training_them_and_logs_their_losses() {
     );
     // Resumed with the heads off, the run keeps them in its checkpoint and logs no losses.
     pipeline(&storage, 4)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     let metrics = log.read_all(&storage).unwrap();
     assert_eq!(metrics[3].aux_policy_loss, None);
@@ -621,7 +625,7 @@ fn stages_called_alone_make_one_iteration_that_commits() {
 fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_aside_on_resume() {
     let storage = MemoryStorage::new();
     pipeline(&storage, 1)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     // An iteration that died before its commit: a record file and a pending checkpoint.
     storage
@@ -641,7 +645,7 @@ fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_asid
         .unwrap();
     let obs = Counting::default();
     let summary = pipeline(&storage, 2)
-        .run(None, &Limits::default(), &obs)
+        .run(None, &InvocationLimits::default(), &obs)
         .unwrap();
     assert_eq!(
         (summary.iterations, summary.total_games),
@@ -669,7 +673,7 @@ fn orphan_record_and_pending_checkpoint_of_an_uncommitted_iteration_are_set_asid
 fn corrupt_record_file_is_set_aside_and_the_run_goes_on() {
     let storage = MemoryStorage::new();
     pipeline(&storage, 1)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     let mut bytes = storage.get(&RunDir::record_key(0)).unwrap();
     let mid = bytes.len() / 2;
@@ -677,7 +681,7 @@ fn corrupt_record_file_is_set_aside_and_the_run_goes_on() {
     storage.put(&RunDir::record_key(0), &bytes).unwrap();
     let obs = Counting::default();
     let summary = pipeline(&storage, 2)
-        .run(None, &Limits::default(), &obs)
+        .run(None, &InvocationLimits::default(), &obs)
         .unwrap();
     assert_eq!(summary.iterations, 2);
     assert!(storage
@@ -734,7 +738,7 @@ fn an_actor_and_a_learner_on_one_storage_count_every_published_game_once() {
             &mut source,
             &lease,
             None,
-            &Limits::default(),
+            &InvocationLimits::default(),
             &Silent,
         );
         if learner.is_err() {
@@ -793,7 +797,12 @@ fn a_learner_stopped_while_waiting_for_batches_says_it_stopped_waiting() {
     let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
     // The loop asks once before the iteration, then the source asks while it waits.
     let summary = pipeline(&storage, 3)
-        .run_with(&mut source, None, &Limits::default(), &StopFrom(2.into()))
+        .run_with(
+            &mut source,
+            None,
+            &InvocationLimits::default(),
+            &StopFrom(2.into()),
+        )
         .unwrap();
     assert!(summary.stopped_by_request && summary.stopped_while_waiting);
     assert_eq!(summary.iterations, 0);
@@ -812,7 +821,7 @@ fn the_learner_reports_the_results_of_the_games_it_took_and_no_self_play_times()
         .unwrap();
     let obs = Reports::default();
     let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
-    p.run_with(&mut source, None, &Limits::default(), &obs)
+    p.run_with(&mut source, None, &InvocationLimits::default(), &obs)
         .unwrap();
     let reports = obs.0.borrow();
     let r = &reports[0];
@@ -858,7 +867,7 @@ fn a_learner_with_a_backlog_takes_the_oldest_batches_at_its_pace_and_skips_stale
     let obs = Reports::default();
     let mut source = ActorBatches::new("mem://run", std::time::Duration::from_millis(5));
     let summary = p
-        .run_with(&mut source, None, &Limits::default(), &obs)
+        .run_with(&mut source, None, &InvocationLimits::default(), &obs)
         .unwrap();
     assert_eq!(summary.iterations, 3);
     let intakes: Vec<ActorIntake> = obs
@@ -975,7 +984,7 @@ fn iteration_line_is_short_and_its_fields_are_explained() {
     let storage = MemoryStorage::new();
     let obs = Reports::default();
     pipeline(&storage, 1)
-        .run(None, &Limits::default(), &obs)
+        .run(None, &InvocationLimits::default(), &obs)
         .unwrap();
     let line = obs.0.borrow()[0].summary();
     assert!(line.starts_with("iter 0: "), "{line}");
@@ -1025,7 +1034,7 @@ fn an_actor_on_a_train_run_is_told_to_start_a_learner_there() {
     // Regression: an actor on a folder `alphazero train` made said it "holds no run yet".
     let storage = MemoryStorage::new();
     pipeline(&storage, 1)
-        .run(None, &Limits::default(), &Silent)
+        .run(None, &InvocationLimits::default(), &Silent)
         .unwrap();
     let e = alphazero_train::roles::open_run(&storage, "runs/r1", None)
         .unwrap_err()

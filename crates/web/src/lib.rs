@@ -8,16 +8,16 @@
 //!   page asks for. What the page draws of each game is the registry's
 //!   [`alphazero_registry::WebGame`]; this crate names no game.
 //! * [`serve`] binds an address and serves until the process ends; [`router`] (and
-//!   [`router_with`] for other [`Limits`]) gives the bare [`axum::Router`] for tests.
+//!   [`router_with`] for other [`ServerLimits`]) gives the bare [`axum::Router`] for tests.
 //! * The JSON API is documented in `crates/web/API.md`. Game state lives on the server, per
 //!   random session id, in a map with a cap on sessions and an idle expiry; the page keeps
 //!   only the id. Searches run on the blocking thread pool, at most
-//!   [`Limits::max_concurrent_searches`] at a time.
+//!   [`ServerLimits::max_concurrent_searches`] at a time.
 //! * Analysis board: every position of the game can be viewed (`ply`), searched, and played
 //!   from (the later moves are dropped); the latest search of each position is kept for the
 //!   value graph. A continuous analysis grows one search tree in steps on a background task
-//!   (one per session, at most [`Limits::max_live_analyses`] at once, each bounded by
-//!   [`Limits::analysis_max_time`] and [`Limits::analysis_max_simulations`]) while the page
+//!   (one per session, at most [`ServerLimits::max_live_analyses`] at once, each bounded by
+//!   [`ServerLimits::analysis_max_time`] and [`ServerLimits::analysis_max_simulations`]) while the page
 //!   polls the state.
 //! * The page (`static/index.html`, `app.js`, `style.css`) is embedded with `include_str!`.
 #![deny(missing_docs)]
@@ -105,7 +105,7 @@ impl Engines {
 
 /// Server limits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct ServerLimits {
     /// Most sessions kept at once (default 1000); creating one more first drops expired
     /// sessions, then the least recently used one.
     pub max_sessions: usize,
@@ -124,10 +124,10 @@ pub struct Limits {
     pub analysis_max_simulations: u32,
 }
 
-impl Default for Limits {
+impl Default for ServerLimits {
     fn default() -> Self {
         let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
-        Limits {
+        ServerLimits {
             max_sessions: 1000,
             idle_expiry: Duration::from_secs(2 * 3600),
             max_concurrent_searches: cpus,
@@ -218,7 +218,7 @@ impl Session {
 
 struct Shared {
     engines: Engines,
-    limits: Limits,
+    limits: ServerLimits,
     sessions: Mutex<HashMap<String, Session>>,
     searches: Semaphore,
     live_slots: Arc<Semaphore>,
@@ -291,14 +291,14 @@ fn new_session_id() -> String {
     format!("{:032x}", rand::random::<u128>())
 }
 
-/// Serves the page and the API on `addr` with default [`Limits`] until the process ends
+/// Serves the page and the API on `addr` with default [`ServerLimits`] until the process ends
 /// ([`bind`] then [`serve_listener`]).
 ///
 /// # Errors
 /// [`WebError::Bind`] when the address cannot be bound; [`WebError::Serve`] when the server
 /// loop fails.
 pub async fn serve(addr: SocketAddr, engines: Engines) -> Result<(), WebError> {
-    serve_listener(bind(addr).await?, engines, Limits::default()).await
+    serve_listener(bind(addr).await?, engines, ServerLimits::default()).await
 }
 
 /// Binds the listening socket, so that a caller can report the address only once it is
@@ -320,20 +320,20 @@ pub async fn bind(addr: SocketAddr) -> Result<tokio::net::TcpListener, WebError>
 pub async fn serve_listener(
     listener: tokio::net::TcpListener,
     engines: Engines,
-    limits: Limits,
+    limits: ServerLimits,
 ) -> Result<(), WebError> {
     axum::serve(listener, router_with(engines, limits))
         .await
         .map_err(WebError::Serve)
 }
 
-/// The page and the JSON API with default [`Limits`].
+/// The page and the JSON API with default [`ServerLimits`].
 pub fn router(engines: Engines) -> Router {
-    router_with(engines, Limits::default())
+    router_with(engines, ServerLimits::default())
 }
 
-/// The page and the JSON API with the given [`Limits`].
-pub fn router_with(engines: Engines, limits: Limits) -> Router {
+/// The page and the JSON API with the given [`ServerLimits`].
+pub fn router_with(engines: Engines, limits: ServerLimits) -> Router {
     let app: App = Arc::new(Shared {
         engines,
         limits,

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use alphazero_registry::games::{Connect4, Gomoku};
 use alphazero_registry::GameSpec;
-use alphazero_web::{router, router_with, Engines, GameEvaluator, Limits};
+use alphazero_web::{router, router_with, Engines, GameEvaluator, ServerLimits};
 use axum::body::Body;
 use axum::http::{header, Request, StatusCode};
 use axum::Router;
@@ -600,11 +600,11 @@ async fn engine_and_analysis_refuse_when_not_allowed() {
 
 #[tokio::test]
 async fn expired_and_evicted_sessions_are_gone() {
-    let limits = Limits {
+    let limits = ServerLimits {
         max_sessions: 2,
         idle_expiry: Duration::from_secs(3600),
         max_concurrent_searches: 1,
-        ..Limits::default()
+        ..ServerLimits::default()
     };
     let app = router_with(Engines::uniform(), limits);
     let new = json!({"game": "connect4", "human_side": "first", "simulations": 5});
@@ -631,7 +631,7 @@ async fn expired_and_evicted_sessions_are_gone() {
 
     let expiring = router_with(
         Engines::uniform(),
-        Limits {
+        ServerLimits {
             idle_expiry: Duration::ZERO,
             ..limits
         },
@@ -1074,10 +1074,10 @@ async fn a_move_stops_the_continuous_analysis() {
 async fn continuous_analysis_bad_input_is_refused_and_changes_nothing() {
     let app = router_with(
         Engines::uniform(),
-        Limits {
+        ServerLimits {
             analysis_max_simulations: 1000,
             analysis_max_time: Duration::from_secs(30),
-            ..Limits::default()
+            ..ServerLimits::default()
         },
     );
     let (id, _) = connect4_four_plies(&app).await;
@@ -1156,9 +1156,9 @@ async fn continuous_analysis_bad_input_is_refused_and_changes_nothing() {
 async fn server_wide_cap_on_continuous_analyses_is_503() {
     let app = router_with(
         slow_engines(),
-        Limits {
+        ServerLimits {
             max_live_analyses: 1,
-            ..Limits::default()
+            ..ServerLimits::default()
         },
     );
     let (a, _) = connect4_four_plies(&app).await;

@@ -1,8 +1,8 @@
 //! Connect Four in the registry: one spec (7×6), its encoder (2 planes), its exact solver's
-//! yardstick ([`solver`]: Pascal Pons' test sets), its web page layout, its positions as text
+//! yardstick ([`yardstick`]: Pascal Pons' test sets), its web page layout, its positions as text
 //! (moves or a digit string) and how it is drawn.
 
-pub mod solver;
+pub mod yardstick;
 
 use alphazero_connect4::{
     C4Move, Connect4, Connect4Config, HEIGHT as C4_HEIGHT, WIDTH as C4_WIDTH,
@@ -100,9 +100,9 @@ impl Registered for Connect4 {
         Some(SolverYardstick {
             info: YardstickInfo {
                 folder: NAME,
-                sets: &solver::SLICE_SETS,
+                sets: &yardstick::SLICE_SETS,
             },
-            load: solver::load_yardstick,
+            load: yardstick::load_yardstick,
         })
     }
 }

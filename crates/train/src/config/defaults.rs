@@ -8,10 +8,10 @@ use toml::{Table, Value};
 
 use super::merge::{merge_checked, to_table};
 use super::schema::{
-    ActorsConfig, BudgetClock, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig,
-    Optimizer, PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig,
-    RestartRule, RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
-    ValueHead,
+    ActorsSection, BudgetClock, EvalSection, GatingSection, LearnerSection, LrSchedule,
+    ModelSection, Optimizer, PlayoutCapSection, PolicyHead, RandomStartsSection, ReplaySection,
+    ResignSection, RestartRule, RestartsSection, RunSection, SearchOverlay, SelfPlaySection,
+    SprtSection, TrainConfig, ValueHead,
 };
 use super::ConfigError;
 
@@ -42,7 +42,7 @@ impl TrainConfig {
         };
         let base = TrainConfig {
             game: spec,
-            selfplay: SelfPlayConfig {
+            selfplay: SelfPlaySection {
                 games_per_iteration: 200,
                 parallel_games: 64,
                 workers: 0,
@@ -50,24 +50,24 @@ impl TrainConfig {
                 temperature_moves: 30,
                 temperature: 1.0,
                 final_temperature: 0.0,
-                playout_cap: PlayoutCapConfig {
+                playout_cap: PlayoutCapSection {
                     enabled: false,
                     fast_simulations: 64,
                     full_probability: 0.25,
                 },
-                resign: ResignConfig {
+                resign: ResignSection {
                     enabled: false,
                     threshold: -0.9,
                     min_ply: 20,
                     no_resign_fraction: 0.1,
                 },
                 max_plies: 400,
-                restarts: RestartsConfig {
+                restarts: RestartsSection {
                     share: 0.0,
                     rule: RestartRule::Defend,
                     window: 10,
                 },
-                random_starts: RandomStartsConfig {
+                random_starts: RandomStartsSection {
                     share: 0.0,
                     max_removed: 3,
                     plies: 0,
@@ -84,7 +84,7 @@ impl TrainConfig {
                     ..SearchConfig::default()
                 },
             },
-            replay: ReplayConfig {
+            replay: ReplaySection {
                 capacity: 200_000,
                 recent_fraction: 0.25,
                 recent_window: 20_000,
@@ -92,7 +92,7 @@ impl TrainConfig {
                 hard_mining: false,
                 threat_weight: 4.0,
             },
-            model: ModelConfig {
+            model: ModelSection {
                 blocks: 10,
                 channels: 128,
                 value_hidden: 128,
@@ -102,7 +102,7 @@ impl TrainConfig {
                 policy_channels: 0,
                 value_head: ValueHead::Dense,
             },
-            train: LearnerConfig {
+            train: LearnerSection {
                 batch_size: 256,
                 steps_per_iteration: 0,
                 samples_per_position: 4.0,
@@ -119,12 +119,12 @@ impl TrainConfig {
                 aux_policy_weight: 0.0,
                 aux_ownership_weight: 0.0,
             },
-            gating: GatingConfig {
+            gating: GatingSection {
                 enabled: true,
                 games: 100,
                 simulations: 400,
                 win_rate: 0.55,
-                sprt: SprtConfig {
+                sprt: SprtSection {
                     enabled: true,
                     elo0: 0.0,
                     elo1: 35.0,
@@ -134,15 +134,15 @@ impl TrainConfig {
                 opening_random_plies: 4,
                 search: SearchOverlay::default(),
             },
-            eval: EvalConfig {
+            eval: EvalSection {
                 solver_every: 0,
                 solver_positions: 200,
             },
-            actors: ActorsConfig {
+            actors: ActorsSection {
                 max_games_per_iteration: 0,
                 max_champion_lag: 4,
             },
-            run: RunConfig {
+            run: RunSection {
                 iterations: 100,
                 time_budget_minutes: 0.0,
                 budget_clock: BudgetClock::Wall,

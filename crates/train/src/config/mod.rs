@@ -58,9 +58,9 @@ pub use overrides::{
     game_field_in, game_name_in, game_name_in_override, override_key_value, sets_section_in,
 };
 pub use schema::{
-    ActorsConfig, BudgetClock, EvalConfig, GatingConfig, LearnerConfig, LrSchedule, ModelConfig,
-    Optimizer, PlayoutCapConfig, PolicyHead, RandomStartsConfig, ReplayConfig, ResignConfig,
-    RestartRule, RestartsConfig, RunConfig, SearchOverlay, SelfPlayConfig, SprtConfig, TrainConfig,
-    ValueHead,
+    ActorsSection, BudgetClock, EvalSection, GatingSection, LearnerSection, LrSchedule,
+    ModelSection, Optimizer, PlayoutCapSection, PolicyHead, RandomStartsSection, ReplaySection,
+    ResignSection, RestartRule, RestartsSection, RunSection, SearchOverlay, SelfPlaySection,
+    SprtSection, TrainConfig, ValueHead,
 };
 pub use validate::{MAX_BATCH_SIZE, MAX_BLOCKS, MAX_CHANNELS, MAX_SIMULATIONS, MAX_VALUE_HIDDEN};

@@ -74,10 +74,10 @@ pub fn network_config<G: Encode>(
 }
 
 /// The trainer's settings of `[train]` at learning rate `lr` (the schedule's value,
-/// [`crate::config::LearnerConfig::lr_at_progress`]).
-pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainConfig {
+/// [`crate::config::LearnerSection::lr_at_progress`]).
+pub fn trainer_config(cfg: &TrainConfig, lr: f64) -> alphazero_nn::TrainerConfig {
     let t = &cfg.train;
-    alphazero_nn::TrainConfig {
+    alphazero_nn::TrainerConfig {
         optimizer: match t.optimizer {
             Optimizer::Adamw => OptimizerKind::adamw(),
             Optimizer::Sgd => OptimizerKind::Sgd {

@@ -526,7 +526,7 @@ fn restart_settings_are_checked_and_off_in_configs_without_them() {
         .unwrap();
     assert_eq!(
         on.selfplay.restarts,
-        RestartsConfig {
+        RestartsSection {
             share: 0.3,
             rule: RestartRule::Uniform,
             window: 10

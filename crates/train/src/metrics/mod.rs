@@ -531,7 +531,9 @@ mod tests {
     /// positions for a random sign.
     #[test]
     fn solver_chance_is_that_of_the_slices_positions() {
-        use alphazero_registry::c4_eval::{default_testdata_dir, SolverSlice, SLICE_SETS};
+        use alphazero_registry::connect4_yardstick::{
+            default_testdata_dir, SolverSlice, SLICE_SETS,
+        };
         let slice = SolverSlice::load(&default_testdata_dir(), &SLICE_SETS, 100).unwrap();
         let n = slice.positions.len() as f64;
         let (mut best, mut keeps, mut decided) = (0.0, 0.0, 0.0);

@@ -57,10 +57,10 @@ pub use learn::Learned;
 pub use self_play::{BatchSource, LocalSelfPlay, SelfPlayBatch};
 pub use solver::solver_slice;
 
-/// Limits of one invocation of [`Pipeline::run`] (not saved: the run's own limits are
+/// The limits of one invocation of [`Pipeline::run`] (not saved: the run's own limits are
 /// `run.iterations` and `run.time_budget_minutes`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Limits {
+pub struct InvocationLimits {
     /// Stop after this many more iterations.
     pub iterations: Option<u32>,
     /// Stop after this many minutes (the iteration under way is finished first).

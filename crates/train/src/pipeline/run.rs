@@ -7,7 +7,9 @@ use alphazero_game::Game;
 use alphazero_nn::{Encode, PolicyValueNet, Trainer};
 use cpu_time::ProcessTime;
 
-use super::{BatchSource, Iteration, Limits, LocalSelfPlay, Outcome, Pipeline, RunSummary};
+use super::{
+    BatchSource, InvocationLimits, Iteration, LocalSelfPlay, Outcome, Pipeline, RunSummary,
+};
 use crate::config::BudgetClock;
 use crate::error::PipelineError;
 use crate::init::InitNetwork;
@@ -74,7 +76,7 @@ impl<G: Encode> Pipeline<'_, G> {
     pub fn run(
         &self,
         init: Option<&InitNetwork>,
-        limits: &Limits,
+        limits: &InvocationLimits,
         observer: &dyn Observer,
     ) -> Result<RunSummary, PipelineError> {
         self.run_with(&mut LocalSelfPlay, init, limits, observer)
@@ -89,7 +91,7 @@ impl<G: Encode> Pipeline<'_, G> {
         &self,
         source: &mut dyn BatchSource<G>,
         init: Option<&InitNetwork>,
-        limits: &Limits,
+        limits: &InvocationLimits,
         observer: &dyn Observer,
     ) -> Result<RunSummary, PipelineError> {
         let mut s = self.open_session(init, observer)?;
@@ -297,7 +299,7 @@ impl<G: Encode> Pipeline<'_, G> {
         state: &RunState,
         first_iteration: u32,
         spent_s: f64,
-        limits: &Limits,
+        limits: &InvocationLimits,
         session_start: Instant,
     ) -> Option<String> {
         let r = &self.cfg.run;

@@ -9,7 +9,7 @@ use alphazero_nn::{Encode, NetworkEvaluator, PolicyValueNet};
 use alphazero_registry::{Registered, Yardstick};
 
 use super::Pipeline;
-use crate::config::EvalConfig;
+use crate::config::EvalSection;
 use crate::error::PipelineError;
 use crate::metrics::SolverMetrics;
 use crate::observer::Observer;
@@ -70,7 +70,7 @@ impl<G: Encode> Pipeline<'_, G> {
 /// and, with a warning, when the positions cannot be read: the run goes on unmeasured.
 pub fn solver_slice<G: Registered>(
     dir: &Path,
-    eval: &EvalConfig,
+    eval: &EvalSection,
     observer: &dyn Observer,
 ) -> Option<Box<dyn Yardstick<G>>> {
     let yardstick = G::solver_yardstick()?;

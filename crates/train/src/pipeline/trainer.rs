@@ -49,7 +49,7 @@ impl<G: Encode> Pipeline<'_, G> {
     fn trainer_from_init(
         &self,
         init: &InitNetwork,
-        tc: alphazero_nn::TrainConfig,
+        tc: alphazero_nn::TrainerConfig,
     ) -> Result<Trainer, PipelineError> {
         let ck = checkpoint_from_bytes(Path::new(&init.name), &init.bytes, G::NAME, &self.device)?;
         let model = if init.info.trunk_only {
@@ -97,7 +97,7 @@ impl<G: Encode> Pipeline<'_, G> {
     fn trainer_from_latest(
         &self,
         state: &RunState,
-        tc: alphazero_nn::TrainConfig,
+        tc: alphazero_nn::TrainerConfig,
         observer: &dyn Observer,
     ) -> Result<Trainer, PipelineError> {
         let way_on = format!(

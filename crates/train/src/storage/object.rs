@@ -118,7 +118,7 @@ impl ObjectStorage {
             |reason: String, source: Option<object_store::Error>| StorageError::Unusable {
                 url: url.to_string(),
                 reason,
-                source: source.map(Box::new),
+                source: source.map(|e| Box::new(e) as _),
             };
         let parsed = Url::parse(url).map_err(|e| unusable(format!("not a URL ({e})"), None))?;
         let (scheme, path) = ObjectStoreScheme::parse(&parsed).map_err(|e| {

@@ -10,7 +10,7 @@ use crate::config::ConfigError;
 /// `[gating.sprt]`: stop gating matches early with an SPRT.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SprtConfig {
+pub struct SprtSection {
     /// Whether gating stops early on an SPRT decision.
     pub enabled: bool,
     /// Elo difference under H0.
@@ -26,7 +26,7 @@ pub struct SprtConfig {
 /// `[gating]`: candidate against champion.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct GatingConfig {
+pub struct GatingSection {
     /// Whether candidates must beat the champion to be promoted (false: always promote).
     pub enabled: bool,
     /// Games of a gating match (at most, when the SPRT is enabled).
@@ -36,7 +36,7 @@ pub struct GatingConfig {
     /// Score (wins + draws/2 over games) in (0, 1] needed for promotion.
     pub win_rate: f64,
     /// Early stopping.
-    pub sprt: SprtConfig,
+    pub sprt: SprtSection,
     /// Plies played uniformly at random at the start of each gating game (for variety).
     pub opening_random_plies: u32,
     /// `[gating.search]`: the gating search's own settings; a key left out is

@@ -28,7 +28,7 @@ pub enum LrSchedule {
 /// `[train]`: the optimisation of the network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct LearnerConfig {
+pub struct LearnerSection {
     /// Positions per training batch.
     pub batch_size: u32,
     /// Training steps per iteration; 0 derives them from `samples_per_position`.
@@ -71,7 +71,7 @@ pub struct LearnerConfig {
     pub aux_ownership_weight: f64,
 }
 
-impl LearnerConfig {
+impl LearnerSection {
     /// Training steps for an iteration that added `new_positions` positions (at least 1).
     pub fn steps_for(&self, new_positions: u64) -> u64 {
         if self.steps_per_iteration > 0 {

@@ -1,4 +1,4 @@
-//! The typed configuration: [`TrainConfig`] and one struct per section, each
+//! The typed configuration: [`TrainConfig`] and one `…Section` struct per TOML section, each
 //! `#[serde(deny_unknown_fields)]`; the larger sections in their own files.
 
 use alphazero_registry::GameSpec;
@@ -9,16 +9,17 @@ mod gating;
 mod learner;
 mod selfplay;
 
-pub use gating::{GatingConfig, SearchOverlay, SprtConfig};
-pub use learner::{LearnerConfig, LrSchedule, Optimizer};
+pub use gating::{GatingSection, SearchOverlay, SprtSection};
+pub use learner::{LearnerSection, LrSchedule, Optimizer};
 pub use selfplay::{
-    PlayoutCapConfig, RandomStartsConfig, ResignConfig, RestartRule, RestartsConfig, SelfPlayConfig,
+    PlayoutCapSection, RandomStartsSection, ResignSection, RestartRule, RestartsSection,
+    SelfPlaySection,
 };
 
 /// `[replay]`: the replay buffer.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ReplayConfig {
+pub struct ReplaySection {
     /// Positions held.
     pub capacity: u32,
     /// Fraction of each batch drawn from the newest `recent_window` positions, in [0, 1].
@@ -36,7 +37,7 @@ pub struct ReplayConfig {
 /// `[model]`: the residual policy-value network.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ModelConfig {
+pub struct ModelSection {
     /// Residual blocks.
     pub blocks: u32,
     /// Channels of the trunk.
@@ -101,7 +102,7 @@ pub enum PolicyHead {
 /// `[eval]`: measurements taken inside the training loop (never training data).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct EvalConfig {
+pub struct EvalSection {
     /// Connect Four only: every this many iterations (and after the last one), the share of
     /// a fixed slice of the solver's test positions (`tests/data/connect4`) on which the
     /// network's policy picks a best move / a move that keeps the result, and its value has
@@ -120,7 +121,7 @@ pub struct EvalConfig {
 /// bounded sample reuse of KataGo and lc0).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ActorsConfig {
+pub struct ActorsSection {
     /// Games an iteration takes at most, once the published batches hold
     /// `selfplay.games_per_iteration`: whole batches, oldest champion first (at least one
     /// batch, however large); the rest wait for the next iterations. 0 =
@@ -132,7 +133,7 @@ pub struct ActorsConfig {
     pub max_champion_lag: u32,
 }
 
-impl ActorsConfig {
+impl ActorsSection {
     /// The games an iteration takes at most when `selfplay.games_per_iteration` is
     /// `games_per_iteration`.
     pub fn max_games(&self, games_per_iteration: u32) -> u64 {
@@ -161,10 +162,10 @@ pub enum BudgetClock {
 /// `[run]`: the run as a whole.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RunConfig {
+pub struct RunSection {
     /// Iterations to run; 0 = no limit (then `time_budget_minutes` must be set).
     pub iterations: u32,
-    /// Time budget in minutes, on the clock [`RunConfig::budget_clock`] names; 0 = no limit.
+    /// Time budget in minutes, on the clock [`RunSection::budget_clock`] names; 0 = no limit.
     pub time_budget_minutes: f64,
     /// The clock `time_budget_minutes` (and the cosine learning-rate schedule of a run
     /// limited by time) counts: the wall clock (the default) or the training process's CPU
@@ -189,19 +190,19 @@ pub struct TrainConfig {
     #[serde(with = "game")]
     pub game: GameSpec,
     /// `[selfplay]`.
-    pub selfplay: SelfPlayConfig,
+    pub selfplay: SelfPlaySection,
     /// `[replay]`.
-    pub replay: ReplayConfig,
+    pub replay: ReplaySection,
     /// `[model]`.
-    pub model: ModelConfig,
+    pub model: ModelSection,
     /// `[train]`.
-    pub train: LearnerConfig,
+    pub train: LearnerSection,
     /// `[gating]`.
-    pub gating: GatingConfig,
+    pub gating: GatingSection,
     /// `[eval]`.
-    pub eval: EvalConfig,
+    pub eval: EvalSection,
     /// `[actors]`.
-    pub actors: ActorsConfig,
+    pub actors: ActorsSection,
     /// `[run]`.
-    pub run: RunConfig,
+    pub run: RunSection,
 }

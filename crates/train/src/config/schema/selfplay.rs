@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 /// `[selfplay.playout_cap]`: KataGo's playout-cap randomisation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct PlayoutCapConfig {
+pub struct PlayoutCapSection {
     /// Whether some moves are searched with only `fast_simulations`.
     pub enabled: bool,
     /// Simulations of a fast move (not trained on).
@@ -19,7 +19,7 @@ pub struct PlayoutCapConfig {
 /// `[selfplay.resign]`: resignation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ResignConfig {
+pub struct ResignSection {
     /// Whether self-play games may resign.
     pub enabled: bool,
     /// Resign when the root value from the side to move is below this (in [-1, 1]).
@@ -58,7 +58,7 @@ pub enum RestartRule {
 /// replay buffer replay it from the initial position; only its own plies are trained on.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RestartsConfig {
+pub struct RestartsSection {
     /// Share of each iteration's games, in [0, 1), drawn per game, that restart (0 = off).
     /// Games start from the initial position while no position qualifies (the first
     /// iteration).
@@ -82,7 +82,7 @@ pub struct RestartsConfig {
 /// Refused (share > 0) for a game without random starts.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct RandomStartsConfig {
+pub struct RandomStartsSection {
     /// Share of each iteration's games, in [0, 1), drawn per game, that start from a random
     /// position (0 = off).
     pub share: f64,
@@ -98,7 +98,7 @@ pub struct RandomStartsConfig {
 /// `[selfplay]`: self-play game generation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SelfPlayConfig {
+pub struct SelfPlaySection {
     /// Games generated per iteration.
     pub games_per_iteration: u32,
     /// Games played concurrently (their leaves are batched together), over all workers.
@@ -115,18 +115,18 @@ pub struct SelfPlayConfig {
     /// Temperature after `temperature_moves` (0 = pick the most visited move).
     pub final_temperature: f64,
     /// Playout-cap randomisation.
-    pub playout_cap: PlayoutCapConfig,
+    pub playout_cap: PlayoutCapSection,
     /// Resignation.
-    pub resign: ResignConfig,
+    pub resign: ResignSection,
     /// Games reaching this many plies are stopped and recorded as draws flagged
     /// `truncated`. A cut-off game has no result, so its positions are not trained as draws:
     /// their value target is the search's root value q alone (as if
     /// `train.value_q_weight` were 1 for that game); their policy targets are kept.
     pub max_plies: u32,
     /// `[selfplay.restarts]`: game restarts (off by default).
-    pub restarts: RestartsConfig,
+    pub restarts: RestartsSection,
     /// `[selfplay.random_starts]`: starts made from the rules (off by default).
-    pub random_starts: RandomStartsConfig,
+    pub random_starts: RandomStartsSection,
     /// `[selfplay.search]`: the search of every self-play move, read straight into the
     /// search's own configuration (its keys are [`SearchConfig`]'s fields: `c_puct`,
     /// `fpu_reduction`, `dirichlet_alpha`, `dirichlet_epsilon`, `dirichlet_alpha_total`,

@@ -1,6 +1,7 @@
-//! Learning quality on Connect Four: how often a policy, a value and a search agree with
-//! the exact solver on Pascal Pons' test sets (`tests/data/connect4` of the repository, one
-//! `"<moves> <score>"` line per position, moves 1-based columns, score from the side to move).
+//! Connect Four's yardstick (learning quality): how often a policy, a value and a search
+//! agree with the exact solver on Pascal Pons' test sets (`tests/data/connect4` of the
+//! repository, one `"<moves> <score>"` line per position, moves 1-based columns, score from
+//! the side to move).
 //!
 //! A move is **best** when it has the solver's best score (the fastest win, the slowest
 //! loss) and **keeps the result** when its score has the sign of the position's (it wins a
