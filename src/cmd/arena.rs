@@ -2,7 +2,7 @@
 //! with a cross table and Bradley–Terry ratings, an SPRT mode for two players, and a rating
 //! ladder over the networks of a training run. The work is in [`crate::work::arena`].
 use crate::games::GameArgs;
-use crate::work::arena::parse_c_puct;
+use alphazero_mcts::knobs;
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -37,21 +37,21 @@ pub struct ArenaArgs {
     pub(crate) threads: u64,
     /// Simulations per move for search players without their own count (`net:FILE`), and the
     /// node limit given to external engines.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, value_parser = |s: &str| knobs::SIMULATIONS.parse(s))]
     pub(crate) sims: Option<u32>,
     /// Exploration constant c_puct of the network players' PUCT search (a constant; default:
     /// the game's play search, AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
-    #[arg(long, value_parser = parse_c_puct)]
+    #[arg(long, value_parser = |s: &str| knobs::C_PUCT.parse(s))]
     pub(crate) c_puct: Option<f32>,
     /// Leaves the network players' search collects (with virtual loss) per network call: 1
     /// is the sequential search of the paper; more is faster per simulation but searches
     /// a little wider (default: the game's play search, 8).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_parser = |s: &str| knobs::LEAVES_PER_BATCH.parse(s))]
     pub(crate) leaves_per_batch: Option<u32>,
     /// Gumbel root search for the network players (Danihelka et al. 2022): M root actions
     /// sampled by Gumbel-top-k, the simulations shared out by sequential halving, instead of
     /// PUCT at the root (16 is the paper's M; needs a simulation count, not only --movetime).
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "M", value_parser = |s: &str| knobs::GUMBEL_SAMPLED_ACTIONS.parse(s))]
     pub(crate) gumbel: Option<u32>,
     /// Time per move in milliseconds (search players stop early, external engines get it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
