@@ -117,8 +117,11 @@ mod tests {
     /// What each path makes of one value of a knob: `true` taken, `false` refused.
     type Path<'a> = (&'a str, Box<dyn Fn(&str) -> bool + 'a>);
 
+    /// Values a knob takes, and values it refuses.
+    type Edges = (Vec<String>, Vec<String>);
+
     /// Values just inside and just outside an integer knob's range.
-    fn int_edges(k: alphazero_mcts::knobs::IntKnob) -> (Vec<String>, Vec<String>) {
+    fn int_edges(k: alphazero_mcts::knobs::IntKnob) -> Edges {
         let mut out = vec![(u64::from(k.max) + 1).to_string()];
         if k.min > 0 {
             out.push((k.min - 1).to_string());
@@ -127,7 +130,7 @@ mod tests {
     }
 
     /// Values just inside and just outside a real knob's range, and what is never a value.
-    fn real_edges(k: alphazero_mcts::knobs::RealKnob) -> (Vec<String>, Vec<String>) {
+    fn real_edges(k: alphazero_mcts::knobs::RealKnob) -> Edges {
         let mut taken = vec![];
         let mut out = vec!["nan".to_string(), "inf".to_string()];
         if k.min_included {
@@ -191,7 +194,7 @@ mod tests {
             })
         };
         const ARENA: &[&str] = &["arena", "--game", "gomoku", "--players", "random", "random"];
-        let table: Vec<(&str, (Vec<String>, Vec<String>), Vec<Path>)> = vec![
+        let table: Vec<(&str, Edges, Vec<Path>)> = vec![
             (
                 knobs::LEAVES_PER_BATCH.name,
                 int_edges(knobs::LEAVES_PER_BATCH),
