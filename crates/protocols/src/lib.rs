@@ -79,8 +79,7 @@ pub struct EngineConfig {
     /// most one move may use (200,000; the cap for time-limited searches, the exact count
     /// with [`EngineConfig::fixed_simulations`] or when no time is given, lowered by a
     /// protocol's node or memory limit; `None`: no cap, time alone ends a search, so never
-    /// with `fixed_simulations`), the seed
-    /// (0), no root noise.
+    /// with `fixed_simulations`), the seed (0), no root noise.
     pub budget: SearchBudget,
     /// When `true` the clock never decides anything: every search without an explicit node
     /// limit runs exactly the budget's simulations (or stops when the root is
