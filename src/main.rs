@@ -54,9 +54,9 @@ enum Command {
     /// teacher's labelled positions), `train`, `gates` (agreement and speed against the teacher).
     Distill(cmd::distill::DistillArgs),
     /// Gomocup brain on stdin/stdout (Piskvork protocol).
-    Gomocup(cmd::protocols::EngineArgs),
+    Gomocup(engine::BrainOptions),
     /// UCCI / UCI Xiangqi engine on stdin/stdout.
-    Ucci(cmd::protocols::EngineArgs),
+    Ucci(engine::BrainOptions),
     /// Throughput benchmarks, one `bench <name> <figure> <unit>` line per figure.
     Bench(cmd::bench::BenchArgs),
 }
@@ -112,6 +112,160 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use clap::Parser;
+
+    /// What each path makes of one value of a knob: `true` taken, `false` refused.
+    type Path<'a> = (&'a str, Box<dyn Fn(&str) -> bool + 'a>);
+
+    /// Values a knob takes, and values it refuses.
+    type Edges = (Vec<String>, Vec<String>);
+
+    /// Values just inside and just outside an integer knob's range.
+    fn int_edges(k: alphazero_mcts::knobs::IntKnob) -> Edges {
+        let mut out = vec![(u64::from(k.max) + 1).to_string()];
+        if k.min > 0 {
+            out.push((k.min - 1).to_string());
+        }
+        (vec![k.min.to_string(), k.max.to_string()], out)
+    }
+
+    /// Values just inside and just outside a real knob's range, and what is never a value.
+    fn real_edges(k: alphazero_mcts::knobs::RealKnob) -> Edges {
+        let mut taken = vec![];
+        let mut out = vec!["nan".to_string(), "inf".to_string()];
+        if k.min_included {
+            taken.push(k.min.to_string());
+            out.push((k.min - 0.01).to_string());
+        } else {
+            taken.push((k.min + 0.01).to_string());
+            out.push(k.min.to_string());
+        }
+        if k.max.is_finite() {
+            taken.push(k.max.to_string());
+            out.push((k.max + 0.5).to_string());
+        }
+        (taken, out)
+    }
+
+    /// Each search knob's range through every path that takes it — the training config's
+    /// keys (with its validation), the command-line flags, a `net:` arena player's options and
+    /// the UCI/UCCI engine's options — is the knob's own: its edges are taken and the values
+    /// just past them refused by every path alike.
+    #[test]
+    fn each_search_knob_has_one_range_through_every_path() {
+        use alphazero_mcts::knobs;
+        use alphazero_train::config::TrainConfig;
+        let base = &TrainConfig::default_for("gomoku").unwrap();
+        let toml = |key: &'static str| -> Box<dyn Fn(&str) -> bool + '_> {
+            Box::new(move |v: &str| base.with_overrides(&[format!("{key}={v}")]).is_ok())
+        };
+        let cli =
+            |command: &'static [&'static str], flag: &'static str| -> Box<dyn Fn(&str) -> bool> {
+                Box::new(move |v: &str| {
+                    let argv = ["alphazero"]
+                        .iter()
+                        .chain(command)
+                        .copied()
+                        .chain([flag, v]);
+                    super::Cli::try_parse_from(argv).is_ok()
+                })
+            };
+        let net = |key: &'static str| -> Box<dyn Fn(&str) -> bool> {
+            Box::new(move |v: &str| {
+                crate::cmd::arena::NetSearch::default()
+                    .with_options("net:f", &[(key.to_string(), v.to_string())])
+                    .is_ok()
+            })
+        };
+        let uci = |name: &'static str| -> Box<dyn Fn(&str) -> bool> {
+            Box::new(move |v: &str| {
+                let input = format!("uci\nsetoption name {name} value {v}\nquit\n");
+                let mut out = Vec::new();
+                alphazero_protocols::run_ucci(
+                    std::io::Cursor::new(input.into_bytes()),
+                    &mut out,
+                    std::sync::Arc::new(alphazero_mcts::UniformEvaluator),
+                    alphazero_protocols::EngineConfig::default(),
+                )
+                .unwrap();
+                !String::from_utf8(out)
+                    .unwrap()
+                    .contains("info string error")
+            })
+        };
+        const ARENA: &[&str] = &["arena", "--game", "gomoku", "--players", "random", "random"];
+        let table: Vec<(&str, Edges, Vec<Path>)> = vec![
+            (
+                knobs::LEAVES_PER_BATCH.name,
+                int_edges(knobs::LEAVES_PER_BATCH),
+                vec![
+                    ("toml", toml("selfplay.search.leaves_per_batch")),
+                    ("gating toml", toml("gating.search.leaves_per_batch")),
+                    ("arena --leaves-per-batch", cli(ARENA, "--leaves-per-batch")),
+                    ("net:", net("leaves_per_batch")),
+                ],
+            ),
+            (
+                knobs::POLICY_TEMPERATURE.name,
+                real_edges(knobs::POLICY_TEMPERATURE),
+                vec![
+                    ("toml", toml("selfplay.search.policy_temperature")),
+                    ("net:", net("policy_temperature")),
+                    ("uci", uci("PolicyTemperature")),
+                ],
+            ),
+            (
+                knobs::C_PUCT.name,
+                real_edges(knobs::C_PUCT),
+                vec![
+                    ("toml", toml("selfplay.search.c_puct")),
+                    ("arena --c-puct", cli(ARENA, "--c-puct")),
+                    ("net:", net("c_puct")),
+                ],
+            ),
+            (
+                knobs::FPU_REDUCTION.name,
+                real_edges(knobs::FPU_REDUCTION),
+                vec![
+                    ("toml", toml("selfplay.search.fpu_reduction")),
+                    ("net:", net("fpu_reduction")),
+                ],
+            ),
+            (
+                knobs::GUMBEL_SAMPLED_ACTIONS.name,
+                int_edges(knobs::GUMBEL_SAMPLED_ACTIONS),
+                vec![("arena --gumbel", cli(ARENA, "--gumbel"))],
+            ),
+            (
+                knobs::SIMULATIONS.name,
+                int_edges(knobs::SIMULATIONS),
+                vec![
+                    ("gomocup --fixed-sims", cli(&["gomocup"], "--fixed-sims")),
+                    ("ucci --fixed-sims", cli(&["ucci"], "--fixed-sims")),
+                    ("arena --sims", cli(ARENA, "--sims")),
+                    ("play --sims", cli(&["play", "--game", "gomoku"], "--sims")),
+                    (
+                        "analyze --sims",
+                        cli(&["analyze", "--game", "gomoku"], "--sims"),
+                    ),
+                    (
+                        "serve --analysis-simulations",
+                        cli(&["serve"], "--analysis-simulations"),
+                    ),
+                    ("uci", uci("Simulations")),
+                ],
+            ),
+        ];
+        for (knob, (taken, refused), paths) in &table {
+            for (path, takes) in paths {
+                for v in taken {
+                    assert!(takes(v), "{knob} = {v} refused by {path}");
+                }
+                for v in refused {
+                    assert!(!takes(v), "{knob} = {v} taken by {path}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn the_compose_files_commands_are_valid_command_lines_of_this_binary() {

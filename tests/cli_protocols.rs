@@ -42,6 +42,32 @@ fn pbrain_binary_runs_the_same_brain() {
     assert!(bad.stderr.starts_with("error:"), "{}", bad.stderr);
 }
 
+/// `pbrain-alphazero` parsed its five flags by hand beside `alphazero gomocup`'s: it now
+/// takes the same arguments (one declaration), and a bad one is also told to the manager.
+#[test]
+fn pbrain_takes_the_same_arguments_as_alphazero_gomocup() {
+    let options = |help: &str| -> String {
+        let at = help.find("Options:").unwrap_or_else(|| panic!("{help}"));
+        help[at..].to_string()
+    };
+    let pbrain = run_with_input(env!("CARGO_BIN_EXE_pbrain-alphazero"), &["--help"], "");
+    let gomocup = alphazero_with_input(&["gomocup", "--help"], "");
+    assert_eq!(pbrain.code, 0, "{}", pbrain.stderr);
+    assert_eq!(options(&pbrain.stdout), options(&gomocup.stdout));
+    // The same range as `alphazero gomocup --fixed-sims`, refused where the manager shows it.
+    let bad = run_with_input(
+        env!("CARGO_BIN_EXE_pbrain-alphazero"),
+        &["--fixed-sims", "0"],
+        "START 15\r\nEND\r\n",
+    );
+    let gomocup = alphazero_with_input(&["gomocup", "--fixed-sims", "0"], "");
+    assert_eq!((bad.code, gomocup.code), (2, 2), "{}", bad.stderr);
+    assert!(bad.stdout.starts_with("ERROR "), "{}", bad.stdout);
+    assert!(bad.stdout.contains("--fixed-sims"), "{}", bad.stdout);
+    assert!(bad.stderr.contains("1-10000000"), "{}", bad.stderr);
+    assert!(gomocup.stderr.contains("1-10000000"), "{}", gomocup.stderr);
+}
+
 #[test]
 fn ucci_engine_transcript() {
     let out = alphazero_with_input(

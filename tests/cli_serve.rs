@@ -230,11 +230,8 @@ fn out_of_range_counts_name_a_readable_range_not_the_integer_maximum() {
     // 1..18446744073709551615"; every open-ended count now has a stated upper bound.
     for (args, range) in [
         (vec!["serve", "--analysis-seconds", "0"], "1..=86400"),
-        (
-            vec!["serve", "--analysis-simulations", "0"],
-            "1..=100000000",
-        ),
-        (vec!["gomocup", "--fixed-sims", "0"], "1..=100000000"),
+        (vec!["serve", "--analysis-simulations", "0"], "1-10000000"),
+        (vec!["gomocup", "--fixed-sims", "0"], "1-10000000"),
     ] {
         let out = alphazero(&args);
         assert_clean_error(&out, &format!("{args:?}"));

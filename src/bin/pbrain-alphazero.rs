@@ -1,68 +1,39 @@
 //! `pbrain-alphazero`: the Gomocup brain as its own executable (Piskvork and the Gomocup
 //! tournament manager want a `pbrain-*` program speaking the protocol on stdin/stdout).
 //!
-//! Usage: `pbrain-alphazero [--model FILE|RUN_DIR] [--device NAME] [--fixed-sims N] [--flat-time]
-//! [--no-tree-reuse]`.
-//! Same brain as `alphazero gomocup` (shared start-up code in the `alphazero_engine` crate).
+//! Same brain and the same arguments as `alphazero gomocup` ([`engine::BrainOptions`]; shared
+//! start-up code in the `alphazero_engine` crate). A brain that cannot start — a bad
+//! argument, a network that cannot be found or loaded — says why on stderr and answers the
+//! manager `ERROR <reason>`, which the manager shows.
 use alphazero_engine as engine;
 use alphazero_train::local::network_or_champion;
 use alphazero_train::storage::error_chain;
+use clap::Parser;
 
-fn main() {
-    let mut opts = engine::BrainOptions {
-        device: "default".into(),
-        ..Default::default()
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        if a == "--flat-time" {
-            opts.flat_time = true;
-            continue;
-        }
-        if a == "--no-tree-reuse" {
-            opts.no_tree_reuse = true;
-            continue;
-        }
-        let value = match a.as_str() {
-            "--model" | "--device" | "--fixed-sims" => match args.next() {
-                Some(v) => v,
-                None => fail(&format!("{a} needs a value")),
-            },
-            "-h" | "--help" => {
-                println!(
-                    "usage: pbrain-alphazero [--model FILE|RUN_DIR] [--device NAME] [--fixed-sims N] \
-                     [--flat-time] [--no-tree-reuse]"
-                );
-                return;
-            }
-            other => fail(&format!("unknown argument {other:?}")),
-        };
-        match a.as_str() {
-            // A training run's folder means its champion, as for `alphazero gomocup`.
-            "--model" => match network_or_champion(std::path::Path::new(&value)) {
-                Ok(path) => opts.model = Some(path),
-                Err(e) => {
-                    let reason = format!("--model: {}", error_chain(&e));
-                    eprintln!("error: {reason}");
-                    engine::refuse_gomocup_brain(&reason);
-                    std::process::exit(1);
-                }
-            },
-            "--device" => opts.device = value,
-            _ => match value.parse::<u32>() {
-                Ok(n) if n > 0 => opts.fixed_simulations = Some(n),
-                _ => fail(&format!(
-                    "--fixed-sims needs a positive number, got {value:?}"
-                )),
-            },
-        }
-    }
-    if let Err(e) = engine::run_gomocup_brain(&opts) {
-        fail(&format!("{e:#}"));
-    }
+/// The Gomocup brain (Piskvork protocol on stdin/stdout).
+#[derive(Parser, Debug)]
+#[command(name = "pbrain-alphazero")]
+struct Args {
+    #[command(flatten)]
+    brain: engine::BrainOptions,
 }
 
-fn fail(msg: &str) -> ! {
-    eprintln!("error: {msg}");
-    std::process::exit(1);
+fn main() {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) if !e.use_stderr() => e.exit(), // --help
+        Err(e) => {
+            let reason = e.to_string();
+            eprint!("{reason}");
+            let first = reason.lines().next().unwrap_or("bad arguments");
+            engine::refuse_gomocup_brain(first.trim_start_matches("error: "));
+            std::process::exit(e.exit_code());
+        }
+    };
+    let model_of =
+        |p: &std::path::Path| network_or_champion(p).map_err(|e| anyhow::anyhow!(error_chain(&e)));
+    if let Err(e) = engine::run_gomocup_brain(&args.brain, &model_of) {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
 }

@@ -34,7 +34,7 @@ pub struct AnalyzeArgs {
     #[arg(long, requires = "file")]
     ply: Option<usize>,
     /// Search simulations (`--simulations` too).
-    #[arg(long, visible_alias = "simulations", default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, visible_alias = "simulations", default_value_t = 800, value_parser = |s: &str| alphazero_mcts::knobs::SIMULATIONS.parse(s))]
     sims: u32,
     /// Network checkpoint, or a training run's folder for its champion (default: the
     /// shipped network if there is one, else uniform).

@@ -18,12 +18,11 @@ use alphazero_engine::present::BoardView;
 use alphazero_engine::{device, load_network};
 use alphazero_formats::{Format, MoveNotation};
 use alphazero_game::{mix_seed, Game, History};
-use alphazero_mcts::{CPuct, Evaluator, GumbelConfig, SearchBudget, SearchConfig};
+use alphazero_mcts::{knobs, CPuct, Evaluator, GumbelConfig, SearchBudget, SearchConfig};
 use alphazero_nn::Device;
 use alphazero_registry::with_game;
 use alphazero_registry::{GameSpec, Registered};
 use anyhow::{bail, Context, Result};
-use args::parse_c_puct;
 pub use args::ArenaArgs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -84,9 +83,17 @@ pub(crate) struct NetSearch {
     policy_temperature: Option<f32>,
 }
 
-/// The search settings a `net:` player takes as `option=NAME=VALUE`, with what each sets.
-pub(crate) const NET_OPTIONS: &str = "c_puct (a constant > 0), fpu_reduction (>= 0), \
-     policy_temperature (> 0), leaves_per_batch (1-256)";
+/// The search settings a `net:` player takes as `option=NAME=VALUE`, each with its range
+/// (the search's own declarations, [`alphazero_mcts::knobs`]).
+pub(crate) fn net_options() -> String {
+    format!(
+        "{}, {}, {}, {}",
+        knobs::C_PUCT,
+        knobs::FPU_REDUCTION,
+        knobs::POLICY_TEMPERATURE,
+        knobs::LEAVES_PER_BATCH
+    )
+}
 
 impl NetSearch {
     fn of(args: &ArenaArgs) -> Self {
@@ -108,27 +115,28 @@ impl NetSearch {
     pub(crate) fn with_options(mut self, text: &str, options: &[(String, String)]) -> Result<Self> {
         for (name, value) in options {
             let key = name.trim().to_ascii_lowercase().replace('-', "_");
-            let bad =
-                |why: &str| anyhow::anyhow!("player {text:?}: option {name}={value:?}: {why}");
-            let real = || -> Result<f32> {
-                match value.trim().parse::<f32>() {
-                    Ok(v) if v.is_finite() => Ok(v),
-                    _ => Err(bad("expected a number")),
-                }
+            let bad = |e: knobs::KnobError| {
+                anyhow::anyhow!(
+                    "player {text:?}: option {name}={value:?}: expected {}",
+                    e.expected
+                )
             };
             match key.as_str() {
-                "c_puct" => {
-                    self.c_puct = Some(parse_c_puct(value).map_err(|e| bad(&e))?);
+                "c_puct" => self.c_puct = Some(knobs::C_PUCT.parse(value).map_err(bad)?),
+                "fpu_reduction" => {
+                    self.fpu_reduction = Some(knobs::FPU_REDUCTION.parse(value).map_err(bad)?)
                 }
-                "fpu_reduction" => self.fpu_reduction = Some(real()?),
-                "policy_temperature" => self.policy_temperature = Some(real()?),
-                "leaves_per_batch" => match value.trim().parse::<u32>() {
-                    Ok(n @ 1..=256) => self.leaves_per_batch = Some(n),
-                    _ => return Err(bad("expected a whole number 1-256")),
-                },
+                "policy_temperature" => {
+                    self.policy_temperature =
+                        Some(knobs::POLICY_TEMPERATURE.parse(value).map_err(bad)?)
+                }
+                "leaves_per_batch" => {
+                    self.leaves_per_batch = Some(knobs::LEAVES_PER_BATCH.parse(value).map_err(bad)?)
+                }
                 _ => {
                     bail!(
-                        "player {text:?}: unknown option {name:?}; a net: player takes {NET_OPTIONS}"
+                        "player {text:?}: unknown option {name:?}; a net: player takes {}",
+                        net_options()
                     )
                 }
             }
@@ -282,7 +290,10 @@ fn build_entrant<G: ArenaGame>(
         PlayerKind::Net { file, simulations } => {
             let search = search.with_options(text, &spec.settings.options)?;
             search.config::<G>().validate().map_err(|e| {
-                anyhow::anyhow!("player {text:?}: {e}; a net: player takes {NET_OPTIONS}")
+                anyhow::anyhow!(
+                    "player {text:?}: {e}; a net: player takes {}",
+                    net_options()
+                )
             })?;
             net_entrant::<G>(file, *simulations, cfg, dev, seed, search)?
         }
@@ -1194,11 +1205,21 @@ mod tests {
             assert!(e.contains(needle), "{item:?}: {e}");
             assert!(e.contains("net:f{…}"), "{item:?}: {e}");
         }
-        // In range for the parser, refused by the search: the same error path as the match.
-        let c = NetSearch::default()
-            .with_options("net:f", &options(&[("policy_temperature", "0")]))
-            .unwrap()
-            .config::<alphazero_gomoku::Gomoku>();
-        assert!(c.validate().is_err());
+        // The option's range is the search's own: what the option takes, the search takes.
+        for (knob, value, taken) in [
+            ("policy_temperature", "0.05", false),
+            ("policy_temperature", "10", true),
+            ("leaves_per_batch", "256", true),
+            ("leaves_per_batch", "257", false),
+            ("c_puct", "100", true),
+            ("fpu_reduction", "-0.1", false),
+        ] {
+            let parsed = NetSearch::default().with_options("net:f", &options(&[(knob, value)]));
+            assert_eq!(parsed.is_ok(), taken, "{knob}={value}");
+            if let Ok(n) = parsed {
+                let c = n.config::<alphazero_gomoku::Gomoku>();
+                assert_eq!(c.validate(), Ok(()), "{knob}={value}");
+            }
+        }
     }
 }

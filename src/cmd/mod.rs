@@ -28,8 +28,14 @@ use std::path::{Path, PathBuf};
 /// The `--model` values of every command: a network file (`.azc`), or a training run's
 /// folder, which means its champion ([`alphazero_train::local::network_or_champion`]).
 pub fn model_arg(text: &str) -> Result<PathBuf, String> {
-    alphazero_train::local::network_or_champion(Path::new(text))
-        .map_err(|e| alphazero_train::storage::error_chain(&e))
+    model_path(Path::new(text)).map_err(|e| e.to_string())
+}
+
+/// [`model_arg`] of a path (the protocol engines find their `--model` after parsing:
+/// [`alphazero_engine::ModelOf`]).
+pub fn model_path(path: &Path) -> anyhow::Result<PathBuf> {
+    alphazero_train::local::network_or_champion(path)
+        .map_err(|e| anyhow::anyhow!(alphazero_train::storage::error_chain(&e)))
 }
 
 /// `n` and the noun, plural when `n` is not 1: `count(1, "game")` is "1 game", `count(2,

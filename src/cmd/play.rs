@@ -36,7 +36,7 @@ pub struct PlayArgs {
     #[arg(long, default_value = "default")]
     device: String,
     /// Engine simulations per move (also for `hint`); `--simulations`, the web API's name, too.
-    #[arg(long, visible_alias = "simulations", default_value_t = 800, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, visible_alias = "simulations", default_value_t = 800, value_parser = |s: &str| alphazero_mcts::knobs::SIMULATIONS.parse(s))]
     sims: u32,
     /// Engine thinking time per move in milliseconds (stops at --sims or the time, whichever
     /// comes first).

@@ -28,7 +28,7 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(1..=86_400))]
     analysis_seconds: u32,
     /// Most simulations of one continuous analysis (bounds its memory too).
-    #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+    #[arg(long, default_value_t = 200_000, value_parser = |s: &str| alphazero_mcts::knobs::SIMULATIONS.parse(s))]
     analysis_simulations: u32,
 }
 

@@ -21,7 +21,7 @@ use std::time::Instant;
 
 use alphazero_game::{Game, History};
 use alphazero_mcts::{
-    CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
+    knobs, CachedEvaluator, Control, Driver, EvalError, EvalRequest, Evaluator, RunLimits, Search,
     SearchBudget, SearchConfig, SearchResult, UniformEvaluator,
 };
 use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
@@ -641,40 +641,73 @@ pub fn play_search<G: Registered>(simulations: Option<u32>, seed: u64) -> PlaySe
     }
 }
 
-/// Settings of the protocol engines (`alphazero gomocup`, `alphazero ucci`, `pbrain-alphazero`).
-#[derive(Clone, Debug, Default)]
+/// Settings of the protocol engines, and the command-line arguments of `alphazero gomocup`,
+/// `alphazero ucci` and `pbrain-alphazero` alike (one declaration: the three take the same
+/// flags, checked by the same parsers).
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Eq)]
 pub struct BrainOptions {
-    /// Checkpoint to play with (else the shipped network, else uniform).
+    /// Network checkpoint, or a training run's folder for its champion (default: the shipped
+    /// network if there is one, else the uniform evaluator).
+    #[arg(long, value_name = "FILE|RUN_DIR")]
     pub model: Option<PathBuf>,
-    /// Device name.
+    /// Device: `default`, `cpu`, or `cuda[:N]` in builds with the `cuda` feature (empty:
+    /// `default`).
+    #[arg(long, default_value = "default")]
     pub device: String,
-    /// Exactly this many simulations per move, ignoring the clock (reproducible).
+    /// Play exactly N simulations per move and ignore the clock (reproducible answers).
+    #[arg(
+        long = "fixed-sims",
+        value_name = "N",
+        value_parser = |s: &str| knobs::SIMULATIONS.parse(s)
+    )]
     pub fixed_simulations: Option<u32>,
-    /// Spend every move's share of a match clock evenly: no early stop when the move is
-    /// decided, no extra time when the search is unsure
+    /// Spend every move's share of a match clock evenly. By default, on a match clock
+    /// (Gomocup `timeout_match`/`time_left`, UCCI/UCI `time`/`wtime`/`btime`) a search stops
+    /// early once its move cannot change and takes up to 3 shares when it is unsure
     /// ([`alphazero_protocols::EngineConfig::steer_time`] off).
+    #[arg(long)]
     pub flat_time: bool,
-    /// Start every search from an empty tree instead of the previous search's subtree
-    /// ([`alphazero_protocols::EngineConfig::reuse_tree`] off; to measure the difference).
+    /// Start every search from an empty tree. By default a search starts from the previous
+    /// search's subtree of the moves played since, keeping its visits
+    /// ([`alphazero_protocols::EngineConfig::reuse_tree`] off).
+    #[arg(long)]
     pub no_tree_reuse: bool,
 }
 
+/// How a program finds the network a `--model` names: a file as it is, a training run's
+/// folder as its champion. The programs pass `alphazero_train::local::network_or_champion`
+/// (this crate does not read run folders).
+pub type ModelOf<'a> = &'a dyn Fn(&Path) -> Result<PathBuf>;
+
+impl BrainOptions {
+    /// These options with `--model` found by `model_of`.
+    ///
+    /// # Errors
+    /// `model_of`'s, with `--model` as its context.
+    pub fn with_model_found(&self, model_of: ModelOf<'_>) -> Result<BrainOptions> {
+        let model = match &self.model {
+            Some(m) => Some(model_of(m).context("--model")?),
+            None => None,
+        };
+        Ok(BrainOptions {
+            model,
+            ..self.clone()
+        })
+    }
+}
+
 /// The settings of a protocol engine playing game `G` (the Gomocup brain: Gomoku; the UCCI/UCI
-/// engine: Xiangqi): the game's [`play_search`] with seed 0, its simulations the protocol
-/// engine's cap (exactly [`BrainOptions::fixed_simulations`] when given, the clock ignored),
-/// the protocol defaults otherwise.
+/// engine: Xiangqi): the game's [`play_search`] with seed 0 as the engine's search and budget,
+/// its simulations exactly [`BrainOptions::fixed_simulations`] when given (the clock ignored),
+/// else the protocol engine's cap; the protocol defaults otherwise.
 pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::EngineConfig {
     let defaults = alphazero_protocols::EngineConfig::default();
-    let (simulations, fixed) = match opts.fixed_simulations {
-        Some(n) => (n.max(1), true),
-        None => (defaults.simulations, false),
-    };
-    let play = play_search::<G>(Some(simulations), 0);
+    let cap = opts.fixed_simulations.or(defaults.budget.simulations);
+    let play = play_search::<G>(cap, 0);
     alphazero_protocols::EngineConfig {
         search: play.config,
-        simulations,
-        seed: play.budget.seed,
-        fixed_simulations: fixed,
+        budget: play.budget,
+        fixed_simulations: opts.fixed_simulations.is_some(),
         steer_time: !opts.flat_time,
         reuse_tree: !opts.no_tree_reuse,
         ..defaults
@@ -691,10 +724,15 @@ pub fn brain_config<G: Registered>(opts: &BrainOptions) -> alphazero_protocols::
 /// A brain whose evaluator cannot be loaded answers the manager `ERROR <reason>`
 /// ([`refuse_gomocup_brain`]) before it stops.
 ///
+/// `--model` is found by `model_of` ([`ModelOf`]).
+///
 /// # Errors
-/// A network that cannot be loaded, or an I/O error on stdin/stdout.
-pub fn run_gomocup_brain(opts: &BrainOptions) -> Result<()> {
-    let (evaluator, config) = match gomocup_brain(opts) {
+/// A network that cannot be found or loaded, or an I/O error on stdin/stdout.
+pub fn run_gomocup_brain(opts: &BrainOptions, model_of: ModelOf<'_>) -> Result<()> {
+    let brain = opts
+        .with_model_found(model_of)
+        .and_then(|opts| gomocup_brain(&opts));
+    let (evaluator, config) = match brain {
         Ok(brain) => brain,
         Err(e) => {
             refuse_gomocup_brain(&format!("{e:#}"));
@@ -900,10 +938,13 @@ fn gomoku_networks_for_other_planes(
 
 /// Runs the UCCI / UCI Xiangqi engine on stdin/stdout until `quit` or end of input.
 ///
+/// `--model` is found by `model_of` ([`ModelOf`]).
+///
 /// # Errors
-/// A network that cannot be loaded, or an I/O error on stdout.
-pub fn run_ucci_engine(opts: &BrainOptions) -> Result<()> {
+/// A network that cannot be found or loaded, or an I/O error on stdout.
+pub fn run_ucci_engine(opts: &BrainOptions, model_of: ModelOf<'_>) -> Result<()> {
     use alphazero_xiangqi::{Xiangqi, XiangqiConfig};
+    let opts = &opts.with_model_found(model_of)?;
     let device = device(if opts.device.is_empty() {
         "default"
     } else {
@@ -1076,9 +1117,18 @@ mod tests {
                     opts.fixed_simulations.is_some(),
                     "{spec}"
                 );
-                if let Some(n) = opts.fixed_simulations {
-                    assert_eq!(config.simulations, n, "{spec}");
-                }
+                // The play preset's budget as the search takes it: the fixed count, else
+                // the protocol engine's cap, seed 0, no root noise.
+                let cap = opts
+                    .fixed_simulations
+                    .or(alphazero_protocols::EngineConfig::default()
+                        .budget
+                        .simulations);
+                assert_eq!(
+                    config.budget,
+                    with_game!(&spec, G, _cfg => play_search::<G>(cap, 0)).budget,
+                    "{spec}"
+                );
             }
         }
     }

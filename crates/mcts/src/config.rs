@@ -6,6 +6,8 @@ use std::fmt;
 use serde::de::{self, value::MapAccessDeserializer, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::knobs::{self, KnobError};
+
 /// The exploration coefficient of PUCT.
 ///
 /// The selection score of a child `a` of a node with `N` visits is
@@ -326,7 +328,7 @@ pub struct ConfigError {
     /// The rejected value, formatted.
     pub value: String,
     /// What is required.
-    pub reason: &'static str,
+    pub reason: String,
 }
 
 pub(crate) fn check(
@@ -341,9 +343,18 @@ pub(crate) fn check(
         Err(ConfigError {
             field,
             value: value.to_string(),
-            reason,
+            reason: reason.into(),
         })
     }
+}
+
+/// A knob's verdict as the config's error (`must be a number in (0, 100]`).
+fn knob<T>(verdict: Result<T, KnobError>) -> Result<(), ConfigError> {
+    verdict.map(|_| ()).map_err(|e| ConfigError {
+        field: e.knob,
+        value: e.given,
+        reason: format!("must be {}", e.expected),
+    })
 }
 
 impl SearchConfig {
@@ -356,12 +367,7 @@ impl SearchConfig {
     /// `leaves_per_batch` ≥ 1, Gumbel `num_sampled_actions` ≥ 1, `c_visit` ≥ 0, `c_scale` > 0.
     pub fn validate(&self) -> Result<(), ConfigError> {
         match self.c_puct {
-            CPuct::Constant(c) => check(
-                c.is_finite() && c > 0.0,
-                "c_puct",
-                c,
-                "must be finite and > 0",
-            )?,
+            CPuct::Constant(c) => knob(knobs::C_PUCT.check(c))?,
             CPuct::AlphaZero { c_base, c_init } => {
                 check(
                     c_base.is_finite() && c_base > 0.0,
@@ -377,20 +383,8 @@ impl SearchConfig {
                 )?;
             }
         }
-        let t = self.policy_temperature;
-        check(
-            t.is_finite() && t > 0.0,
-            "policy_temperature",
-            t,
-            "must be finite and > 0",
-        )?;
-        let f = self.fpu_reduction;
-        check(
-            f.is_finite() && f >= 0.0,
-            "fpu_reduction",
-            f,
-            "must be finite and >= 0",
-        )?;
+        knob(knobs::POLICY_TEMPERATURE.check(self.policy_temperature))?;
+        knob(knobs::FPU_REDUCTION.check(self.fpu_reduction))?;
         let a = self.dirichlet_alpha;
         check(
             a.is_finite() && a > 0.0,
@@ -442,19 +436,9 @@ impl SearchConfig {
             d,
             "must be in [-1, 1]",
         )?;
-        check(
-            self.leaves_per_batch >= 1,
-            "leaves_per_batch",
-            self.leaves_per_batch,
-            "must be at least 1",
-        )?;
+        knob(knobs::LEAVES_PER_BATCH.check(self.leaves_per_batch))?;
         if let Some(g) = &self.gumbel {
-            check(
-                g.num_sampled_actions >= 1,
-                "gumbel.num_sampled_actions",
-                g.num_sampled_actions,
-                "must be at least 1",
-            )?;
+            knob(knobs::GUMBEL_SAMPLED_ACTIONS.check(g.num_sampled_actions))?;
             check(
                 g.c_visit.is_finite() && g.c_visit >= 0.0,
                 "gumbel.c_visit",

@@ -50,6 +50,7 @@ mod driver;
 mod evaluator;
 mod evaluators;
 mod gumbel;
+pub mod knobs;
 mod search;
 mod select;
 

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, Side};
 use alphazero_gomoku::{Gomoku, GomokuConfig, GomokuMove, Rule, MAX_SIZE, MIN_SIZE};
-use alphazero_mcts::{EvalRequest, Evaluator, Search};
+use alphazero_mcts::{EvalRequest, Evaluator, Search, SearchBudget};
 
 use crate::clock::{MovePlan, MovesToGo, PlayerClock, TimeControl};
 use crate::lines::{read_line_any, too_long_quote, ReadLine};
@@ -758,7 +758,7 @@ impl GomocupEngine {
     /// Time this move may take ([`TimeControl::plan`]), from the `INFO` limits: the turn
     /// limit (`timeout_turn`) and the match time left ([`Self::match_time_left`]) over the
     /// moves still to come on this board; `None` with fixed simulations.
-    fn budget(&self, pos: &Gomoku) -> Option<MovePlan> {
+    fn move_plan(&self, pos: &Gomoku) -> Option<MovePlan> {
         if self.config.fixed_simulations {
             return None;
         }
@@ -773,20 +773,20 @@ impl GomocupEngine {
         Some(tc.plan(&self.config))
     }
 
-    /// The simulation cap of one search: the configured one, lowered by `INFO max_memory`.
-    fn simulation_cap(&self) -> u32 {
-        let mut cap = self.config.simulations;
+    /// The budget of one search: the configured one ([`EngineConfig::budget`]), its cap
+    /// lowered by `INFO max_memory`.
+    fn search_budget(&self) -> SearchBudget {
+        let mut budget = self.config.budget;
         if let Some(mem) = self.max_memory.filter(|&m| m > 0) {
-            cap = cap.min(
-                (mem / self.config.bytes_per_simulation.max(1)).clamp(1, u64::from(u32::MAX))
-                    as u32,
-            );
+            let by_memory = (mem / self.config.bytes_per_simulation.max(1))
+                .clamp(1, u64::from(u32::MAX)) as u32;
+            budget.simulations = Some(budget.simulations.map_or(by_memory, |c| c.min(by_memory)));
         }
-        cap.max(1)
+        budget
     }
 
-    /// Searches `game` within `time` (counted from `received`) with at most `cap`
-    /// simulations and returns the move.
+    /// Searches `game` within `time` (counted from `received`) with `budget` and returns the
+    /// move.
     ///
     /// * `time` `None` (fixed simulations): an ordinary search on this thread.
     /// * No search time at all: [`quick_move`] (tactics, else the network's first choice).
@@ -799,14 +799,13 @@ impl GomocupEngine {
         game: &History<Gomoku>,
         received: Instant,
         time: Option<MovePlan>,
-        cap: u32,
+        budget: SearchBudget,
     ) -> Result<Thought<Gomoku>, String> {
         // No time budget means fixed simulations, which answer a position the same whatever
         // came before it: no tree is kept for them.
         let Some(time) = time else {
             let limits = ThinkLimits {
-                max_simulations: cap,
-                seed: self.config.seed,
+                budget,
                 deadline: None,
                 depth: None,
                 snapshot_every: None,
@@ -847,8 +846,7 @@ impl GomocupEngine {
             let (game, evaluator) = (game.clone(), Arc::clone(&self.evaluator));
             let search = self.config.search.clone();
             let limits = ThinkLimits {
-                max_simulations: cap,
-                seed: self.config.seed,
+                budget,
                 deadline: Some(received + time.search),
                 depth: None,
                 snapshot_every: Some(Duration::from_millis(5)),
@@ -1005,15 +1003,15 @@ impl GomocupEngine {
         let Some(game) = self.game.clone() else {
             return err_line(out, "no board: send START first");
         };
-        let budget = self.budget(game.current());
-        let t = match self.search(&game, received, budget, self.simulation_cap()) {
+        let plan = self.move_plan(game.current());
+        let t = match self.search(&game, received, plan, self.search_budget()) {
             Ok(t) => t,
             Err(e) => return err_line(out, e),
         };
         let Some(mv) = t.mv else {
             return err_line(out, format!("no move: {}", t.reason));
         };
-        self.report(&t, budget, out)?;
+        self.report(&t, plan, out)?;
         let r = match self.place(mv) {
             Ok(()) => writeln!(out, "{}", mv.to_gomocup()),
             Err(e) => err_line(
@@ -1032,7 +1030,7 @@ impl GomocupEngine {
     fn report(
         &self,
         t: &Thought<Gomoku>,
-        budget: Option<MovePlan>,
+        plan: Option<MovePlan>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         let pv: Vec<String> = t.pv.iter().map(|m| m.to_gomocup()).collect();
@@ -1053,7 +1051,7 @@ impl GomocupEngine {
             ms,
             t.simulations,
             f64::from(t.simulations) / t.elapsed.as_secs_f64().max(1e-9),
-            match budget {
+            match plan {
                 Some(b) => format!(
                     "{} ms (answer by {} ms)",
                     b.search.as_millis(),
@@ -1279,7 +1277,7 @@ mod tests {
     fn engine(infos: &[&str]) -> GomocupEngine {
         // Clock-based config (for the budget) with a tiny simulation cap (fast searches).
         let config = EngineConfig {
-            simulations: 8,
+            budget: SearchBudget::simulations(8),
             ..EngineConfig::default()
         };
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), config);
@@ -1292,7 +1290,10 @@ mod tests {
 
     fn budget_ms(infos: &[&str]) -> u128 {
         let e = engine(infos);
-        e.budget(e.position().unwrap()).unwrap().search.as_millis()
+        e.move_plan(e.position().unwrap())
+            .unwrap()
+            .search
+            .as_millis()
     }
 
     /// The `INFO` limits as the clock reads them ([`TimeControl`]; its rule is tested in
@@ -1330,9 +1331,13 @@ mod tests {
         );
         // A match clock may stretch a search; steering off, or a turn limit alone, may not.
         let e = engine(&["INFO timeout_turn 5000", "INFO timeout_match 60000"]);
-        assert!(e.budget(e.position().unwrap()).unwrap().stretched.is_some());
+        assert!(e
+            .move_plan(e.position().unwrap())
+            .unwrap()
+            .stretched
+            .is_some());
         let e = engine(&["INFO timeout_turn 1000"]);
-        assert_eq!(e.budget(e.position().unwrap()).unwrap().stretched, None);
+        assert_eq!(e.move_plan(e.position().unwrap()).unwrap().stretched, None);
     }
 
     #[test]
@@ -1343,26 +1348,35 @@ mod tests {
         // After 50 s of our own thinking 10 s are left: 250 ms → 200.
         e.match_used = Duration::from_secs(50);
         assert_eq!(
-            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            e.move_plan(e.position().unwrap())
+                .unwrap()
+                .search
+                .as_millis(),
             200
         );
         // All used up: no search time.
         e.match_used = Duration::from_secs(61);
         assert_eq!(
-            e.budget(e.position().unwrap()).unwrap().search,
+            e.move_plan(e.position().unwrap()).unwrap().search,
             Duration::ZERO
         );
         // A time_left counts from when it came: 10 s, then 5 s used → 125 ms → 75.
         let mut e = engine(&["INFO timeout_turn 5000", "INFO time_left 10000"]);
         e.match_used += Duration::from_secs(5);
         assert_eq!(
-            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            e.move_plan(e.position().unwrap())
+                .unwrap()
+                .search
+                .as_millis(),
             75
         );
         // START begins a new match clock.
         e.handle_line("START 15", &mut Vec::new()).unwrap();
         assert_eq!(
-            e.budget(e.position().unwrap()).unwrap().search.as_millis(),
+            e.move_plan(e.position().unwrap())
+                .unwrap()
+                .search
+                .as_millis(),
             200
         );
     }
@@ -1381,7 +1395,7 @@ mod tests {
     #[test]
     fn negative_info_limits_are_refused_naming_the_value_and_change_nothing() {
         let mut e = engine(&["INFO timeout_turn 2000", "INFO timeout_match 60000"]);
-        let before = e.budget(e.position().unwrap()).unwrap().search;
+        let before = e.move_plan(e.position().unwrap()).unwrap().search;
         for line in [
             "INFO timeout_turn -5",
             "INFO timeout_match -1",
@@ -1396,7 +1410,7 @@ mod tests {
                 "{line}"
             );
         }
-        assert_eq!(e.budget(e.position().unwrap()).unwrap().search, before);
+        assert_eq!(e.move_plan(e.position().unwrap()).unwrap().search, before);
         assert_eq!(e.max_memory, None);
     }
 
@@ -1404,7 +1418,7 @@ mod tests {
     fn fixed_simulations_ignore_the_clock() {
         let mut e = GomocupEngine::new(Arc::new(UniformEvaluator), EngineConfig::fixed(8, 0));
         e.handle_line("START 15", &mut Vec::new()).unwrap();
-        assert_eq!(e.budget(e.position().unwrap()), None);
+        assert_eq!(e.move_plan(e.position().unwrap()), None);
     }
 
     #[test]
@@ -1496,7 +1510,7 @@ mod tests {
         // simulations, so only the kept visits differ.
         let second = |reuse: bool| {
             let config = EngineConfig {
-                simulations: 300,
+                budget: SearchBudget::simulations(300),
                 reuse_tree: reuse,
                 ..EngineConfig::default()
             };

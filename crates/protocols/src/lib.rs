@@ -62,7 +62,7 @@ use std::time::Duration;
 
 pub use alphazero_arena::{Limits, MoveChoice, Player, PlayerError};
 use alphazero_gomoku::Rule;
-use alphazero_mcts::SearchConfig;
+use alphazero_mcts::{SearchBudget, SearchConfig};
 pub use client_gomocup::{GomocupClient, GomocupClientConfig};
 pub use client_ucci::{UcciClient, UcciClientConfig};
 pub use gomocup::{refuse_gomocup, run_gomocup, Flow, GomocupEngine};
@@ -75,13 +75,14 @@ pub struct EngineConfig {
     /// paper's, with no tactics; the programs (`alphazero gomocup`, `alphazero ucci`) play with
     /// their game's play search from the registry (`alphazero_engine::brain_config`).
     pub search: SearchConfig,
-    /// The most simulations one move may use (200,000): the cap for time-limited searches,
-    /// the exact count with [`EngineConfig::fixed_simulations`] or when no time is given.
-    pub simulations: u32,
-    /// Seed of every search's RNG (0).
-    pub seed: u64,
+    /// Every search's budget as the search takes it ([`SearchBudget`]): `simulations` the
+    /// most one move may use (200,000; the cap for time-limited searches, the exact count
+    /// with [`EngineConfig::fixed_simulations`] or when no time is given, lowered by a
+    /// protocol's node or memory limit; `None`: no cap, time alone ends a search, so never
+    /// with `fixed_simulations`), the seed (0), no root noise.
+    pub budget: SearchBudget,
     /// When `true` the clock never decides anything: every search without an explicit node
-    /// limit runs exactly [`EngineConfig::simulations`] simulations (or stops when the root is
+    /// limit runs exactly the budget's simulations (or stops when the root is
     /// proven), `INFO time_left` / `go movetime` are ignored. For golden tests and reproducible
     /// analysis. Default `false`.
     pub fixed_simulations: bool,
@@ -138,8 +139,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             search: SearchConfig::default(),
-            simulations: 200_000,
-            seed: 0,
+            budget: SearchBudget::simulations(200_000),
             fixed_simulations: false,
             default_move_time: Duration::from_millis(1000),
             safety_margin: Duration::from_millis(50),
@@ -162,8 +162,10 @@ impl EngineConfig {
     /// A deterministic configuration: exactly `simulations` per move, no clock, `seed`.
     pub fn fixed(simulations: u32, seed: u64) -> Self {
         EngineConfig {
-            simulations,
-            seed,
+            budget: SearchBudget {
+                seed,
+                ..SearchBudget::simulations(simulations)
+            },
             fixed_simulations: true,
             ..EngineConfig::default()
         }

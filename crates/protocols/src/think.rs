@@ -24,10 +24,10 @@ use alphazero_mcts::{
 /// stops it), its seed, and what it reports.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ThinkLimits {
-    /// Simulation cap (≥ 1).
-    pub max_simulations: u32,
-    /// Seed of the search's RNG ([`SearchBudget::seed`]).
-    pub seed: u64,
+    /// The search's budget as the search takes it: its simulation cap and seed, no root
+    /// noise ([`EngineConfig::budget`](crate::EngineConfig::budget), with the protocol's node
+    /// limit or memory cap applied).
+    pub budget: SearchBudget,
     /// Wall-clock deadline: no batch is started that is expected to end after it (with
     /// [`Self::steer`], the steering's target instead; the callback of [`think`] may move it).
     pub deadline: Option<Instant>,
@@ -345,14 +345,14 @@ fn carried<G: Game>(
 ///
 /// Order of business: no legal move → `mv: None`; an immediately winning candidate or a single
 /// candidate → answered without search; otherwise MCTS (as `search` says, without root noise,
-/// seeded with `limits.seed`) until `limits.max_simulations`, the deadline, the depth goal, a
+/// as `limits.budget` says) until its simulation cap, the deadline, the depth goal, a
 /// proven root, or the callback says stop. Moves in `banned` are never chosen (prior 0 at the
 /// root and filtered from the final choice). A root decided by repetition while moves remain
 /// is searched without its history.
 ///
 /// `tree` is a tree left by an earlier call for the same game (or `None`); it is carried to
 /// `game.current()` when it can be ([`carried`]: its visits count as the root's, not against
-/// `limits.max_simulations`) and replaced by this search's tree when the search ran, so the
+/// the cap) and replaced by this search's tree when the search ran, so the
 /// next call starts from the subtree of the moves then played. A search with `banned` moves
 /// neither starts from nor leaves a tree (its root priors are masked). Answers without a
 /// search leave `tree` as it was.
@@ -416,10 +416,7 @@ pub(crate) fn think<G: Game>(
             "single candidate",
         ));
     }
-    let budget = SearchBudget {
-        seed: limits.seed,
-        ..SearchBudget::simulations(limits.max_simulations.max(1))
-    };
+    let budget = limits.budget;
     let cfg = search.clone();
     let cfg_err = |e: alphazero_mcts::ConfigError| EvalError(e.to_string());
     let kept = tree
@@ -498,7 +495,10 @@ pub(crate) fn think<G: Game>(
                     let elapsed = now.saturating_duration_since(start).as_secs_f64();
                     let rate = f64::from(r.simulations) / elapsed.max(1e-6);
                     let by_time = rate * deadline.saturating_duration_since(now).as_secs_f64();
-                    let by_cap = limits.max_simulations.saturating_sub(r.simulations);
+                    let by_cap = limits
+                        .budget
+                        .simulations
+                        .map_or(u32::MAX, |cap| cap.saturating_sub(r.simulations));
                     let left = (by_time.ceil() as u64).min(u64::from(by_cap));
                     if !unsure && root_decided(&open, left) {
                         steered = Some("search (decided before its time)");
@@ -558,8 +558,10 @@ mod tests {
 
     fn limits(sims: u32, multipv: usize) -> ThinkLimits {
         ThinkLimits {
-            max_simulations: sims,
-            seed: 5,
+            budget: SearchBudget {
+                seed: 5,
+                ..SearchBudget::simulations(sims)
+            },
             deadline: None,
             depth: None,
             snapshot_every: None,

@@ -20,6 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use alphazero_game::{Game, History, Outcome, ParseError, Side};
+use alphazero_mcts::knobs::{RealKnob, POLICY_TEMPERATURE, SIMULATIONS};
 use alphazero_mcts::{Evaluator, Search};
 use alphazero_xiangqi::{Move, Square, Xiangqi, XiangqiConfig};
 
@@ -355,9 +356,6 @@ const GO_KEYS: &[&str] = &[
 const MAX_MULTIPV: i64 = 500;
 /// The largest `Hash` / `hashsize` in MiB.
 const MAX_HASH_MB: i64 = 1 << 20;
-/// The range of `PolicyTemperature` / `policytemperature`: above 10 the priors are nearly
-/// uniform (the network no longer guides the search), below 0.1 nearly one-hot.
-const POLICY_TEMPERATURE_RANGE: (f32, f32) = (0.1, 10.0);
 /// The most `Threads` / `threads`.
 const MAX_THREADS: i64 = 256;
 /// The largest `Move Overhead` in ms (as Fairy-Stockfish).
@@ -388,12 +386,11 @@ enum OptKind {
         max: i64,
     },
     Combo(&'static str, &'static [&'static str]),
-    /// A real number in `min..=max`, declared as `type string` (UCI and UCCI have no real
-    /// type; lc0 declares its `PolicyTemperature` the same way).
+    /// A real number in the knob's range, declared as `type string` (UCI and UCCI have no
+    /// real type; lc0 declares its `PolicyTemperature` the same way).
     Real {
         default: f32,
-        min: f32,
-        max: f32,
+        knob: RealKnob,
     },
 }
 
@@ -538,7 +535,11 @@ impl UcciEngine {
                 Opt::Simulations,
                 Some("Simulations"),
                 Some("simulations"),
-                spin(i64::from(d.simulations), 1, 100_000_000),
+                spin(
+                    i64::from(d.budget.simulations.unwrap_or(SIMULATIONS.max)),
+                    i64::from(SIMULATIONS.min),
+                    i64::from(SIMULATIONS.max),
+                ),
             ),
             spec(Opt::RankBase, None, Some("rankbase"), spin(0, 0, 1)),
             spec(Opt::MultiPv, Some("MultiPV"), None, spin(1, 1, MAX_MULTIPV)),
@@ -578,8 +579,7 @@ impl UcciEngine {
                 Some("policytemperature"),
                 OptKind::Real {
                     default: d.search.policy_temperature,
-                    min: POLICY_TEMPERATURE_RANGE.0,
-                    max: POLICY_TEMPERATURE_RANGE.1,
+                    knob: POLICY_TEMPERATURE,
                 },
             ),
         ]
@@ -885,12 +885,12 @@ impl UcciEngine {
                     )
                 }
             },
-            OptKind::Real { min, max, .. } => match v.parse::<f32>() {
-                Ok(x) if (min..=max).contains(&x) => {
+            OptKind::Real { knob, .. } => match knob.parse(v) {
+                Ok(x) => {
                     real = x;
                     0
                 }
-                _ => return self.error(out, bad(format!("expected a number from {min} to {max}"))),
+                Err(e) => return self.error(out, bad(format!("expected {}", e.expected))),
             },
         };
         // Every spin range above fits u32.
@@ -905,7 +905,7 @@ impl UcciEngine {
                 };
                 self.notation_chosen = true;
             }
-            Opt::Simulations => self.config.simulations = n32,
+            Opt::Simulations => self.config.budget.simulations = Some(n32),
             Opt::MultiPv => self.multipv = n32,
             Opt::ShowWdl => self.show_wdl = number == 1,
             Opt::PolicyTemperature => self.config.search.policy_temperature = real,
@@ -1240,14 +1240,13 @@ impl UcciEngine {
             .map(|tc| tc.plan(&self.config))
         };
         let search_time = plan.map(|p| p.search);
-        let cap = self.config.simulations;
-        let max_simulations = match go.nodes {
-            Some(n) => n.clamp(1, u64::from(u32::MAX)) as u32,
-            None => cap,
-        };
+        // `go nodes` (≥ 1, checked by `parse_go`) replaces the configured cap.
+        let mut budget = self.config.budget;
+        if let Some(n) = go.nodes {
+            budget.simulations = Some(n.min(u64::from(u32::MAX)) as u32);
+        }
         let mut limits = ThinkLimits {
-            max_simulations,
-            seed: self.config.seed,
+            budget,
             deadline: if waiting {
                 None
             } else {
@@ -1373,7 +1372,7 @@ fn without_clock(info: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use alphazero_mcts::{EvalError, EvalRequest, UniformEvaluator};
+    use alphazero_mcts::{EvalError, EvalRequest, SearchBudget, UniformEvaluator};
     use std::io::Cursor;
     use std::sync::atomic::{AtomicU64, Ordering};
     use std::sync::Mutex;
@@ -1500,7 +1499,7 @@ mod tests {
     fn a_search_starts_from_the_previous_trees_subtree_of_the_moves_played_since() {
         let engine = |reuse_tree: bool| {
             let config = EngineConfig {
-                simulations: 400,
+                budget: SearchBudget::simulations(400),
                 reuse_tree,
                 ..EngineConfig::default()
             };
@@ -1720,7 +1719,7 @@ mod tests {
                 &format!("setoption name PolicyTemperature value {bad}\n"),
             );
             assert!(
-                out.contains("option PolicyTemperature: expected a number from 0.1 to 10"),
+                out.contains("option PolicyTemperature: expected a number in [0.1, 10]"),
                 "{bad}: {out}"
             );
             assert_eq!(e.config().search.policy_temperature, want, "{bad}");

@@ -78,7 +78,7 @@ impl Drop for Load {
 
 fn brain(evaluator: Arc<dyn Evaluator<Gomoku>>) -> GomocupEngine {
     let config = EngineConfig {
-        simulations: 1_000_000,
+        budget: alphazero_mcts::SearchBudget::simulations(1_000_000),
         ..EngineConfig::default()
     };
     GomocupEngine::new(evaluator, config)

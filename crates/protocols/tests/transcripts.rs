@@ -494,8 +494,8 @@ fn ucci_declares_and_validates_hashsize_and_threads() {
         "info string error: option rankbase: expected an integer from 0 to 1, got \"5\"; unchanged",
         "info string error: unknown option \"frobnicate\"; ignored",
         "option policytemperature type string default 1",
-        "info string error: option policytemperature: expected a number from 0.1 to 10, got \"0\"; unchanged",
-        "info string error: option policytemperature: expected a number from 0.1 to 10, got \"warm\"; unchanged",
+        "info string error: option policytemperature: expected a number in [0.1, 10], got \"0\"; unchanged",
+        "info string error: option policytemperature: expected a number in [0.1, 10], got \"warm\"; unchanged",
         // UCCI keeps ICCS (0–9) until rankbase 1.
         "info string error: position move 1 of 1 \"h2e2\" (ICCS h1e1) is illegal: there is no piece on h1 (moves are read with ranks 1–10; with ranks 0–9 it would be legal: setoption rankbase 0)",
     ] {

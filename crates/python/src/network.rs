@@ -543,10 +543,6 @@ fn evaluator_for<G: BoardView>(
 /// mistake, and one like 2⁶³ would never return.
 const MAX_TIME_MS: u64 = 86_400_000;
 
-/// The most simulations `search` takes (the command line's `--sims` bound): a search tree
-/// grows with them, and more would exhaust the memory before it returned.
-const MAX_SIMULATIONS: u32 = 10_000_000;
-
 /// How often a search in progress looks for Ctrl-C (Python's pending signals).
 const SIGNAL_POLL: std::time::Duration = std::time::Duration::from_millis(20);
 
@@ -574,11 +570,13 @@ pub fn search(
 ) -> PyResult<PySearchResult> {
     let simulations = simulations
         .map(|n| {
+            // The search's own range, as every command's `--sims` takes it.
+            let k = alphazero_mcts::knobs::SIMULATIONS;
             crate::int_arg(
                 n,
-                "simulations",
-                1,
-                MAX_SIMULATIONS,
+                k.name,
+                k.min,
+                k.max,
                 " (a larger tree would outgrow the memory; use time_ms for a long search)",
             )
         })

@@ -1,6 +1,7 @@
 //! The flags of `alphazero arena` ([`ArenaArgs`]) and their parsers; the work that takes them
 //! is the parent module.
 use crate::games::GameArgs;
+use alphazero_mcts::knobs;
 use std::path::PathBuf;
 
 /// Arguments of `alphazero arena`.
@@ -34,21 +35,21 @@ pub struct ArenaArgs {
     pub(super) threads: u64,
     /// Simulations per move for search players without their own count (`net:FILE`), and the
     /// node limit given to external engines.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    #[arg(long, value_parser = |s: &str| knobs::SIMULATIONS.parse(s))]
     pub(super) sims: Option<u32>,
     /// Exploration constant c_puct of the network players' PUCT search (a constant; default:
     /// the game's play search, AlphaZero's slowly growing c(N) with c_init 1.25, c_base 19652).
-    #[arg(long, value_parser = parse_c_puct)]
+    #[arg(long, value_parser = |s: &str| knobs::C_PUCT.parse(s))]
     pub(super) c_puct: Option<f32>,
     /// Leaves the network players' search collects (with virtual loss) per network call: 1
     /// is the sequential search of the paper; more is faster per simulation but searches
     /// a little wider (default: the game's play search, 8).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_parser = |s: &str| knobs::LEAVES_PER_BATCH.parse(s))]
     pub(super) leaves_per_batch: Option<u32>,
     /// Gumbel root search for the network players (Danihelka et al. 2022): M root actions
     /// sampled by Gumbel-top-k, the simulations shared out by sequential halving, instead of
     /// PUCT at the root (16 is the paper's M; needs a simulation count, not only --movetime).
-    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, value_name = "M", value_parser = |s: &str| knobs::GUMBEL_SAMPLED_ACTIONS.parse(s))]
     pub(super) gumbel: Option<u32>,
     /// Time per move in milliseconds (search players stop early, external engines get it).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
@@ -119,25 +120,4 @@ pub struct ArenaArgs {
     /// Device for networks: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
     #[arg(long, default_value = "default")]
     pub(super) device: String,
-}
-
-/// `--c-puct`: a finite c_puct in (0, 100], at least 1e-6 (the search's f32).
-///
-/// # Errors
-/// The text, quoted, and what was expected.
-pub(super) fn parse_c_puct(text: &str) -> std::result::Result<f32, String> {
-    // Parsed as f64 so that a tiny positive value is refused for what it is (too small for
-    // the search's f32), not reported as out of a range it is in.
-    match text.trim().parse::<f64>() {
-        Ok(c) if c.is_finite() && c > 0.0 && c <= 100.0 => {
-            if c < 1e-6 {
-                Err(format!(
-                    "{text:?}: too small (the search needs c_puct >= 1e-6)"
-                ))
-            } else {
-                Ok(c as f32)
-            }
-        }
-        _ => Err(format!("{text:?}: expected a number in (0, 100]")),
-    }
 }

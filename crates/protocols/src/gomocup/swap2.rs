@@ -96,8 +96,9 @@ impl GomocupEngine {
         let c = i16::from(n / 2);
         let k = SWAP2_OPENINGS.len() as u32;
         let empty = Gomoku::new(&config);
-        let budget = self.budget(&empty).map(|b| b.share(k));
-        let cap = (self.simulation_cap() / k).max(1);
+        let plan = self.move_plan(&empty).map(|b| b.share(k));
+        let mut each = self.search_budget();
+        each.simulations = each.simulations.map(|cap| (cap / k).max(1));
         let mut best: Option<(f32, Vec<GomokuMove>)> = None;
         for opening in SWAP2_OPENINGS {
             let stones: Vec<GomokuMove> = opening
@@ -112,14 +113,14 @@ impl GomocupEngine {
                 continue;
             }
             // Each opening gets its share of the time from now on.
-            let t = match self.search(&h, Instant::now(), budget, cap) {
+            let t = match self.search(&h, Instant::now(), plan, each) {
                 Ok(t) => t,
                 Err(e) => return err_line(out, e),
             };
             if best.as_ref().is_none_or(|(v, _)| t.value.abs() < v.abs()) {
                 best = Some((t.value, stones));
             }
-            if received.elapsed() >= self.budget(&empty).map_or(Duration::MAX, |b| b.search) {
+            if received.elapsed() >= self.move_plan(&empty).map_or(Duration::MAX, |b| b.search) {
                 break;
             }
         }
@@ -150,14 +151,14 @@ impl GomocupEngine {
         let Some(game) = self.game.clone() else {
             return err_line(out, "no board: send START first");
         };
-        let full = self.budget(game.current());
+        let full = self.move_plan(game.current());
         // Stage 2 may need a second search for the 5th stone: half the time each.
-        let budget = if three {
+        let plan = if three {
             full.map(|b| b.share(2))
         } else {
             full
         };
-        let t = match self.search(&game, received, budget, self.simulation_cap()) {
+        let t = match self.search(&game, received, plan, self.search_budget()) {
             Ok(t) => t,
             Err(e) => return err_line(out, e),
         };
@@ -179,7 +180,7 @@ impl GomocupEngine {
                 out,
                 "MESSAGE swap2 stage {stage}: value for white to move {v:+.3}: staying white"
             )?;
-            self.report(&t, budget, out)?;
+            self.report(&t, plan, out)?;
             return match self.place(w) {
                 Ok(()) => writeln!(out, "{}", w.to_gomocup()),
                 Err(e) => err_line(out, format!("internal: {e}")),
@@ -192,7 +193,7 @@ impl GomocupEngine {
         let Some(after) = self.game.clone() else {
             return err_line(out, "no board: send START first");
         };
-        let r = match self.search(&after, Instant::now(), budget, self.simulation_cap()) {
+        let r = match self.search(&after, Instant::now(), plan, self.search_budget()) {
             Ok(r) => r,
             Err(e) => return err_line(out, e),
         };

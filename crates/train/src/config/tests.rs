@@ -245,7 +245,7 @@ fn infinite_and_nan_values_are_rejected_as_not_finite() {
         ),
         (
             "selfplay.search.fpu_reduction=inf",
-            "selfplay.search.fpu_reduction must be finite and >= 0 (got inf)",
+            "selfplay.search.fpu_reduction must be a number >= 0 (got inf)",
         ),
     ] {
         let err = base.with_overrides(&[set]).unwrap_err().to_string();
@@ -414,7 +414,7 @@ fn validate_names_the_bad_key() {
         ),
         (
             "selfplay.search.leaves_per_batch=0",
-            "selfplay.search.leaves_per_batch must be at least 1",
+            "selfplay.search.leaves_per_batch must be a whole number 1-256",
         ),
         (
             "selfplay.search.c_puct={ c_base = 0, c_init = 1 }",
@@ -751,7 +751,7 @@ fn gating_search_errors_name_the_key_written() {
     for (o, msg) in [
         (
             "gating.search.c_puct=0",
-            "gating.search.c_puct must be finite and > 0",
+            "gating.search.c_puct must be a number in (0, 100]",
         ),
         (
             "gating.search.draw_score=2",

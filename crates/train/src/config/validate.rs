@@ -1,7 +1,7 @@
 //! [`TrainConfig::validate`]: every value's range, each error naming its key; the searches by
 //! the search's own rules ([`SearchConfig::validate`]).
 
-use alphazero_mcts::SearchConfig;
+use alphazero_mcts::{knobs, SearchConfig};
 use alphazero_registry::GameSpec;
 
 use super::errors::invalid;
@@ -288,11 +288,11 @@ impl TrainConfig {
 }
 
 /// [`SearchConfig::validate`] of a search of the config, its error naming the key under
-/// `prefix` (`selfplay.search.c_puct must be finite and > 0 (got 0)`).
+/// `prefix` (`selfplay.search.c_puct must be a number in (0, 100] (got 0)`).
 fn search_valid(prefix: &str, search: &SearchConfig) -> Result<(), ConfigError> {
     search.validate().map_err(|e| ConfigError::Invalid {
         key: format!("{prefix}.{}", e.field),
-        message: e.reason.to_string(),
+        message: e.reason,
         value: e.value,
     })
 }
@@ -322,12 +322,13 @@ pub(super) fn integer_minimum(key: &str) -> u32 {
         | "model.value_hidden"
         | "train.batch_size"
         | "train.lr_step_every"
-        | "selfplay.search.leaves_per_batch"
-        | "gating.search.leaves_per_batch"
         | "gating.games"
         | "gating.simulations"
         | "eval.solver_positions"
         | "run.snapshot_every" => 1,
+        "selfplay.search.leaves_per_batch" | "gating.search.leaves_per_batch" => {
+            knobs::LEAVES_PER_BATCH.min
+        }
         _ => 0,
     }
 }
