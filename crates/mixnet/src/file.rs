@@ -64,9 +64,9 @@ impl MixnetFile {
     /// Reads a file written by [`MixnetFile::to_bytes`].
     ///
     /// # Errors
-    /// [`MixnetError::Format`] saying what is wrong: another kind of file, another version, a
-    /// damaged file (checksum), impossible sizes, tensors of the wrong length or non-finite
-    /// weights.
+    /// [`MixnetError::Format`] saying what is wrong: another kind of file, a file cut short
+    /// (shorter than its sizes need) or otherwise damaged (checksum), another version,
+    /// impossible sizes, tensors of the wrong length or non-finite weights.
     pub fn from_bytes(bytes: &[u8]) -> Result<MixnetFile, MixnetError> {
         // The reader of a file names it; the message says what is wrong with its contents.
         let bad = |why: String| MixnetError::Format(format!("evaluator file: {why}"));
