@@ -285,6 +285,14 @@ fn analyze_review_marks_the_move_that_leaves_a_win_in_one() {
         .filter(|t| t[0].parse::<usize>().is_ok() && t.iter().any(|w| w.ends_with('%')))
         .collect();
     assert_eq!(rows.len(), 7, "one line a move: {}", out.stdout);
+    // The first column is the move's number, 1 for the game's first move.
+    assert!(
+        out.stdout
+            .lines()
+            .any(|l| l.trim_start().starts_with("move  side")),
+        "{}",
+        out.stdout
+    );
     let mark = |ply: usize| {
         let row = &rows[ply - 1];
         assert_eq!(row[0], ply.to_string(), "{}", out.stdout);
@@ -306,6 +314,45 @@ fn analyze_review_marks_the_move_that_leaves_a_win_in_one() {
             .any(|l| l.trim() == "second (O): 0 `?`, 1 `??`"),
         "the count per side: {}",
         out.stdout
+    );
+}
+
+/// Regression (fresh-user trial): the second game of a file was announced as `game 1`.
+/// Games are numbered from 1 as people count them, beside the --game-index (from 0) that
+/// picks each, in the line saying what is analysed and in the errors.
+#[test]
+fn analyze_numbers_the_games_of_a_file_from_one_beside_their_index() {
+    let dir = fresh_dir("analyze_game_numbers");
+    let pgn = dir.join("two.pgn");
+    std::fs::write(
+        &pgn,
+        "[Game \"connect4\"]\n[Red \"a\"]\n[Yellow \"b\"]\n\n1. 4 4 *\n\n\
+         [Game \"connect4\"]\n[Red \"c\"]\n[Yellow \"d\"]\n\n1. 3 3 2. 3 *\n",
+    )
+    .unwrap();
+    let file = pgn.to_str().unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "analyze", "--game", "connect4", "--file", file, "--sims", "20",
+        ];
+        args.extend_from_slice(extra);
+        alphazero(&args)
+    };
+    let out = run(&["--game-index", "1"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("two.pgn: game 2 of 2 (--game-index 1), c vs d, position after 3 of 3 moves"),
+        "{}",
+        out.stderr
+    );
+    let out = run(&["--ply", "9"]);
+    assert_clean_error(&out, "--ply 9");
+    assert!(
+        out.stderr
+            .contains("--ply 9: game 1 of 2 (--game-index 0) of "),
+        "{}",
+        out.stderr
     );
 }
 

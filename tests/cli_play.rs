@@ -312,3 +312,59 @@ fn terminal_board_marks_the_last_move_and_the_winning_line() {
         out.stdout
     );
 }
+
+/// Regression (fresh-user trial): a damaged or cut-off evaluator file (`.azm`) gave an error
+/// with a prefix of the reader's own (`evaluator file: checksum mismatch`). It is one line
+/// naming the file and saying what is wrong, for `play` and for the Gomocup brain.
+#[test]
+fn a_damaged_or_truncated_evaluator_file_is_one_line_naming_the_file_and_the_fault() {
+    let dir = common::fresh_dir("play_bad_azm");
+    let good = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/gomoku-15x15-freestyle.azm"
+    ))
+    .unwrap();
+    let truncated = dir.join("truncated.azm");
+    std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    let mut bytes = good.clone();
+    bytes[good.len() / 2] ^= 0x10;
+    let flipped = dir.join("flipped.azm");
+    std::fs::write(&flipped, &bytes).unwrap();
+    for (file, fault) in [
+        (
+            &truncated,
+            // What its sizes need: as far as they are read before the cut.
+            format!(
+                "truncated evaluator file: {} bytes, its sizes need at least ",
+                good.len() / 2
+            ),
+        ),
+        (
+            &flipped,
+            "damaged evaluator file: its checksum does not match its contents (bytes changed \
+             since it was written)"
+                .to_string(),
+        ),
+    ] {
+        let path = file.to_str().unwrap();
+        let want = format!("error: {path}: {fault}");
+        // The brain reads its file when the manager starts a game.
+        for (args, input) in [
+            (
+                vec!["play", "--game", "gomoku", "--size", "15", "--model", path],
+                "",
+            ),
+            (vec!["gomocup", "--model", path], "START 15\nEND\n"),
+        ] {
+            let out = alphazero_with_input(&args, input);
+            assert_clean_error(&out, &format!("{args:?}"));
+            let line = out
+                .stderr
+                .lines()
+                .find(|l| l.starts_with("error:"))
+                .unwrap();
+            assert!(line.starts_with(&want), "{args:?}: {line}");
+            assert_eq!(line.matches(path).count(), 1, "{args:?}: {line}");
+        }
+    }
+}

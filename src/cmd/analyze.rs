@@ -27,7 +27,8 @@ pub struct AnalyzeArgs {
     /// analysed unless --ply is given.
     #[arg(long, value_name = "FILE")]
     file: Option<PathBuf>,
-    /// Which game of a file holding several (0 = the first).
+    /// Which game of a file holding several, counted from 0 (0 = the first; the output
+    /// numbers games from 1: `game 1 of 3 (--game-index 0)`).
     #[arg(long, default_value_t = 0, requires = "file")]
     game_index: usize,
     /// Analyse the position after this many moves of the --file game (0 = its start).
@@ -50,7 +51,8 @@ pub struct AnalyzeArgs {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Review the whole --file game instead of one position: search the position before each
-    /// move (from --ply, default the start) and print one line a move with the move played,
+    /// move (from --ply, default the start) and print one line a move with its number (1 =
+    /// the game's first move), the move played,
     /// its Q and share of the visits, the search's best move and its Q, and the root value (all
     /// from the side to move), marking a move `?` when its Q is at least 0.2 below the best
     /// move's and `??` at least 0.5 below (or when the search gave it no visit).
@@ -93,17 +95,22 @@ fn file_position<G: BoardView>(
     }
     let plies = rec.history.len();
     let ply = args.ply.unwrap_or(if args.review { 0 } else { plies });
+    // Games are numbered for people from 1 (`game 1 of 3`), with the --game-index that
+    // picks each (counted from 0) beside the number.
+    let which = format!(
+        "game {} of {n} (--game-index {})",
+        args.game_index + 1,
+        args.game_index
+    );
     if ply > plies {
         bail!(
-            "--ply {ply}: game {} of {} has {plies} moves",
-            args.game_index,
+            "--ply {ply}: {which} of {} has {plies} moves",
             path.display()
         );
     }
     eprintln!(
-        "{}: game {} ({} vs {}), {} of {plies} moves",
+        "{}: {which}, {} vs {}, {} of {plies} moves",
         path.display(),
-        args.game_index,
         or_unknown(&rec.players[0]),
         or_unknown(&rec.players[1]),
         if args.review {
@@ -227,13 +234,14 @@ fn review<G: BoardView>(
     );
     println!(
         "{:>4}  {:<10} {:<8} {:>8} {:>7}  {:<8} {:>8} {:>8}  mark",
-        "ply", "side", "played", "Q", "share", "best", "Q best", "value"
+        "move", "side", "played", "Q", "share", "best", "Q best", "value"
     );
     let mut marks: Vec<(String, usize, usize)> = Vec::new();
     for (i, pair) in searched.windows(2).enumerate() {
         let (Some((pos, r)), (after, _)) = (&pair[0].1, &pair[1]) else {
             break;
         };
+        // The move after `ply` moves is move number `ply + 1`.
         let ply = from + i;
         let played = game.moves()[ply];
         let line = Reviewed::of(r, played, *after);

@@ -203,6 +203,8 @@ fn legend_lines(entries: &[String], width: i32) -> Vec<String> {
     lines
 }
 const MARGIN: i32 = 30;
+/// The colour of a board's lines (cell borders, or the lines of a board of points).
+const GRID_INK: RGBColor = RGBColor(120, 100, 70);
 
 /// The shade of a heatmap cell at `t` of the hottest one's heat (0–1; the square root of
 /// the share ratio, so that small shares still show).
@@ -232,7 +234,9 @@ fn wrap_words(text: &str, width: i32) -> Vec<String> {
 /// Draws the board of `pos` with each cell shaded by `heat` (`(move, share)`, shares in
 /// [0, 1]; the hottest cell darkest) under `title` (what was searched: e.g. the side to move
 /// and the simulations) and a scale of the shades from 0 to the hottest cell's share of the
-/// visits; the pieces as coloured discs with their letters ([`BoardView::piece_letter`])
+/// visits; the pieces as coloured discs with their letters ([`BoardView::piece_letter`]) —
+/// in their cells, or on the intersections of a board of points ([`BoardView::point_lines`]:
+/// Gomoku's grid, Xiangqi's with its river and palaces), whose heat is centred on each point —
 /// under a legend of the sides' colours and the letters, a blue frame on the best move and,
 /// for piece moves, lines from origin to destination of the top three; the coordinates
 /// ([`BoardView::axis_labels`]) along the bottom and left edges.
@@ -245,6 +249,16 @@ pub fn draw_heatmap<G: BoardView>(
     title: &str,
     path: &Path,
 ) -> Result<()> {
+    let (buf, w, h) = heatmap_pixels(pos, heat, title)?;
+    write_png(path, &buf, w, h)
+}
+
+/// The picture of [`draw_heatmap`]: RGB bytes, row by row, and its width and height.
+fn heatmap_pixels<G: BoardView>(
+    pos: &G,
+    heat: &[(G::Move, f32)],
+    title: &str,
+) -> Result<(Vec<u8>, u32, u32)> {
     let (rows, cols) = pos.grid();
     let w = (cols as i32 * CELL + 2 * MARGIN) as u32;
     let title_lines = wrap_words(title, w as i32 - 2 * 4);
@@ -265,6 +279,7 @@ pub fn draw_heatmap<G: BoardView>(
             }
         }
         let max = cell_heat.iter().copied().fold(0.0f32, f32::max);
+        let lines = pos.point_lines();
         let corner = |r: usize, c: usize| {
             // Row 0 is drawn at the bottom, the legend above the top margin.
             let x = MARGIN + c as i32 * CELL;
@@ -291,12 +306,23 @@ pub fn draw_heatmap<G: BoardView>(
                     ))
                     .map_err(draw_err)?;
                 }
-                root.draw(&Rectangle::new(
-                    [(x, y), (x + CELL, y + CELL)],
-                    RGBColor(120, 100, 70).stroke_width(1),
-                ))
-                .map_err(draw_err)?;
+                if lines.is_empty() {
+                    root.draw(&Rectangle::new(
+                        [(x, y), (x + CELL, y + CELL)],
+                        GRID_INK.stroke_width(1),
+                    ))
+                    .map_err(draw_err)?;
+                }
             }
+        }
+        // A board of points (Gomoku, Xiangqi): its lines through the cells' centres, where
+        // the pieces stand, over the heat.
+        for [a, b] in &lines {
+            root.draw(&PathElement::new(
+                vec![centre(a.0, a.1), centre(b.0, b.1)],
+                GRID_INK.stroke_width(1),
+            ))
+            .map_err(draw_err)?;
         }
         let colors = pos.piece_colors().map(|Rgb(r, g, b)| RGBColor(r, g, b));
         for r in 0..rows {
@@ -348,7 +374,7 @@ pub fn draw_heatmap<G: BoardView>(
             .map_err(draw_err)?;
             root.draw(&Rectangle::new(
                 [(x, scale_y + 2), (x + 12, scale_y + LEGEND_LINE - 6)],
-                RGBColor(120, 100, 70).stroke_width(1),
+                GRID_INK.stroke_width(1),
             ))
             .map_err(draw_err)?;
             x += 12;
@@ -423,7 +449,7 @@ pub fn draw_heatmap<G: BoardView>(
         }
         root.present().map_err(draw_err)?;
     }
-    write_png(path, &buf, w, h)
+    Ok((buf, w, h))
 }
 
 /// The moves of a game for `play`'s `moves` command: `moves: h2e2 h9g7`, and for games
@@ -476,4 +502,84 @@ pub fn pv_words<G: BoardView>(pos: &G, pv: &[G::Move]) -> Vec<String> {
         primary.push(format!("[{}]", second.join(" ")));
     }
     primary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alphazero_game::Game;
+    use alphazero_registry::games::{Xiangqi, XiangqiConfig};
+
+    /// The colour at pixel `(x, y)` of an RGB picture `w` pixels wide.
+    fn at(buf: &[u8], w: u32, (x, y): (i32, i32)) -> RGBColor {
+        let i = 3 * (y as usize * w as usize + x as usize);
+        RGBColor(buf[i], buf[i + 1], buf[i + 2])
+    }
+
+    /// Regression: Xiangqi heatmaps drew the board as cells with a piece in each, not the
+    /// pieces on the intersections of the ranks and files as a Xiangqi board has them.
+    #[test]
+    fn xiangqi_heatmap_has_its_pieces_on_the_intersections_of_its_lines() {
+        let pos = Xiangqi::new(&XiangqiConfig::default());
+        let (buf, w, h) = heatmap_pixels(&pos, &[], "red to move").unwrap();
+        let (rows, _) = pos.grid();
+        // The board's top-left cell starts at (MARGIN, top): the picture is as high as the
+        // board and its margins plus what is above them.
+        let top = h as i32 - rows as i32 * CELL - 2 * MARGIN;
+        let centre = |r: usize, c: usize| {
+            (
+                MARGIN + c as i32 * CELL + CELL / 2,
+                top + MARGIN + (rows - 1 - r) as i32 * CELL + CELL / 2,
+            )
+        };
+        let board = RGBColor(235, 215, 165);
+        // An empty point (c1, on the empty rank 1) is a crossing of two lines; the corner
+        // where four cells would meet, between points, is bare board.
+        let (x, y) = centre(1, 2);
+        assert_eq!(
+            at(&buf, w, (x, y)),
+            GRID_INK,
+            "the point c1 is on the lines"
+        );
+        assert_eq!(
+            at(&buf, w, (x + CELL / 2, y + CELL / 2)),
+            board,
+            "between points"
+        );
+        // A piece (red's chariot at a0) is centred on the corner point of the lines: the
+        // rank 0 line leaves the disc to the right, the file a line leaves it upwards.
+        let (x, y) = centre(0, 0);
+        assert_eq!(
+            at(&buf, w, (x + CELL / 2 + 3, y)),
+            GRID_INK,
+            "rank 0 from a0"
+        );
+        assert_eq!(
+            at(&buf, w, (x, y - CELL / 2 - 3)),
+            GRID_INK,
+            "file a from a0"
+        );
+        // The river breaks the inner files between ranks 4 and 5, not the edge ones.
+        let (x, y) = centre(4, 4);
+        assert_eq!(at(&buf, w, (x, y - CELL / 2 - 3)), board, "river on file e");
+        let (x, y) = centre(4, 0);
+        assert_eq!(
+            at(&buf, w, (x, y - CELL / 2 - 3)),
+            GRID_INK,
+            "file a crosses the river"
+        );
+    }
+
+    /// Connect Four is played in cells: its picture keeps the cell borders.
+    #[test]
+    fn connect4_heatmap_keeps_its_cells() {
+        use alphazero_registry::games::Connect4;
+        let pos = Connect4::new(&Default::default());
+        let (buf, w, h) = heatmap_pixels(&pos, &[], "X to move").unwrap();
+        let (rows, _) = pos.grid();
+        let top = h as i32 - rows as i32 * CELL - 2 * MARGIN;
+        // The top-left corner of the bottom-left cell is on its border.
+        let corner = (MARGIN, top + MARGIN + (rows as i32 - 1) * CELL);
+        assert_eq!(at(&buf, w, corner), GRID_INK);
+    }
 }

@@ -64,20 +64,33 @@ impl MixnetFile {
     /// Reads a file written by [`MixnetFile::to_bytes`].
     ///
     /// # Errors
-    /// [`MixnetError::Format`] saying what is wrong: another kind of file, another version, a
-    /// damaged file (checksum), impossible sizes, tensors of the wrong length or non-finite
-    /// weights.
+    /// [`MixnetError::Format`] saying what is wrong: another kind of file, a file cut short
+    /// (shorter than its sizes need) or otherwise damaged (checksum), another version,
+    /// impossible sizes, tensors of the wrong length or non-finite weights.
     pub fn from_bytes(bytes: &[u8]) -> Result<MixnetFile, MixnetError> {
+        // The reader of a file names it; the message says what is wrong with its contents.
         let bad = |why: String| MixnetError::Format(format!("evaluator file: {why}"));
+        let whole = |why: String| MixnetError::Format(why);
         if !is_mixnet_file(bytes) {
-            return Err(bad("not a Mixnet evaluator file (no AZMIXNET magic)".into()));
+            return Err(whole(
+                "not a Mixnet evaluator file (it does not start with AZMIXNET)".into(),
+            ));
         }
-        if bytes.len() < 24 {
-            return Err(bad("truncated".into()));
-        }
-        let (body, tail) = bytes.split_at(bytes.len() - 4);
-        if crc32fast::hash(body) != u32::from_le_bytes(tail.try_into().expect("4 bytes")) {
-            return Err(bad("checksum mismatch: the file is damaged".into()));
+        let (body, tail) = bytes.split_at(bytes.len().saturating_sub(4).max(MAGIC.len()));
+        let crc_ok = tail.len() == 4
+            && crc32fast::hash(body) == u32::from_le_bytes(tail.try_into().expect("4 bytes"));
+        if !crc_ok {
+            // Short of what its own sizes need: cut off (a partial copy or download);
+            // otherwise some bytes changed since it was written.
+            return Err(whole(match needed_len(bytes) {
+                need if need > bytes.len() => format!(
+                    "truncated evaluator file: {} bytes, its sizes need at least {need}",
+                    bytes.len()
+                ),
+                _ => "damaged evaluator file: its checksum does not match its contents \
+                      (bytes changed since it was written)"
+                    .into(),
+            }));
         }
         let mut r = &body[8..];
         let version =
@@ -138,6 +151,27 @@ impl MixnetFile {
     }
 }
 
+/// The length a file of [`MixnetFile::to_bytes`]'s layout needs, from the sizes it holds
+/// (the header, the provenance's length, each tensor's count, the checksum), as far as
+/// `bytes` holds them: more than `bytes.len()` when the file is cut short.
+fn needed_len(bytes: &[u8]) -> usize {
+    // Magic, version, the 8 bytes of rule, size and layer sizes; then the provenance.
+    let mut at = MAGIC.len() + 4 + 8;
+    let field = |at: usize, n: usize| bytes.get(at..at + n);
+    let Some(len) = field(at, 2) else {
+        return at + 2;
+    };
+    at += 2 + usize::from(u16::from_le_bytes([len[0], len[1]]));
+    for _ in 0..t::COUNT {
+        let Some(count) = field(at, 4) else {
+            return at + 4;
+        };
+        let count = u32::from_le_bytes(count.try_into().expect("4 bytes")) as usize;
+        at = at.saturating_add(4).saturating_add(count.saturating_mul(4));
+    }
+    at.saturating_add(4)
+}
+
 /// The next `len` bytes of `r`.
 fn take(r: &mut &[u8], len: usize) -> Result<Vec<u8>, String> {
     let mut buf = vec![0u8; len];
@@ -183,14 +217,23 @@ mod tests {
         let mut damaged = bytes.clone();
         damaged[100] ^= 0x40;
         let err = MixnetFile::from_bytes(&damaged).unwrap_err().to_string();
-        assert!(err.contains("checksum"), "{err}");
-        let err = MixnetFile::from_bytes(&bytes[..30])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("checksum") || err.contains("truncated"),
-            "{err}"
+        assert_eq!(
+            err,
+            "damaged evaluator file: its checksum does not match its contents (bytes changed \
+             since it was written)"
         );
+        // Cut anywhere, down to its magic: truncated, with its length and what it needs.
+        for cut in [8, 12, 30, bytes.len() / 2, bytes.len() - 1] {
+            let err = MixnetFile::from_bytes(&bytes[..cut])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.starts_with(&format!(
+                    "truncated evaluator file: {cut} bytes, its sizes need at least "
+                )),
+                "{cut}: {err}"
+            );
+        }
         let err = MixnetFile::from_bytes(b"AZC1 something else entirely")
             .unwrap_err()
             .to_string();

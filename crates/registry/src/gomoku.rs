@@ -364,6 +364,9 @@ impl PositionText for Gomoku {
 }
 
 impl BoardView for Gomoku {
+    fn point_lines(&self) -> Vec<[(usize, usize); 2]> {
+        crate::view::full_grid_lines(self.size(), self.size())
+    }
     fn text_position(&self, (row, col): (usize, usize)) -> Option<(usize, usize)> {
         // A line of column letters, then one line per row: the row number in 2 characters,
         // then ` X` per column.

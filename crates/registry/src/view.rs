@@ -59,6 +59,13 @@ pub trait BoardView: PositionText + Encode + RecordGame {
     fn piece_legend() -> Vec<String> {
         Vec::new()
     }
+    /// The board's lines when pieces stand on intersections (Gomoku, Xiangqi): segments
+    /// between points `(row, column)` of [`BoardView::grid`], a point being where a cell's
+    /// centre is drawn. Empty (the default) when pieces stand in cells (Connect Four), whose
+    /// borders are drawn instead.
+    fn point_lines(&self) -> Vec<[(usize, usize); 2]> {
+        Vec::new()
+    }
     /// The moves the side to move may not make because they lose at once by a rule it could
     /// be warned of (Gomoku renju: black's forbidden points); empty by default.
     fn forbidden_moves(&self) -> Vec<Self::Move> {
@@ -83,6 +90,14 @@ pub trait BoardView: PositionText + Encode + RecordGame {
         }
         s
     }
+}
+
+/// The lines of a plain board of points, `rows × cols`: every row and every column from end
+/// to end (see [`BoardView::point_lines`]).
+pub(crate) fn full_grid_lines(rows: usize, cols: usize) -> Vec<[(usize, usize); 2]> {
+    let across = (0..rows).map(|r| [(r, 0), (r, cols - 1)]);
+    let up = (0..cols).map(|c| [(0, c), (rows - 1, c)]);
+    across.chain(up).collect()
 }
 
 pub(crate) const RESET: &str = "\x1b[0m";

@@ -578,6 +578,19 @@ impl BoardView for Xiangqi {
     fn grid(&self) -> (usize, usize) {
         (10, 9)
     }
+    /// The ten ranks; the two edge files from end to end and the seven inner ones broken by
+    /// the river (between ranks 4 and 5); the two palaces' diagonals.
+    fn point_lines(&self) -> Vec<[(usize, usize); 2]> {
+        let mut lines: Vec<[(usize, usize); 2]> = (0..10).map(|r| [(r, 0), (r, 8)]).collect();
+        lines.extend([[(0, 0), (9, 0)], [(0, 8), (9, 8)]]);
+        for c in 1..8 {
+            lines.extend([[(0, c), (4, c)], [(5, c), (9, c)]]);
+        }
+        for (a, b) in [(0, 2), (7, 9)] {
+            lines.extend([[(a, 3), (b, 5)], [(a, 5), (b, 3)]]);
+        }
+        lines
+    }
     fn piece(&self, row: usize, col: usize) -> Option<(Side, u8)> {
         let sq = Square::new(col as u8, row as u8)?;
         self.piece_at(sq).map(|p| (p.side, p.kind as u8 + 1))

@@ -47,7 +47,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 pub use error::WebError;
 
-use error::ApiError;
+use error::{plain_rejection, ApiError};
 use games::WebGame;
 use play::{Analyser, AnyMatch, LiveJson, Match, StateJson};
 
@@ -395,41 +395,6 @@ fn body<T>(b: Result<Json<T>, JsonRejection>) -> Result<T, ApiError> {
         };
         ApiError::Rejected(status, plain_rejection(&e.body_text()))
     })
-}
-
-/// An extractor's refusal in the API's words, without the framework's: `Failed to
-/// deserialize the JSON body into the target type: …` becomes `bad request body: …`, and
-/// serde's `expected struct MoveRequest with 3 elements` (a body that is an array, a string
-/// or a number) becomes `the body must be a JSON object, not an array`, naming no type of the
-/// server.
-fn plain_rejection(text: &str) -> String {
-    const DATA: &str = "Failed to deserialize the JSON body into the target type: ";
-    const SYNTAX: &str = "Failed to parse the request body as JSON: ";
-    const QUERY: &str = "Failed to deserialize query string: ";
-    if let Some(rest) = text.strip_prefix(SYNTAX) {
-        return format!("the body is not JSON: {rest}");
-    }
-    let (lead, rest) = match (text.strip_prefix(DATA), text.strip_prefix(QUERY)) {
-        (Some(rest), _) => ("bad request body", rest),
-        (None, Some(rest)) => ("bad query", rest),
-        (None, None) => ("bad request", text),
-    };
-    let Some(i) = rest.find("expected struct ") else {
-        return format!("{lead}: {rest}");
-    };
-    // What serde found instead of an object: `invalid length 0, ` (an array) or `invalid
-    // type: string "x", `; where it was, if it says.
-    let found = rest[..i].trim_end_matches([',', ' ']);
-    let found = if found.starts_with("invalid length") {
-        "an array".to_string()
-    } else {
-        found
-            .strip_prefix("invalid type: ")
-            .unwrap_or(found)
-            .to_string()
-    };
-    let at = rest[i..].find(" at line ").map_or("", |j| &rest[i + j..]);
-    format!("{lead}: the body must be a JSON object, not {found}{at}")
 }
 
 /// Accepts a query string; a missing or malformed parameter is a 400.
@@ -916,39 +881,6 @@ async fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Regression (fresh-user trial): a body that was a JSON array was answered `expected
-    /// struct MoveRequest with 3 elements`, the server's type name in serde's words.
-    #[test]
-    fn refusals_name_no_server_type_and_no_framework() {
-        for (text, want) in [
-            (
-                "Failed to deserialize the JSON body into the target type: invalid length 0, \
-                 expected struct MoveRequest with 3 elements at line 1 column 2",
-                "bad request body: the body must be a JSON object, not an array at line 1 column 2",
-            ),
-            (
-                "Failed to deserialize the JSON body into the target type: invalid type: \
-                 string \"x\", expected struct NewGame at line 1 column 3",
-                "bad request body: the body must be a JSON object, not string \"x\" at line 1 column 3",
-            ),
-            (
-                "Failed to deserialize the JSON body into the target type: missing field \
-                 `session` at line 1 column 2",
-                "bad request body: missing field `session` at line 1 column 2",
-            ),
-            (
-                "Failed to parse the request body as JSON: EOF while parsing an object at line 1 column 1",
-                "the body is not JSON: EOF while parsing an object at line 1 column 1",
-            ),
-            (
-                "Failed to deserialize query string: missing field `session`",
-                "bad query: missing field `session`",
-            ),
-        ] {
-            assert_eq!(plain_rejection(text), want);
-        }
-    }
 
     /// A session of each game searches as every other program plays that game: the
     /// registry's play search (`serve` once had its own, without root or reply tactics).

@@ -389,6 +389,99 @@ async fn bad_json_and_bad_parameters_are_4xx_with_an_error() {
     assert!(r.json()["error"].is_string());
 }
 
+/// Regression (fresh-user trial): a wrong body was answered in serde's and axum's words
+/// (`expected struct MoveRequest with 3 elements`, `expected u32`). Each case of a wrong,
+/// missing or unknown field is answered with one sentence naming the field.
+#[tokio::test]
+async fn a_wrong_or_missing_field_is_answered_with_a_sentence_naming_it() {
+    let app = app();
+    let new = |extra: Value| {
+        let mut body = json!({"game": "connect4", "human_side": "first", "simulations": 5});
+        for (k, v) in extra.as_object().unwrap() {
+            body[k] = v.clone();
+        }
+        body.to_string()
+    };
+    for (path, body, want) in [
+        (
+            "/api/move",
+            "[]".to_string(),
+            "bad request body: the body must be a JSON object, not an array",
+        ),
+        (
+            "/api/move",
+            "\"h8\"".to_string(),
+            "bad request body: the body must be a JSON object, not the string \"h8\"",
+        ),
+        (
+            "/api/move",
+            json!({"move": "d1"}).to_string(),
+            "bad request body: the field session is missing",
+        ),
+        (
+            "/api/move",
+            json!({"session": 5, "move": "d1"}).to_string(),
+            "bad request body: session must be a string, not 5",
+        ),
+        (
+            "/api/move",
+            json!({"session": "x", "move": "d1", "ply": -1}).to_string(),
+            "bad request body: ply must be a whole number, 0 or more, not -1",
+        ),
+        (
+            "/api/new",
+            new(json!({"simulations": -3})),
+            "bad request body: simulations must be a whole number from 0 to 4294967295, not -3",
+        ),
+        (
+            "/api/new",
+            new(json!({"size": 8.5})),
+            "bad request body: size must be a whole number from 0 to 255, not 8.5",
+        ),
+        (
+            "/api/new",
+            new(json!({"moves": "d1"})),
+            "bad request body: moves must be an array, not the string \"d1\"",
+        ),
+        (
+            "/api/new",
+            new(json!({"human_side": "left"})),
+            "bad request body: human_side must be `first` or `second`, not `left`",
+        ),
+        (
+            "/api/new",
+            new(json!({"game": "chess"})),
+            "bad request body: game must be one of `gomoku`, `xiangqi`, `connect4`, not `chess`",
+        ),
+        (
+            "/api/new",
+            new(json!({"extra": 1})),
+            "bad request body: unknown field extra: the fields are `game`, `size`, `rule`, \
+             `human_side`, `simulations`, `fen`, `moves`",
+        ),
+    ] {
+        let r = post_raw(&app, path, &body).await;
+        assert_eq!(
+            r.status,
+            StatusCode::BAD_REQUEST,
+            "{path} {body}: {}",
+            r.text
+        );
+        assert_eq!(r.json()["error"], want, "{path} {body}");
+    }
+    for (query, want) in [
+        ("/api/state", "bad query: the field session is missing"),
+        (
+            "/api/state?session=x&ply=-1",
+            "bad query: ply must be a whole number, 0 or more",
+        ),
+    ] {
+        let r = get(&app, query).await;
+        assert_eq!(r.status, StatusCode::BAD_REQUEST, "{query}: {}", r.text);
+        assert_eq!(r.json()["error"], want, "{query}");
+    }
+}
+
 #[tokio::test]
 async fn unknown_game_and_missing_fields_are_400_naming_the_input() {
     let app = app();

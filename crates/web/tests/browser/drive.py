@@ -9,11 +9,12 @@ its heatmap, and exercises the analysis board: the
 value graph (click), stepping with buttons and arrow keys, a continuous analysis of an earlier
 position (progress, stop), a top move's line drawn on hover (numbered stones, Xiangqi arrows),
 a move from an earlier position, renju forbidden points and a foul, the winning five and the
-mating move highlighted with the reason in words, readable Xiangqi heat, and the New-game form
-after a reload. Asserts on the DOM and saves screenshots into ARTIFACT_DIR (always; plus
-failure.png and failure.html on failure). No check depends on which move the engine picks.
-With $ALPHAZERO_WEB_EXPECT_MODEL set to a network's file name (a server started with
-`serve --model FILE`), the Connect Four games must be played by that file: the page names it.
+mating move highlighted with the reason in words, readable Xiangqi heat, the New-game form
+after a reload, and every board whole in view in a 1280×800 window. Asserts on the DOM and
+saves screenshots into ARTIFACT_DIR (always; plus failure.png and failure.html on failure).
+No check depends on which move the engine picks. With $ALPHAZERO_WEB_EXPECT_MODEL set to a
+network's file name (a server started with `serve --model FILE`), the Connect Four games must
+be played by that file: the page names it.
 Exit status 0 when every check passed.
 """
 
@@ -121,6 +122,10 @@ class WebDriver:
             f.write(png)
         print(f"  screenshot: {path}", flush=True)
 
+    def cdp(self, cmd, params):
+        """A Chrome DevTools command through chromedriver (for the viewport's size)."""
+        return self._call("POST", "/goog/cdp/execute", {"cmd": cmd, "params": params})
+
     def source(self):
         return self._call("GET", "/source")
 
@@ -192,7 +197,7 @@ def set_sims(d, n):
     )
 
 
-def new_game(d, game, side, sims, start="", **opts):
+def new_game(d, game, side, sims, start="", graph=True, **opts):
     set_select(d, "#game", game)
     if game == "gomoku":
         check(d.js("return !document.getElementById('gomoku-options').hidden;"), "gomoku options shown")
@@ -212,7 +217,8 @@ def new_game(d, game, side, sims, start="", **opts):
         game,
         old,
     )
-    graph_in_view(d, f"{game} {opts.get('size', '')}")
+    if graph:
+        graph_in_view(d, f"{game} {opts.get('size', '')}")
 
 
 def graph_in_view(d, what):
@@ -464,6 +470,30 @@ def xiangqi(d, art):
     d.screenshot(os.path.join(art, "xiangqi-mate.png"))
 
 
+def board_fits_a_laptop_window(d, art):
+    """In a 1280×800 browser window (a common laptop's) every game's board is whole in view
+    without scrolling (it once started below the fold): with the window all page (1280×800,
+    the value graph in view too) and with 110 px of it taken by tabs and address bar
+    (1280×690)."""
+    try:
+        for width, height in [(1280, 800), (1280, 690)]:
+            d.cdp("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+            size = d.js("window.scrollTo(0, 0); return [window.innerWidth, window.innerHeight];")
+            check(size == [width, height], f"the page is {width}×{height} ({size})")
+            for game, opts in [("connect4", {}), ("gomoku", {"size": "15", "rule": "freestyle"}),
+                               ("gomoku", {"size": "20", "rule": "freestyle"}), ("xiangqi", {})]:
+                new_game(d, game, "first", 1, graph=height == 800, **opts)
+                what = f"{game} {opts.get('size', '')}".strip()
+                box = d.js("window.scrollTo(0, 0); const r = document.getElementById('board')"
+                           ".getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom];")
+                check(box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height,
+                      f"the whole {what} board in {width}×{height} without scrolling ({box})")
+                d.screenshot(os.path.join(art, f"{width}x{height}-{what.replace(' ', '-')}.png"))
+    finally:
+        d.cdp("Emulation.clearDeviceMetricsOverride", {})
+
+
 def main():
     if len(sys.argv) != 4:
         print(__doc__)
@@ -490,6 +520,7 @@ def main():
         connect4(d, art)
         gomoku(d, art)
         xiangqi(d, art)
+        board_fits_a_laptop_window(d, art)
         print(f"{passed} passed, 0 failed in {time.monotonic() - started:.0f} s", flush=True)
         return 0
     except Exception as e:  # noqa: BLE001 - report any failure with a screenshot
