@@ -1169,9 +1169,12 @@ mod tests {
                     .zip(&r)
                     .map(|(a, b)| (a - b).abs())
                     .fold(0.0f32, f32::max);
+                // Rounding grows with the outputs' size (sums of 9·C_in products): 1e-4 of
+                // the largest output, or 1e-4 where outputs stay below 1.
+                let scale = r.iter().fold(1.0f32, |m, v| m.max(v.abs()));
                 assert!(
-                    err < 1e-4,
-                    "{tile:?} b{b} {h}x{w} {cin}->{cout}: max error {err}"
+                    err < 1e-4 * scale,
+                    "{tile:?} b{b} {h}x{w} {cin}->{cout}: max error {err} (outputs up to {scale})"
                 );
             }
         }
