@@ -1,8 +1,9 @@
 //! Fast CPU inference: the [`PolicyValueNet`] with batch norm folded into the convolutions,
 //! run on host memory with the `gemm` crate (the matrix kernels burn's Flex backend uses), or,
 //! on CPUs with AVX-512F, with this crate's own products of few columns (`narrow.rs`: the
-//! bias in the accumulators, no per-call packing; the shipped 4×32 Xiangqi network ran ≈1.5×
-//! faster than with `gemm`'s AVX2 kernels, whose per-call cost matched a 10×9 board's work).
+//! bias in the accumulators, no per-call packing: `gemm`'s AVX2 kernels and per-call cost
+//! held the shipped 4×32 Xiangqi network at par with ONNX Runtime on one core; with these it
+//! ran 1.5–1.8× ONNX Runtime's speed at batches 1–128, `scripts/inference-vs-onnxruntime.py`).
 //!
 //! Why: burn's Flex convolution runs one small GEMM per position of the batch and re-packs
 //! the weights on every call, and every batch norm, ReLU and addition is a separate pass
