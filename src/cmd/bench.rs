@@ -482,6 +482,19 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
             }
         }
     }
+    if cpu {
+        // The shipped Xiangqi network's shape (4×32, 18 planes of 10×9, a dense policy head
+        // over 2,086 moves, value hidden 32) at the batches of play (1, 8: one tree's
+        // leaves) and self-play (32 and more: several trees' leaves).
+        let cfg = ModelConfig::for_game::<Xiangqi>(ModelPreset::Small, &XiangqiConfig::default())
+            .with_residual_blocks(4);
+        for batch in [1usize, 8, 32] {
+            let f = bench_inference_folded(&cfg, batch, t);
+            let name = format!("nn-infer-4x32-xiangqi-b{batch}");
+            line(&name, f.positions_per_sec, "positions/s");
+            share(&name, f.gflops);
+        }
+    }
     // Global pooling's cost: the 6×64 network with the pooling bias in blocks 3 and 6 (16 of
     // 64 channels pooled), the evaluator's path at batch 32.
     let pooled = gomoku15_config(ModelPreset::Medium).with_default_global_pooling();

@@ -1,5 +1,9 @@
 //! Fast CPU inference: the [`PolicyValueNet`] with batch norm folded into the convolutions,
-//! run on host memory with the `gemm` crate (the matrix kernels burn's Flex backend uses).
+//! run on host memory with the `gemm` crate (the matrix kernels burn's Flex backend uses), or,
+//! on CPUs with AVX-512F, with this crate's own products of few columns (`narrow.rs`: the
+//! bias in the accumulators, no per-call packing: `gemm`'s AVX2 kernels and per-call cost
+//! held the shipped 4×32 Xiangqi network at par with ONNX Runtime on one core; with these it
+//! ran 1.5–1.8× ONNX Runtime's speed at batches 1–128, `scripts/inference-vs-onnxruntime.py`).
 //!
 //! Why: burn's Flex convolution runs one small GEMM per position of the batch and re-packs
 //! the weights on every call, and every batch norm, ReLU and addition is a separate pass
@@ -313,26 +317,68 @@ pub(crate) fn dense(linear: &Linear, nchw: Option<(usize, usize)>) -> Result<Den
     })
 }
 
-/// `dst[m, n] = lhs[m, k] · rhs[k, n]` (all row-major, contiguous), single-threaded unless
-/// `parallel`.
-fn matmul(dst: &mut [f32], lhs: &[f32], rhs: &[f32], m: usize, k: usize, n: usize, parallel: bool) {
+/// `dst[m, n] = lhs[m, k] · rhs[k, n] (+ bias[n])` (all row-major, contiguous),
+/// single-threaded unless `parallel`: with AVX-512F by [`crate::narrow::product`] (the bias
+/// its accumulators' start) unless `parallel` asks for threads on a product large enough to
+/// split, else by `gemm` and a pass adding the bias.
+#[allow(clippy::too_many_arguments)]
+fn matmul(
+    dst: &mut [f32],
+    lhs: &[f32],
+    rhs: &[f32],
+    bias: Option<&[f32]>,
+    m: usize,
+    k: usize,
+    n: usize,
+    parallel: bool,
+) {
     assert!(dst.len() >= m * n && lhs.len() >= m * k && rhs.len() >= k * n);
     if m == 0 || n == 0 {
         return;
     }
+    #[cfg(feature = "rayon")]
+    let threads = parallel && m * n * k >= (1 << 21) && rayon::current_num_threads() > 1;
+    #[cfg(not(feature = "rayon"))]
+    let threads = {
+        let _ = parallel;
+        false
+    };
+    if !threads && crate::narrow::product((m, n, k), lhs, k, rhs, bias, dst, n) {
+        return;
+    }
+    gemm_product(dst, lhs, rhs, m, k, n, threads);
+    if let Some(bias) = bias {
+        for row in dst[..m * n].chunks_exact_mut(n) {
+            for (v, b) in row.iter_mut().zip(bias) {
+                *v += b;
+            }
+        }
+    }
+}
+
+/// `dst[m, n] = lhs[m, k] · rhs[k, n]` by `gemm`, on rayon's threads when `threads`.
+fn gemm_product(
+    dst: &mut [f32],
+    lhs: &[f32],
+    rhs: &[f32],
+    m: usize,
+    k: usize,
+    n: usize,
+    threads: bool,
+) {
     if k == 0 {
         dst[..m * n].fill(0.0);
         return;
     }
     #[cfg(feature = "rayon")]
-    let parallelism = if parallel && m * n * k >= (1 << 21) {
+    let parallelism = if threads {
         gemm::Parallelism::Rayon(0)
     } else {
         gemm::Parallelism::None
     };
     #[cfg(not(feature = "rayon"))]
     let parallelism = {
-        let _ = parallel;
+        let _ = threads;
         gemm::Parallelism::None
     };
     // SAFETY: the asserts above bound every index gemm reads or writes: dst is m×n with row
@@ -414,6 +460,7 @@ impl FoldedConv {
                     out_tile,
                     &input[start * self.cin..(start + n) * self.cin],
                     &self.weight,
+                    Some(&self.bias),
                     n,
                     self.cin,
                     self.cout,
@@ -431,6 +478,7 @@ impl FoldedConv {
                         out_tile,
                         &col[..n * width],
                         &self.weight,
+                        Some(&self.bias),
                         n,
                         width,
                         self.cout,
@@ -484,31 +532,22 @@ impl FoldedConv {
         }
     }
 
+    /// The element-wise step after a direct convolution (whose product added the bias).
     fn epilogue(&self, start: usize, out_tile: &mut [f32], epi: Epilogue<'_>) {
         let cout = self.cout;
         match epi {
             Epilogue::Relu => {
-                for row in out_tile.chunks_exact_mut(cout) {
-                    for (v, b) in row.iter_mut().zip(&self.bias) {
-                        *v = (*v + b).max(0.0);
-                    }
+                for v in out_tile.iter_mut() {
+                    *v = v.max(0.0);
                 }
             }
             Epilogue::ResidualRelu(residual) => {
                 let res = &residual[start * cout..start * cout + out_tile.len()];
-                for (row, res_row) in out_tile.chunks_exact_mut(cout).zip(res.chunks_exact(cout)) {
-                    for ((v, b), r) in row.iter_mut().zip(&self.bias).zip(res_row) {
-                        *v = (*v + b + r).max(0.0);
-                    }
+                for (v, r) in out_tile.iter_mut().zip(res) {
+                    *v = (*v + r).max(0.0);
                 }
             }
-            Epilogue::Linear => {
-                for row in out_tile.chunks_exact_mut(cout) {
-                    for (v, b) in row.iter_mut().zip(&self.bias) {
-                        *v += b;
-                    }
-                }
-            }
+            Epilogue::Linear => {}
         }
     }
 }
@@ -582,12 +621,16 @@ fn value_pool(v: &[f32], c: usize, hw: usize) -> Vec<f32> {
 impl Dense {
     /// `out[B, D_out] = input[B, D_in] · W + b`.
     fn forward(&self, input: &[f32], batch: usize, out: &mut [f32]) {
-        matmul(out, input, &self.weight, batch, self.din, self.dout, true);
-        for row in out.chunks_exact_mut(self.dout) {
-            for (v, b) in row.iter_mut().zip(&self.bias) {
-                *v += b;
-            }
-        }
+        matmul(
+            out,
+            input,
+            &self.weight,
+            Some(&self.bias),
+            batch,
+            self.din,
+            self.dout,
+            true,
+        );
     }
 }
 

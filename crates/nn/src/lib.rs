@@ -73,6 +73,7 @@ pub mod export;
 mod folded;
 mod grow;
 mod model;
+mod narrow;
 pub mod onnx;
 #[cfg(test)]
 mod test_util;

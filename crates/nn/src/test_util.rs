@@ -1,4 +1,4 @@
-//! Helpers shared by the unit tests of the training-path kernels.
+//! Helpers shared by the unit tests of the kernels.
 
 use burn::tensor::Tensor;
 
@@ -17,4 +17,17 @@ pub(crate) fn max_rel_diff(a: &[f32], b: &[f32]) -> f32 {
     a.iter()
         .zip(b)
         .fold(0.0f32, |m, (x, y)| m.max((x - y).abs() / scale))
+}
+
+/// `len` pseudo-random values in [-1, 1) (xorshift) from `seed`.
+pub(crate) fn noise(len: usize, seed: u64) -> Vec<f32> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
 }
