@@ -13,7 +13,8 @@ pub struct BenchArgs {
     /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
     #[arg(long)]
     pub(crate) quick: bool,
-    /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
+    /// Device for the network benchmarks: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with
+    /// the `cuda` / `wgpu` feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     pub(crate) device: String,
     /// Self-play worker counts to measure the config-file games with (0 = one per core).

@@ -11,7 +11,8 @@ pub struct EngineArgs {
     /// network if there is one, else the uniform evaluator).
     #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Option<PathBuf>,
-    /// Device: `default`, `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
+    /// Device: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// Play exactly N simulations per move and ignore the clock (reproducible answers).

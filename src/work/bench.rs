@@ -499,6 +499,10 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
         f.samples_per_sec,
         "samples/s",
     );
+    if !cpu {
+        // The shares are of the CPU's FMA peak: no measure of a device.
+        return;
+    }
     let peak_after = if threads > 1 {
         bench_fma_peak(threads, t)
     } else {
