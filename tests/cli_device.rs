@@ -11,7 +11,9 @@ fn commands(run: &str) -> Vec<Vec<String>> {
     let run = run.to_str().unwrap();
     [
         vec!["train", "--game", "connect4", "--run", run, "--quiet"],
-        vec!["play", "--game", "connect4", "--sims", "8", "--human", "none"],
+        vec![
+            "play", "--game", "connect4", "--sims", "8", "--human", "none",
+        ],
         vec!["analyze", "--game", "connect4", "--sims", "8"],
         vec!["gomocup"],
         vec!["ucci"],

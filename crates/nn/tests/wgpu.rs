@@ -45,11 +45,7 @@ fn shipped_networks() -> Vec<PathBuf> {
 
 /// Largest differences (logits relative to the batch's largest logit, values absolute) of the
 /// device's evaluator against the CPU's on `POSITIONS` random positions of `G`.
-fn largest_differences<G: Encode>(
-    config: &G::Config,
-    path: &Path,
-    device: &Device,
-) -> (f32, f32) {
+fn largest_differences<G: Encode>(config: &G::Config, path: &Path, device: &Device) -> (f32, f32) {
     let cpu = Device::flex();
     let ck = load_any_checkpoint(path, &cpu).unwrap();
     let m = &ck.header.model;
@@ -96,7 +92,8 @@ fn wgpu_shipped_networks_match_the_cpu_path() {
             .unwrap()
             .header
             .game;
-        let (logits, values) = with_game!(&game, G, cfg => largest_differences::<G>(cfg, &path, &device));
+        let (logits, values) =
+            with_game!(&game, G, cfg => largest_differences::<G>(cfg, &path, &device));
         // Printed for the record (`-- --nocapture`): the margins under the tolerances.
         eprintln!(
             "{}: {POSITIONS} positions, largest difference: logits {logits:.2e} (relative), \

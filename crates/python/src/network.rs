@@ -238,7 +238,7 @@ impl PyNetwork {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let (model, spec) = (self.path.clone(), self.spec);
         py.detach(move || -> anyhow::Result<()> {
-            let ck = load_any_checkpoint(&model, &cpu())?;
+            let ck = load_any_checkpoint(&model, &Device::flex())?;
             let bytes = with_game!(&spec, G, cfg => {
                 // The graph of the board the network was loaded for (`predict`'s shapes).
                 let (net, resized) = ck.model.for_positions_of::<G>(&ck.header.model, cfg);
