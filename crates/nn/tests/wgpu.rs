@@ -8,7 +8,6 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use alphazero_game::Game;
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     device_from_name, evaluate_loss, load_any_checkpoint, Device, Encode, NetworkEvaluator,
@@ -23,10 +22,12 @@ const POSITIONS: usize = 128;
 const BATCH: usize = 32;
 /// Largest difference allowed between the device's and the CPU's policy logits, relative to
 /// the largest logit magnitude of the batch: the device sums the convolutions in another
-/// order (and the CPU path folds batch norm into them), so f32 rounding differs.
-const LOGIT_TOLERANCE: f32 = 1e-3;
-/// Largest difference allowed between the device's and the CPU's values (in [-1, 1]).
-const VALUE_TOLERANCE: f32 = 1e-3;
+/// order (and the CPU path folds batch norm into them), so f32 rounding differs. lavapipe
+/// stays under 2e-6 on every shipped network.
+const LOGIT_TOLERANCE: f32 = 1e-4;
+/// Largest difference allowed between the device's and the CPU's values (in [-1, 1]);
+/// lavapipe stays under 6e-6.
+const VALUE_TOLERANCE: f32 = 1e-4;
 
 fn wgpu() -> Device {
     device_from_name("wgpu").expect("a wgpu adapter (install mesa-vulkan-drivers for lavapipe)")
@@ -135,9 +136,9 @@ fn wgpu_training_steps_lower_the_loss_as_on_the_cpu() {
             &device,
         )
         .unwrap()
-        .loss;
+        .total_loss;
         let steps: Vec<f32> = (0..3)
-            .map(|_| trainer.train_step(&batch).unwrap().loss)
+            .map(|_| trainer.train_step(&batch).unwrap().total_loss)
             .collect();
         let after = evaluate_loss(
             &trainer.inference_model(),
@@ -147,17 +148,21 @@ fn wgpu_training_steps_lower_the_loss_as_on_the_cpu() {
             &device,
         )
         .unwrap()
-        .loss;
+        .total_loss;
         eprintln!("{device:?}: loss {before} → steps {steps:?} → {after}");
         assert!(after < before, "{device:?}: {before} → {after}");
         runs.push((before, steps, after));
     }
+    // The same loss before training; the steps' rounding differences grow from step to step
+    // (the optimizer divides each gradient by its running scale, so the smallest components
+    // move by as much as the largest), so each later figure gets a wider margin. lavapipe:
+    // 4e-7 before, 2e-4 at the third step, 1.7e-3 after it.
     let (cpu, dev) = (&runs[0], &runs[1]);
-    assert!(relative(cpu.0, dev.0) < 1e-4, "{cpu:?} {dev:?}");
+    assert!(relative(cpu.0, dev.0) < 1e-5, "{cpu:?} {dev:?}");
     for (c, d) in cpu.1.iter().zip(&dev.1) {
-        assert!(relative(*c, *d) < 1e-3, "{cpu:?} {dev:?}");
+        assert!(relative(*c, *d) < 2e-3, "{cpu:?} {dev:?}");
     }
-    assert!(relative(cpu.2, dev.2) < 1e-3, "{cpu:?} {dev:?}");
+    assert!(relative(cpu.2, dev.2) < 1e-2, "{cpu:?} {dev:?}");
 }
 
 #[test]
