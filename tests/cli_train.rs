@@ -1691,3 +1691,27 @@ fn a_run_ends_with_the_commands_that_play_analyze_and_serve_its_champion() {
         played.stderr
     );
 }
+
+/// The run on burn's wgpu backend (CI: Mesa's lavapipe, a software Vulkan device): two
+/// iterations of self-play and training on the device, killed (SIGKILL) during the second and
+/// resumed to the end, its networks readable on the CPU.
+#[cfg(feature = "wgpu")]
+#[test]
+fn wgpu_train_runs_is_killed_and_resumes() {
+    let run = temp_run("wgpu");
+    let on_wgpu = |iterations| {
+        let mut c = train_cmd(&run, iterations);
+        c.args(["--device", "wgpu"]);
+        c
+    };
+    let (mut child, seen, _rest) = spawn_until(on_wgpu(2), "iter 0:");
+    assert!(seen.contains("device wgpu"), "{seen}");
+    let _ = child.kill(); // SIGKILL
+    let _ = child.wait();
+    assert!(check_run_dir(&run).iteration <= 2);
+    let err = run_ok(on_wgpu(2));
+    assert!(err.contains("resuming"), "{err}");
+    let s = check_counts_consistent(&run);
+    assert_eq!((s.iteration, s.total_games), (2, 12));
+    let _ = std::fs::remove_dir_all(&run);
+}

@@ -101,9 +101,14 @@ class Network:
     ``export_onnx`` and search then take that board's shapes). ``OSError`` when the file cannot be read, ``ValueError`` when it is no
     checkpoint or does not fit ``game``."""
 
-    def __init__(self, path: PathLike, game: Optional[str] = None) -> None: ...
+    def __init__(
+        self, path: PathLike, game: Optional[str] = None, *, device: str = "cpu"
+    ) -> None:
+        """``device``: where the search's evaluator runs, as ``--device`` takes it (``cpu``;
+        ``cuda[:N]`` / ``wgpu[:N]`` in a package built with that feature; ``predict`` runs
+        on the CPU). ``ValueError`` for a device this build or machine lacks."""
     @staticmethod
-    def shipped(spec: str) -> Optional["Network"]:
+    def shipped(spec: str, *, device: str = "cpu") -> Optional["Network"]:
         """The shipped network (``models/``, or ``$ALPHAZERO_MODELS``) for ``spec``; a Gomoku
         renju or standard board takes the freestyle network of its size, a board without a
         file of its own a size-independent network of another board, laid out for this one.
@@ -146,9 +151,12 @@ class Evaluator:
     ``OSError`` when the file cannot be read, ``ValueError`` when it is neither kind of file
     or does not fit ``game``."""
 
-    def __init__(self, path: PathLike, game: Optional[str] = None) -> None: ...
+    def __init__(
+        self, path: PathLike, game: Optional[str] = None, *, device: str = "cpu"
+    ) -> None:
+        """``device`` as for ``Network``."""
     @staticmethod
-    def shipped(spec: str) -> Optional["Evaluator"]:
+    def shipped(spec: str, *, device: str = "cpu") -> Optional["Evaluator"]:
         """What ``play``, ``analyze``, ``serve`` and the engines use for ``spec`` without a
         model: the fast evaluator shipped for the board's own rule (``models/*.azm``), else
         the network ``Network.shipped`` finds. ``None`` if none."""

@@ -41,7 +41,8 @@ pub struct AnalyzeArgs {
     /// shipped network if there is one, else uniform).
     #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Option<PathBuf>,
-    /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    /// Device: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// Rows of the move table.

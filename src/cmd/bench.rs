@@ -28,7 +28,8 @@ pub struct BenchArgs {
     /// Shorter runs (perft depth 4, fewer simulations, 0.3 s per network figure).
     #[arg(long)]
     quick: bool,
-    /// Device for the network benchmarks: `default`, `cpu`, or `cuda[:N]` with `cuda`.
+    /// Device for the network benchmarks: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds
+    /// with the `cuda` / `wgpu` feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// Self-play worker counts to measure the config-file games with (0 = one per core).
@@ -532,6 +533,10 @@ fn nn(quick: bool, dev: &alphazero_nn::Device) {
         f.samples_per_sec,
         "samples/s",
     );
+    if !cpu {
+        // The shares are of the CPU's FMA peak: no measure of a device.
+        return;
+    }
     let peak_after = if threads > 1 {
         bench_fma_peak(threads, t)
     } else {

@@ -60,7 +60,8 @@ struct DataArgs {
     /// Seed of the openings and the moves.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Device of the teacher (`cpu`, `cuda`, `cuda:N` in a CUDA build).
+    /// Device of the teacher: `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// The sample file to write.

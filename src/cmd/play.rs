@@ -32,7 +32,8 @@ pub struct PlayArgs {
     /// shipped network if there is one, else uniform).
     #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Option<PathBuf>,
-    /// Device: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    /// Device: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// Engine simulations per move (also for `hint`); `--simulations`, the web API's name, too.

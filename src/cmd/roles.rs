@@ -36,7 +36,8 @@ pub struct ActorArgs {
     /// Self-play worker threads (default: the run's selfplay.workers; 0 = one per core).
     #[arg(long, value_name = "N")]
     workers: Option<u32>,
-    /// Device: `cpu` (burn Flex) or, in builds with the `cuda` feature, `cuda[:N]`.
+    /// Device: `cpu` (burn Flex), `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// No progress bars (one line per published batch only).

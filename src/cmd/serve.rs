@@ -21,7 +21,8 @@ pub struct ServeArgs {
     /// network (else the uniform evaluator).
     #[arg(long, value_name = "FILE|RUN_DIR", value_parser = crate::cmd::model_arg)]
     model: Vec<PathBuf>,
-    /// Device for the networks: `cpu`, or `cuda[:N]` in builds with the `cuda` feature.
+    /// Device for the networks: `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     device: String,
     /// Longest continuous analysis on the page, in seconds.

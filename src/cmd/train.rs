@@ -46,7 +46,8 @@ pub struct RunFlags {
     /// `run.time_budget_minutes`). The iteration under way is finished first.
     #[arg(long, value_name = "M")]
     minutes: Option<f64>,
-    /// Device: `cpu` (burn Flex) or, in builds with the `cuda` feature, `cuda[:N]`.
+    /// Device: `cpu` (burn Flex), `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     pub(crate) device: String,
     /// No progress bars (one summary line per iteration only).

@@ -450,27 +450,27 @@ pub fn choose_evaluator_cached<G: Encode>(
     })
 }
 
-/// A device by name (`default`, `cpu`, `cuda[:N]`) with a readable error.
+/// A device by name (`default`, `cpu`, `cuda[:N]`, `wgpu[:N]`) with a readable error.
 ///
 /// # Errors
-/// Unknown device names, CUDA without the `cuda` feature.
+/// Unknown device names, a CUDA or wgpu device in a build without that feature (the error
+/// names the feature), a wgpu device with no adapter behind it (no GPU driver).
 pub fn device(name: &str) -> Result<Device> {
-    let n = name.trim().to_ascii_lowercase();
-    if !cfg!(feature = "cuda") && (n == "cuda" || n.starts_with("cuda:")) {
-        bail!(
-            "device {name:?}: this build has no CUDA support (rebuild with `--features cuda`); \
-             use cpu"
-        );
-    }
     Ok(alphazero_nn::device_from_name(name)?)
 }
 
-/// A device in words for messages: `cpu (burn Flex)`, `cuda:0`; burn's `Debug` text for
-/// anything else.
+/// A device in words for messages: `cpu (burn Flex)`, `cuda:0`, `wgpu (ADAPTER NAME)` (which
+/// opens the device); burn's `Debug` text for anything else.
 pub fn device_words(device: &Device) -> String {
     let debug = format!("{device:?}");
     if debug.contains("Flex") {
         "cpu (burn Flex)".to_string()
+    } else if debug.contains("Wgpu") {
+        #[cfg(feature = "wgpu")]
+        if let Some(id) = device.identity() {
+            return format!("wgpu ({})", id.name);
+        }
+        "wgpu".to_string()
     } else if let Some(i) = debug
         .split("Cuda(")
         .nth(1)
@@ -650,8 +650,8 @@ pub struct BrainOptions {
     /// network if there is one, else the uniform evaluator).
     #[arg(long, value_name = "FILE|RUN_DIR")]
     pub model: Option<PathBuf>,
-    /// Device: `default`, `cpu`, or `cuda[:N]` in builds with the `cuda` feature (empty:
-    /// `default`).
+    /// Device: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the `cuda` / `wgpu`
+    /// feature (docs/training.md, GPU; empty: `default`).
     #[arg(long, default_value = "default")]
     pub device: String,
     /// Play exactly N simulations per move and ignore the clock (reproducible answers).

@@ -5,8 +5,9 @@
 //!
 //! burn 0.22 tensors carry their backend in their [`Device`], so model code has no backend
 //! type parameter. [`default_device`] is burn's pure-Rust CPU backend (Flex), or CUDA device 0
-//! when the crate is built with the `cuda` feature. Training enables autodiff on the device
-//! internally; inference runs on the plain device.
+//! when the crate is built with the `cuda` feature; with the `wgpu` feature (Vulkan, Metal,
+//! DirectX 12) a wgpu device is asked for by name ([`device_from_name`]). Training enables
+//! autodiff on the device internally; inference runs on the plain device.
 //!
 //! # Network
 //!
@@ -115,15 +116,36 @@ pub enum NnError {
     #[error("non-finite training figures: {0}")]
     NonFinite(String),
     /// An unknown device name; carries the name.
-    #[error("unknown device {0:?} (expected cpu, flex or cuda[:N])")]
+    #[error("unknown device {0:?} (expected cpu, flex, cuda[:N] or wgpu[:N])")]
     UnknownDevice(String),
+    /// A device of a backend this build was compiled without.
+    #[error(
+        "device {name:?}: this build has no {feature} support (rebuild with \
+         `--features {feature}`); use cpu"
+    )]
+    MissingFeature {
+        /// The device name as given.
+        name: String,
+        /// The cargo feature that brings the backend (`cuda`, `wgpu`).
+        feature: &'static str,
+    },
+    /// A GPU device the machine does not have: no driver answers, or fewer adapters than the
+    /// index asks for.
+    #[error("device {name:?}: {reason}")]
+    NoAdapter {
+        /// The device name as given.
+        name: String,
+        /// What was looked for and what was found.
+        reason: String,
+    },
     /// burn reported an error.
     #[error("backend: {0}")]
     Backend(String),
 }
 
 /// The default device: CUDA device 0 with the `cuda` feature, burn's Flex CPU backend
-/// otherwise.
+/// otherwise (the `wgpu` feature leaves the default on the CPU: a wgpu device is asked for by
+/// name).
 pub fn default_device() -> Device {
     #[cfg(feature = "cuda")]
     {
@@ -136,25 +158,83 @@ pub fn default_device() -> Device {
 }
 
 /// A device by name: `cpu` / `flex` (Flex CPU backend), `cuda` / `cuda:N` (with the `cuda`
+/// feature), `wgpu` (the adapter wgpu ranks best: a discrete GPU first) / `wgpu:N` (the `N`th
+/// adapter of the graphics API wgpu settles on: Vulkan, Metal or DirectX 12; with the `wgpu`
 /// feature), `default` ([`default_device`]).
 ///
 /// # Errors
-/// [`NnError::UnknownDevice`] for another name or a CUDA device without the `cuda` feature.
+/// [`NnError::UnknownDevice`] for another name or a bad index, [`NnError::MissingFeature`] for
+/// a CUDA or wgpu device in a build without that feature, [`NnError::NoAdapter`] for a wgpu
+/// device the machine has no adapter for (no GPU driver, or fewer adapters than `N + 1`).
 pub fn device_from_name(name: &str) -> Result<Device, NnError> {
     let n = name.trim().to_ascii_lowercase();
+    let index = |prefix: &str| -> Result<Option<usize>, NnError> {
+        match n.strip_prefix(prefix) {
+            Some("") => Ok(None),
+            Some(rest) => match rest.strip_prefix(':').map(str::parse::<usize>) {
+                Some(Ok(i)) => Ok(Some(i)),
+                _ => Err(NnError::UnknownDevice(name.to_string())),
+            },
+            None => Err(NnError::UnknownDevice(name.to_string())),
+        }
+    };
     match n.as_str() {
         "default" => Ok(default_device()),
         "cpu" | "flex" => Ok(Device::flex()),
-        #[cfg(feature = "cuda")]
-        _ if n == "cuda" || n.starts_with("cuda:") => {
-            let idx = match n.strip_prefix("cuda:") {
-                Some(i) => i
-                    .parse::<usize>()
-                    .map_err(|_| NnError::UnknownDevice(name.to_string()))?,
-                None => 0,
-            };
-            Ok(Device::cuda(idx))
+        _ if n.starts_with("cuda") => {
+            let idx = index("cuda")?;
+            #[cfg(feature = "cuda")]
+            {
+                Ok(Device::cuda(idx.unwrap_or(0)))
+            }
+            #[cfg(not(feature = "cuda"))]
+            {
+                let _ = idx;
+                Err(NnError::MissingFeature {
+                    name: name.to_string(),
+                    feature: "cuda",
+                })
+            }
+        }
+        _ if n.starts_with("wgpu") => {
+            let idx = index("wgpu")?;
+            wgpu_device(name, idx)
         }
         _ => Err(NnError::UnknownDevice(name.to_string())),
     }
+}
+
+/// The wgpu device `name` (`wgpu`, or `wgpu:index`), once an adapter is known to answer:
+/// burn brings a wgpu device up lazily and panics on its first tensor when none does.
+#[cfg(feature = "wgpu")]
+fn wgpu_device(name: &str, index: Option<usize>) -> Result<Device, NnError> {
+    use burn::tensor::{DeviceKind, DeviceType};
+    let adapters = Device::enumerate(DeviceType::Wgpu);
+    let no_adapter = |reason: String| NnError::NoAdapter {
+        name: name.to_string(),
+        reason,
+    };
+    match index {
+        _ if adapters.is_empty() => Err(no_adapter(
+            "no wgpu adapter found (no Vulkan, Metal or DirectX 12 driver answered; on Linux \
+             install the GPU's Vulkan driver and the Vulkan loader, libvulkan1)"
+                .to_string(),
+        )),
+        None => Ok(Device::wgpu(DeviceKind::DefaultDevice)),
+        Some(i) => adapters.get(i).cloned().ok_or_else(|| {
+            no_adapter(format!(
+                "wgpu adapter {i} asked for, this machine has {} (wgpu:0 to wgpu:{})",
+                adapters.len(),
+                adapters.len() - 1
+            ))
+        }),
+    }
+}
+
+#[cfg(not(feature = "wgpu"))]
+fn wgpu_device(name: &str, _index: Option<usize>) -> Result<Device, NnError> {
+    Err(NnError::MissingFeature {
+        name: name.to_string(),
+        feature: "wgpu",
+    })
 }

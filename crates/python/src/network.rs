@@ -37,15 +37,19 @@ pub struct PyNetwork {
     evaluator: Arc<dyn Any + Send + Sync>,
 }
 
-/// The CPU: the device every program's search uses in this build (the package is built
-/// without CUDA).
-fn cpu() -> Device {
-    Device::flex()
+/// The device named `name` for the search's evaluator (`cpu`, `cuda[:N]`, `wgpu[:N]`), as
+/// `--device` takes it; `ValueError` for an unknown name, a backend this build was compiled
+/// without (naming its feature) or a GPU the machine does not have.
+fn device(name: &str) -> PyResult<Device> {
+    alphazero_engine::device(name).map_err(|e| PyValueError::new_err(format!("{e:#}")))
 }
 
 impl PyNetwork {
-    fn load(path: PathBuf, spec: Option<&str>) -> PyResult<PyNetwork> {
-        let device = cpu();
+    fn load(path: PathBuf, spec: Option<&str>, device_name: &str) -> PyResult<PyNetwork> {
+        // The search's evaluator runs on `device`; the checkpoint is read and `predict`
+        // runs on the CPU.
+        let device = self::device(device_name)?;
+        let cpu = Device::flex();
         // A training run's folder means its champion, as `--model` takes it.
         let path = alphazero_train::local::network_or_champion(&path)
             .map_err(|e| crate::value_error(&e))?;
@@ -56,7 +60,7 @@ impl PyNetwork {
                 path.display()
             )));
         }
-        let ck = load_any_checkpoint(&path, &device)
+        let ck = load_any_checkpoint(&path, &cpu)
             .map_err(|e| app_error(anyhow::Error::new(e).context("loading network")))?;
         // The network's own game unless another board of the same shapes is asked for.
         let spec = match spec {
@@ -104,12 +108,14 @@ impl PyNetwork {
     /// positions have the network's shapes, e.g. a renju board for a freestyle network, or
     /// any board of its game for a size-independent network: `predict`, `export_onnx` and
     /// the search then take that board's shapes).
-    /// Raises `OSError` when the file cannot be read, `ValueError` when it is no checkpoint
-    /// or does not fit `game`.
+    /// `device` is where the search's evaluator runs, as `--device` takes it: `cpu`, or
+    /// `cuda[:N]` / `wgpu[:N]` in a package built with that feature (`predict` runs on the
+    /// CPU). Raises `OSError` when the file cannot be read, `ValueError` when it is no
+    /// checkpoint or does not fit `game`, or for a device this build or machine lacks.
     #[new]
-    #[pyo3(signature = (path, game = None))]
-    fn py_new(path: PathBuf, game: Option<&str>) -> PyResult<Self> {
-        PyNetwork::load(path, game)
+    #[pyo3(signature = (path, game = None, *, device = "cpu"))]
+    fn py_new(path: PathBuf, game: Option<&str>, device: &str) -> PyResult<Self> {
+        PyNetwork::load(path, game, device)
     }
 
     /// The shipped network for `spec` (`models/` of this repository, or `$ALPHAZERO_MODELS`;
@@ -117,11 +123,12 @@ impl PyNetwork {
     /// without a file of its own a size-independent network of another board, laid out for
     /// this one); `None` when there is none.
     #[staticmethod]
-    fn shipped(spec: &str) -> PyResult<Option<PyNetwork>> {
+    #[pyo3(signature = (spec, *, device = "cpu"))]
+    fn shipped(spec: &str, device: &str) -> PyResult<Option<PyNetwork>> {
         load_shipped(
             spec,
             |s| with_game!(s, G, cfg => alphazero_engine::shipped_model_path::<G>(cfg)),
-            PyNetwork::load,
+            |p, s| PyNetwork::load(p, s, device),
         )
     }
 
@@ -231,7 +238,7 @@ impl PyNetwork {
             .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
         let (model, spec) = (self.path.clone(), self.spec);
         py.detach(move || -> anyhow::Result<()> {
-            let ck = load_any_checkpoint(&model, &cpu())?;
+            let ck = load_any_checkpoint(&model, &Device::flex())?;
             let bytes = with_game!(&spec, G, cfg => {
                 // The graph of the board the network was loaded for (`predict`'s shapes).
                 let (net, resized) = ck.model.for_positions_of::<G>(&ck.header.model, cfg);
@@ -280,7 +287,8 @@ pub struct PyEvaluator {
 }
 
 impl PyEvaluator {
-    fn load(path: PathBuf, spec: Option<&str>) -> PyResult<PyEvaluator> {
+    fn load(path: PathBuf, spec: Option<&str>, device_name: &str) -> PyResult<PyEvaluator> {
+        let device = self::device(device_name)?;
         let path = alphazero_train::local::network_or_champion(&path)
             .map_err(|e| crate::value_error(&e))?;
         let own = alphazero_engine::file_game_spec(&path).map_err(app_error)?;
@@ -297,7 +305,7 @@ impl PyEvaluator {
             )));
         }
         let (evaluator, description) = with_game!(&spec, G, cfg => {
-            let (eval, desc) = load_network::<G>(&path, cfg, &cpu()).map_err(app_error)?;
+            let (eval, desc) = load_network::<G>(&path, cfg, &device).map_err(app_error)?;
             (Arc::new(eval) as Arc<dyn Any + Send + Sync>, desc)
         });
         Ok(PyEvaluator {
@@ -314,22 +322,24 @@ impl PyEvaluator {
     /// Loads an evaluator file (`.azm`) or a network checkpoint (`.azc`, or a training run's
     /// folder: its champion) for the game it was made for, or for `game` (a spec of the same
     /// game: a Gomoku `.azm` evaluates any board and rule). Raises `OSError` when the file
-    /// cannot be read, `ValueError` when it is neither kind of file or does not fit `game`.
+    /// cannot be read, `ValueError` when it is neither kind of file or does not fit `game`,
+    /// or for a `device` this build or machine lacks (`device` as for `Network`).
     #[new]
-    #[pyo3(signature = (path, game = None))]
-    fn py_new(path: PathBuf, game: Option<&str>) -> PyResult<Self> {
-        PyEvaluator::load(path, game)
+    #[pyo3(signature = (path, game = None, *, device = "cpu"))]
+    fn py_new(path: PathBuf, game: Option<&str>, device: &str) -> PyResult<Self> {
+        PyEvaluator::load(path, game, device)
     }
 
     /// The evaluator every program plays `spec` with when given no model: the fast
     /// evaluator shipped for the board's own rule (`models/*.azm`) if there is one, else
     /// the shipped network as `Network.shipped` finds it; `None` when there is neither.
     #[staticmethod]
-    fn shipped(spec: &str) -> PyResult<Option<PyEvaluator>> {
+    #[pyo3(signature = (spec, *, device = "cpu"))]
+    fn shipped(spec: &str, device: &str) -> PyResult<Option<PyEvaluator>> {
         load_shipped(
             spec,
             |s| with_game!(s, G, cfg => alphazero_engine::shipped_evaluator_path::<G>(cfg)),
-            PyEvaluator::load,
+            |p, s| PyEvaluator::load(p, s, device),
         )
     }
 

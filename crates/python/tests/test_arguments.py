@@ -110,3 +110,19 @@ def test_a_training_runs_folder_is_its_champion(training_run):
     net = az.Network(training_run)
     assert net.path.parent == training_run / "networks"
     assert net.path.name.startswith("champion-")
+
+
+@pytest.mark.parametrize("cls", [az.Network, az.Evaluator])
+def test_a_device_the_package_was_built_without_or_unknown_raises_value_error(cls):
+    path = REPO / "models" / "connect4.azc"
+    # The default package is built without the GPU features: each is refused naming the
+    # feature to build with.
+    for name, feature in [("wgpu", "wgpu"), ("wgpu:1", "wgpu"), ("cuda", "cuda")]:
+        with pytest.raises(ValueError, match=f"--features {feature}"):
+            cls(path, device=name)
+    with pytest.raises(ValueError, match="unknown device"):
+        cls(path, device="tpu")
+    with pytest.raises(ValueError, match="--features wgpu"):
+        cls.shipped("connect4", device="wgpu")
+    on_cpu = cls(path, device="cpu")
+    assert az.search(az.Game("connect4"), on_cpu, simulations=8).simulations == 8

@@ -117,7 +117,8 @@ pub struct ArenaArgs {
     /// Write the --ladder table as Markdown here (with the command line and settings).
     #[arg(long, value_name = "FILE.md", requires = "ladder")]
     pub(super) ladder_out: Option<PathBuf>,
-    /// Device for networks: `default`, `cpu`, or `cuda[:N]` with the `cuda` feature.
+    /// Device for networks: `default`, `cpu`, `cuda[:N]` or `wgpu[:N]` in builds with the
+    /// `cuda` / `wgpu` feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     pub(super) device: String,
 }
