@@ -309,7 +309,7 @@ fn analyze_refuses_bad_record_files_naming_the_line_and_move() {
         (
             vec!["--game", "gomoku", "--ply", "9"],
             "foreign/gomocup.psq",
-            "--ply 9: game 0",
+            "--ply 9: game 1 of 1 (--game-index 0)",
         ),
         (
             vec!["--game", "gomoku", "--game-index", "3"],
