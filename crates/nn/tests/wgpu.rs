@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use alphazero_mcts::{EvalRequest, Evaluator};
 use alphazero_nn::{
     device_from_name, evaluate_loss, load_any_checkpoint, Device, Encode, NetworkEvaluator,
-    NnError, TrainConfig,
+    NnError, TrainerConfig,
 };
 use alphazero_registry::with_game;
 use common::{max_abs_diff, random_batch, random_position, Rng};
@@ -117,9 +117,9 @@ fn relative(a: f32, b: f32) -> f32 {
 #[test]
 fn wgpu_training_steps_lower_the_loss_as_on_the_cpu() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/connect4.azc");
-    let config = TrainConfig {
+    let config = TrainerConfig {
         learning_rate: 1e-2,
-        ..TrainConfig::default()
+        ..TrainerConfig::default()
     };
     let mut runs = Vec::new();
     for device in [Device::flex(), wgpu()] {
