@@ -8,6 +8,37 @@
 //! indices, and an incrementally updated 64-bit Zobrist hash.
 //!
 //! History (what repetition rules need) lives outside the position, in [`History`].
+//!
+//! Code above this crate sees a game only through the trait, as here (Connect Four from its
+//! own crate):
+//!
+//! ```
+//! use alphazero_connect4::Connect4;
+//! use alphazero_game::{Game, History, Outcome, Side};
+//!
+//! /// Plays the first legal move until the game ends: works for every game.
+//! fn play_out<G: Game>(start: G) -> History<G> {
+//!     let mut history = History::new(start);
+//!     while history.outcome().is_none() {
+//!         let mv = history.current().legal_moves_vec()[0];
+//!         history.play(mv).expect("a legal move is accepted");
+//!     }
+//!     history
+//! }
+//!
+//! let start = Connect4::new(&Default::default());
+//! assert_eq!(start.side_to_move(), Side::First);
+//! // Moves and the network's action indices convert both ways.
+//! for mv in start.legal_moves_vec() {
+//!     assert_eq!(start.action_to_move(start.move_to_action(mv)), Some(mv));
+//! }
+//! // Columns fill left to right, so every row is one colour: the first player's four on
+//! // the bottom row come with the 19th move, and the side to move then has lost.
+//! let game = play_out(start);
+//! assert_eq!(game.moves().len(), 19);
+//! assert_eq!(game.outcome(), Some(Outcome::Loss));
+//! assert_eq!(game.current().side_to_move(), Side::Second);
+//! ```
 #![deny(missing_docs)]
 
 use std::fmt::{Debug, Display};
