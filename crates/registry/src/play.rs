@@ -12,11 +12,20 @@
 //! Self-play is not a play search: the training configuration's `[selfplay.search]` sets its
 //! own, cheaper tactics (see [`crate::GameSpec::training_preset`]).
 
-/// Node budget of the game's tactical search at every expanded node of a play search
-/// ([`alphazero_mcts::SearchConfig::tactical_budget`]): Gomoku's VCF; Xiangqi's mates in one
-/// and mates by checks (~18 µs per call on average on game positions, ~6% of a 4×32 network
-/// evaluation).
+/// Node budget of Gomoku's VCF at every expanded node of a play search
+/// ([`alphazero_mcts::SearchConfig::tactical_budget`]).
 pub const PLAY_TACTICAL_BUDGET: u32 = 2_000;
+
+/// Node budget of Xiangqi's mate search by checks at every expanded node of a play search
+/// ([`alphazero_mcts::SearchConfig::tactical_budget`]; the mate in one is looked for first
+/// and costs none of it). Small, because its cost is not the average's (~18 µs a call on game
+/// positions) where it matters: in a sharp middle game, where most nodes have checks, 2,000
+/// nodes a call made a 12,000-simulation search take ~10× as long as in a quiet position
+/// (15 s against 1.6 s), so the engine saw a tenth of its simulations exactly where the game
+/// was decided. At 200 the same search takes ~2.5× and, at 300 ms a move, won 62% against
+/// 2,000 (docs/results.md#xiangqi); the root (10,000) and the replies to each root
+/// candidate (3,000) keep the deeper mate search.
+pub const PLAY_XIANGQI_TACTICAL_BUDGET: u32 = 200;
 
 /// Node budget of Xiangqi's deeper tactical search at the root of a play search
 /// ([`alphazero_mcts::SearchConfig::root_tactical_budget`]): its mate search by checks, deeper.

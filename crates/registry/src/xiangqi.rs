@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use crate::encode::{permute_squares, Encode, PolicyPlanes};
 use crate::play::{
     PLAY_POLICY_TEMPERATURE, PLAY_REPLY_TACTICAL_BUDGET, PLAY_ROOT_TACTICAL_BUDGET,
-    PLAY_TACTICAL_BUDGET,
+    PLAY_XIANGQI_TACTICAL_BUDGET,
 };
 use crate::position::{play_move_list, split_moves, PositionError, PositionText};
 use crate::view::{BoardView, Rgb, BLUE, RED, RESET};
@@ -71,7 +71,7 @@ impl Registered for Xiangqi {
     fn play_search() -> SearchConfig {
         SearchConfig {
             terminal_check: false,
-            tactical_budget: Some(PLAY_TACTICAL_BUDGET),
+            tactical_budget: Some(PLAY_XIANGQI_TACTICAL_BUDGET),
             root_tactical_budget: Some(PLAY_ROOT_TACTICAL_BUDGET),
             reply_tactical_budget: Some(PLAY_REPLY_TACTICAL_BUDGET),
             policy_temperature: PLAY_POLICY_TEMPERATURE,
