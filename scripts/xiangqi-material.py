@@ -19,10 +19,21 @@ an advisor or elephant about 20 (its piece-square tables), so the default --win 
 rook, or a horse or cannon with more to come, and --gap and --rest 100 are a horse or cannon.
 Moves are ICCS (ranks 0-9), as ElephantEye and `alphazero ucci` read and print them.
 
+`mates` keeps, from the same kind of random games (at most one position of each length a
+game), mates in two and three moves of the side to move (3 and 5 plies; quiet moves allowed;
+a side left without a legal move loses, checkmated or stalemated) with no shorter mate, and
+every first move of such a mate: ElephantEye scores the root at --depth (a mate in at most
+the longest length kept; no mate in one: no move leaves the opponent without a legal move),
+then each move at --depth - 1; each move it scores as a mate at most 4 plies longer than the
+root's (it stops at the first mate it finds, which may be longer) is searched exactly, every move
+and every defence of Fairy-Stockfish's move generator (ElephantEye's move first, for speed),
+for the shortest mate it forces. The position's length is the shortest of those.
+
 `measure` sends each position to a UCCI engine (`position fen FEN`, `go movetime N`) and counts
-the moves that are among the position's winning moves; with --eleeye it also gives
-ElephantEye's score of each missed move and the material it wins with ElephantEye's line
-after it (the scale above; "mate" when ElephantEye finds that it mates).
+the moves that are among the position's winning (or mating) moves, by length for a mates
+file; with --eleeye it also gives ElephantEye's score of each missed move and the material it
+wins with ElephantEye's line after it (the scale above; "mate" when ElephantEye finds that it
+mates; for a mates file, the plies of ElephantEye's mate after the move, or its score).
 
     python3 -m venv /tmp/ffish && /tmp/ffish/bin/pip install pyffish
     /tmp/ffish/bin/python scripts/xiangqi-material.py make --eleeye /path/to/eleeye \\
@@ -30,8 +41,10 @@ after it (the scale above; "mate" when ElephantEye finds that it mates).
     python3 scripts/xiangqi-material.py measure --positions material.tsv \\
         --engine "alphazero ucci --model models/xiangqi.azc" --movetime-ms 1000 \\
         --eleeye /path/to/eleeye
+    /tmp/ffish/bin/python scripts/xiangqi-material.py mates --eleeye /path/to/eleeye \\
+        --depth 7 --moves 2 3 --positions 30 --skip 30 --seed 1 > mates.tsv
 
-The file is measurement data: never a training input.
+The files are measurement data: never training input.
 """
 import argparse
 import random
@@ -111,28 +124,41 @@ class Ucci(EngineProcess):
         return (words[1] if words[0] == "bestmove" else None), score, pv, depth
 
 
+def score_after(ee: Ucci, fen: str, mv: str, depth: int):
+    """ElephantEye's score of the side to move's move `mv` (ICCS) at `fen`, from the mover's
+    side, searching `depth` plies after it, and the line: `mv`, the forced replies followed,
+    then ElephantEye's principal variation. A mate is 10000 less its plies from `fen` (its
+    negative when the mover is mated), as ElephantEye scores it."""
+    line, d = [mv], depth
+    while True:
+        reply, score, pv, reached = ee.go(fen, line, f"depth {d}")
+        # ElephantEye stops after a shallow search when one move is forced (the only legal
+        # one, or the only one not mated): the line goes on with it and the search from
+        # after it. It stops at a mate too, whose score is final.
+        if (reply is None or reached >= d or d <= 1
+                or (score is not None and abs(score) >= MATE)):
+            break
+        line.append(reply)
+        d -= 1
+    if reply is None or score is None:  # no legal move after the line: a mate
+        score = 10_000 - len(line) if len(line) % 2 == 1 else len(line) - 10_000
+    else:
+        if abs(score) >= MATE:  # plies from the line's end to plies from `fen`
+            score += -len(line) if score > 0 else len(line)
+        if len(line) % 2 == 1:
+            score = -score  # the opponent's score
+    return score, line + pv
+
+
 def move_scores(ee: Ucci, fen: str, legal: list[str], depth: int):
     """ElephantEye's score of each legal move (ICCS) for the side to move and the material
     balance after the move and ElephantEye's line; None when a move mates (the opponent is
     left without a legal move, or ElephantEye finds a mate)."""
     out = {}
     for mv in legal:
-        line, d = [mv], depth
-        while True:
-            reply, score, pv, reached = ee.go(fen, line, f"depth {d}")
-            # ElephantEye plays a forced move (the only legal one) after a depth-1 search:
-            # the line goes on with it and the search from after it.
-            if reply is None or reached >= d or d <= 1:
-                break
-            line.append(reply)
-            d -= 1
-        if reply is None or score is None:  # no legal move after the line: a mate
-            score = -10_000 if len(line) % 2 == 0 else 10_000
-        elif len(line) % 2 == 1:
-            score = -score  # the opponent's score
+        score, line = score_after(ee, fen, mv, depth)
         if score >= MATE:
             return None
-        line += pv
         # Counted after an opponent's move: the side's last capture may be taken back.
         out[mv] = (score, material(fen, line[: len(line) // 2 * 2]))
     return out
@@ -213,30 +239,173 @@ def make(args) -> None:
     ee.close()
 
 
+def fs(mv: str) -> str:
+    """An ICCS move as Fairy-Stockfish's xiangqi coordinates (ranks 1-10)."""
+    return f"{mv[0]}{int(mv[1]) + 1}{mv[2]}{int(mv[3]) + 1}"
+
+
+def replies(sf, fen: str, line: list[str]) -> list[str]:
+    """The legal moves (ICCS) after `line` (ICCS), by Fairy-Stockfish's move generator."""
+    return [iccs(m) for m in sf.legal_moves(VARIANT, fen, [fs(m) for m in line])]
+
+
+def mates_within(sf, ee: Ucci, fen: str, line: list[str], left: int) -> bool:
+    """Whether the attacker, to move after `line`, mates within `left` plies whatever the
+    defender replies. ElephantEye searches `left` + 1 plies: no mate after the full depth is
+    a no; its move, when it scores a mate in time, is followed over every defence. Where its
+    answer is no proof (it stopped at a longer mate, or at a forced move, or its move does not
+    hold), every other legal move is tried (Fairy-Stockfish's move generator)."""
+    mv, score, _, reached = ee.go(fen, line, f"depth {left + 1}")
+    if mv is None:
+        return False
+    mate = score is not None and score >= MATE
+    if not mate and reached >= left + 1:
+        return False
+    if all_defences_lose(sf, ee, fen, line + [mv], left - 1):
+        return True
+    return any(all_defences_lose(sf, ee, fen, line + [m], left - 1)
+               for m in replies(sf, fen, line) if m != mv)
+
+
+def all_defences_lose(sf, ee: Ucci, fen: str, line: list[str], left: int) -> bool:
+    """Whether the defender, to move after `line`, has no legal move, or every reply lets the
+    attacker mate within `left` - 1 more plies (mates_within)."""
+    defences = replies(sf, fen, line)
+    if not defences:
+        return True
+    if left < 2:
+        return False
+    # ElephantEye's defence first: it refutes a move that does not mate, mostly.
+    best, _, _, _ = ee.go(fen, line, f"depth {left + 1}")
+    defences = [best] + [r for r in defences if r != best] if best in defences else defences
+    return all(mates_within(sf, ee, fen, line + [r], left - 1) for r in defences)
+
+
+def mating_moves(sf, ee: Ucci, fen: str, legal: list[str], depth: int, most: int):
+    """The shortest mate of the side to move (plies) and every first move of such a mate
+    (ICCS), or None when ElephantEye at `depth` scores no mate in `most` plies or fewer at
+    the root, or none of the moves it scores as a mate (at `depth` - 1, up to 4 plies longer
+    than the root's) mates in time by the exact search (all_defences_lose)."""
+    ee.send("setoption newgame")
+    _, root, _, _ = ee.go(fen, [], f"depth {depth}")
+    if root is None or root < 10_000 - most:
+        return None
+    plies = 10_000 - root
+    shown = {}
+    for mv in legal:
+        score, _ = score_after(ee, fen, mv, depth - 1)
+        # ElephantEye may score a longer mate than the shortest (it stops at the first mate it
+        # finds, and a quiet last move shows a ply later): mates up to 4 plies longer are tried.
+        if score >= 10_000 - plies - 4 and all_defences_lose(sf, ee, fen, [mv], plies - 1):
+            shown[mv] = plies
+            while shown[mv] > 3 and all_defences_lose(sf, ee, fen, [mv], shown[mv] - 3):
+                shown[mv] -= 2
+    if not shown:
+        return None
+    plies = min(shown.values())
+    return plies, sorted(m for m, n in shown.items() if n == plies)
+
+
+def make_mates(args) -> None:
+    import pyffish as sf
+
+    rng = random.Random(args.seed)
+    ee = Ucci(args.eleeye, ("usebook false",))
+    start = sf.start_fen(VARIANT)
+    wanted = {2 * n - 1: args.positions for n in args.moves}
+    print(f"# Xiangqi mates in {' and '.join(map(str, args.moves))} moves of the attacker, "
+          f"classified by {ee.name} (never by")
+    print("# this project's code) in random games of Fairy-Stockfish (pyffish "
+          f"{'.'.join(map(str, sf.version()))}):")
+    print(f"#   scripts/xiangqi-material.py mates --depth {args.depth} --moves "
+          f"{' '.join(map(str, args.moves))} --positions {args.positions} --sample "
+          f"{args.sample:g} --skip {args.skip} --seed {args.seed}")
+    print("# Measurement data, never training input. Columns (tab-separated) as mates.tsv:")
+    print("# FEN; side to move; the plies of the shortest mate, quiet moves allowed (3: mate in")
+    print("# two, 5: mate in three; no position has a shorter one); every first move of such a")
+    print("# mate (ICCS); the game and ply the position came from. ElephantEye (no book) scores")
+    print("# the root at --depth and each move at --depth - 1; each move it scores as a mate")
+    print("# (at most 4 plies longer than the root's, as it stops at the first mate it finds) is")
+    print("# searched exactly over Fairy-Stockfish's legal moves, every defence, to a position")
+    print("# where the defender has no legal move (a loss in Xiangqi, checkmate or stalemate).")
+    print("fen\tside\tplies\tmoves\tnote")
+    game, tried = 0, 0
+    seen = set()
+    while any(wanted.values()):
+        game += 1
+        fen, kept = start, set()
+        for ply in range(args.max_plies):
+            legal = sf.legal_moves(VARIANT, fen, [])
+            if not legal:
+                break
+            sample = rng.random() < args.sample
+            taken = points(fen)  # a legal move to an occupied point is a capture
+            captures = [m for m in legal if iccs(m)[2:] in taken]
+            pick = rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(legal)
+            board = fen.split(" ")[0]
+            # No mate in one (no move that leaves the opponent without a legal move).
+            if (sample and ply >= args.skip and board not in seen and len(legal) > 1
+                    and all(sf.legal_moves(VARIANT, fen, [m]) for m in legal)):
+                seen.add(board)
+                tried += 1
+                short = " ".join(fen.split(" ")[:2]) + " - - 0 1"
+                row = mating_moves(sf, ee, short, [iccs(m) for m in legal], args.depth,
+                                   max(p for p, n in wanted.items() if n))
+                if row and wanted.get(row[0]) and row[0] not in kept:
+                    plies, moves = row
+                    side = "red" if fen.split(" ")[1] == "w" else "black"
+                    print(f"{short}\t{side}\t{plies}\t{' '.join(moves)}\t"
+                          f"random game {game}, ply {ply}", flush=True)
+                    wanted[plies] -= 1
+                    kept.add(plies)
+                    print(f"{wanted} to find ({tried} tried, game {game})", file=sys.stderr)
+            if all(p in kept for p, n in wanted.items() if n):
+                break  # this game gives no more
+            fen = sf.get_fen(VARIANT, fen, [pick])
+    ee.close()
+
+
 def measure(args) -> None:
-    rows = [l.rstrip("\n").split("\t") for l in open(args.positions, encoding="utf-8")
-            if not l.startswith("#") and not l.startswith("fen\t")]
+    lines = [l.rstrip("\n").split("\t") for l in open(args.positions, encoding="utf-8")
+             if not l.startswith("#")]
+    head, rows = lines[0], lines[1:]
+    col = {name: i for i, name in enumerate(head)}
+    mates = "plies" in col  # a mates file (mates): the hits by length too
     engine = Ucci(args.engine)
-    good, missed = 0, []
+    good, missed, by_plies = 0, [], {}
     for i, row in enumerate(rows):
         mv, _, _, _ = engine.go(row[0], [], f"movetime {args.movetime_ms}")
-        if mv in row[1].split():
-            good += 1
-        else:
+        hit = mv in row[col["moves"]].split()
+        good += hit
+        if mates:
+            n = by_plies.setdefault(int(row[col["plies"]]), [0, 0])
+            n[0] += hit
+            n[1] += 1
+        if not hit:
             missed.append((i + 1, mv, row))
     engine.close()
     n = len(rows)
     print(f"{good}/{n} positions ({100.0 * good / max(n, 1):.1f}%)")
+    for plies, (hits, total) in sorted(by_plies.items()):
+        print(f"  mates in {(plies + 1) // 2} ({plies} plies): {hits}/{total}")
     ee = Ucci(args.eleeye, ("usebook false",)) if args.eleeye else None
     for i, mv, row in missed:
         note = ""
-        if ee and mv:
+        if ee and mv and mates:
+            score, _ = score_after(ee, row[0], mv, args.depth - 1)
+            note = (f" (ElephantEye: mates in {10_000 - score} plies)" if score >= MATE
+                    else f" (ElephantEye {score})")
+        elif ee and mv:
             scores = move_scores(ee, row[0], [mv], args.depth - 1)
             score, after = scores[mv] if scores else ("mate", None)
             note = f" (ElephantEye {score}"
             note += f", material {after - material(row[0]):+g})" if scores else ")"
-        print(f"  row {i} ({row[-1]}): played {mv}{note}; winning {row[1]} ({row[2]}, next "
-              f"{row[3]}, material {row[5]:s})")
+        if mates:
+            print(f"  row {i} ({row[-1]}): played {mv}{note}; mating in {row[col['plies']]} "
+                  f"plies {row[col['moves']]}")
+        else:
+            print(f"  row {i} ({row[-1]}): played {mv}{note}; winning {row[1]} ({row[2]}, "
+                  f"next {row[3]}, material {row[5]:s})")
     if ee:
         ee.close()
 
@@ -260,15 +429,25 @@ def main() -> None:
     mk.add_argument("--skip", type=int, default=10, help="plies of each game not used")
     mk.add_argument("--max-plies", type=int, default=200)
     mk.add_argument("--seed", type=int, default=1)
+    mt = sub.add_parser("mates", help="mates in two and three classified by ElephantEye")
+    mt.add_argument("--eleeye", default="/work/engines/bin/eleeye", help="ElephantEye's command")
+    mt.add_argument("--depth", type=int, default=8, help="ElephantEye's depth at the root")
+    mt.add_argument("--moves", type=int, nargs="+", default=[2, 3],
+                    help="the lengths kept, in moves of the attacker (a mate in N: 2N-1 plies)")
+    mt.add_argument("--positions", type=int, default=30, help="positions of each length")
+    mt.add_argument("--sample", type=float, default=0.2, help="share of the plies tried")
+    mt.add_argument("--skip", type=int, default=10, help="plies of each game not used")
+    mt.add_argument("--max-plies", type=int, default=200)
+    mt.add_argument("--seed", type=int, default=1)
     ms = sub.add_parser("measure", help="a UCCI engine's moves on the positions")
     ms.add_argument("--positions", required=True)
     ms.add_argument("--engine", default="/work/bin/alphazero-s19b ucci",
                     help="the engine's command line (a --model in it chooses the network)")
     ms.add_argument("--movetime-ms", type=int, default=1000)
     ms.add_argument("--eleeye", help="ElephantEye's command: score each missed move")
-    ms.add_argument("--depth", type=int, default=6, help="as make's --depth")
+    ms.add_argument("--depth", type=int, default=6, help="as make's --depth (mates: 8)")
     args = ap.parse_args()
-    make(args) if args.cmd == "make" else measure(args)
+    {"make": make, "mates": make_mates, "measure": measure}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 //! Mate tactics ([`Game::tactical_proof`], [`Xiangqi::mate_search`], [`Xiangqi::mates_in_one`])
 //! against the reference minimax [`reference::mating_moves`]: the positions of
-//! `tests/data/mates.tsv` (and Fairy-Stockfish's mates in one, `mates-ffish.tsv`), the
-//! no-capture draw, and random playouts (every claimed mate is
-//! replayed with the public rules, every defender reply considered).
+//! `tests/data/mates.tsv` (and Fairy-Stockfish's mates in one, `mates-ffish.tsv`), ElephantEye's
+//! mates in two and three (`mates-eleeye.tsv`), the no-capture draw, and random playouts (every
+//! claimed mate is replayed with the public rules, every defender reply considered).
 
 use alphazero_game::{Game, Outcome, Side};
 use alphazero_xiangqi::{reference, MateResult, Move, Xiangqi, XiangqiConfig, MAX_MATE_PLIES};
@@ -214,6 +214,60 @@ fn mate_cases_from_the_data_file() {
         })
         .collect();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// ElephantEye's mates in two and three (`mates-eleeye.tsv`, made by
+/// `scripts/xiangqi-material.py mates`; quiet moves allowed, so its columns mean the shortest
+/// mate over all moves): the reference minimax over every move finds no shorter mate and
+/// exactly the listed first moves, and where the reference also mates by checks in that many
+/// plies, the check search proves it with one of them.
+#[test]
+fn eleeye_mates_in_two_and_three_agree_with_the_reference() {
+    let cases = parse_file("mates-eleeye.tsv", include_str!("data/mates-eleeye.tsv"));
+    let mut failures = Vec::new();
+    let mut by_checks = 0;
+    for c in &cases {
+        let fail = |e: String| format!("{} ({}): {e}", c.line, c.note);
+        let Some(n) = c.plies.filter(|n| *n >= 3) else {
+            failures.push(fail(format!(
+                "plies {:?}, not a mate in two or more",
+                c.plies
+            )));
+            continue;
+        };
+        if c.pos.side_to_move() != c.side {
+            failures.push(fail("the side column disagrees with the FEN".into()));
+        }
+        let shorter = reference::mating_moves(&c.pos, n - 2, false);
+        if !shorter.is_empty() {
+            failures.push(fail(format!("a shorter mate: [{}]", text(&shorter))));
+            continue;
+        }
+        let want = sorted(reference::mating_moves(&c.pos, n, false));
+        if want != sorted(c.moves.clone()) {
+            failures.push(fail(format!(
+                "the reference's first moves are [{}], ElephantEye's [{}]",
+                text(&want),
+                text(&c.moves)
+            )));
+        }
+        if reference::shortest_mate(&c.pos, n, true) == Some(n) {
+            by_checks += 1;
+            match c.pos.mate_search(BUDGET, MAX_MATE_PLIES) {
+                (MateResult::Win { plies, line }, _) if plies == n && c.moves.contains(&line[0]) => {}
+                (other, nodes) => failures.push(fail(format!(
+                    "a mate by checks in {n} plies; the check search gives {other:?} ({nodes} nodes)"
+                ))),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    for n in [3, 5] {
+        let count = cases.iter().filter(|c| c.plies == Some(n)).count();
+        assert!(count >= 25, "only {count} mates in {n} plies");
+    }
+    // Most of these mates need a quiet move; 7 of the 60 are mates by checks as long.
+    assert!(by_checks >= 5, "only {by_checks} mates by checks");
 }
 
 #[test]
