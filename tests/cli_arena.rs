@@ -1,6 +1,6 @@
 //! `alphazero arena`: small matches, bad specs, a crashing external engine, SPRT, the ladder.
 mod common;
-use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run};
+use common::{alphazero, assert_clean_error, fresh_dir, tiny_connect4_run, tiny_connect4_run_of};
 
 #[test]
 fn rollout_beats_random_at_connect4_and_results_are_written() {
@@ -429,6 +429,201 @@ fn snapshot_ladder_of_many_networks_plays_neighbours_and_anchors_not_a_round_rob
             "{}",
             out.stdout
         );
+    }
+}
+
+#[test]
+fn run_networks_against_fixed_rungs_give_one_row_each_with_the_training_behind_it() {
+    let dir = fresh_dir("arena_rungs");
+    tiny_connect4_run_of(&dir, 3);
+    let out_dir = fresh_dir("arena_rungs_out");
+    let (json, md) = (out_dir.join("rungs.json"), out_dir.join("rungs.md"));
+    let out = snapshot_ladder(
+        &dir,
+        &[
+            "--sims",
+            "4",
+            "--snapshot-every",
+            "2",
+            "--ladder",
+            "random",
+            "rollout:8",
+            "--out",
+            json.to_str().unwrap(),
+            "--ladder-out",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    // Champions 0–3 (the snapshots are their twins): every second one and the last.
+    assert!(
+        out.stderr
+            .contains("--snapshot-every 2: 3 of the run's 4 networks"),
+        "{}",
+        out.stderr
+    );
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert!(
+        lines[0].starts_with("12 games of connect4: 3 networks of ")
+            && lines[0].contains("against 2 rungs, 2 games each"),
+        "{}",
+        out.stdout
+    );
+    let header: Vec<&str> = lines[2]
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(
+        header,
+        [
+            "network",
+            "iteration",
+            "self-play games",
+            "CPU-hours",
+            "random W-D-L",
+            "random Elo (95%)",
+            "rollout-8 W-D-L",
+            "rollout-8 Elo (95%)"
+        ],
+        "{}",
+        out.stdout
+    );
+    let mut last_games = None;
+    for (row, (net, it)) in lines[3..6]
+        .iter()
+        .zip([("0000", 0), ("0002", 2), ("0003", 3)])
+    {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[0], format!("champion-{net}@4"), "{row}");
+        assert_eq!(cells[1], it.to_string(), "{row}");
+        let games: u64 = cells[2].parse().unwrap();
+        assert!(last_games.is_none_or(|g| games > g), "{}", out.stdout);
+        last_games = Some(games);
+        // W-D-L of each rung adds up to its games.
+        let wdl: Vec<u32> = cells
+            .iter()
+            .filter(|c| c.matches('-').count() == 2 && !c.starts_with('['))
+            .flat_map(|c| c.split('-').map(|n| n.parse::<u32>().unwrap()))
+            .collect();
+        assert_eq!(wdl.len(), 6, "{row}");
+        assert_eq!(wdl[..3].iter().sum::<u32>(), 2, "{row}");
+        assert_eq!(wdl[3..].iter().sum::<u32>(), 2, "{row}");
+    }
+    assert_eq!(
+        lines.iter().filter(|l| l.starts_with("champion-")).count(),
+        3,
+        "{}",
+        out.stdout
+    );
+    // The JSON rows: the training behind each network from the run's metrics, CPU time
+    // growing with it.
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let rows = v["rungs"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let cpu: Vec<f64> = rows
+        .iter()
+        .map(|r| r["cpu_hours"].as_f64().unwrap())
+        .collect();
+    assert_eq!(cpu[0], 0.0);
+    assert!(cpu.windows(2).all(|w| w[0] < w[1]), "{cpu:?}");
+    for r in rows {
+        for rung in r["rungs"].as_array().unwrap() {
+            let n = |k: &str| rung[k].as_u64().unwrap();
+            assert_eq!(n("wins") + n("draws") + n("losses"), 2, "{rung}");
+        }
+    }
+    assert_eq!(v["match"]["games"].as_array().unwrap().len(), 12);
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("## Rungs: the networks of "), "{text}");
+    assert_eq!(
+        text.lines()
+            .filter(|l| l.starts_with("| champion-"))
+            .count(),
+        3,
+        "{text}"
+    );
+    assert!(text.contains("networks at 4 simulations") && text.contains(" --snapshot-every 2 "));
+    let png = std::fs::read(dir.join("plots/rungs.png")).expect("plots/rungs.png");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"));
+    assert!(
+        out.stdout
+            .contains("plots/rungs.png: x = the trainer's CPU-hours"),
+        "{}",
+        out.stdout
+    );
+    // The snapshot ladder's pairing flags do not go with rungs; --snapshot-every needs a run.
+    let run = dir.to_str().unwrap();
+    for args in [
+        vec![
+            "--snapshots",
+            run,
+            "--ladder",
+            "random",
+            "--snapshot-anchors",
+            "3",
+        ],
+        vec![
+            "--snapshots",
+            run,
+            "--ladder",
+            "random",
+            "--snapshot-neighbours",
+            "1",
+        ],
+        vec![
+            "--snapshots",
+            run,
+            "--ladder",
+            "random",
+            "--players",
+            "random",
+        ],
+        vec![
+            "--snapshots",
+            run,
+            "--ladder",
+            "random",
+            "--snapshot-every",
+            "0",
+        ],
+    ] {
+        let mut all = vec!["arena", "--game", "connect4"];
+        all.extend(&args);
+        let out = alphazero(&all);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(!out.stderr.contains("game 1/"), "{args:?}: {}", out.stderr);
+    }
+    // Regression: clap waives `requires = "snapshots"` beside --players (which --snapshots
+    // conflicts with), and these played a plain match.
+    for args in [
+        vec![
+            "--players",
+            "random",
+            "--ladder",
+            "random",
+            "--snapshot-every",
+            "2",
+        ],
+        vec![
+            "--players",
+            "random",
+            "random",
+            "--snapshot-neighbours",
+            "1",
+        ],
+    ] {
+        let mut all = vec!["arena", "--game", "connect4"];
+        all.extend(&args);
+        let out = alphazero(&all);
+        assert_clean_error(&out, &format!("{args:?}"));
+        assert!(
+            out.stderr.contains("needs --snapshots RUN_DIR"),
+            "{args:?}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("game 1/"), "{args:?}: {}", out.stderr);
     }
 }
 

@@ -1,7 +1,7 @@
 //! `alphazero arena`: matches between players (built-in baselines, networks, external
 //! engines) with a cross table and Bradley–Terry ratings, an SPRT mode for two players, a
-//! strength ladder of one challenger against rungs, and a rating ladder over the networks of a
-//! training run. [`run`] takes the flags ([`ArenaArgs`], in [`args`]) and checks them before
+//! strength ladder of one challenger against rungs, a rating ladder over the networks of a
+//! training run, and those networks against fixed rungs. [`run`] takes the flags ([`ArenaArgs`], in [`args`]) and checks them before
 //! any game; each game's own players ([`ArenaGame`]) are in [`games`].
 mod args;
 mod games;
@@ -761,15 +761,23 @@ fn dedupe_networks(nets: Vec<RunNetwork>) -> Result<Vec<RunNetwork>> {
     Ok(kept)
 }
 
-fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
-    // Everything the ladder writes is checked before the first game.
-    let png = run.join(alphazero_train::RunDir::LADDER);
+/// The plot `key` (e.g. `plots/ladder.png`) of the run folder `run`, its `plots/` folder made
+/// and the file checked to be writable, so that a ladder stops before its first game, not
+/// after its last, when it could not write the plot.
+fn run_plot_path(run: &Path, key: &str) -> Result<PathBuf> {
+    let png = run.join(key);
     if let Some(plots) = png.parent() {
         // The run's plots/ folder, beside its training figures; when it cannot be made, the
         // check below says why.
         let _ = std::fs::create_dir_all(plots);
     }
-    check_output_path("--snapshots (plots/ladder.png)", &png)?;
+    check_output_path(&format!("--snapshots ({key})"), &png)?;
+    Ok(png)
+}
+
+/// The networks of `run` a ladder plays ([`run_networks`]), every `--snapshot-every`-th and
+/// the last, with a note naming how many of them that is.
+fn ladder_networks(run: &Path, args: &ArenaArgs) -> Result<Vec<RunNetwork>> {
     let nets = run_networks(run)?;
     if nets.is_empty() {
         bail!(
@@ -777,27 +785,71 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
             run.join(alphazero_train::RunDir::NETWORKS).display()
         );
     }
+    let total = nets.len();
+    let picked = alphazero_arena::ladder::every_nth(total, args.every() as usize);
+    if picked.len() < total {
+        eprintln!(
+            "note: --snapshot-every {}: {} of the run's {total} networks (one in {} and the \
+             last)",
+            args.every(),
+            picked.len(),
+            args.every()
+        );
+    }
+    let mut nets: Vec<Option<RunNetwork>> = nets.into_iter().map(Some).collect();
+    Ok(picked.into_iter().filter_map(|i| nets[i].take()).collect())
+}
+
+/// The `net:` players of `nets` at `--sims` simulations (default 100), each with a seed of
+/// its own from `--seed`.
+fn network_entrants<G: ArenaGame>(
+    nets: &[RunNetwork],
+    cfg: &G::Config,
+    args: &ArenaArgs,
+) -> Result<Vec<Entrant<G>>> {
     let dev = device(&args.device)?;
     let sims = args.sims.unwrap_or(100);
+    nets.iter()
+        .enumerate()
+        .map(|(i, net)| {
+            net_entrant::<G>(
+                &net.path,
+                Some(sims),
+                cfg,
+                &dev,
+                mix_seed(args.seed, i as u64 + 1),
+                NetSearch::of(args),
+            )
+        })
+        .collect()
+}
+
+/// The run's metrics (for the training behind each network), or none with a note saying
+/// what `plot` is drawn without.
+fn run_metrics(run: &Path, plot: &str) -> Vec<alphazero_train::metrics::IterationMetrics> {
+    match alphazero_train::metrics::read_metrics(&run.join(alphazero_train::RunDir::METRICS)) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("note: {plot} without games and time beneath the iterations: {e}");
+            Vec::new()
+        }
+    }
+}
+
+fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
+    // Everything the ladder writes is checked before the first game.
+    let png = run_plot_path(run, alphazero_train::RunDir::LADDER)?;
+    let nets = ladder_networks(run, args)?;
     let seed = args.seed;
     let mut entrants: Vec<Entrant<G>> = vec![Entrant::new("random", move || {
         Box::new(RandomPlayer::new(seed)) as Box<dyn Player<G>>
     })];
-    for (i, net) in nets.iter().enumerate() {
-        entrants.push(net_entrant::<G>(
-            &net.path,
-            Some(sims),
-            cfg,
-            &dev,
-            mix_seed(seed, i as u64 + 1),
-            NetSearch::of(args),
-        )?);
-    }
+    entrants.extend(network_entrants::<G>(&nets, cfg, args)?);
     let n = entrants.len();
     let pairs = alphazero_arena::ladder::snapshot_pairs(
         n,
-        args.snapshot_neighbours as usize,
-        args.snapshot_anchors as usize,
+        args.neighbours() as usize,
+        args.anchors() as usize,
         seed,
     );
     let openings = args.games.div_ceil(2);
@@ -815,8 +867,8 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
          anchors; a round robin would be {} pairs)",
         pairs.len(),
         2 * openings,
-        args.snapshot_neighbours,
-        args.snapshot_anchors,
+        args.neighbours(),
+        args.anchors(),
         n * (n - 1) / 2
     );
     let r = alphazero_arena::ladder::run_pairs(&config, &pairs)?;
@@ -842,14 +894,7 @@ fn run_snapshot_ladder<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaAr
     }
     write_games::<G>(&r, cfg, args)?;
 
-    let metrics =
-        match alphazero_train::metrics::read_metrics(&run.join(alphazero_train::RunDir::METRICS)) {
-            Ok(m) => m,
-            Err(e) => {
-                eprintln!("note: ladder.png without games and time beneath the iterations: {e}");
-                Vec::new()
-            }
-        };
+    let metrics = run_metrics(run, "ladder.png");
     let points: Vec<ladder_png::LadderPoint> = nets
         .iter()
         .zip(&ratings.players[1..])
@@ -895,26 +940,148 @@ fn training_behind(
     metrics: &[alphazero_train::metrics::IterationMetrics],
     iterations: u32,
 ) -> String {
-    if metrics.is_empty() {
-        return String::new();
-    }
-    if iterations == 0 {
+    if iterations == 0 && !metrics.is_empty() {
         return " (0 games)".into();
     }
-    match metrics
-        .iter()
-        .find(|m| m.network_iterations() == iterations)
-    {
-        Some(m) if m.cpu_s > 0.0 => {
-            format!(
-                " ({} games, {:.2} CPU-hours)",
-                m.total_games,
-                m.cpu_s / 3600.0
-            )
-        }
-        Some(m) => format!(" ({} games)", m.total_games),
+    match behind(metrics, iterations) {
+        Some((games, Some(h))) => format!(" ({games} games, {h:.2} CPU-hours)"),
+        Some((games, None)) => format!(" ({games} games)"),
         None => String::new(),
     }
+}
+
+/// The self-play games and the trainer's CPU-hours behind the network of `iterations`
+/// iterations, from the run's metrics row of its last iteration
+/// ([`IterationMetrics::network_iterations`](alphazero_train::metrics::IterationMetrics::network_iterations)):
+/// none where the metrics do not cover it (or the run has none), no CPU-hours in metrics
+/// written before they were logged; the initial network has 0 of both.
+fn behind(
+    metrics: &[alphazero_train::metrics::IterationMetrics],
+    iterations: u32,
+) -> Option<(u64, Option<f64>)> {
+    if metrics.is_empty() {
+        return None;
+    }
+    if iterations == 0 {
+        return Some((0, Some(0.0)));
+    }
+    let m = metrics
+        .iter()
+        .find(|m| m.network_iterations() == iterations)?;
+    Some((m.total_games, (m.cpu_s > 0.0).then(|| m.cpu_s / 3600.0)))
+}
+
+/// `--snapshots RUN --ladder RUNG…`: every network of the run that `--snapshot-every`
+/// selects against each rung, `--games` games a pair from the same openings (`--seed`) with
+/// colours alternating, the pairs of [`alphazero_arena::ladder::rung_pairs`] played by the
+/// snapshot ladder's [`alphazero_arena::ladder::run_pairs`]; then one table row per network
+/// (its iteration, the self-play games and CPU-hours behind it, W-D-L and Elo ± 95% per rung),
+/// `plots/rungs.png` in the run folder and the `--ladder-out` / `--out` files.
+fn run_snapshot_rungs<G: ArenaGame>(cfg: &G::Config, run: &Path, args: &ArenaArgs) -> Result<()> {
+    use alphazero_arena::ladder::{run_pairs, rung_pairs};
+    let png = run_plot_path(run, alphazero_train::RunDir::RUNGS)?;
+    let nets = ladder_networks(run, args)?;
+    // The networks' own --sims and no match-wide simulation limit, as in the snapshot ladder:
+    // a rung plays under its own settings (`{depth=1}`), not as a 200-node engine.
+    let limits = Limits {
+        simulations: None,
+        ..match_limits(args)
+    };
+    let rung_texts: Vec<&String> = args.ladder.iter().collect();
+    // Rungs first: an external engine that cannot play stops the command before any network
+    // is loaded.
+    let rungs = build_entrants::<G>(&rung_texts, cfg, args, &limits)?;
+    let mut entrants = network_entrants::<G>(&nets, cfg, args)?;
+    let (k, r) = (entrants.len(), rungs.len());
+    entrants.extend(rungs);
+    unique_names(&mut entrants);
+    let pairs = rung_pairs(k, r);
+    let opening_set = parse_openings::<G>(&args.openings, cfg, args.games)?;
+    let openings = args.games.div_ceil(2);
+    let config = match_config(entrants, cfg, args, &opening_set, limits, pairs.len());
+    eprintln!(
+        "playing {} networks against {} ({} games)",
+        k,
+        crate::cmd::count(r, "rung"),
+        pairs.len() as u64 * 2 * u64::from(openings)
+    );
+    let all = run_pairs(&config, &pairs)?;
+    let metrics = run_metrics(run, "rungs.png");
+    let rows: Vec<alphazero_arena::NetworkRungs> = nets
+        .iter()
+        .enumerate()
+        .map(|(i, net)| {
+            let (games, cpu) = behind(&metrics, net.iteration).unzip();
+            alphazero_arena::NetworkRungs::from_match(
+                &all,
+                i,
+                k..k + r,
+                net.iteration,
+                games,
+                cpu.flatten(),
+            )
+        })
+        .collect();
+    outln!(
+        "{} games of {}: {} networks of {} against {}, {} games each from {} {}, colours \
+         alternating",
+        all.games.len(),
+        all.game,
+        k,
+        run.display(),
+        crate::cmd::count(r, "rung"),
+        2 * openings,
+        crate::cmd::count(openings as usize, "opening"),
+        opening_set.words,
+    );
+    out!("{}", alphazero_arena::rungs_table(&rows));
+    print_think_time(&all);
+    print_failures(&all);
+    if let Some(p) = &args.out {
+        let json = serde_json::json!({ "match": all, "rungs": rows });
+        write_json(p, &json)?;
+    }
+    write_games::<G>(&all, cfg, args)?;
+    if let Some(p) = &args.ladder_out {
+        let mut notes = format!(
+            "{} games per network and rung ({} {}, each played with both colours), networks \
+             at {} simulations, seed {}, ply cap {}",
+            2 * openings,
+            crate::cmd::count(openings as usize, "opening"),
+            opening_set.words,
+            args.sims.unwrap_or(100),
+            args.seed,
+            args.max_plies
+        );
+        if let Some(t) = args.movetime {
+            notes.push_str(&format!(", --movetime {t} ms"));
+        }
+        notes.push_str(&format!(
+            ".\n\nCommand: `{}`",
+            shell_words::join(std::env::args())
+        ));
+        let md =
+            alphazero_arena::rungs_markdown(&run.display().to_string(), &all.game, &rows, &notes);
+        std::fs::write(p, md).with_context(|| format!("writing {}", p.display()))?;
+        eprintln!("ladder written to {}", p.display());
+    }
+    let title = format!(
+        "Networks of {} against fixed rungs: {} networks, {} games",
+        run.display(),
+        k,
+        all.games.len()
+    );
+    let plot = ladder_png::render_rungs(&title, &rows, &metrics)?;
+    alphazero_engine::files::write_atomic(&png, &plot.png)?;
+    let x = if rows.iter().all(|r| r.cpu_hours.is_some()) {
+        "the trainer's CPU-hours"
+    } else {
+        // render_rungs falls back to iterations when one network's CPU time is unknown.
+        "iterations of training (CPU-hours unknown)"
+    };
+    outln!("\nplots/rungs.png: x = {x} behind each network, y = Elo over each rung ± 95%");
+    eprintln!("rungs plot written to {}", png.display());
+    Ok(())
 }
 
 /// `--ladder`: the challenger (the one `--players` entry) against each rung in turn, one
@@ -1051,8 +1218,8 @@ fn write_json(p: &Path, json: &serde_json::Value) -> Result<()> {
 }
 
 /// Runs `alphazero arena` for the game of `--game`: a match of `--players` (round robin,
-/// gauntlet or SPRT), the `--ladder` of one challenger against rungs, or the `--snapshots`
-/// ladder of a training run; the report on stdout, progress on stderr, and the `--out`,
+/// gauntlet or SPRT), the `--ladder` of one challenger against rungs, the `--snapshots`
+/// ladder of a training run, or (both flags) the run's networks against the rungs; the report on stdout, progress on stderr, and the `--out`,
 /// `--pgn`, `--sgf`, `--psq` and `--ladder-out` files.
 ///
 /// # Errors
@@ -1102,8 +1269,22 @@ pub fn run(args: &ArenaArgs) -> Result<()> {
     if let Some(p) = &args.ladder_out {
         check_output_path("--ladder-out", p)?;
     }
-    if !args.ladder.is_empty() {
-        return with_game!(spec, G, cfg => run_engine_ladder::<G>(cfg, args));
+    if args.snapshots.is_none() {
+        let given = [
+            ("--snapshot-neighbours", args.snapshot_neighbours),
+            ("--snapshot-anchors", args.snapshot_anchors),
+            ("--snapshot-every", args.snapshot_every),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, v)| v.is_some()) {
+            bail!("{flag} selects the networks of a run: it needs --snapshots RUN_DIR");
+        }
+    }
+    match (&args.snapshots, args.ladder.is_empty()) {
+        (Some(run_dir), false) => {
+            return with_game!(spec, G, cfg => run_snapshot_rungs::<G>(cfg, run_dir, args));
+        }
+        (None, false) => return with_game!(spec, G, cfg => run_engine_ladder::<G>(cfg, args)),
+        _ => {}
     }
     match &args.snapshots {
         Some(run_dir) => with_game!(spec, G, cfg => run_snapshot_ladder::<G>(cfg, run_dir, args)),

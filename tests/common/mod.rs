@@ -80,6 +80,12 @@ pub fn fresh_dir(name: &str) -> PathBuf {
 /// Trains a one-iteration Connect Four run in `dir`: 1×8 network, 4 games of 8 simulations,
 /// no playout cap, no gating, a snapshot after the iteration.
 pub fn tiny_connect4_run(dir: &std::path::Path) -> Output {
+    tiny_connect4_run_of(dir, 1)
+}
+
+/// [`tiny_connect4_run`] of `iterations` iterations (a champion and a snapshot after each).
+pub fn tiny_connect4_run_of(dir: &std::path::Path, iterations: u32) -> Output {
+    let iterations = format!("run.iterations={iterations}");
     let mut args = vec![
         "train",
         "--game",
@@ -99,7 +105,7 @@ pub fn tiny_connect4_run(dir: &std::path::Path) -> Output {
         "train.batch_size=32",
         "train.steps_per_iteration=2",
         "gating.enabled=false",
-        "run.iterations=1",
+        &iterations,
         "run.time_budget_minutes=0",
         "run.snapshot_every=1",
     ] {

@@ -10,6 +10,10 @@
 //!   so that the games grow linearly with the players instead of quadratically, and
 //!   [`run_pairs`] plays them; the Bradley–Terry fit over all games
 //!   ([`crate::MatchResult::ratings`]) gives every player an Elo with its interval.
+//! * Both at once: a run's networks (some of them, [`every_nth`]) each against the same
+//!   fixed rungs, the pairs of [`rung_pairs`] played by [`run_pairs`], one
+//!   [`NetworkRungs`] row per network ([`rungs_table`], [`rungs_markdown`]): Elo against
+//!   fixed opponents over training, which the self-relative rating ladder overstates.
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -90,6 +94,190 @@ pub fn snapshot_pairs(
         }
     }
     pairs.into_iter().collect()
+}
+
+/// The networks a ladder over `n` networks in training order takes when it takes every
+/// `every`-th (0 counts as 1): the first, the `every + 1`-th, … and always the last (the
+/// run's newest strength), as increasing indices.
+///
+/// ```
+/// use alphazero_arena::ladder::every_nth;
+/// assert_eq!(every_nth(7, 3), [0, 3, 6]);
+/// assert_eq!(every_nth(8, 3), [0, 3, 6, 7]);
+/// assert_eq!(every_nth(3, 1), [0, 1, 2]);
+/// assert!(every_nth(0, 2).is_empty());
+/// ```
+pub fn every_nth(n: usize, every: usize) -> Vec<usize> {
+    let mut picked: Vec<usize> = (0..n).step_by(every.max(1)).collect();
+    if n > 0 && picked.last() != Some(&(n - 1)) {
+        picked.push(n - 1);
+    }
+    picked
+}
+
+/// The pairs of a rungs ladder: entrants `0..networks` are the networks, the `rungs` after
+/// them the rungs, and every network meets every rung, `(network, rung)` ordered by network
+/// and then by rung, for [`run_pairs`].
+pub fn rung_pairs(networks: usize, rungs: usize) -> Vec<(usize, usize)> {
+    (0..networks)
+        .flat_map(|a| (networks..networks + rungs).map(move |b| (a, b)))
+        .collect()
+}
+
+/// One network of a training run against the fixed rungs: what training was behind it and
+/// its results against each rung (from its side).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkRungs {
+    /// The network's player name (e.g. `champion-0003@200`).
+    pub network: String,
+    /// Iterations of training behind it (0 = the initial network).
+    pub iteration: u32,
+    /// Self-play games of the run behind it; `None` where the run's metrics do not say.
+    pub selfplay_games: Option<u64>,
+    /// The trainer's CPU-hours behind it; `None` where the run's metrics do not say (metrics
+    /// written before CPU time was logged).
+    pub cpu_hours: Option<f64>,
+    /// Its results against each rung, in the rungs' order.
+    pub rungs: Vec<LadderRow>,
+}
+
+impl NetworkRungs {
+    /// The row of entrant `network` of `result` against each of the entrants `rungs`.
+    pub fn from_match(
+        result: &MatchResult,
+        network: usize,
+        rungs: std::ops::Range<usize>,
+        iteration: u32,
+        selfplay_games: Option<u64>,
+        cpu_hours: Option<f64>,
+    ) -> NetworkRungs {
+        NetworkRungs {
+            network: result.players.get(network).cloned().unwrap_or_default(),
+            iteration,
+            selfplay_games,
+            cpu_hours,
+            rungs: rungs
+                .map(|r| LadderRow::from_match(result, network, r))
+                .collect(),
+        }
+    }
+
+    /// The cells of the row: network, iteration, self-play games, CPU-hours (`-` where
+    /// unknown), then per rung `W-D-L` (with the failures, if any) and `Elo [lo, hi]`.
+    fn cells(&self) -> Vec<String> {
+        let mut cells = vec![
+            self.network.clone(),
+            self.iteration.to_string(),
+            self.selfplay_games
+                .map_or_else(|| "-".into(), |g| g.to_string()),
+            self.cpu_hours.map_or_else(|| "-".into(), cpu_hours_text),
+        ];
+        for row in &self.rungs {
+            let c = row.cells();
+            cells.push(if row.failures > 0 {
+                format!("{} ({} failed)", c[2], row.failures)
+            } else {
+                c[2].clone()
+            });
+            cells.push(c[4].clone());
+        }
+        cells
+    }
+}
+
+/// CPU-hours with about three significant digits for a table cell: `0.0635`, `1.25`, `312.4`
+/// (a young run's minutes are not rounded to `0.000`).
+fn cpu_hours_text(h: f64) -> String {
+    if h < 0.1 {
+        format!("{h:.4}")
+    } else if h < 10.0 {
+        format!("{h:.3}")
+    } else {
+        format!("{h:.1}")
+    }
+}
+
+/// The header of a rungs table over `rows`: the network's four columns, then `RUNG W-D-L`
+/// and `RUNG Elo (95%)` for each rung of the first row.
+fn rungs_header(rows: &[NetworkRungs]) -> Vec<String> {
+    let mut header: Vec<String> = ["network", "iteration", "self-play games", "CPU-hours"]
+        .map(String::from)
+        .into();
+    for r in rows.first().map_or(&[][..], |r| &r.rungs) {
+        header.push(format!("{} W-D-L", r.rung));
+        header.push(format!("{} Elo (95%)", r.rung));
+    }
+    header
+}
+
+/// The rungs ladder as an aligned text table: one row per network in training order (its
+/// iteration, the self-play games and trainer CPU-hours behind it), then W-D-L and Elo ± 95%
+/// of the network over each rung ([`LadderRow::elo`], as in [`ladder_table`]).
+pub fn rungs_table(rows: &[NetworkRungs]) -> String {
+    let cells: Vec<Vec<String>> = rows.iter().map(NetworkRungs::cells).collect();
+    let mut s = "Networks against fixed rungs (W-D-L and Elo of each network over each rung, 95% \
+         interval):\n"
+        .to_string();
+    s.push_str(&aligned(&rungs_header(rows), &cells));
+    s
+}
+
+/// The rungs ladder as a Markdown section: a heading naming the run and game, a pipe table
+/// with the columns of [`rungs_table`], and `notes` (e.g. the command line and settings) as
+/// a paragraph after it when not empty. `|` in names is escaped.
+pub fn rungs_markdown(run: &str, game: &str, rows: &[NetworkRungs], notes: &str) -> String {
+    let esc = |t: &str| t.replace('|', "\\|");
+    let header = rungs_header(rows);
+    let mut s = format!("## Rungs: the networks of {} ({game})\n\n", esc(run));
+    let line = |cells: &[String]| {
+        let cells: Vec<String> = cells.iter().map(|c| esc(c)).collect();
+        format!("| {} |\n", cells.join(" | "))
+    };
+    s.push_str(&line(&header));
+    s.push_str("|---");
+    s.push_str(&"|---:".repeat(header.len() - 1));
+    s.push_str("|\n");
+    for r in rows {
+        s.push_str(&line(&r.cells()));
+    }
+    s.push_str(
+        "\nW-D-L and Elo are each network's over the rung; Elo ± 95% from the per-game score \
+         variance; self-play games and CPU-hours (the trainer's) are those behind the network, \
+         from the run's metrics.\n",
+    );
+    if !notes.trim().is_empty() {
+        let _ = write!(s, "\n{}\n", notes.trim_end());
+    }
+    s
+}
+
+/// `header` and `rows` as an aligned text table: the first column left-aligned, the others
+/// right-aligned, two spaces between columns, widths in characters.
+fn aligned<S: AsRef<str>>(header: &[S], rows: &[Vec<String>]) -> String {
+    let chars = |s: &str| s.chars().count();
+    let width: Vec<usize> = (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|t| chars(t))
+                .chain([chars(header[c].as_ref())])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut s = String::new();
+    let mut line = |r: &[&str]| {
+        let _ = write!(s, "{:<w$}", r[0], w = width[0]);
+        for c in 1..r.len() {
+            let _ = write!(s, "  {:>w$}", r[c], w = width[c]);
+        }
+        s.push('\n');
+    };
+    line(&header.iter().map(AsRef::as_ref).collect::<Vec<_>>());
+    for r in rows {
+        line(&r.iter().map(String::as_str).collect::<Vec<_>>());
+    }
+    s
 }
 
 /// Plays the `pairs` of `config.entrants` (indices; `config.pairing` is ignored), each pair
@@ -271,30 +459,9 @@ const HEADER: [&str; 6] = ["rung", "games", "W-D-L", "score", "Elo (95%)", "fail
 /// The ladder as an aligned text table with a title line naming the challenger: one row per
 /// rung, W-D-L and score from the challenger's side, Elo of the challenger over the rung.
 pub fn ladder_table(challenger: &str, rows: &[LadderRow]) -> String {
-    let cells: Vec<[String; 6]> = rows.iter().map(LadderRow::cells).collect();
-    let chars = |s: &str| s.chars().count();
-    let width: Vec<usize> = (0..6)
-        .map(|c| {
-            cells
-                .iter()
-                .map(|r| chars(&r[c]))
-                .chain([chars(HEADER[c])])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let cells: Vec<Vec<String>> = rows.iter().map(|r| r.cells().into()).collect();
     let mut s = format!("Ladder of {challenger} (W-D-L, score and Elo from its side):\n");
-    let line = |s: &mut String, r: &[&str]| {
-        let _ = write!(s, "{:<w$}", r[0], w = width[0]);
-        for c in 1..6 {
-            let _ = write!(s, "  {:>w$}", r[c], w = width[c]);
-        }
-        s.push('\n');
-    };
-    line(&mut s, &HEADER);
-    for r in &cells {
-        line(&mut s, &r.iter().map(String::as_str).collect::<Vec<_>>());
-    }
+    s.push_str(&aligned(&HEADER, &cells));
     s
 }
 
@@ -491,6 +658,90 @@ mod tests {
         ));
         let ratings = r.ratings(0).unwrap();
         assert_eq!(ratings.players.len(), 4);
+    }
+
+    #[test]
+    fn rungs_rows_give_each_network_its_results_against_every_rung() {
+        // Entrants: two networks, then two rungs; every network met every rung twice.
+        let pairs = rung_pairs(2, 2);
+        assert_eq!(pairs, [(0, 2), (0, 3), (1, 2), (1, 3)]);
+        let r = MatchResult {
+            game: "connect4".into(),
+            players: vec![
+                "champion-0000@8".into(),
+                "champion-0001@8".into(),
+                "random".into(),
+                "alpha|beta".into(),
+            ],
+            games: vec![
+                game(0, 2, Some(2), false),
+                game(2, 0, None, false),
+                game(0, 3, Some(3), false),
+                game(3, 0, Some(3), false),
+                game(1, 2, Some(1), false),
+                game(2, 1, Some(1), false),
+                game(1, 3, Some(1), false),
+                game(3, 1, Some(3), true),
+            ],
+        };
+        let rows = [
+            NetworkRungs::from_match(&r, 0, 2..4, 0, Some(0), Some(0.0)),
+            NetworkRungs::from_match(&r, 1, 2..4, 1, Some(48), None),
+        ];
+        assert_eq!(rows[0].network, "champion-0000@8");
+        let wdl: Vec<(u32, u32, u32)> = rows
+            .iter()
+            .flat_map(|n| n.rungs.iter().map(|r| (r.wins, r.draws, r.losses)))
+            .collect();
+        assert_eq!(wdl, [(0, 1, 1), (0, 0, 2), (2, 0, 0), (1, 0, 1)]);
+        let table = rungs_table(&rows);
+        let lines: Vec<&str> = table.lines().collect();
+        assert_eq!(lines.len(), 4, "{table}");
+        let header: Vec<&str> = lines[1]
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(
+            header[..5],
+            [
+                "network",
+                "iteration",
+                "self-play games",
+                "CPU-hours",
+                "random W-D-L"
+            ],
+            "{table}"
+        );
+        assert!(lines[1].ends_with("alpha|beta Elo (95%)"), "{table}");
+        assert!(
+            lines[1..].iter().all(|l| l.len() == lines[1].len()),
+            "{table}"
+        );
+        assert!(
+            lines[2].contains("0.0000") && lines[2].contains("0-1-1"),
+            "{table}"
+        );
+        // Unknown CPU time is a dash; a failure is counted beside the W-D-L.
+        assert!(lines[3].contains("  48          -  "), "{table}");
+        assert!(lines[3].contains("+inf [") && lines[3].contains("1-0-1 (1 failed)"));
+        let md = rungs_markdown("runs/c4", "connect4", &rows, "Command: `x`");
+        assert!(
+            md.starts_with("## Rungs: the networks of runs/c4 (connect4)\n"),
+            "{md}"
+        );
+        assert!(md.contains("| alpha\\|beta W-D-L | alpha\\|beta Elo (95%) |\n|---|---:|"));
+        assert!(
+            md.contains("| champion-0001@8 | 1 | 48 | - | 2-0-0 | +inf ["),
+            "{md}"
+        );
+        assert!(md.trim_end().ends_with("Command: `x`"), "{md}");
+        // Nothing to rate: a header without rungs.
+        assert_eq!(rungs_table(&[]).lines().count(), 2);
+        assert_eq!(every_nth(1, 5), [0]);
+        assert_eq!(cpu_hours_text(0.06355), "0.0635");
+        assert_eq!(cpu_hours_text(1.25), "1.250");
+        assert_eq!(cpu_hours_text(312.44), "312.4");
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //!   [`PlayerSpec`], parsed with `FromStr` and printed back with `Display`.
 //! * [`openings`]: fixed openings from a file ([`OpeningBook`]; Gomoku in Gomocup's offset
 //!   format), played in order with both colours.
-//! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table.
+//! * [`ladder`]: one challenger against rungs of rising strength, as a W-D-L / Elo table; a
+//!   training run's networks against the same fixed rungs.
 //! * [`calibration`](mod@calibration): value calibration (reliability diagram, expected calibration error).
 #![deny(missing_docs)]
 
@@ -34,7 +35,9 @@ pub mod settings;
 pub mod spec;
 
 pub use calibration::{calibration, expected_calibration_error, Bin};
-pub use ladder::{ladder_markdown, ladder_table, run_ladder, LadderRow};
+pub use ladder::{
+    ladder_markdown, ladder_table, run_ladder, rungs_markdown, rungs_table, LadderRow, NetworkRungs,
+};
 pub use matches::{
     play_game, random_opening, BatchedSearch, Entrant, GameRecord, GameResult, MatchConfig,
     MatchError, MatchResult, PairStats, Pairing, PlayerFactory, Termination, ThinkTime,

@@ -168,15 +168,21 @@ fn format_hours(h: f64) -> String {
     }
 }
 
-/// The x axis: iterations, with the games played and hours of training after each.
+/// The x axis: iterations (or another measure of training, [`XAxis::measure`]), with the
+/// games played and hours of training after each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct XAxis {
-    /// The first iteration shown.
+    /// The first value shown.
     pub lo: f64,
-    /// The last iteration shown (at least `lo + 1`).
+    /// The last value shown (at least `lo + 1` on an iteration axis).
     pub hi: f64,
-    /// `(iteration, total games, hours)` of the records, by iteration.
+    /// `(x, total games, hours)` of the records, by x.
     pub marks: Vec<(f64, f64, f64)>,
+    /// What x is, under the data area and in the legend: `iteration` unless
+    /// [`XAxis::measure`] says otherwise.
+    pub name: String,
+    /// Labels at whole values only (iterations); a measure takes round fractions too.
+    pub whole: bool,
 }
 
 impl XAxis {
@@ -192,6 +198,31 @@ impl XAxis {
             lo,
             hi: if hi - lo < 1.0 { lo + 1.0 } else { hi },
             marks,
+            name: "iteration".into(),
+            whole: true,
+        }
+    }
+
+    /// The axis over another measure of training than the iteration, named `name` (e.g.
+    /// `trainer CPU-hours`): `marks` are `(value, total games, hours)` by value, increasing,
+    /// `extra` as in [`XAxis::new`]; labels at round values of any size (0.05, 0.1, …), and
+    /// a range of any width above zero (0..1 without values).
+    pub fn measure(name: &str, marks: Vec<(f64, f64, f64)>, extra: &[f64]) -> Self {
+        let xs = || marks.iter().map(|m| m.0).chain(extra.iter().copied());
+        let lo = xs().filter(|x| x.is_finite()).fold(f64::MAX, f64::min);
+        let hi = xs().filter(|x| x.is_finite()).fold(f64::MIN, f64::max);
+        let (lo, hi) = match (lo, hi) {
+            (lo, hi) if lo > hi => (0.0, 1.0),
+            // One value: a range around it that still shows it.
+            (lo, hi) if hi - lo <= 1e-12 => (lo, lo + lo.abs().max(1e-3)),
+            range => range,
+        };
+        XAxis {
+            lo,
+            hi,
+            marks,
+            name: name.into(),
+            whole: false,
         }
     }
 
@@ -210,10 +241,12 @@ impl XAxis {
 
     /// Labelled iterations: integer multiples of a round step.
     fn ticks(&self) -> (Vec<f64>, f64) {
-        let step = grid_step_n(self.lo, self.hi, 8.0)
-            .unwrap_or(1.0)
-            .max(1.0)
-            .round();
+        let step = grid_step_n(self.lo, self.hi, 8.0).unwrap_or(1.0);
+        let step = if self.whole {
+            step.max(1.0).round()
+        } else {
+            step
+        };
         let ticks = grid_lines_with(self.lo, self.hi, Some(step));
         (ticks, step)
     }
@@ -287,8 +320,8 @@ pub fn render(
     let (vx0, vx1) = (x.lo - pad, x.hi + pad);
     let (x_ticks, x_step) = x.ticks();
     let mut legend = format!(
-        "{name}: {title}\n  x: iteration {} .. {} (labels also give the games played and the time of training)\n",
-        x.lo, x.hi
+        "{name}: {title}\n  x: {} {} .. {} (labels also give the games played and the time of training)\n",
+        x.name, x.lo, x.hi
     );
     let mut buf = vec![255u8; (WIDTH * height * 3) as usize];
     {
@@ -460,7 +493,14 @@ pub fn render(
                 }
             }
             // The names of the label rows, in the left margin clear of the first label.
-            draw_label(&root, "iteration", (6, py1 + 4), 12.5, INK, TL).map_err(t)?;
+            // A long measure's name is the x description's alone: the row name must not
+            // run into the first label.
+            let row_name = if x.name.chars().count() <= 10 {
+                x.name.as_str()
+            } else {
+                "x"
+            };
+            draw_label(&root, row_name, (6, py1 + 4), 12.5, INK, TL).map_err(t)?;
             if last && !x.marks.is_empty() {
                 draw_label(&root, "games", (6, py1 + 21), 12.5, SOFT, TL).map_err(t)?;
                 draw_label(&root, "time", (6, py1 + 38), 12.5, SOFT, TL).map_err(t)?;
@@ -481,13 +521,16 @@ pub fn render(
             }
         }
         let x_desc = if x.marks.is_empty() {
-            "iteration"
+            x.name.clone()
         } else {
-            "iteration (with the games played and the time of training beneath)"
+            format!(
+                "{} (with the games played and the time of training beneath)",
+                x.name
+            )
         };
         draw_label(
             &root,
-            x_desc,
+            &x_desc,
             ((LEFT + WIDTH as i32 - RIGHT) / 2, height as i32 - 4),
             14.0,
             INK,
@@ -536,6 +579,15 @@ mod tests {
         assert_eq!((wide.lo, wide.hi), (0.0, 7.0));
         let empty = XAxis::new(Vec::new(), &[]);
         assert_eq!((empty.lo, empty.hi), (0.0, 1.0));
+        // A measure (CPU-hours) keeps its narrow range and labels it at round fractions.
+        let cpu = XAxis::measure("CPU-hours", vec![(0.0, 0.0, 0.0), (0.06, 160.0, 0.12)], &[]);
+        assert_eq!((cpu.lo, cpu.hi), (0.0, 0.06));
+        let (ticks, step) = cpu.ticks();
+        assert!(step < 0.06 && ticks.len() >= 4, "{ticks:?}");
+        let (g, h) = cpu.at(0.03).unwrap();
+        assert!((g - 80.0).abs() < 1e-9 && (h - 0.06).abs() < 1e-9);
+        let one = XAxis::measure("CPU-hours", Vec::new(), &[2.0]);
+        assert!(one.lo == 2.0 && one.hi > 2.0);
         assert_eq!(format_games(950.0), "950");
         assert_eq!(format_games(12_345.0), "12.3k");
         assert_eq!(format_hours(0.01), "36 s");

@@ -4,9 +4,9 @@
 //! - [`text`]: text in DejaVu Sans, bundled with this crate (`assets/fonts/DejaVuSans.ttf`,
 //!   Bitstream Vera licence beside it) and rasterised with `ab_glyph`, so no system font is
 //!   needed ([`draw_label`], [`draw_text`], [`text_width`]).
-//! - [`figure`]: a figure is a column of [`Panel`]s over one x axis, the iteration, with the
-//!   games played and the time of training at each labelled iteration written beneath it
-//!   ([`XAxis`]). Each panel has a title, its y description, a legend row above the data area
+//! - [`figure`]: a figure is a column of [`Panel`]s over one x axis, the iteration (or another
+//!   measure of training, e.g. CPU-hours), with the games played and the time of training at
+//!   each labelled value written beneath it ([`XAxis`]). Each panel has a title, its y description, a legend row above the data area
 //!   (so that it never covers data), light grey grid lines at labelled y values and (where the
 //!   range crosses it) a darker line at y = 0; its [`Series`] are lines, dots or dots with
 //!   95% interval bars. [`render`] draws one into a [`Plot`]: the PNG and a text legend with

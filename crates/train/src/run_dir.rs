@@ -23,7 +23,8 @@
 //! - `metrics.jsonl`, `metrics.csv`, `plots/` ([`RunDir::METRICS`], [`RunDir::METRICS_CSV`],
 //!   [`RunDir::PLOTS`]): the metrics as lines, as a table and as plots;
 //! - `plots/ladder.png` ([`RunDir::LADDER`]): the snapshot ladder of `arena --snapshots`,
-//!   beside the training figures;
+//!   beside the training figures; `plots/rungs.png` ([`RunDir::RUNGS`]): the networks
+//!   against fixed rungs, `arena --snapshots --ladder`;
 //! - `<key>.orphan`, `<key>.corrupt`, `<key>.missing`, `<key>.bad` ([`RunDir::set_aside`]):
 //!   what recovery (or the learner) set aside.
 //!
@@ -191,6 +192,8 @@ impl<'s> RunDir<'s> {
     pub const PLOTS: &'static str = "plots/";
     /// The snapshot ladder's plot (`arena --snapshots`).
     pub const LADDER: &'static str = "plots/ladder.png";
+    /// The plot of the run's networks against fixed rungs (`arena --snapshots --ladder`).
+    pub const RUNGS: &'static str = "plots/rungs.png";
 
     const CHAMPION_PREFIX: &'static str = "networks/champion-";
     const SNAPSHOT_PREFIX: &'static str = "networks/snapshot-";
@@ -388,6 +391,7 @@ mod tests {
             (RunDir::METRICS_CSV, "metrics.csv"),
             (RunDir::PLOTS, "plots/"),
             (RunDir::LADDER, "plots/ladder.png"),
+            (RunDir::RUNGS, "plots/rungs.png"),
         ];
         for (key, want) in fixed {
             assert_eq!(key, want);

@@ -97,22 +97,37 @@ pub struct ArenaArgs {
     /// over the run (games grow linearly with the networks, not quadratically); prints every
     /// network's Elo ± 95% and writes `plots/ladder.png` into the run directory. Players are not
     /// given then; --sims is the networks' simulations (default 100), --games per pair.
+    /// With --ladder: each network against the fixed rungs instead (Elo against outside
+    /// opponents over training; `plots/rungs.png`).
     #[arg(long, value_name = "RUN_DIR", conflicts_with_all = ["players", "gauntlet", "sprt"])]
     pub(super) snapshots: Option<PathBuf>,
-    /// --snapshots: how many of the following networks each network plays.
-    #[arg(long, default_value_t = 2, requires = "snapshots", value_parser = clap::value_parser!(u32).range(0..=64))]
-    pub(super) snapshot_neighbours: u32,
+    // The --snapshot-* flags have no clap default, so that `run` sees whether they were given:
+    // clap waives their `requires = "snapshots"` when --players is there (--snapshots
+    // conflicts with it), and `--players … --snapshot-every 2` was taken silently. Their
+    // defaults are the methods below.
+    /// --snapshots: how many of the following networks each network plays (default 2).
+    #[arg(long, requires = "snapshots", conflicts_with = "ladder", value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub(super) snapshot_neighbours: Option<u32>,
     /// --snapshots: anchor networks spread evenly over the run (random and the last network
     /// among them), played in a round robin and each by the networks around it and one more
-    /// network drawn with --seed; at least this many as the networks means a round robin.
-    #[arg(long, default_value_t = 8, requires = "snapshots", value_parser = clap::value_parser!(u32).range(1..=1000))]
-    pub(super) snapshot_anchors: u32,
+    /// network drawn with --seed; at least this many as the networks means a round robin
+    /// (default 8).
+    #[arg(long, requires = "snapshots", conflicts_with = "ladder", value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(super) snapshot_anchors: Option<u32>,
+    /// --snapshots: only every K-th network of the run in training order (the first, the
+    /// K+1-th, …) and always the last (default 1: all).
+    #[arg(long, value_name = "K", requires = "snapshots", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub(super) snapshot_every: Option<u32>,
     /// Strength ladder: the one player of --players (the challenger) plays --games games
     /// against each of these rungs in turn (specs as for --players, settings included, e.g.
     /// 'gomocup:pbrain-rapfi{info=MAX_DEPTH 2}' 'ucci:eleeye{depth=1,option=usebook=false}'),
     /// every rung from the same openings with colours alternating; prints a table of W-D-L,
-    /// score and Elo ±95% per rung.
-    #[arg(long, num_args = 1.., value_name = "SPEC", conflicts_with_all = ["gauntlet", "sprt", "anchor", "snapshots"])]
+    /// score and Elo ±95% per rung. With --snapshots RUN_DIR instead of --players: every
+    /// network of the run (--snapshot-every) is a challenger at --sims simulations (no
+    /// match-wide node limit for the rungs then), one table row per network with the
+    /// iteration, self-play games and CPU-hours behind it and W-D-L and Elo per rung, and
+    /// `plots/rungs.png` (Elo against CPU-hours) in the run directory.
+    #[arg(long, num_args = 1.., value_name = "SPEC", conflicts_with_all = ["gauntlet", "sprt", "anchor"])]
     pub(super) ladder: Vec<String>,
     /// Write the --ladder table as Markdown here (with the command line and settings).
     #[arg(long, value_name = "FILE.md", requires = "ladder")]
@@ -121,4 +136,21 @@ pub struct ArenaArgs {
     /// `cuda` / `wgpu` feature (docs/training.md, GPU).
     #[arg(long, default_value = "default")]
     pub(super) device: String,
+}
+
+impl ArenaArgs {
+    /// `--snapshot-neighbours`, 2 when not given.
+    pub(super) fn neighbours(&self) -> u32 {
+        self.snapshot_neighbours.unwrap_or(2)
+    }
+
+    /// `--snapshot-anchors`, 8 when not given.
+    pub(super) fn anchors(&self) -> u32 {
+        self.snapshot_anchors.unwrap_or(8)
+    }
+
+    /// `--snapshot-every`, 1 (every network) when not given.
+    pub(super) fn every(&self) -> u32 {
+        self.snapshot_every.unwrap_or(1)
+    }
 }
