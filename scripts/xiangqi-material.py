@@ -47,6 +47,7 @@ mates; for a mates file, the plies of ElephantEye's mate after the move, or its 
 The files are measurement data: never training input.
 """
 import argparse
+import os
 import random
 import sys
 
@@ -209,15 +210,10 @@ def make(args) -> None:
     seen = set()
     while found < args.positions:
         game += 1
-        fen, kept = start, 0
-        for ply in range(args.max_plies):
-            legal = sf.legal_moves(VARIANT, fen, [])
-            if not legal or found >= args.positions:
+        kept = 0
+        for ply, fen, legal, sample in random_game(sf, rng, start, args):
+            if found >= args.positions:
                 break
-            sample = rng.random() < args.sample
-            taken = points(fen)  # a legal move to an occupied point is a capture
-            captures = [m for m in legal if iccs(m)[2:] in taken]
-            pick = rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(legal)
             board = fen.split(" ")[0]
             if (sample and ply >= args.skip and kept < args.per_game and board not in seen
                     and len(legal) > 1 and abs(material(fen)) <= args.balance
@@ -235,7 +231,6 @@ def make(args) -> None:
                     found += 1
                     kept += 1
                     print(f"{found} positions ({tried} tried, game {game})", file=sys.stderr)
-            fen = sf.get_fen(VARIANT, fen, [pick])
     ee.close()
 
 
@@ -306,6 +301,23 @@ def mating_moves(sf, ee: Ucci, fen: str, legal: list[str], depth: int, most: int
     return plies, sorted(m for m, n in shown.items() if n == plies)
 
 
+def random_game(sf, rng, start: str, args):
+    """One random game of Fairy-Stockfish's move generator from `start`, captures preferred half
+    of the time: yields (ply, FEN, legal moves, whether to sample this position) before each
+    move, then plays it; at most --max-plies plies, until no legal move is left."""
+    fen = start
+    for ply in range(args.max_plies):
+        legal = sf.legal_moves(VARIANT, fen, [])
+        if not legal:
+            return
+        sample = rng.random() < args.sample
+        taken = points(fen)  # a legal move to an occupied point is a capture
+        captures = [m for m in legal if iccs(m)[2:] in taken]
+        pick = rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(legal)
+        yield ply, fen, legal, sample
+        fen = sf.get_fen(VARIANT, fen, [pick])
+
+
 def make_mates(args) -> None:
     import pyffish as sf
 
@@ -333,15 +345,8 @@ def make_mates(args) -> None:
     seen = set()
     while any(wanted.values()):
         game += 1
-        fen, kept = start, set()
-        for ply in range(args.max_plies):
-            legal = sf.legal_moves(VARIANT, fen, [])
-            if not legal:
-                break
-            sample = rng.random() < args.sample
-            taken = points(fen)  # a legal move to an occupied point is a capture
-            captures = [m for m in legal if iccs(m)[2:] in taken]
-            pick = rng.choice(captures) if captures and rng.random() < 0.5 else rng.choice(legal)
+        kept = set()
+        for ply, fen, legal, sample in random_game(sf, rng, start, args):
             board = fen.split(" ")[0]
             # No mate in one (no move that leaves the opponent without a legal move).
             if (sample and ply >= args.skip and board not in seen and len(legal) > 1
@@ -361,7 +366,6 @@ def make_mates(args) -> None:
                     print(f"{wanted} to find ({tried} tried, game {game})", file=sys.stderr)
             if all(p in kept for p, n in wanted.items() if n):
                 break  # this game gives no more
-            fen = sf.get_fen(VARIANT, fen, [pick])
     ee.close()
 
 
@@ -414,7 +418,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     mk = sub.add_parser("make", help="classify positions of random games with ElephantEye")
-    mk.add_argument("--eleeye", default="/work/engines/bin/eleeye", help="ElephantEye's command")
+    mk.add_argument("--eleeye", default=os.environ.get("ELEEYE", "eleeye"),
+                    help="ElephantEye's command (default: $ELEEYE, else eleeye on the PATH)")
     mk.add_argument("--depth", type=int, default=6, help="ElephantEye's depth at the root")
     mk.add_argument("--win", type=int, default=150, help="least score of the best move")
     mk.add_argument("--gap", type=int, default=100, help="least gap to every other move")
@@ -430,7 +435,8 @@ def main() -> None:
     mk.add_argument("--max-plies", type=int, default=200)
     mk.add_argument("--seed", type=int, default=1)
     mt = sub.add_parser("mates", help="mates in two and three classified by ElephantEye")
-    mt.add_argument("--eleeye", default="/work/engines/bin/eleeye", help="ElephantEye's command")
+    mt.add_argument("--eleeye", default=os.environ.get("ELEEYE", "eleeye"),
+                    help="ElephantEye's command (default: $ELEEYE, else eleeye on the PATH)")
     mt.add_argument("--depth", type=int, default=8, help="ElephantEye's depth at the root")
     mt.add_argument("--moves", type=int, nargs="+", default=[2, 3],
                     help="the lengths kept, in moves of the attacker (a mate in N: 2N-1 plies)")
@@ -441,7 +447,7 @@ def main() -> None:
     mt.add_argument("--seed", type=int, default=1)
     ms = sub.add_parser("measure", help="a UCCI engine's moves on the positions")
     ms.add_argument("--positions", required=True)
-    ms.add_argument("--engine", default="/work/bin/alphazero-s19b ucci",
+    ms.add_argument("--engine", default="alphazero ucci",
                     help="the engine's command line (a --model in it chooses the network)")
     ms.add_argument("--movetime-ms", type=int, default=1000)
     ms.add_argument("--eleeye", help="ElephantEye's command: score each missed move")
