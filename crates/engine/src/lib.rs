@@ -28,8 +28,23 @@ use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
 use alphazero_registry::Registered;
 use anyhow::{bail, Context, Result};
 
-/// Positions kept by the evaluation cache of a loaded network.
+/// Positions kept by the evaluation cache of a loaded network, at most (see [`CACHE_BYTES`]).
 pub const CACHE_CAPACITY: usize = 1 << 18;
+
+/// The memory the evaluation cache of a network loaded by [`load_network`] may hold. A cached
+/// position keeps every action's logit: a Xiangqi position (2,086 actions) takes ~8.4 KB, so
+/// [`CACHE_CAPACITY`] positions would be 2.2 GB a network, and `arena --snapshots` loads one
+/// network a player (nine Xiangqi networks filled 20 GB). Boards of up to ~270 actions keep
+/// all [`CACHE_CAPACITY`] positions.
+pub const CACHE_BYTES: usize = 256 << 20;
+
+/// The positions the evaluation cache of a network for `game_config` keeps:
+/// [`CACHE_CAPACITY`], or fewer where that many would take more than [`CACHE_BYTES`].
+pub fn cache_positions<G: Game>(game_config: &G::Config) -> usize {
+    // The logits, the value, the key and the map's and eviction queue's own share.
+    let per_position = (G::new(game_config).num_actions() + 1) * 4 + 64;
+    CACHE_CAPACITY.min(CACHE_BYTES / per_position)
+}
 
 /// The file name of the network shipped for a game configuration under `models/`:
 /// `connect4.azc`, `xiangqi.azc`, `gomoku-<N>x<N>-<rule>.azc`.
@@ -171,7 +186,7 @@ pub fn public_description(desc: &str, path: &Path) -> String {
 }
 
 /// Loads a checkpoint of game `G` for positions of `game_config` and wraps it in a
-/// [`NetworkEvaluator`] behind a [`CachedEvaluator`] of [`CACHE_CAPACITY`] positions. Returns
+/// [`NetworkEvaluator`] behind a [`CachedEvaluator`] of [`cache_positions`] positions. Returns
 /// the evaluator and a one-line description (file, network size, training step).
 ///
 /// A size-independent network trained on another board of the game plays on this one, and a
@@ -186,7 +201,7 @@ pub fn load_network<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<(Arc<dyn Evaluator<G>>, String)> {
-    load_network_cached(path, game_config, device, CACHE_CAPACITY)
+    load_network_cached(path, game_config, device, cache_positions::<G>(game_config))
 }
 
 /// As [`load_network`] with a cache of `cache` positions; 0: no cache (for engines that keep
@@ -404,7 +419,7 @@ pub fn choose_evaluator<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<ChosenEvaluator<G>> {
-    choose_evaluator_cached(model, game_config, device, CACHE_CAPACITY)
+    choose_evaluator_cached(model, game_config, device, cache_positions::<G>(game_config))
 }
 
 /// As [`choose_evaluator`] with a network cache of `cache` positions (0: none, see
@@ -872,7 +887,7 @@ fn gomocup_brain(
     for (p, cfg) in &other_planes {
         // The brain warns in a MESSAGE when a game is played under a rule its network was
         // not trained for (`networks_trained_for`), and says below what it loaded.
-        let (net, _) = load_network_warning::<Gomoku>(p, cfg, &device, CACHE_CAPACITY, false)?;
+        let (net, _) = load_network_warning::<Gomoku>(p, cfg, &device, cache_positions::<Gomoku>(cfg), false)?;
         networks = networks.map(|n| n.with(net, cfg));
     }
     if !other_planes.is_empty() {
@@ -972,6 +987,18 @@ mod tests {
     use super::*;
     use alphazero_registry::games::{Gomoku, Xiangqi, XiangqiConfig};
     use alphazero_registry::{with_game, GameSpec};
+
+    /// A Xiangqi network's cache (2,086 logits a position) is cut to its memory, while a
+    /// 15×15 board's keeps every position it is allowed.
+    #[test]
+    fn the_network_cache_keeps_to_its_memory_whatever_the_action_count() {
+        let xiangqi = cache_positions::<Xiangqi>(&XiangqiConfig::default());
+        assert!(xiangqi < CACHE_CAPACITY / 4, "{xiangqi}");
+        assert!(xiangqi * (2086 + 1) * 4 <= CACHE_BYTES, "{xiangqi}");
+        assert!(xiangqi > 10_000, "{xiangqi}: still a useful cache");
+        let cfg = alphazero_gomoku::GomokuConfig::default();
+        assert_eq!(cache_positions::<Gomoku>(&cfg), CACHE_CAPACITY);
+    }
 
     /// A Mixnet file is read wherever a network file is, evaluates any Gomoku board with
     /// the same numbers as the Mixnet itself, and is refused for another game by name.
