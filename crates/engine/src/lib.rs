@@ -419,7 +419,12 @@ pub fn choose_evaluator<G: Encode>(
     game_config: &G::Config,
     device: &Device,
 ) -> Result<ChosenEvaluator<G>> {
-    choose_evaluator_cached(model, game_config, device, cache_positions::<G>(game_config))
+    choose_evaluator_cached(
+        model,
+        game_config,
+        device,
+        cache_positions::<G>(game_config),
+    )
 }
 
 /// As [`choose_evaluator`] with a network cache of `cache` positions (0: none, see
@@ -887,7 +892,8 @@ fn gomocup_brain(
     for (p, cfg) in &other_planes {
         // The brain warns in a MESSAGE when a game is played under a rule its network was
         // not trained for (`networks_trained_for`), and says below what it loaded.
-        let (net, _) = load_network_warning::<Gomoku>(p, cfg, &device, cache_positions::<Gomoku>(cfg), false)?;
+        let (net, _) =
+            load_network_warning::<Gomoku>(p, cfg, &device, cache_positions::<Gomoku>(cfg), false)?;
         networks = networks.map(|n| n.with(net, cfg));
     }
     if !other_planes.is_empty() {
