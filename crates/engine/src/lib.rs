@@ -28,22 +28,22 @@ use alphazero_nn::{load_checkpoint, Device, Encode, NetworkEvaluator};
 use alphazero_registry::Registered;
 use anyhow::{bail, Context, Result};
 
-/// Positions kept by the evaluation cache of a loaded network, at most (see [`CACHE_BYTES`]).
+/// Positions kept by the evaluation cache of a loaded network, at most (see [`CACHE_MIB`]).
 pub const CACHE_CAPACITY: usize = 1 << 18;
 
-/// The memory the evaluation cache of a network loaded by [`load_network`] may hold. A cached
-/// position keeps every action's logit: a Xiangqi position (2,086 actions) takes ~8.4 KB, so
-/// [`CACHE_CAPACITY`] positions would be 2.2 GB a network, and `arena --snapshots` loads one
-/// network a player (nine Xiangqi networks filled 20 GB). Boards of up to ~270 actions keep
-/// all [`CACHE_CAPACITY`] positions.
-pub const CACHE_BYTES: usize = 256 << 20;
+/// The memory (MiB) the evaluation cache of a network loaded by [`load_network`] may hold. A
+/// cached position keeps every action's logit: a Xiangqi position (2,086 actions) takes ~8.4
+/// KB, so [`CACHE_CAPACITY`] positions would be 2.2 GB a network, and `arena --snapshots` loads
+/// one network a player (nine Xiangqi networks filled 20 GB). Boards of up to ~270 actions
+/// keep all [`CACHE_CAPACITY`] positions.
+pub const CACHE_MIB: u32 = 256;
 
 /// The positions the evaluation cache of a network for `game_config` keeps:
-/// [`CACHE_CAPACITY`], or fewer where that many would take more than [`CACHE_BYTES`].
+/// [`CACHE_CAPACITY`], or fewer where that many would take more than [`CACHE_MIB`]
+/// (costed as the engines' `Hash` option is, [`alphazero_protocols::cache_entries`]).
 pub fn cache_positions<G: Game>(game_config: &G::Config) -> usize {
-    // The logits, the value, the key and the map's and eviction queue's own share.
-    let per_position = (G::new(game_config).num_actions() + 1) * 4 + 64;
-    CACHE_CAPACITY.min(CACHE_BYTES / per_position)
+    let actions = G::new(game_config).num_actions();
+    CACHE_CAPACITY.min(alphazero_protocols::cache_entries(CACHE_MIB, actions))
 }
 
 /// The file name of the network shipped for a game configuration under `models/`:
@@ -1000,7 +1000,10 @@ mod tests {
     fn the_network_cache_keeps_to_its_memory_whatever_the_action_count() {
         let xiangqi = cache_positions::<Xiangqi>(&XiangqiConfig::default());
         assert!(xiangqi < CACHE_CAPACITY / 4, "{xiangqi}");
-        assert!(xiangqi * (2086 + 1) * 4 <= CACHE_BYTES, "{xiangqi}");
+        assert!(
+            xiangqi * 2086 * 4 <= (CACHE_MIB as usize) << 20,
+            "{xiangqi}"
+        );
         assert!(xiangqi > 10_000, "{xiangqi}: still a useful cache");
         let cfg = alphazero_gomoku::GomokuConfig::default();
         assert_eq!(cache_positions::<Gomoku>(&cfg), CACHE_CAPACITY);

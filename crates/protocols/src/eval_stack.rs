@@ -13,7 +13,7 @@ pub(crate) fn bytes_per_entry(num_actions: usize) -> usize {
 }
 
 /// Positions a cache of `mib` MiB holds for a game with `num_actions` actions.
-pub(crate) fn cache_entries(mib: u32, num_actions: usize) -> usize {
+pub fn cache_entries(mib: u32, num_actions: usize) -> usize {
     (mib as usize).saturating_mul(1 << 20) / bytes_per_entry(num_actions)
 }
 

@@ -52,6 +52,7 @@ mod client_gomocup;
 mod client_ucci;
 mod clock;
 mod eval_stack;
+pub use eval_stack::cache_entries;
 mod gomocup;
 mod lines;
 mod process;
