@@ -34,8 +34,8 @@ pub const CACHE_CAPACITY: usize = 1 << 18;
 /// The memory (MiB) the evaluation cache of a network loaded by [`load_network`] may hold. A
 /// cached position keeps every action's logit: a Xiangqi position (2,086 actions) takes ~8.4
 /// KB, so [`CACHE_CAPACITY`] positions would be 2.2 GB a network, and `arena --snapshots` loads
-/// one network a player (nine Xiangqi networks filled 20 GB). Boards of up to ~270 actions
-/// keep all [`CACHE_CAPACITY`] positions.
+/// one network a player (ten Xiangqi networks grew past 10 GB by the third). Boards of up to
+/// ~270 actions keep all [`CACHE_CAPACITY`] positions.
 pub const CACHE_MIB: u32 = 256;
 
 /// The positions the evaluation cache of a network for `game_config` keeps:
